@@ -1,0 +1,5 @@
+export default {
+  displayName: 'bot-api',
+  preset: '../../jest.preset.js',
+  rootDir: __dirname,
+};

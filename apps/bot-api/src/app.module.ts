@@ -1,0 +1,40 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { AuthModule } from '@app/auth';
+import { EnvelopeModule, botEnvelope } from '@app/envelope';
+import { IdempotencyModule } from '@app/idempotency';
+import {
+  databaseModule,
+  HealthModule,
+  HttpFoundationModule,
+  loggingModule,
+  MetricsModule,
+  RedisModule,
+} from '@app/platform';
+import { BotConfig } from './config/bot.config';
+import { botMigrations } from './database/migrations';
+import { UsersDirectory } from './users/users.directory';
+import { UsersModule } from './users/users.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: BotConfig): DynamicModule {
+    return {
+      module: AppModule,
+      global: true,
+      imports: [
+        loggingModule('bot-api', config.LOG_LEVEL),
+        EnvelopeModule.forRoot(botEnvelope),
+        HttpFoundationModule.forRoot({ bodyLimit: config.BODY_LIMIT }),
+        databaseModule(config, botMigrations),
+        RedisModule.forRoot(config.REDIS_URL, 'bot-api', config.REDIS_KEY_PREFIX),
+        AuthModule.forRoot({ config, directory: UsersDirectory, imports: [UsersModule] }),
+        IdempotencyModule.forRoot(),
+        HealthModule.forRoot(),
+        MetricsModule,
+        UsersModule,
+      ],
+      providers: [{ provide: BotConfig, useValue: config }],
+      exports: [BotConfig],
+    };
+  }
+}

@@ -1,0 +1,31 @@
+import request from 'supertest';
+import { BotTestContext, startBotApp } from './app-context';
+
+describe('bot-api foundation', () => {
+  let ctx: BotTestContext;
+
+  beforeAll(async () => {
+    ctx = await startBotApp();
+  });
+  afterAll(() => ctx.close());
+
+  it('answers readiness 200 when database and Redis are up', async () => {
+    const res = await request(ctx.app.getHttpServer()).get('/health/ready').expect(200);
+    expect(res.body.info).toEqual({ database: { status: 'up' }, redis: { status: 'up' } });
+  });
+
+  it('renders an unknown route in the bot envelope with an X-Service-Request-Id UUID', async () => {
+    const res = await request(ctx.app.getHttpServer()).post('/api/v1/bots/noSuchMethod').expect(404);
+    expect(res.body).toEqual({ success: false, code: 'NOT_FOUND', message: expect.any(String) });
+    expect(res.headers['x-service-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('answers malformed JSON with 400 VALIDATION in the bot envelope', async () => {
+    const res = await request(ctx.app.getHttpServer())
+      .post('/api/v1/bots/sendMessage')
+      .set('Content-Type', 'application/json')
+      .send('{"chat_id": ')
+      .expect(400);
+    expect(res.body).toEqual({ success: false, code: 'VALIDATION', message: 'Malformed JSON body' });
+  });
+});

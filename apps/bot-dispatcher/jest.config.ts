@@ -1,0 +1,5 @@
+export default {
+  displayName: 'bot-dispatcher',
+  preset: '../../jest.preset.js',
+  rootDir: __dirname,
+};

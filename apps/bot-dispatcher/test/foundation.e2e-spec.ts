@@ -1,0 +1,33 @@
+import type { INestApplication } from '@nestjs/common';
+import { loadConfig } from '@app/platform';
+import { createEmptyDatabase, createTestApp, TestDatabase, testEnv, testRedisPrefix } from '@app/testing';
+import request from 'supertest';
+import { AppModule } from '../src/app.module';
+import { DispatcherConfig } from '../src/config/dispatcher.config';
+
+describe('bot-dispatcher foundation', () => {
+  let app: INestApplication;
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    database = await createEmptyDatabase('dispatcher');
+    const config = loadConfig(DispatcherConfig, testEnv(database.name, testRedisPrefix()));
+    app = await createTestApp(AppModule.forRoot(config));
+  });
+  afterAll(async () => {
+    await app.close();
+    await database.drop();
+  });
+
+  it('answers readiness 200 with database and Redis up', async () => {
+    const res = await request(app.getHttpServer()).get('/health/ready').expect(200);
+    expect(res.body.info).toEqual({ database: { status: 'up' }, redis: { status: 'up' } });
+  });
+
+  it('does not create or migrate the bot database on its own by default', () => {
+    const config = loadConfig(DispatcherConfig, {});
+    expect(config.dbAutoCreate).toBe(false);
+    expect(config.MIGRATIONS_RUN).toBe(false);
+    expect(config.PORT).toBe(3003);
+  });
+});

@@ -1,0 +1,5 @@
+export default {
+  displayName: 'voucher-api',
+  preset: '../../jest.preset.js',
+  rootDir: __dirname,
+};

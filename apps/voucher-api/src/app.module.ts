@@ -1,0 +1,40 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { AuthModule } from '@app/auth';
+import { EnvelopeModule, voucherEnvelope } from '@app/envelope';
+import { IdempotencyModule } from '@app/idempotency';
+import {
+  databaseModule,
+  HealthModule,
+  HttpFoundationModule,
+  loggingModule,
+  MetricsModule,
+  RedisModule,
+} from '@app/platform';
+import { VoucherConfig } from './config/voucher.config';
+import { voucherMigrations } from './database/migrations';
+import { UsersDirectory } from './users/users.directory';
+import { UsersModule } from './users/users.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: VoucherConfig): DynamicModule {
+    return {
+      module: AppModule,
+      global: true,
+      imports: [
+        loggingModule('voucher-api', config.LOG_LEVEL),
+        EnvelopeModule.forRoot(voucherEnvelope),
+        HttpFoundationModule.forRoot({ bodyLimit: config.BODY_LIMIT }),
+        databaseModule(config, voucherMigrations),
+        RedisModule.forRoot(config.REDIS_URL, 'voucher-api', config.REDIS_KEY_PREFIX),
+        AuthModule.forRoot({ config, directory: UsersDirectory, imports: [UsersModule] }),
+        IdempotencyModule.forRoot({ ttlMs: config.IDEMPOTENCY_TTL_MS }),
+        HealthModule.forRoot(),
+        MetricsModule,
+        UsersModule,
+      ],
+      providers: [{ provide: VoucherConfig, useValue: config }],
+      exports: [VoucherConfig],
+    };
+  }
+}

@@ -1,0 +1,5 @@
+import { CreateIdempotencyKeys1763683200000 } from '@app/idempotency';
+import { CreateUsers1763683300000 } from './1763683300000-CreateUsers';
+
+/** Every migration of the voucher database, in order. New migrations are appended here. */
+export const voucherMigrations = [CreateIdempotencyKeys1763683200000, CreateUsers1763683300000];

@@ -1,0 +1,17 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+
+/** The service's directory of accounts that have called it (recipient search, authorisations). */
+@Entity({ name: 'users' })
+export class User {
+  @PrimaryColumn({ type: 'varchar', length: 128 })
+  id: string;
+
+  @Column({ type: 'varchar', length: 200 })
+  name: string;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

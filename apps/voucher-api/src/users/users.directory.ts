@@ -1,0 +1,19 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Account, AccountDirectory } from '@app/auth';
+import { DataSource } from 'typeorm';
+
+@Injectable()
+export class UsersDirectory implements AccountDirectory {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** One statement, and no write at all when nothing changed. */
+  async upsert(account: Account): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO users (id, name) VALUES ($1, $2)
+       ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, updated_at = now()
+       WHERE users.name IS DISTINCT FROM EXCLUDED.name`,
+      [account.id, account.name],
+    );
+  }
+}

@@ -1,0 +1,37 @@
+import request from 'supertest';
+import { startVoucherApp, VoucherTestContext } from './app-context';
+
+describe('voucher-api foundation', () => {
+  let ctx: VoucherTestContext;
+
+  beforeAll(async () => {
+    ctx = await startVoucherApp();
+  });
+  afterAll(() => ctx.close());
+
+  it('answers readiness 200 when database and Redis are up', async () => {
+    const res = await request(ctx.app.getHttpServer()).get('/health/ready').expect(200);
+    expect(res.body.status).toBe('ok');
+    expect(res.body.info).toEqual({ database: { status: 'up' }, redis: { status: 'up' } });
+  });
+
+  it('answers liveness 200', async () => {
+    await request(ctx.app.getHttpServer()).get('/health/live').expect(200, { status: 'ok' });
+  });
+
+  it('renders an unknown route as a 404 voucher envelope with request id and duration', async () => {
+    const res = await request(ctx.app.getHttpServer()).get('/api/v1/open-platform/nope').expect(404);
+    expect(res.body).toMatchObject({ success: false, code: 404, error: { code: 'NOT_FOUND' } });
+    expect(res.body.meta.requestId).toBe(res.headers['x-request-id']);
+    expect(res.body.meta.duration).toMatch(/^\d+ms$/);
+    expect(new Date(res.body.meta.timestamp).toISOString()).toBe(res.body.meta.timestamp);
+  });
+
+  it('exposes request metrics by route pattern and status in Prometheus format', async () => {
+    await request(ctx.app.getHttpServer()).get('/health/live');
+    const res = await request(ctx.app.getHttpServer()).get('/metrics').expect(200);
+    expect(res.headers['content-type']).toContain('text/plain');
+    expect(res.text).toMatch(/http_requests_total\{method="GET",route="\/health\/live",status="200"\} \d+/);
+    expect(res.text).toContain('http_request_duration_seconds_bucket');
+  });
+});

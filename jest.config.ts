@@ -1,0 +1,9 @@
+import type { Config } from 'jest';
+
+// One Jest run over every Nx project (apps and libs), so that `npm test` shares workers.
+const config: Config = {
+  projects: ['<rootDir>/apps/*', '<rootDir>/libs/*'],
+  maxWorkers: 2,
+};
+
+export default config;

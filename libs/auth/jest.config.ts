@@ -1,0 +1,5 @@
+export default {
+  displayName: 'auth',
+  preset: '../../jest.preset.js',
+  rootDir: __dirname,
+};

@@ -1,0 +1,43 @@
+import { DynamicModule, Global, Module, ModuleMetadata, Type } from '@nestjs/common';
+import { AccountJwtVerifier } from './account-jwt';
+import type { AccountAuthConfig } from './auth.config';
+import { ACCOUNT_DIRECTORY, AccountDirectory, AccountGuard, PermissionsGuard, PlatformAdminGuard } from './guards';
+
+export interface AuthModuleOptions {
+  config: AccountAuthConfig;
+  /** The service's user directory, upserted on every authenticated call. */
+  directory?: Type<AccountDirectory>;
+  imports?: ModuleMetadata['imports'];
+}
+
+@Global()
+@Module({})
+export class AuthModule {
+  static forRoot({ config, directory, imports = [] }: AuthModuleOptions): DynamicModule {
+    const verifier = new AccountJwtVerifier({
+      secret: config.ACCOUNT_JWKS_URL ? undefined : config.ACCOUNT_JWT_SECRET,
+      jwksUrl: config.ACCOUNT_JWKS_URL,
+      issuer: config.ACCOUNT_JWT_ISSUER,
+      audience: config.ACCOUNT_JWT_AUDIENCE,
+    });
+    const directoryProviders = directory ? [{ provide: ACCOUNT_DIRECTORY, useExisting: directory }] : [];
+    return {
+      module: AuthModule,
+      imports,
+      providers: [
+        { provide: AccountJwtVerifier, useValue: verifier },
+        ...directoryProviders,
+        AccountGuard,
+        PlatformAdminGuard,
+        PermissionsGuard,
+      ],
+      exports: [
+        AccountJwtVerifier,
+        AccountGuard,
+        PlatformAdminGuard,
+        PermissionsGuard,
+        ...(directory ? [ACCOUNT_DIRECTORY] : []),
+      ],
+    };
+  }
+}

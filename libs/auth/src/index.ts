@@ -1,0 +1,6 @@
+export * from './account-jwt';
+export * from './auth.config';
+export * from './auth.module';
+export * from './guards';
+export * from './principal';
+export * from './secret-tokens';

@@ -1,0 +1,5 @@
+export default {
+  displayName: 'envelope',
+  preset: '../../jest.preset.js',
+  rootDir: __dirname,
+};

@@ -1,0 +1,1 @@
+export const ENVELOPE_STYLE = Symbol('ENVELOPE_STYLE');

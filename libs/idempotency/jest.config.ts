@@ -1,0 +1,5 @@
+export default {
+  displayName: 'idempotency',
+  preset: '../../jest.preset.js',
+  rootDir: __dirname,
+};

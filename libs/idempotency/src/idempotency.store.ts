@@ -1,0 +1,124 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ApiError } from '@app/envelope';
+import { randomUUID } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
+import { IDEMPOTENCY_OPTIONS, IdempotencyOptions } from './idempotency.options';
+
+export interface Claim {
+  scope: string;
+  key: string;
+  lockToken: string;
+}
+
+export type ClaimOutcome = { kind: 'claimed'; claim: Claim } | { kind: 'replay'; status: number; body: string };
+
+interface StoredKey {
+  route: string;
+  fingerprint: string;
+  status: 'in_progress' | 'completed';
+  lock_token: string | null;
+  stale: boolean;
+  response_status: number | null;
+  response_body: string | null;
+}
+
+/** Postgres-backed idempotency records; the completing write joins the caller's business transaction. */
+@Injectable()
+export class IdempotencyStore {
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(IDEMPOTENCY_OPTIONS) private readonly options: IdempotencyOptions,
+  ) {}
+
+  async claim(scope: string, key: string, route: string, fingerprint: string): Promise<ClaimOutcome> {
+    await this.dataSource.query(`DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND expires_at < now()`, [
+      scope,
+      key,
+    ]);
+    const lockToken = randomUUID();
+    const inserted: unknown[] = await this.dataSource.query(
+      `INSERT INTO idempotency_keys (scope, key, route, fingerprint, status, lock_token, locked_at, expires_at)
+       VALUES ($1, $2, $3, $4, 'in_progress', $5, now(), now() + $6 * interval '1 millisecond')
+       ON CONFLICT (scope, key) DO NOTHING RETURNING 1`,
+      [scope, key, route, fingerprint, lockToken, this.options.ttlMs],
+    );
+    if (inserted.length > 0) return { kind: 'claimed', claim: { scope, key, lockToken } };
+
+    const [existing]: StoredKey[] = await this.dataSource.query(
+      `SELECT route, fingerprint, status, lock_token, response_status, response_body,
+              locked_at < now() - $3 * interval '1 millisecond' AS stale
+         FROM idempotency_keys WHERE scope = $1 AND key = $2`,
+      [scope, key, this.options.lockTimeoutMs],
+    );
+    // Deleted by expiry between our insert and select: the caller may simply retry.
+    if (!existing) throw this.inUse();
+    if (existing.route !== route || existing.fingerprint !== fingerprint) {
+      throw new ApiError(
+        409,
+        'IDEMPOTENCY_KEY_REUSED',
+        'This Idempotency-Key was already used with a different request',
+      );
+    }
+    if (existing.status === 'completed') {
+      return { kind: 'replay', status: existing.response_status ?? 200, body: existing.response_body ?? '' };
+    }
+    if (!existing.stale) throw this.inUse();
+    return this.takeOver(scope, key, existing.lock_token);
+  }
+
+  /** Marks the key completed inside the business transaction: both commit or neither does. */
+  async complete(manager: EntityManager, claim: Claim, status: number, body: string): Promise<void> {
+    const [, affected] = await manager.query(
+      `UPDATE idempotency_keys
+          SET status = 'completed', response_status = $4, response_body = $5, locked_at = NULL
+        WHERE scope = $1 AND key = $2 AND lock_token = $3 AND status = 'in_progress'`,
+      [claim.scope, claim.key, claim.lockToken, status, body],
+    );
+    if (affected !== 1) {
+      throw new Error('idempotency claim was lost (taken over after the lock timeout); rolling back');
+    }
+  }
+
+  /** A deterministic failure (4xx) is remembered so the same request gets the same answer. */
+  async storeFailure(claim: Claim, status: number, body: string): Promise<void> {
+    await this.complete(this.dataSource.manager, claim, status, body);
+  }
+
+  /** A 5xx releases the key so that a retry with the same key runs again (a committed result stays). */
+  async release(claim: Claim): Promise<void> {
+    await this.dataSource.query(
+      `DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND lock_token = $3 AND status = 'in_progress'`,
+      [claim.scope, claim.key, claim.lockToken],
+    );
+  }
+
+  async purgeExpired(): Promise<number> {
+    const [, deleted] = await this.dataSource.query(`DELETE FROM idempotency_keys WHERE expires_at < now()`);
+    return deleted as number;
+  }
+
+  private async takeOver(scope: string, key: string, previous: string | null): Promise<ClaimOutcome> {
+    const lockToken = randomUUID();
+    // TypeORM returns [rows, affectedCount] for UPDATE, even with RETURNING.
+    const [, affected]: [unknown[], number] = await this.dataSource.query(
+      `UPDATE idempotency_keys SET lock_token = $3, locked_at = now()
+        WHERE scope = $1 AND key = $2 AND status = 'in_progress' AND lock_token IS NOT DISTINCT FROM $4
+        RETURNING 1`,
+      [scope, key, lockToken, previous],
+    );
+    if (affected !== 1) throw this.inUse();
+    return { kind: 'claimed', claim: { scope, key, lockToken } };
+  }
+
+  private inUse(): ApiError {
+    return new ApiError(
+      409,
+      'IDEMPOTENCY_KEY_IN_USE',
+      'A request with this Idempotency-Key is still being processed',
+      undefined,
+      {
+        'Retry-After': '1',
+      },
+    );
+  }
+}

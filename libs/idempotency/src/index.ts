@@ -1,0 +1,6 @@
+export * from './idempotency.interceptor';
+export * from './idempotency.migration';
+export * from './idempotency.module';
+export * from './idempotency.options';
+export * from './idempotency.store';
+export * from './idempotent-call';

@@ -1,0 +1,54 @@
+import { INestApplication, Logger as NestLogger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Logger } from 'nestjs-pino';
+import { ConfigError, loadConfig, ServiceConfig } from './config';
+
+/** Reads the configuration or exits non-zero with a message that names every bad variable. */
+export function loadConfigOrExit<T extends ServiceConfig>(schema: new () => T): T {
+  try {
+    return loadConfig(schema);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw error;
+  }
+}
+
+/** Settings every HTTP app needs and that cannot live in a module (used by main.ts and by tests). */
+export function configureHttpApp(app: INestApplication): void {
+  (app as NestExpressApplication).disable('x-powered-by');
+  (app as NestExpressApplication).set('query parser', 'extended');
+}
+
+/**
+ * Boots an app and guarantees a bounded shutdown: on SIGTERM/SIGINT Nest stops accepting
+ * connections, drains in-flight requests and closes pools; a stuck drain is cut off after the timeout.
+ */
+export async function runHttpApp(
+  module: unknown,
+  config: ServiceConfig,
+  afterCreate: (app: INestApplication) => void = () => undefined,
+): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(module as never, {
+    bufferLogs: true,
+    bodyParser: false,
+  });
+  app.useLogger(app.get(Logger));
+  configureHttpApp(app);
+  afterCreate(app);
+  app.enableShutdownHooks();
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      setTimeout(() => {
+        new NestLogger('Shutdown').error(`graceful shutdown exceeded ${config.SHUTDOWN_TIMEOUT_MS} ms; exiting`);
+        process.exit(1);
+      }, config.SHUTDOWN_TIMEOUT_MS).unref();
+    });
+  }
+  await app.listen(config.PORT);
+  new NestLogger('Bootstrap').log(`listening on port ${config.PORT}`);
+  return app;
+}

@@ -1,0 +1,141 @@
+import { plainToInstance, Transform, Type } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Max,
+  Min,
+  MinLength,
+  validateSync,
+  ValidationError,
+} from 'class-validator';
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Environment booleans are strings; only the words true/false (or 1/0) are accepted. */
+export function EnvBoolean(): PropertyDecorator {
+  return (target, key) => {
+    Transform(({ value }) => {
+      if (value === 'true' || value === '1' || value === true) return true;
+      if (value === 'false' || value === '0' || value === false) return false;
+      return value;
+    })(target, key);
+    IsBoolean({ message: `${String(key)} must be true or false` })(target, key);
+  };
+}
+
+/** A comma-separated list of positive integers, e.g. `60000,300000`. */
+export function EnvIntList(): PropertyDecorator {
+  return (target, key) => {
+    Transform(({ value }) =>
+      typeof value === 'string' ? value.split(',').map((part) => (part.trim() === '' ? NaN : Number(part))) : value,
+    )(target, key);
+    IsInt({ each: true, message: `${String(key)} must be a comma-separated list of integers` })(target, key);
+    Min(0, { each: true, message: `${String(key)} values must not be negative` })(target, key);
+  };
+}
+
+/** Settings every service process shares. Apps extend it with their own variables and defaults. */
+export class ServiceConfig {
+  @IsIn(['development', 'test', 'production'])
+  NODE_ENV: 'development' | 'test' | 'production' = 'development';
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL = 'info';
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  PORT = 3000;
+
+  @IsString()
+  @MinLength(1)
+  DB_HOST = '127.0.0.1';
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  DB_PORT = 5432;
+
+  @IsString()
+  @MinLength(1)
+  DB_USER = 'postgres';
+
+  @IsString()
+  DB_PASSWORD = '';
+
+  @IsString()
+  @MinLength(1)
+  DB_NAME = 'postgres';
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  DB_POOL_SIZE = 10;
+
+  /** Create the database when it does not exist; on by default outside production. */
+  @IsOptional()
+  @EnvBoolean()
+  DB_AUTO_CREATE?: boolean;
+
+  /** Run pending migrations at boot; Kubernetes turns it off and runs the migration Job instead. */
+  @EnvBoolean()
+  MIGRATIONS_RUN = true;
+
+  @IsString()
+  @MinLength(1)
+  REDIS_URL = 'redis://127.0.0.1:6379';
+
+  /** Prefix of every Redis key and BullMQ queue of this process, so environments can share one Redis. */
+  @IsString()
+  REDIS_KEY_PREFIX = '';
+
+  @IsString()
+  @MinLength(2)
+  BODY_LIMIT = '1mb';
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1000)
+  @Max(120000)
+  SHUTDOWN_TIMEOUT_MS = 9000;
+
+  get dbAutoCreate(): boolean {
+    return this.DB_AUTO_CREATE ?? this.NODE_ENV !== 'production';
+  }
+
+  /** Cross-field and production-only rules; subclasses add theirs. */
+  extraProblems(): string[] {
+    return [];
+  }
+}
+
+function describe(errors: ValidationError[], parent = ''): string[] {
+  return errors.flatMap((error) => {
+    const name = parent ? `${parent}.${error.property}` : error.property;
+    const own = Object.values(error.constraints ?? {}).map((message) =>
+      message.startsWith(error.property) ? `${name}${message.slice(error.property.length)}` : `${name}: ${message}`,
+    );
+    return [...own, ...describe(error.children ?? [], name)];
+  });
+}
+
+/** Reads and validates the environment; throws a ConfigError naming every bad variable. */
+export function loadConfig<T extends ServiceConfig>(schema: new () => T, env: NodeJS.ProcessEnv = process.env): T {
+  const defined = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const config = plainToInstance(schema, defined, { exposeDefaultValues: true, excludeExtraneousValues: false });
+  const problems = [...describe(validateSync(config, { forbidUnknownValues: false }))];
+  if (problems.length === 0) problems.push(...config.extraProblems());
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

@@ -1,0 +1,114 @@
+import { DynamicModule, Logger } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Client } from 'pg';
+import { DataSource, DataSourceOptions, MixedList } from 'typeorm';
+import type { ServiceConfig } from './config';
+
+export type MigrationList = MixedList<Function>;
+
+export interface DatabaseSettings {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  database: string;
+  poolSize: number;
+}
+
+export function databaseSettings(config: ServiceConfig): DatabaseSettings {
+  return {
+    host: config.DB_HOST,
+    port: config.DB_PORT,
+    user: config.DB_USER,
+    password: config.DB_PASSWORD,
+    database: config.DB_NAME,
+    poolSize: config.DB_POOL_SIZE,
+  };
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** Creates the service's database when it is missing (development convenience, off in production). */
+export async function ensureDatabase(settings: DatabaseSettings): Promise<boolean> {
+  const client = new Client({ ...settings, database: 'postgres' });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [settings.database]);
+    if (found.rowCount) return false;
+    try {
+      await client.query(`CREATE DATABASE ${quoteIdent(settings.database)}`);
+    } catch (error) {
+      // Two replicas booting together may race; the loser sees 42P04 (duplicate_database).
+      if ((error as { code?: string }).code !== '42P04') throw error;
+    }
+    return true;
+  } finally {
+    await client.end();
+  }
+}
+
+export function dataSourceOptions(settings: DatabaseSettings, migrations: MigrationList): DataSourceOptions {
+  return {
+    type: 'postgres',
+    host: settings.host,
+    port: settings.port,
+    username: settings.user,
+    password: settings.password,
+    database: settings.database,
+    synchronize: false,
+    migrations,
+    migrationsTableName: 'migrations',
+    migrationsTransactionMode: 'each',
+    extra: { max: settings.poolSize },
+  };
+}
+
+/** TypeORM for one service: entities come from each feature module's forFeature(). */
+export function databaseModule(config: ServiceConfig, migrations: MigrationList): DynamicModule {
+  const settings = databaseSettings(config);
+  return TypeOrmModule.forRootAsync({
+    useFactory: async () => {
+      if (config.dbAutoCreate && (await ensureDatabase(settings))) {
+        new Logger('Database').log(`created database ${settings.database}`);
+      }
+      return {
+        ...dataSourceOptions(settings, migrations),
+        autoLoadEntities: true,
+        migrationsRun: config.MIGRATIONS_RUN,
+        retryAttempts: 3,
+        retryDelay: 1000,
+      };
+    },
+  });
+}
+
+/** `node migrate.js run|revert|show`: the entry point of the Kubernetes migration Job and the Nx targets. */
+export async function migrationCli(
+  config: ServiceConfig,
+  migrations: MigrationList,
+  argv = process.argv,
+): Promise<void> {
+  const command = argv[2] ?? 'run';
+  const settings = databaseSettings(config);
+  if (config.dbAutoCreate) await ensureDatabase(settings);
+  const dataSource = new DataSource(dataSourceOptions(settings, migrations));
+  await dataSource.initialize();
+  try {
+    if (command === 'run') {
+      const applied = await dataSource.runMigrations();
+      console.log(`applied ${applied.length} migration(s) to ${settings.database}`);
+    } else if (command === 'revert') {
+      await dataSource.undoLastMigration();
+      console.log(`reverted the last migration of ${settings.database}`);
+    } else if (command === 'show') {
+      const pending = await dataSource.showMigrations();
+      console.log(pending ? 'pending migrations exist' : 'database is up to date');
+    } else {
+      throw new Error(`unknown command "${command}" (expected run, revert or show)`);
+    }
+  } finally {
+    await dataSource.destroy();
+  }
+}

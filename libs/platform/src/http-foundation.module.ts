@@ -1,0 +1,35 @@
+import { DynamicModule, Inject, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import { APP_PIPE } from '@nestjs/core';
+import type { Request } from 'express';
+import { jsonBodyMiddleware } from './json-body';
+import { createValidationPipe } from './validation';
+
+export interface HttpFoundationOptions {
+  bodyLimit: string;
+  /** Routes that read the raw request stream themselves (e.g. file upload PUTs). */
+  skipJsonBody?: (req: Request) => boolean;
+}
+
+const OPTIONS = Symbol('HTTP_FOUNDATION_OPTIONS');
+
+/** Body parsing and validation shared by every HTTP app; pair it with EnvelopeModule. */
+@Module({})
+export class HttpFoundationModule implements NestModule {
+  constructor(@Inject(OPTIONS) private readonly options: HttpFoundationOptions) {}
+
+  static forRoot(options: HttpFoundationOptions): DynamicModule {
+    return {
+      module: HttpFoundationModule,
+      providers: [
+        { provide: OPTIONS, useValue: options },
+        { provide: APP_PIPE, useFactory: createValidationPipe },
+      ],
+    };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer
+      .apply(jsonBodyMiddleware(this.options.bodyLimit, this.options.skipJsonBody))
+      .forRoutes({ path: '{*path}', method: RequestMethod.ALL });
+  }
+}

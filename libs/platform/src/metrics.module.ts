@@ -1,0 +1,84 @@
+import {
+  Controller,
+  Get,
+  Global,
+  Inject,
+  Injectable,
+  MiddlewareConsumer,
+  Module,
+  NestModule,
+  RequestMethod,
+  Res,
+} from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+export const METRICS_REGISTRY = Symbol('METRICS_REGISTRY');
+
+/** A registry per application instance, so that several apps can live in one test process. */
+function createRegistry(): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return registry;
+}
+
+/** Request count and duration; one instance per app (the middleware below only calls it). */
+@Injectable()
+class HttpMetrics {
+  private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly duration: Histogram<'method' | 'route' | 'status'>;
+
+  constructor(@Inject(METRICS_REGISTRY) registry: Registry) {
+    this.requests = new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests by route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    });
+    this.duration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request duration by route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60],
+      registers: [registry],
+    });
+  }
+
+  observe(req: Request, res: Response, next: NextFunction): void {
+    const stop = this.duration.startTimer();
+    res.once('finish', () => {
+      // The route pattern, never the raw URL, keeps label cardinality bounded.
+      const route = (req.route?.path as string | undefined) ?? 'unmatched';
+      const labels = { method: req.method, route: `${req.baseUrl ?? ''}${route}`, status: String(res.statusCode) };
+      this.requests.inc(labels);
+      stop(labels);
+    });
+    next();
+  }
+}
+
+@Controller('metrics')
+class MetricsController {
+  constructor(@Inject(METRICS_REGISTRY) private readonly registry: Registry) {}
+
+  @Get()
+  async metrics(@Res() res: Response): Promise<void> {
+    res.type(this.registry.contentType).send(await this.registry.metrics());
+  }
+}
+
+@Global()
+@Module({
+  controllers: [MetricsController],
+  providers: [{ provide: METRICS_REGISTRY, useFactory: createRegistry }, HttpMetrics],
+  exports: [METRICS_REGISTRY],
+})
+export class MetricsModule implements NestModule {
+  constructor(private readonly metrics: HttpMetrics) {}
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer
+      .apply((req: Request, res: Response, next: NextFunction) => this.metrics.observe(req, res, next))
+      .forRoutes({ path: '{*path}', method: RequestMethod.ALL });
+  }
+}

@@ -1,0 +1,5 @@
+export default {
+  displayName: 'testing',
+  preset: '../../jest.preset.js',
+  rootDir: __dirname,
+};

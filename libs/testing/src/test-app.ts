@@ -1,0 +1,54 @@
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { configureHttpApp } from '@app/platform';
+import { randomBytes } from 'node:crypto';
+import Redis from 'ioredis';
+
+/** Boots a module as the real HTTP app does (own body parsing, envelope, validation), without listening. */
+export async function createTestApp(module: unknown): Promise<INestApplication> {
+  const moduleRef = await Test.createTestingModule({ imports: [module as never] }).compile();
+  const app = moduleRef.createNestApplication({
+    bodyParser: false,
+    logger: process.env.TEST_DEBUG ? undefined : false,
+  });
+  configureHttpApp(app);
+  await app.init();
+  return app;
+}
+
+/** A Redis key prefix private to one test file, so files can run in parallel against one Redis. */
+export function testRedisPrefix(): string {
+  return `test:${randomBytes(5).toString('hex')}:`;
+}
+
+export async function deleteRedisKeys(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** The environment a test app boots with: quiet logs, its own database and Redis prefix. */
+export function testEnv(database: string, redisPrefix: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DB_HOST: process.env.DB_HOST ?? '127.0.0.1',
+    DB_PORT: process.env.DB_PORT ?? '5432',
+    DB_USER: process.env.DB_USER ?? 'postgres',
+    DB_PASSWORD: process.env.DB_PASSWORD ?? '',
+    DB_NAME: database,
+    DB_AUTO_CREATE: 'false',
+    DB_POOL_SIZE: '10',
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_KEY_PREFIX: redisPrefix,
+    ...extra,
+  };
+}

@@ -1,0 +1,102 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions, DatabaseSettings, MigrationList } from '@app/platform';
+
+const ADMIN = {
+  host: process.env.DB_HOST ?? '127.0.0.1',
+  port: Number(process.env.DB_PORT ?? 5432),
+  user: process.env.DB_USER ?? 'postgres',
+  password: process.env.DB_PASSWORD ?? '',
+};
+
+function settings(database: string, poolSize = 20): DatabaseSettings {
+  return { ...ADMIN, database, poolSize };
+}
+
+async function withAdmin<T>(work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ ...ADMIN, database: 'postgres' });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function migrationNames(migrations: MigrationList): string {
+  const list = Array.isArray(migrations) ? migrations : Object.values(migrations);
+  return list.map((m) => (typeof m === 'function' ? m.name : String(m))).join(',');
+}
+
+/**
+ * A migrated template per (service, migration set): built once under an advisory lock by whichever
+ * test file gets there first; the name carries a hash of the migration list, so a new migration
+ * makes a new template instead of reusing a stale one.
+ */
+async function ensureTemplate(service: string, migrations: MigrationList): Promise<string> {
+  const hash = createHash('sha256').update(migrationNames(migrations)).digest('hex').slice(0, 12);
+  const template = `${service}_tpl_${hash}`;
+  return withAdmin(async (admin) => {
+    await admin.query('SELECT pg_advisory_lock(hashtext($1))', [template]);
+    try {
+      const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [template]);
+      if (found.rowCount) return template;
+      const building = `${template}_building`;
+      await admin.query(`DROP DATABASE IF EXISTS "${building}" WITH (FORCE)`);
+      await admin.query(`CREATE DATABASE "${building}"`);
+      const dataSource = new DataSource(dataSourceOptions(settings(building, 2), migrations));
+      await dataSource.initialize();
+      try {
+        await dataSource.runMigrations();
+      } finally {
+        await dataSource.destroy();
+      }
+      await admin.query(`ALTER DATABASE "${building}" RENAME TO "${template}"`);
+      return template;
+    } finally {
+      await admin.query('SELECT pg_advisory_unlock(hashtext($1))', [template]);
+    }
+  });
+}
+
+export interface TestDatabase {
+  name: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh, fully migrated database for one test file, copied from the migrated template. */
+export async function createTestDatabase(service: string, migrations: MigrationList): Promise<TestDatabase> {
+  const template = await ensureTemplate(service, migrations);
+  const name = `${service}_test_${randomBytes(6).toString('hex')}`;
+  await withAdmin(async (admin) => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+        return;
+      } catch (error) {
+        // "source database is being accessed by other users": another copy is starting; retry shortly.
+        if ((error as { code?: string }).code !== '55006' || attempt >= 20) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 200));
+      }
+    }
+  });
+  return {
+    name,
+    drop: () => withAdmin(async (admin) => void (await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`))),
+  };
+}
+
+/** An empty database (no migrations) for migration up/down tests. */
+export async function createEmptyDatabase(service: string): Promise<TestDatabase> {
+  const name = `${service}_empty_${randomBytes(6).toString('hex')}`;
+  await withAdmin(async (admin) => void (await admin.query(`CREATE DATABASE "${name}"`)));
+  return {
+    name,
+    drop: () => withAdmin(async (admin) => void (await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`))),
+  };
+}
+
+export function testDataSource(database: string, migrations: MigrationList = []): DataSource {
+  return new DataSource(dataSourceOptions(settings(database, 4), migrations));
+}
