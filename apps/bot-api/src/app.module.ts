@@ -10,10 +10,12 @@ import {
   MetricsModule,
   RedisModule,
 } from '@app/platform';
+import { BotsModule } from './bots/bots.module';
 import { BotConfig } from './config/bot.config';
 import { botMigrations } from './database/migrations';
 import { UsersDirectory } from './users/users.directory';
 import { UsersModule } from './users/users.module';
+import { FriendsModule } from './friends/friends.module';
 
 @Module({})
 export class AppModule {
@@ -32,6 +34,8 @@ export class AppModule {
         HealthModule.forRoot(),
         MetricsModule,
         UsersModule,
+        BotsModule,
+        FriendsModule,
       ],
       providers: [{ provide: BotConfig, useValue: config }],
       exports: [BotConfig],

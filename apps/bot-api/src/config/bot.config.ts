@@ -1,7 +1,42 @@
 import { AccountAuthConfig } from '@app/auth';
+import { Type } from 'class-transformer';
+import { IsInt, Matches, Min } from 'class-validator';
+
+export const DEV_BOT_TOKEN_ENCRYPTION_KEY = '000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f';
 
 /** Environment of bot-api; every variable has a development default. */
 export class BotConfig extends AccountAuthConfig {
   override PORT = 3002;
   override DB_NAME = 'bot';
+
+  /** AES-256-GCM key (64 hex characters) guarding the approval token until its one read. */
+  @Matches(/^[0-9a-fA-F]{64}$/, { message: 'BOT_TOKEN_ENCRYPTION_KEY must be 64 hexadecimal characters' })
+  BOT_TOKEN_ENCRYPTION_KEY = DEV_BOT_TOKEN_ENCRYPTION_KEY;
+
+  /** Global default send quotas per bot; a bot's own rate_limits override them. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  BOT_DEFAULT_SEND_PER_SEC = 30;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  BOT_DEFAULT_SEND_PER_MIN = 1200;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  BOT_DEFAULT_SEND_PER_DAY = 100000;
+
+  override extraProblems(): string[] {
+    const problems = super.extraProblems();
+    if (
+      this.NODE_ENV === 'production' &&
+      this.BOT_TOKEN_ENCRYPTION_KEY.toLowerCase() === DEV_BOT_TOKEN_ENCRYPTION_KEY
+    ) {
+      problems.push('BOT_TOKEN_ENCRYPTION_KEY: the development default is refused when NODE_ENV=production');
+    }
+    return problems;
+  }
 }

@@ -9,6 +9,14 @@ export class User {
   @Column({ type: 'varchar', length: 200 })
   name: string;
 
+  /** True for the system user a bot speaks as; people are false. */
+  @Column({ name: 'is_bot', type: 'boolean', default: false })
+  isBot: boolean;
+
+  /** Set for bots (their @username); null for people. */
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  username: string | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

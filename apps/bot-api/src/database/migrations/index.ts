@@ -1,5 +1,10 @@
 import { CreateIdempotencyKeys1763683200000 } from '@app/idempotency';
 import { CreateUsers1763683300000 } from './1763683300000-CreateUsers';
+import { CreateBots1763683400000 } from './1763683400000-CreateBots';
 
 /** Every migration of the bot database, in order. New migrations are appended here. */
-export const botMigrations = [CreateIdempotencyKeys1763683200000, CreateUsers1763683300000];
+export const botMigrations = [
+  CreateIdempotencyKeys1763683200000,
+  CreateUsers1763683300000,
+  CreateBots1763683400000,
+];
