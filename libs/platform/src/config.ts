@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import { plainToInstance, Transform, Type } from 'class-transformer';
 import {
   IsBoolean,

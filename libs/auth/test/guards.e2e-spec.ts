@@ -1,0 +1,141 @@
+import { Controller, Get, INestApplication, Module, UseGuards } from '@nestjs/common';
+import {
+  Account,
+  AccountAuthConfig,
+  AccountDirectory,
+  AuthModule,
+  CurrentAccount,
+  AccountGuard,
+  PlatformAdminGuard,
+  PLATFORM_ADMIN_ROLE,
+  signAccountJwt,
+} from '../src';
+import { EnvelopeModule, voucherEnvelope } from '@app/envelope';
+import { HttpFoundationModule, loadConfig } from '@app/platform';
+import { createTestApp } from '@app/testing';
+import { SignJWT } from 'jose';
+import request from 'supertest';
+
+const SECRET = 'test-secret-for-guards-0123456789';
+
+class RecordingDirectory implements AccountDirectory {
+  static readonly seen: Account[] = [];
+  async upsert(account: Account): Promise<void> {
+    RecordingDirectory.seen.push(account);
+  }
+}
+
+@Module({ providers: [RecordingDirectory], exports: [RecordingDirectory] })
+class DirectoryModule {}
+
+@Controller('me')
+@UseGuards(AccountGuard)
+class MeController {
+  @Get()
+  me(@CurrentAccount() account: Account) {
+    return account;
+  }
+
+  @Get('admin')
+  @UseGuards(PlatformAdminGuard)
+  admin() {
+    return { staff: true };
+  }
+}
+
+describe('account JWT guard', () => {
+  let app: INestApplication;
+  const config = loadConfig(AccountAuthConfig, { ACCOUNT_JWT_SECRET: SECRET, ACCOUNT_JWT_ISSUER: 'accounts' });
+  const sign = (claims: Partial<Parameters<typeof signAccountJwt>[1]> = {}, secret = SECRET) =>
+    signAccountJwt(secret, { sub: 'u1', name: 'Alice', issuer: 'accounts', ...claims });
+
+  beforeAll(async () => {
+    @Module({
+      imports: [
+        EnvelopeModule.forRoot(voucherEnvelope),
+        HttpFoundationModule.forRoot({ bodyLimit: '1kb' }),
+        AuthModule.forRoot({ config, directory: RecordingDirectory, imports: [DirectoryModule] }),
+      ],
+      controllers: [MeController],
+    })
+    class TestModule {}
+    app = await createTestApp(TestModule);
+  });
+  afterAll(() => app.close());
+
+  const get = (path: string, authorization?: string) => {
+    const req = request(app.getHttpServer()).get(path);
+    return authorization ? req.set('Authorization', authorization) : req;
+  };
+
+  it('accepts a valid JWT, exposes the account and records it in the directory', async () => {
+    const res = await get('/me', `Bearer ${await sign()}`).expect(200);
+    expect(res.body.data).toEqual({ id: 'u1', name: 'Alice', roles: [], isPlatformAdmin: false });
+    expect(RecordingDirectory.seen.at(-1)).toMatchObject({ id: 'u1', name: 'Alice' });
+  });
+
+  it('answers 401 UNAUTHORIZED without an Authorization header', async () => {
+    const res = await get('/me').expect(401);
+    expect(res.body).toMatchObject({ success: false, code: 401, error: { code: 'UNAUTHORIZED' } });
+  });
+
+  it('answers 401 for a malformed token', async () => {
+    await get('/me', 'Bearer not.a.jwt').expect(401);
+    await get('/me', 'Bearer garbage').expect(401);
+    await get('/me', 'Token abc').expect(401);
+  });
+
+  it('answers 401 for an expired token', async () => {
+    const expired = await sign({ expiresIn: Math.floor(Date.now() / 1000) - 60 });
+    const res = await get('/me', `Bearer ${expired}`).expect(401);
+    expect(res.body.message).toContain('expired');
+  });
+
+  it('answers 401 for a token signed with another secret', async () => {
+    await get('/me', `Bearer ${await sign({}, 'another-secret-0123456789abcdef')}`).expect(401);
+  });
+
+  it('answers 401 for a token from another issuer', async () => {
+    await get('/me', `Bearer ${await sign({ issuer: 'elsewhere' })}`).expect(401);
+  });
+
+  it('answers 401 for an unsigned (alg none) token', async () => {
+    const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url');
+    const payload = Buffer.from(JSON.stringify({ sub: 'u1', iss: 'accounts' })).toString('base64url');
+    await get('/me', `Bearer ${header}.${payload}.`).expect(401);
+  });
+
+  it('answers 401 for a token without a subject', async () => {
+    const token = await new SignJWT({ name: 'x' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer('accounts')
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode(SECRET));
+    await get('/me', `Bearer ${token}`).expect(401);
+  });
+
+  it('refuses application and bot tokens on account routes', async () => {
+    await get('/me', 'Bearer sop_0123456789abcdef0123456789abcdef0123456').expect(401);
+    await get('/me', 'Bearer sbot_0123456789abcdef0123456789abcdef0123456').expect(401);
+  });
+
+  it('lets platform staff through the admin guard and answers 403 to everyone else', async () => {
+    await get('/me/admin', `Bearer ${await sign({ roles: [PLATFORM_ADMIN_ROLE] })}`).expect(200);
+    const res = await get('/me/admin', `Bearer ${await sign()}`).expect(403);
+    expect(res.body.error.code).toBe('FORBIDDEN');
+  });
+});
+
+describe('account auth configuration', () => {
+  it('refuses the development secret in production', () => {
+    expect(() => loadConfig(AccountAuthConfig, { NODE_ENV: 'production' })).toThrow(/ACCOUNT_JWT_SECRET/);
+  });
+
+  it('accepts production with a JWKS URL instead of a secret', () => {
+    const config = loadConfig(AccountAuthConfig, {
+      NODE_ENV: 'production',
+      ACCOUNT_JWKS_URL: 'https://accounts.example.com/jwks.json',
+    });
+    expect(config.ACCOUNT_JWKS_URL).toBe('https://accounts.example.com/jwks.json');
+  });
+});

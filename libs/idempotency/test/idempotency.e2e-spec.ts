@@ -1,0 +1,229 @@
+import {
+  Body,
+  CanActivate,
+  Controller,
+  ExecutionContext,
+  HttpCode,
+  INestApplication,
+  Injectable,
+  Module,
+  Post,
+  UseGuards,
+} from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { setPrincipal } from '@app/auth';
+import { ApiError, EnvelopeModule, voucherEnvelope } from '@app/envelope';
+import { databaseModule, HttpFoundationModule, loadConfig, ServiceConfig } from '@app/platform';
+import { createTestApp, createTestDatabase, TestDatabase, testEnv, testRedisPrefix } from '@app/testing';
+import { IsInt, IsOptional, IsString } from 'class-validator';
+import type { Request } from 'express';
+import request from 'supertest';
+import { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
+import {
+  CreateIdempotencyKeys1763683200000,
+  Idempotent,
+  IdempotencyKey,
+  IdempotencyModule,
+  IdempotencyStore,
+  IdempotentCall,
+} from '../src';
+
+class CreateOrders1700000000000 implements MigrationInterface {
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`CREATE TABLE orders (id serial PRIMARY KEY, tenant text NOT NULL, item text NOT NULL)`);
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP TABLE orders`);
+  }
+}
+const migrations = [CreateIdempotencyKeys1763683200000, CreateOrders1700000000000];
+
+class OrderDto {
+  @IsString() item: string;
+  @IsOptional() @IsInt() delayMs?: number;
+}
+
+class BodyKeyDto {
+  @IsString() item: string;
+  @IsString() idempotencyKey: string;
+}
+
+/** Stands in for a service's token guard: the tenant comes from a header. */
+@Injectable()
+class TenantGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const req = context.switchToHttp().getRequest<Request>();
+    setPrincipal(req, { tenantId: String(req.headers['x-tenant'] ?? 'tenant-a'), permissions: [] });
+    return true;
+  }
+}
+
+@Controller('orders')
+@UseGuards(TenantGuard)
+class OrdersController {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  @Post()
+  @Idempotent({ required: true })
+  async create(@Body() body: OrderDto, @IdempotencyKey() call: IdempotentCall) {
+    return this.dataSource.transaction(async (manager) => {
+      if (body.delayMs) await new Promise((resolve) => setTimeout(resolve, body.delayMs));
+      const [order] = await manager.query(`INSERT INTO orders (tenant, item) VALUES ($1, $2) RETURNING id, item`, [
+        't',
+        body.item,
+      ]);
+      if (body.item === 'sold-out') throw new ApiError(409, 'SOLD_OUT', 'Sold out');
+      if (body.item === 'explode') throw new Error('boom');
+      return call.complete(manager, { order });
+    });
+  }
+
+  @Post('by-body-key')
+  @HttpCode(200)
+  @Idempotent({ required: true, keyFrom: (req) => (req.body as { idempotencyKey?: unknown }).idempotencyKey })
+  async byBodyKey(@Body() body: BodyKeyDto, @IdempotencyKey() call: IdempotentCall) {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query(`INSERT INTO orders (tenant, item) VALUES ($1, $2)`, ['t', body.item]);
+      return call.complete(manager, { item: body.item });
+    });
+  }
+}
+
+describe('idempotency against real PostgreSQL', () => {
+  let app: INestApplication;
+  let database: TestDatabase;
+  let dataSource: DataSource;
+  const TTL_MS = 1500;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('idem', migrations);
+    const config = loadConfig(ServiceConfig, testEnv(database.name, testRedisPrefix(), { DB_POOL_SIZE: '60' }));
+    @Module({
+      imports: [
+        EnvelopeModule.forRoot(voucherEnvelope),
+        HttpFoundationModule.forRoot({ bodyLimit: '10kb' }),
+        databaseModule(config, migrations),
+        IdempotencyModule.forRoot({ ttlMs: TTL_MS, lockTimeoutMs: 60_000, purgeIntervalMs: 0 }),
+      ],
+      controllers: [OrdersController],
+    })
+    class TestModule {}
+    app = await createTestApp(TestModule);
+    dataSource = app.get(DataSource);
+  });
+  afterAll(async () => {
+    await app.close();
+    await database.drop();
+  });
+
+  const post = (key: string | undefined, body: object, tenant = 'tenant-a', path = '/orders') => {
+    const req = request(app.getHttpServer()).post(path).set('x-tenant', tenant);
+    return key === undefined ? req.send(body) : req.set('Idempotency-Key', key).send(body);
+  };
+  const countOrders = async (item: string) =>
+    Number((await dataSource.query(`SELECT count(*) AS n FROM orders WHERE item = $1`, [item]))[0].n);
+
+  it('refuses a request without a key with 400', async () => {
+    const res = await post(undefined, { item: 'a' }).expect(400);
+    expect(res.body.error.details).toEqual([{ field: 'Idempotency-Key', problem: 'is required' }]);
+  });
+
+  it('refuses a key longer than 255 characters', async () => {
+    await post('k'.repeat(256), { item: 'a' }).expect(400);
+  });
+
+  it('replays the byte-identical body with Idempotent-Replayed and runs the action once', async () => {
+    const first = await post('replay-1', { item: 'replayed' }).expect(201);
+    const second = await post('replay-1', { item: 'replayed' }).expect(201);
+    expect(second.text).toBe(first.text);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    expect(await countOrders('replayed')).toBe(1);
+  });
+
+  it('answers 409 IDEMPOTENCY_KEY_REUSED when the key comes back with another body', async () => {
+    await post('mismatch-1', { item: 'one' }).expect(201);
+    const res = await post('mismatch-1', { item: 'two' }).expect(409);
+    expect(res.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(await countOrders('two')).toBe(0);
+  });
+
+  it('answers 409 IDEMPOTENCY_KEY_REUSED when the key comes back on another route', async () => {
+    await post('route-2', { item: 'route' }).expect(201);
+    const res = await request(app.getHttpServer())
+      .post('/orders/by-body-key')
+      .set('x-tenant', 'tenant-a')
+      .send({ item: 'route', idempotencyKey: 'route-2' })
+      .expect(409);
+    expect(res.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+  });
+
+  it('scopes keys per tenant: the same key of another tenant is a new action', async () => {
+    await post('shared-key', { item: 'tenant-scoped' }, 'tenant-a').expect(201);
+    const other = await post('shared-key', { item: 'tenant-scoped' }, 'tenant-b').expect(201);
+    expect(other.headers['idempotent-replayed']).toBeUndefined();
+    expect(await countOrders('tenant-scoped')).toBe(2);
+  });
+
+  it('executes exactly one of 50 concurrent requests with one key; the others replay or get IDEMPOTENCY_KEY_IN_USE', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () => post('concurrent-1', { item: 'concurrent', delayMs: 150 })),
+    );
+    const statuses = responses.map((r) => r.status);
+    expect(await countOrders('concurrent')).toBe(1);
+    const executed = responses.filter((r) => r.status === 201 && r.headers['idempotent-replayed'] === undefined);
+    expect(executed).toHaveLength(1);
+    for (const r of responses.filter((r) => r.status === 409)) {
+      expect(r.body.error.code).toBe('IDEMPOTENCY_KEY_IN_USE');
+      expect(r.headers['retry-after']).toBe('1');
+    }
+    expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
+  });
+
+  it('stores a deterministic 4xx and replays it without running the action again', async () => {
+    const first = await post('sold-out-1', { item: 'sold-out' }).expect(409);
+    const second = await post('sold-out-1', { item: 'sold-out' }).expect(409);
+    expect(second.text).toBe(first.text);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(await countOrders('sold-out')).toBe(0);
+  });
+
+  it('rolls the business rows back and releases the key on a 5xx, so a retry runs again', async () => {
+    await post('explode-1', { item: 'explode' }).expect(500);
+    expect(await countOrders('explode')).toBe(0);
+    const rows = await dataSource.query(`SELECT 1 FROM idempotency_keys WHERE key = 'explode-1'`);
+    expect(rows).toHaveLength(0);
+    await post('explode-1', { item: 'explode' }).expect(500);
+  });
+
+  it('commits the stored response together with the business rows', async () => {
+    await post('atomic-1', { item: 'atomic' }).expect(201);
+    const [row] = await dataSource.query(
+      `SELECT status, response_status, response_body FROM idempotency_keys WHERE key = 'atomic-1'`,
+    );
+    expect(row).toMatchObject({ status: 'completed', response_status: 201 });
+    expect(JSON.parse(row.response_body).data.order.item).toBe('atomic');
+  });
+
+  it('takes the key from the body when the route says so', async () => {
+    const body = { item: 'body-key', idempotencyKey: 'bk-1' };
+    const first = await request(app.getHttpServer()).post('/orders/by-body-key').send(body).expect(200);
+    const again = await request(app.getHttpServer()).post('/orders/by-body-key').send(body).expect(200);
+    expect(again.text).toBe(first.text);
+    expect(await countOrders('body-key')).toBe(1);
+  });
+
+  it('forgets a key after it expires and purges expired records', async () => {
+    await post('expiring-1', { item: 'expiring' }).expect(201);
+    await new Promise((resolve) => setTimeout(resolve, TTL_MS + 200));
+    const again = await post('expiring-1', { item: 'expiring' }).expect(201);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    expect(await countOrders('expiring')).toBe(2);
+
+    await new Promise((resolve) => setTimeout(resolve, TTL_MS + 200));
+    const purged = await app.get(IdempotencyStore).purgeExpired();
+    expect(purged).toBeGreaterThan(0);
+    const [{ n }] = await dataSource.query(`SELECT count(*) AS n FROM idempotency_keys WHERE expires_at < now()`);
+    expect(Number(n)).toBe(0);
+  });
+});

@@ -1,0 +1,39 @@
+import { ConfigError, loadConfig, ServiceConfig } from './config';
+
+describe('loadConfig', () => {
+  it('fills every variable with its development default', () => {
+    const config = loadConfig(ServiceConfig, {});
+    expect(config).toMatchObject({
+      DB_HOST: '127.0.0.1',
+      DB_PORT: 5432,
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      MIGRATIONS_RUN: true,
+    });
+    expect(config.dbAutoCreate).toBe(true);
+  });
+
+  it('converts numbers and booleans from their string form', () => {
+    const config = loadConfig(ServiceConfig, { DB_PORT: '6543', MIGRATIONS_RUN: 'false', DB_AUTO_CREATE: '0' });
+    expect(config.DB_PORT).toBe(6543);
+    expect(config.MIGRATIONS_RUN).toBe(false);
+    expect(config.dbAutoCreate).toBe(false);
+  });
+
+  it('turns database auto-creation off by default in production', () => {
+    expect(loadConfig(ServiceConfig, { NODE_ENV: 'production' }).dbAutoCreate).toBe(false);
+  });
+
+  it('names every bad variable in one error', () => {
+    let error: unknown;
+    try {
+      loadConfig(ServiceConfig, { DB_PORT: 'five', MIGRATIONS_RUN: 'maybe', NODE_ENV: 'staging' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as ConfigError).message;
+    expect(message).toContain('DB_PORT');
+    expect(message).toContain('MIGRATIONS_RUN');
+    expect(message).toContain('NODE_ENV');
+  });
+});
