@@ -1,0 +1,34 @@
+import pino from 'pino';
+import { Writable } from 'node:stream';
+import { REDACTED_PATHS } from './logging';
+
+function capture() {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
+  return { logger: pino({ redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, stream), lines };
+}
+
+describe('log redaction', () => {
+  it('removes the Authorization header and cookies from request lines', () => {
+    const { logger, lines } = capture();
+    logger.info({ req: { headers: { authorization: 'Bearer sop_secret', cookie: 'sid=1', host: 'x' } } }, 'request');
+    expect(lines.join('')).not.toContain('sop_secret');
+    expect(lines.join('')).not.toContain('sid=1');
+    expect(JSON.parse(lines[0]).req.headers.host).toBe('x');
+  });
+
+  it('removes token-like fields wherever a logged object carries them', () => {
+    const { logger, lines } = capture();
+    logger.info({
+      bot: { token: 'sbot_x', one_time_token: 'sbot_y', secret_token: 'whsec' },
+      voucher: { qr_token: 'q', redeem_code: 'ABC234' },
+    });
+    const line = lines.join('');
+    for (const secret of ['sbot_x', 'sbot_y', 'whsec', 'ABC234']) expect(line).not.toContain(secret);
+  });
+});
