@@ -10,6 +10,8 @@ import {
   MetricsModule,
   RedisModule,
 } from '@app/platform';
+import { ApplicationsModule } from './applications/applications.module';
+import { AuthorizationsModule } from './authorizations/authorizations.module';
 import { VoucherConfig } from './config/voucher.config';
 import { voucherMigrations } from './database/migrations';
 import { UsersDirectory } from './users/users.directory';
@@ -32,6 +34,8 @@ export class AppModule {
         HealthModule.forRoot(),
         MetricsModule,
         UsersModule,
+        ApplicationsModule,
+        AuthorizationsModule,
       ],
       providers: [{ provide: VoucherConfig, useValue: config }],
       exports: [VoucherConfig],

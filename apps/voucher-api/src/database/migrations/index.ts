@@ -1,5 +1,10 @@
 import { CreateIdempotencyKeys1763683200000 } from '@app/idempotency';
 import { CreateUsers1763683300000 } from './1763683300000-CreateUsers';
+import { CreateVoucherRuntime1763683500000 } from './1763683500000-CreateVoucherRuntime';
 
 /** Every migration of the voucher database, in order. New migrations are appended here. */
-export const voucherMigrations = [CreateIdempotencyKeys1763683200000, CreateUsers1763683300000];
+export const voucherMigrations = [
+  CreateIdempotencyKeys1763683200000,
+  CreateUsers1763683300000,
+  CreateVoucherRuntime1763683500000,
+];
