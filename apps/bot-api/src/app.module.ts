@@ -16,6 +16,7 @@ import { botMigrations } from './database/migrations';
 import { UsersDirectory } from './users/users.directory';
 import { UsersModule } from './users/users.module';
 import { FriendsModule } from './friends/friends.module';
+import { UpdatesModule } from './updates/updates.module';
 
 @Module({})
 export class AppModule {
@@ -36,6 +37,7 @@ export class AppModule {
         UsersModule,
         BotsModule,
         FriendsModule,
+        UpdatesModule,
       ],
       providers: [{ provide: BotConfig, useValue: config }],
       exports: [BotConfig],
