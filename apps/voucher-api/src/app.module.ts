@@ -10,10 +10,14 @@ import {
   MetricsModule,
   RedisModule,
 } from '@app/platform';
+import { AllocationsModule } from './allocations/allocations.module';
+import { AppTokensModule } from './app-tokens/app-tokens.module';
 import { ApplicationsModule } from './applications/applications.module';
 import { AuthorizationsModule } from './authorizations/authorizations.module';
+import { BotBindingsModule } from './bot-bindings/bot-bindings.module';
 import { VoucherConfig } from './config/voucher.config';
 import { voucherMigrations } from './database/migrations';
+import { RecipientsModule } from './recipients/recipients.module';
 import { UsersDirectory } from './users/users.directory';
 import { UsersModule } from './users/users.module';
 
@@ -36,6 +40,10 @@ export class AppModule {
         UsersModule,
         ApplicationsModule,
         AuthorizationsModule,
+        AppTokensModule,
+        BotBindingsModule,
+        RecipientsModule,
+        AllocationsModule,
       ],
       providers: [{ provide: VoucherConfig, useValue: config }],
       exports: [VoucherConfig],

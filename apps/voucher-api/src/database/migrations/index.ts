@@ -1,10 +1,12 @@
 import { CreateIdempotencyKeys1763683200000 } from '@app/idempotency';
 import { CreateUsers1763683300000 } from './1763683300000-CreateUsers';
 import { CreateVoucherRuntime1763683500000 } from './1763683500000-CreateVoucherRuntime';
+import { CreateAllocations1763683900000 } from './1763683900000-CreateAllocations';
 
 /** Every migration of the voucher database, in order. New migrations are appended here. */
 export const voucherMigrations = [
   CreateIdempotencyKeys1763683200000,
   CreateUsers1763683300000,
   CreateVoucherRuntime1763683500000,
+  CreateAllocations1763683900000,
 ];

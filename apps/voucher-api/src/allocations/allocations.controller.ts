@@ -1,0 +1,44 @@
+import { Body, Controller, Get, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Account, AccountGuard, CurrentAccount } from '@app/auth';
+import { RenderedBody } from '@app/envelope';
+import { Idempotent, IdempotencyKey, IdempotentCall } from '@app/idempotency';
+import type { Request } from 'express';
+import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
+import { AllocationsService } from './allocations.service';
+import { AllocationPage } from './dto/allocation.view';
+import { CreateAllocationDto } from './dto/create-allocation.dto';
+import { ListAllocationsDto } from './dto/list-allocations.dto';
+
+const idempotencyKeyOfBody = (req: Request): unknown =>
+  (req.body as { idempotencyKey?: unknown } | undefined)?.idempotencyKey;
+
+@ApiTags('console')
+@ApiBearerAuth()
+@UseGuards(AccountGuard)
+@Controller('api/v1/open-platform/applications/:id/vouchers/allocations')
+export class AllocationsController {
+  constructor(private readonly allocations: AllocationsService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List allocations of the application (optionally of one template), newest first' })
+  list(
+    @CurrentAccount() account: Account,
+    @Param('id', new ResourceIdPipe('Application')) id: string,
+    @Query() query: ListAllocationsDto,
+  ): Promise<AllocationPage> {
+    return this.allocations.list(account.id, id, query);
+  }
+
+  @Post()
+  @Idempotent({ required: true, keyFrom: idempotencyKeyOfBody })
+  @ApiOperation({ summary: 'Allocate template stock to a sender; idempotent on the idempotencyKey of the body' })
+  create(
+    @CurrentAccount() account: Account,
+    @Param('id', new ResourceIdPipe('Application')) id: string,
+    @Body() dto: CreateAllocationDto,
+    @IdempotencyKey() call: IdempotentCall,
+  ): Promise<RenderedBody> {
+    return this.allocations.create(account.id, id, dto, call);
+  }
+}

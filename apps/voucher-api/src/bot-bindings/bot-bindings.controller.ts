@@ -1,0 +1,36 @@
+import { Controller, Delete, HttpCode, Param, Put, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Account, AccountGuard, CurrentAccount } from '@app/auth';
+import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
+import { BotBindingsService, BotBindingView } from './bot-bindings.service';
+import { BotIdPipe } from './dto/bot-id.pipe';
+
+@ApiTags('console')
+@ApiBearerAuth()
+@UseGuards(AccountGuard)
+@Controller('api/v1/open-platform/applications/:id/bots/:botId')
+export class BotBindingsController {
+  constructor(private readonly bindings: BotBindingsService) {}
+
+  @Put()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Record that a bot belongs to the application (idempotent)' })
+  bind(
+    @CurrentAccount() account: Account,
+    @Param('id', new ResourceIdPipe('Application')) id: string,
+    @Param('botId', BotIdPipe) botId: string,
+  ): Promise<BotBindingView> {
+    return this.bindings.bind(account.id, id, botId);
+  }
+
+  @Delete()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Remove the binding of a bot' })
+  unbind(
+    @CurrentAccount() account: Account,
+    @Param('id', new ResourceIdPipe('Application')) id: string,
+    @Param('botId', BotIdPipe) botId: string,
+  ): Promise<BotBindingView> {
+    return this.bindings.unbind(account.id, id, botId);
+  }
+}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ApplicationsModule } from '../applications/applications.module';
+import { BotBindingsController } from './bot-bindings.controller';
+import { BotBindingsService } from './bot-bindings.service';
+import { BotBinding } from './entities/bot-binding.entity';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([BotBinding]), ApplicationsModule],
+  controllers: [BotBindingsController],
+  providers: [BotBindingsService],
+})
+export class BotBindingsModule {}
