@@ -10,12 +10,14 @@ import {
   MetricsModule,
   RedisModule,
 } from '@app/platform';
+import { AdminModule } from './admin/admin.module';
 import { BotsModule } from './bots/bots.module';
 import { BotConfig } from './config/bot.config';
 import { botMigrations } from './database/migrations';
 import { UsersDirectory } from './users/users.directory';
 import { UsersModule } from './users/users.module';
 import { FriendsModule } from './friends/friends.module';
+import { ProfileModule } from './profile/profile.module';
 import { UpdatesModule } from './updates/updates.module';
 
 @Module({})
@@ -36,6 +38,8 @@ export class AppModule {
         MetricsModule,
         UsersModule,
         BotsModule,
+        AdminModule,
+        ProfileModule,
         FriendsModule,
         UpdatesModule,
       ],

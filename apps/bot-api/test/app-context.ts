@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import request from 'supertest';
 import { signAccountJwt } from '@app/auth';
 import { loadConfig } from '@app/platform';
 import { createTestApp, createTestDatabase, deleteRedisKeys, testEnv, testRedisPrefix } from '@app/testing';
@@ -30,4 +31,47 @@ export async function startBotApp(extraEnv: Record<string, string> = {}): Promis
       await deleteRedisKeys(config.REDIS_URL, prefix);
     },
   };
+}
+
+export const STAFF_ID = 'staff-reviewer';
+
+export interface ApprovedBot {
+  botId: string;
+  token: string;
+  systemUserId: string;
+}
+
+export interface BotApplication {
+  name?: string;
+  username?: string;
+  scopes?: string[];
+}
+
+/** Applies for a bot as `ownerId` through the developer route; returns its id (review_status pending). */
+export async function submitBot(ctx: BotTestContext, ownerId: string, application: BotApplication = {}): Promise<string> {
+  const res = await request(ctx.app.getHttpServer())
+    .post('/api/v1/bots/my')
+    .set('Authorization', `Bearer ${await ctx.jwt(ownerId)}`)
+    .send({ name: application.name ?? `Bot of ${ownerId}`, ...application });
+  if (res.status !== 201) throw new Error(`submit failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data.bot_id as string;
+}
+
+/** Submit, staff approval and the one-time token read, all over HTTP: a bot ready for bot-token calls. */
+export async function createApprovedBot(
+  ctx: BotTestContext,
+  ownerId: string,
+  application: BotApplication = {},
+): Promise<ApprovedBot> {
+  const server = ctx.app.getHttpServer();
+  const botId = await submitBot(ctx, ownerId, application);
+  const approved = await request(server)
+    .post(`/api/v1/bots/admin/bots/${botId}/approve`)
+    .set('Authorization', `Bearer ${await ctx.jwt(STAFF_ID, 'Staff', ['platform_admin'])}`);
+  if (approved.status !== 200) throw new Error(`approve failed: ${approved.status} ${JSON.stringify(approved.body)}`);
+  const read = await request(server)
+    .post(`/api/v1/bots/my/${botId}/token`)
+    .set('Authorization', `Bearer ${await ctx.jwt(ownerId)}`);
+  if (read.status !== 200) throw new Error(`token read failed: ${read.status} ${JSON.stringify(read.body)}`);
+  return { botId, token: read.body.data.one_time_token as string, systemUserId: approved.body.data.system_user_id as string };
 }

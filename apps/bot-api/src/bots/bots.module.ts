@@ -2,11 +2,15 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { BotTokenGuard } from '../bot-auth/bot-token.guard';
 import { BotTokenService } from '../bot-auth/bot-token.service';
+import { BotCredentialsService } from './bot-credentials.service';
+import { BotsController } from './bots.controller';
+import { BotsService } from './bots.service';
 import { Bot } from './entities/bot.entity';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Bot])],
-  providers: [BotTokenService, BotTokenGuard],
-  exports: [TypeOrmModule, BotTokenService, BotTokenGuard],
+  controllers: [BotsController],
+  providers: [BotsService, BotCredentialsService, BotTokenService, BotTokenGuard],
+  exports: [TypeOrmModule, BotTokenService, BotTokenGuard, BotCredentialsService],
 })
 export class BotsModule {}

@@ -1,9 +1,26 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
-import type { Bot } from '../bots/entities/bot.entity';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { ApiError } from '@app/envelope';
+import { randomUUID } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
+import { isUniqueViolation } from '../bots/bot-errors';
+import { Page } from '../bots/bot.view';
+import { PageQueryDto, pageOf } from '../bots/dto/page-query.dto';
+import { Bot, FriendRequestMode, isBotAvailable } from '../bots/entities/bot.entity';
+import { UpdatesService } from '../updates/updates.service';
+import { FriendRequest, FriendRequestStatus } from './entities/friend-request.entity';
+import { friendRequestUpdateMember, friendRequestView, FriendRequestView, RequestSender } from './friend-request.view';
 
+const CLIENT_SOURCE = 'client';
+
+/** Friend relations between bots and users, and the requests that create them (spec 6.1, friend_request). */
 @Injectable()
 export class FriendsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly updates: UpdatesService,
+  ) {}
+
   /** Whether the user may open a private chat with the bot: an effective relation, or a bot that accepts everyone. */
   async canChat(manager: EntityManager, bot: Pick<Bot, 'id' | 'friendRequestMode'>, userId: string): Promise<boolean> {
     if (bot.friendRequestMode === 'auto_accept') return true;
@@ -12,5 +29,150 @@ export class FriendsService {
       userId,
     ]);
     return rows.length > 0;
+  }
+
+  /**
+   * The new mode also settles the requests still waiting: auto_accept accepts them, auto_reject
+   * rejects them, so no request is left that nobody can answer.
+   */
+  async setMode(botId: string, mode: FriendRequestMode): Promise<true> {
+    await this.dataSource.transaction(async (manager) => {
+      await manager.query(`UPDATE bots SET friend_request_mode = $2, updated_at = now() WHERE id = $1`, [botId, mode]);
+      if (mode === 'manual') return;
+      const status: FriendRequestStatus = mode === 'auto_accept' ? 'accepted' : 'rejected';
+      const [settled]: [{ user_id: string }[], number] = await manager.query(
+        `UPDATE friend_requests SET status = $2, answered_at = now()
+          WHERE bot_id = $1 AND status = 'pending' RETURNING user_id`,
+        [botId, status],
+      );
+      if (status === 'accepted') await this.befriend(manager, botId, settled.map((row) => row.user_id));
+    });
+    return true;
+  }
+
+  async getMode(botId: string): Promise<{ friend_request_mode: FriendRequestMode }> {
+    const [row]: { friend_request_mode: FriendRequestMode }[] = await this.dataSource.query(
+      `SELECT friend_request_mode FROM bots WHERE id = $1`,
+      [botId],
+    );
+    return { friend_request_mode: row.friend_request_mode };
+  }
+
+  /** Pending requests, oldest first; only meaningful in manual mode, so other modes answer 409. */
+  async listPending(botId: string, query: PageQueryDto): Promise<Page<FriendRequestView>> {
+    const { page, pageSize, skip } = pageOf(query);
+    await this.assertManual(this.dataSource.manager, botId);
+    const [requests, total] = await this.dataSource.getRepository(FriendRequest).findAndCount({
+      where: { botId, status: 'pending' },
+      order: { createdAt: 'ASC', id: 'ASC' },
+      skip,
+      take: pageSize,
+    });
+    const senders = await this.senders(
+      this.dataSource.manager,
+      requests.map((r) => r.userId),
+    );
+    return {
+      items: requests.map((r) => friendRequestView(r, senders.get(r.userId)!)),
+      total,
+      page,
+      page_size: pageSize,
+    };
+  }
+
+  async answer(botId: string, requestId: string, accept: boolean): Promise<FriendRequestView> {
+    return this.dataSource.transaction(async (manager) => {
+      await this.assertManual(manager, botId, true);
+      const request = await manager
+        .getRepository(FriendRequest)
+        .findOne({ where: { id: requestId, botId }, lock: { mode: 'pessimistic_write' } });
+      if (!request) throw ApiError.notFound('Friend request');
+      if (request.status !== 'pending') {
+        throw new ApiError(409, 'CONFLICT', `The friend request was already ${request.status}`);
+      }
+      request.status = accept ? 'accepted' : 'rejected';
+      request.answeredAt = new Date();
+      await manager.getRepository(FriendRequest).save(request);
+      if (accept) await this.befriend(manager, botId, [request.userId]);
+      const senders = await this.senders(manager, [request.userId]);
+      return friendRequestView(request, senders.get(request.userId)!);
+    });
+  }
+
+  /**
+   * A user's request: settled at once by auto_accept / auto_reject, or left pending for the bot
+   * (manual), which then receives a friend_request Update written in the same transaction.
+   */
+  async send(userId: string, botId: string, message: string | undefined): Promise<FriendRequestView> {
+    try {
+      return await this.dataSource.transaction(async (manager) => {
+        // FOR SHARE: a concurrent mode change waits, so the request is settled under one mode.
+        const bot = await manager
+          .getRepository(Bot)
+          .findOne({ where: { id: botId }, lock: { mode: 'pessimistic_read' } });
+        if (!bot || !isBotAvailable(bot) || bot.systemUserId === userId) throw ApiError.notFound('Bot');
+        const friends: unknown[] = await manager.query(
+          `SELECT 1 FROM bot_friends WHERE bot_id = $1 AND user_id = $2`,
+          [botId, userId],
+        );
+        if (friends.length > 0) throw new ApiError(409, 'CONFLICT', 'You are already friends with this bot');
+
+        const status: FriendRequestStatus =
+          bot.friendRequestMode === 'auto_accept' ? 'accepted' : bot.friendRequestMode === 'auto_reject' ? 'rejected' : 'pending';
+        const repo = manager.getRepository(FriendRequest);
+        const id = randomUUID();
+        await repo.insert({
+          id,
+          botId,
+          userId,
+          message: message ?? null,
+          source: CLIENT_SOURCE,
+          status,
+          answeredAt: status === 'pending' ? null : new Date(),
+        });
+        const request = await repo.findOneByOrFail({ id });
+        if (status === 'accepted') await this.befriend(manager, botId, [userId]);
+        const senders = await this.senders(manager, [userId]);
+        const view = friendRequestView(request, senders.get(userId)!);
+        if (status === 'pending') {
+          await this.updates.emit(manager, {
+            bot,
+            type: 'friend_request',
+            payload: { friend_request: friendRequestUpdateMember(view) },
+          });
+        }
+        return view;
+      });
+    } catch (error) {
+      if (isUniqueViolation(error, 'friend_requests_one_pending')) {
+        throw new ApiError(409, 'CONFLICT', 'A friend request to this bot is already waiting for an answer');
+      }
+      throw error;
+    }
+  }
+
+  private async befriend(manager: EntityManager, botId: string, userIds: string[]): Promise<void> {
+    if (userIds.length === 0) return;
+    await manager.query(
+      `INSERT INTO bot_friends (bot_id, user_id) SELECT $1, unnest($2::varchar[]) ON CONFLICT DO NOTHING`,
+      [botId, userIds],
+    );
+  }
+
+  private async assertManual(manager: EntityManager, botId: string, lock = false): Promise<void> {
+    const [row]: { friend_request_mode: FriendRequestMode }[] = await manager.query(
+      `SELECT friend_request_mode FROM bots WHERE id = $1 ${lock ? 'FOR SHARE' : ''}`,
+      [botId],
+    );
+    if (row?.friend_request_mode !== 'manual') {
+      throw new ApiError(409, 'CONFLICT', 'Friend requests are answered only in manual friend_request_mode');
+    }
+  }
+
+  private async senders(manager: EntityManager, userIds: string[]): Promise<Map<string, RequestSender>> {
+    const rows: { id: string; name: string; username: string | null; is_bot: boolean }[] = userIds.length
+      ? await manager.query(`SELECT id, name, username, is_bot FROM users WHERE id = ANY($1::varchar[])`, [userIds])
+      : [];
+    return new Map(rows.map((row) => [row.id, { id: row.id, name: row.name, username: row.username, is_bot: row.is_bot }]));
   }
 }

@@ -7,12 +7,12 @@ import { DataSource } from 'typeorm';
 export class UsersDirectory implements AccountDirectory {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** One statement, and no write at all when nothing changed. */
+  /** One statement, and no write at all when nothing changed. A bot's system user is never renamed by a login. */
   async upsert(account: Account): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO users (id, name) VALUES ($1, $2)
        ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, updated_at = now()
-       WHERE users.name IS DISTINCT FROM EXCLUDED.name`,
+       WHERE users.name IS DISTINCT FROM EXCLUDED.name AND NOT users.is_bot`,
       [account.id, account.name],
     );
   }

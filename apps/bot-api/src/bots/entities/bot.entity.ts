@@ -114,3 +114,8 @@ export class Bot {
 export function isBotAvailable(bot: Pick<Bot, 'reviewStatus' | 'status'>): boolean {
   return bot.reviewStatus === 'approved' && bot.status === 'enabled';
 }
+
+/** Id of the `users` row a bot speaks as; derived, so the pair stays one-to-one. */
+export function systemUserIdFor(botId: string): string {
+  return `bot_${botId}`;
+}

@@ -1,0 +1,89 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { ApiError } from '@app/envelope';
+import { DataSource } from 'typeorm';
+import { CommandScopeDto, CommandsSelectorDto, SetMyCommandsDto } from './dto/profile.dto';
+import { BotCommand, BotCommandSet } from './entities/bot-command-set.entity';
+
+interface Selector {
+  scope: CommandScopeDto;
+  scopeKey: string;
+  languageCode: string;
+}
+
+const CHAT_SCOPES = new Set(['chat', 'chat_administrators', 'chat_member']);
+
+/** One scope object, one canonical key: `{type:"chat",chat_id:"c1"}` → `chat:c1`. */
+export function scopeKeyOf(scope: CommandScopeDto | undefined): { scope: CommandScopeDto; key: string } {
+  const given = scope ?? { type: 'default' as const };
+  const needsChat = CHAT_SCOPES.has(given.type);
+  const needsUser = given.type === 'chat_member';
+  const problems: { field: string; problem: string }[] = [];
+  if (needsChat && !given.chat_id) problems.push({ field: 'scope.chat_id', problem: `is required for ${given.type}` });
+  if (!needsChat && given.chat_id !== undefined) {
+    problems.push({ field: 'scope.chat_id', problem: `is not allowed for ${given.type}` });
+  }
+  if (needsUser && !given.user_id) problems.push({ field: 'scope.user_id', problem: 'is required for chat_member' });
+  if (!needsUser && given.user_id !== undefined) {
+    problems.push({ field: 'scope.user_id', problem: `is not allowed for ${given.type}` });
+  }
+  if (problems.length > 0) {
+    throw ApiError.badRequest(`Validation failed: ${problems.map((p) => `${p.field}: ${p.problem}`).join('; ')}`, problems);
+  }
+  const normal: CommandScopeDto = { type: given.type };
+  if (needsChat) normal.chat_id = given.chat_id;
+  if (needsUser) normal.user_id = given.user_id;
+  const key = [normal.type, normal.chat_id, normal.user_id].filter((part) => part !== undefined).join(':');
+  return { scope: normal, key };
+}
+
+/** Command lists per (scope, language_code), replaced as a whole like Telegram's setMyCommands. */
+@Injectable()
+export class CommandsService {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async set(botId: string, dto: SetMyCommandsDto): Promise<true> {
+    const selector = this.selector(dto);
+    const names = dto.commands.map((c) => c.command);
+    const duplicate = names.find((name, index) => names.indexOf(name) !== index);
+    if (duplicate) {
+      throw ApiError.badRequest(`Validation failed: commands: "${duplicate}" appears twice`, [
+        { field: 'commands', problem: `command "${duplicate}" appears twice` },
+      ]);
+    }
+    const commands: BotCommand[] = dto.commands.map((c) => ({ command: c.command, description: c.description }));
+    await this.dataSource.transaction(async (manager) => {
+      if (commands.length === 0) {
+        await manager.delete(BotCommandSet, { botId, scopeKey: selector.scopeKey, languageCode: selector.languageCode });
+        return;
+      }
+      await manager.upsert(
+        BotCommandSet,
+        { botId, scopeKey: selector.scopeKey, languageCode: selector.languageCode, scope: { ...selector.scope }, commands },
+        ['botId', 'scopeKey', 'languageCode'],
+      );
+    });
+    return true;
+  }
+
+  async get(botId: string, dto: CommandsSelectorDto): Promise<BotCommand[]> {
+    const selector = this.selector(dto);
+    const set = await this.dataSource
+      .getRepository(BotCommandSet)
+      .findOneBy({ botId, scopeKey: selector.scopeKey, languageCode: selector.languageCode });
+    return set?.commands ?? [];
+  }
+
+  async delete(botId: string, dto: CommandsSelectorDto): Promise<true> {
+    const selector = this.selector(dto);
+    await this.dataSource
+      .getRepository(BotCommandSet)
+      .delete({ botId, scopeKey: selector.scopeKey, languageCode: selector.languageCode });
+    return true;
+  }
+
+  private selector(dto: CommandsSelectorDto): Selector {
+    const { scope, key } = scopeKeyOf(dto.scope);
+    return { scope, scopeKey: key, languageCode: dto.language_code ?? '' };
+  }
+}

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { BotsModule } from '../bots/bots.module';
+import { CommandsService } from './commands.service';
+import { BotCommandSet } from './entities/bot-command-set.entity';
+import { ProfileController, VerifyTokenController } from './profile.controller';
+import { ProfileService } from './profile.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([BotCommandSet]), BotsModule],
+  controllers: [VerifyTokenController, ProfileController],
+  providers: [ProfileService, CommandsService],
+})
+export class ProfileModule {}
