@@ -10,16 +10,23 @@ import {
   MetricsModule,
   RedisModule,
 } from '@app/platform';
+import { AdminModule } from './admin/admin.module';
 import { AllocationsModule } from './allocations/allocations.module';
+import { AppAuthModule } from './app-auth/app-auth.module';
 import { AppTokensModule } from './app-tokens/app-tokens.module';
 import { ApplicationsModule } from './applications/applications.module';
 import { AuthorizationsModule } from './authorizations/authorizations.module';
 import { BotBindingsModule } from './bot-bindings/bot-bindings.module';
 import { VoucherConfig } from './config/voucher.config';
+import { HolderModule } from './holder/holder.module';
 import { voucherMigrations } from './database/migrations';
+import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { RecipientsModule } from './recipients/recipients.module';
+import { RedemptionsModule } from './redemptions/redemptions.module';
+import { TemplatesModule } from './templates/templates.module';
 import { UsersDirectory } from './users/users.directory';
 import { UsersModule } from './users/users.module';
+import { VouchersModule } from './vouchers/vouchers.module';
 
 @Module({})
 export class AppModule {
@@ -40,10 +47,17 @@ export class AppModule {
         UsersModule,
         ApplicationsModule,
         AuthorizationsModule,
+        AppAuthModule,
+        RateLimitsModule,
+        TemplatesModule,
+        VouchersModule,
+        RedemptionsModule,
+        AdminModule,
         AppTokensModule,
         BotBindingsModule,
         RecipientsModule,
         AllocationsModule,
+        HolderModule,
       ],
       providers: [{ provide: VoucherConfig, useValue: config }],
       exports: [VoucherConfig],

@@ -1,7 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
-import { signAccountJwt } from '@app/auth';
+import { displayPrefix, generateSecretToken, hashSecretToken, signAccountJwt } from '@app/auth';
 import { loadConfig } from '@app/platform';
 import { createTestApp, createTestDatabase, deleteRedisKeys, testEnv, testRedisPrefix } from '@app/testing';
+import { DataSource } from 'typeorm';
 import { AppModule } from '../src/app.module';
 import { VoucherConfig } from '../src/config/voucher.config';
 import { voucherMigrations } from '../src/database/migrations';
@@ -30,4 +31,89 @@ export async function startVoucherApp(extraEnv: Record<string, string> = {}): Pr
       await deleteRedisKeys(config.REDIS_URL, prefix);
     },
   };
+}
+
+export interface SeededApplication {
+  applicationId: string;
+  ownerId: string;
+  tokenId: string;
+  /** The plaintext `sop_` token. */
+  token: string;
+}
+
+export interface SeedApplicationOptions {
+  ownerId?: string;
+  name?: string;
+  permissions?: string[];
+  allowedOrigins?: string[];
+  status?: 'active' | 'disabled';
+  features?: { vouchers: boolean };
+}
+
+/** Inserts a user (id = name) into the directory, as an authenticated call would. */
+export async function seedUser(ctx: VoucherTestContext, id: string): Promise<void> {
+  await ctx.app.get(DataSource).query(`INSERT INTO users (id, name) VALUES ($1, $1) ON CONFLICT (id) DO NOTHING`, [id]);
+}
+
+/** An application with one token, inserted directly so runtime tests do not depend on the console routes. */
+export async function seedApplication(
+  ctx: VoucherTestContext,
+  options: SeedApplicationOptions = {},
+): Promise<SeededApplication> {
+  const ownerId = options.ownerId ?? 'owner-1';
+  await seedUser(ctx, ownerId);
+  const [row]: Array<{ id: string }> = await ctx.app.get(DataSource).query(
+    `INSERT INTO applications (owner_id, name, status, allowed_origins, features)
+     VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+    [
+      ownerId,
+      options.name ?? 'Test shop',
+      options.status ?? 'active',
+      options.allowedOrigins ?? ['*'],
+      JSON.stringify(options.features ?? { vouchers: true }),
+    ],
+  );
+  const { tokenId, token } = await seedToken(ctx, row.id, { permissions: options.permissions });
+  return { applicationId: row.id, ownerId, tokenId, token };
+}
+
+export const ALL_VOUCHER_PERMISSIONS = [
+  'vouchers:read',
+  'vouchers:templates:write',
+  'vouchers:issue',
+  'vouchers:verify',
+  'vouchers:redeem',
+  'vouchers:reverse',
+];
+
+export async function seedToken(
+  ctx: VoucherTestContext,
+  applicationId: string,
+  options: { permissions?: string[]; expiresAt?: Date; revokedAt?: Date } = {},
+): Promise<{ tokenId: string; token: string }> {
+  const token = generateSecretToken('sop_');
+  const [row]: Array<{ id: string }> = await ctx.app.get(DataSource).query(
+    `INSERT INTO app_tokens (application_id, name, token_hash, prefix, permissions, expires_at, revoked_at)
+     VALUES ($1, 'test token', $2, $3, $4, $5, $6) RETURNING id`,
+    [
+      applicationId,
+      hashSecretToken(token),
+      displayPrefix(token),
+      options.permissions ?? ALL_VOUCHER_PERMISSIONS,
+      options.expiresAt ?? null,
+      options.revokedAt ?? null,
+    ],
+  );
+  return { tokenId: row.id, token };
+}
+
+/** The holder's consent that the recipient rule reads. */
+export async function seedAuthorization(ctx: VoucherTestContext, userId: string, applicationId: string): Promise<void> {
+  await seedUser(ctx, userId);
+  await ctx.app
+    .get(DataSource)
+    .query(`INSERT INTO authorizations (user_id, application_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
+      userId,
+      applicationId,
+    ]);
 }

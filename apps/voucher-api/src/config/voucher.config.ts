@@ -1,6 +1,7 @@
 import { AccountAuthConfig } from '@app/auth';
 import { Type } from 'class-transformer';
-import { IsInt, IsString, Matches, Min } from 'class-validator';
+import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { resolveRateLimits } from '../rate-limits/rate-limit.policy';
 
 export const DEV_CREDENTIAL_KEY = '0'.repeat(64);
 
@@ -19,10 +20,36 @@ export class VoucherConfig extends AccountAuthConfig {
   @Min(60_000)
   IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
+  /**
+   * Per-minute limits of runtime endpoints that differ from the defaults, e.g. `redeem=1000,issue=60`
+   * (names in rate-limits/rate-limit.policy.ts).
+   */
+  @IsString()
+  @Matches(/^$|^[a-z_.]+=\d+(,[a-z_.]+=\d+)*$/, { message: 'RATE_LIMITS must look like name=limit,name=limit' })
+  RATE_LIMITS = '';
+
+  /** Failed verify/redeem look-ups a token may make per window before both answer 429. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  GUESS_LIMIT = 20;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  GUESS_WINDOW_SECONDS = 600;
+
   override extraProblems(): string[] {
     const problems = super.extraProblems();
     if (this.NODE_ENV === 'production' && this.CREDENTIAL_KEY === DEV_CREDENTIAL_KEY) {
       problems.push('CREDENTIAL_KEY: the development default is refused when NODE_ENV=production');
+    }
+    try {
+      resolveRateLimits(this.RATE_LIMITS);
+    } catch (error) {
+      problems.push(`RATE_LIMITS: ${(error as Error).message}`);
     }
     return problems;
   }

@@ -1,7 +1,12 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
 export const TEMPLATE_TYPES = ['discount', 'cash_discount', 'gift', 'service'] as const;
-export const FULFILLMENT_CATEGORIES = ['physical_goods', 'offline_service', 'ecommerce_discount', 'app_credit'] as const;
+export const FULFILLMENT_CATEGORIES = [
+  'physical_goods',
+  'offline_service',
+  'ecommerce_discount',
+  'app_credit',
+] as const;
 export const ACQUISITION_SOURCES = ['free', 'merchant_campaign', 'platform_campaign'] as const;
 export const TEMPLATE_STATUSES = ['draft', 'reviewing', 'active', 'rejected', 'paused', 'ended', 'archived'] as const;
 

@@ -1,0 +1,46 @@
+import { Injectable } from '@nestjs/common';
+import { ApiError } from '@app/envelope';
+import { DataSource } from 'typeorm';
+import { Application } from '../applications/entities/application.entity';
+import type { FeaturesDto } from './dto/update-application-features.dto';
+
+export interface AdminApplicationView {
+  id: string;
+  owner_id: string;
+  name: string;
+  description: string | null;
+  status: string;
+  allowed_origins: string[];
+  features: { vouchers: boolean };
+  created_at: string;
+  updated_at: string;
+}
+
+@Injectable()
+export class AdminApplicationsService {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Staff open or close features; a closed feature answers 403 FEATURE_DISABLED on every runtime route at once. */
+  async setFeatures(applicationId: string, features: FeaturesDto): Promise<AdminApplicationView> {
+    return this.dataSource.transaction(async (manager) => {
+      const application = await manager.findOne(Application, {
+        where: { id: applicationId },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!application) throw ApiError.notFound('Application');
+      application.features = { ...application.features, vouchers: features.vouchers };
+      const saved = await manager.save(application);
+      return {
+        id: saved.id,
+        owner_id: saved.ownerId,
+        name: saved.name,
+        description: saved.description,
+        status: saved.status,
+        allowed_origins: saved.allowedOrigins,
+        features: { vouchers: saved.features.vouchers === true },
+        created_at: saved.createdAt.toISOString(),
+        updated_at: saved.updatedAt.toISOString(),
+      };
+    });
+  }
+}

@@ -1,0 +1,10 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional } from 'class-validator';
+import { TEMPLATE_STATUSES, TemplateStatus } from '../../templates/entities/template.entity';
+
+export class ReviewQueueQuery {
+  @ApiPropertyOptional({ enum: TEMPLATE_STATUSES, example: 'reviewing' })
+  @IsOptional()
+  @IsIn(TEMPLATE_STATUSES)
+  status?: TemplateStatus;
+}

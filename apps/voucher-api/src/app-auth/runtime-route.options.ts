@@ -1,0 +1,25 @@
+import type { RateLimitedEndpoint } from '../rate-limits/rate-limit.policy';
+
+export const VOUCHER_PERMISSIONS = [
+  'vouchers:read',
+  'vouchers:templates:write',
+  'vouchers:issue',
+  'vouchers:verify',
+  'vouchers:redeem',
+  'vouchers:reverse',
+] as const;
+
+export type VoucherPermission = (typeof VOUCHER_PERMISSIONS)[number];
+
+export interface RuntimeRouteOptions {
+  permission: VoucherPermission;
+  rateLimit: RateLimitedEndpoint;
+  /** Query parameters the route defines; any other is refused, so none can name another application. */
+  query?: string[];
+  /** Whether the route takes a body; a route without one refuses any body field. */
+  body?: boolean;
+  /** Verify and redeem answer 429 while the token is locked out for guessing credentials. */
+  guessProtected?: boolean;
+}
+
+export const RUNTIME_ROUTE_KEY = 'voucher:runtime-route';

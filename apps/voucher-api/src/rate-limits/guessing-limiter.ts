@@ -1,0 +1,44 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ApiError } from '@app/envelope';
+import { REDIS } from '@app/platform';
+import type Redis from 'ioredis';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
+import { VoucherConfig } from '../config/voucher.config';
+
+/**
+ * Counts failed credential look-ups per token. Past the threshold the token is refused on verify and
+ * redeem until the window ends, so codes cannot be enumerated at the normal rate limit.
+ */
+@Injectable()
+export class GuessingLimiter {
+  private readonly failures: RateLimiterRedis;
+  private readonly threshold: number;
+
+  constructor(@Inject(REDIS) redis: Redis, config: VoucherConfig) {
+    this.threshold = config.GUESS_LIMIT;
+    this.failures = new RateLimiterRedis({
+      storeClient: redis,
+      keyPrefix: 'guess',
+      points: config.GUESS_LIMIT,
+      duration: config.GUESS_WINDOW_SECONDS,
+    });
+  }
+
+  async assertNotLocked(tokenId: string): Promise<void> {
+    const state = await this.failures.get(tokenId);
+    if (state && state.consumedPoints >= this.threshold) {
+      const retryAfter = Math.max(Math.ceil(state.msBeforeNext / 1000), 1);
+      throw new ApiError(
+        429,
+        'RATE_LIMITED',
+        'Too many failed credential look-ups; verify and redeem are locked for this token',
+        undefined,
+        { 'Retry-After': String(retryAfter) },
+      );
+    }
+  }
+
+  async recordFailure(tokenId: string): Promise<void> {
+    await this.failures.penalty(tokenId, 1);
+  }
+}

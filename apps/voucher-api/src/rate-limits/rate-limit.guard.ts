@@ -1,0 +1,45 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ApiError } from '@app/envelope';
+import type { Request, Response } from 'express';
+import { appCallerOf } from '../app-auth/app-caller';
+import { GuessingLimiter } from './guessing-limiter';
+import { RATE_LIMIT_KEY, RateLimitMetadata } from './rate-limit.metadata';
+import { RateLimiters } from './rate-limiters';
+
+/**
+ * Runs after the token guard and before any interceptor, so a refused call never claims an
+ * idempotency key and a 429 is never stored. The headers go on every answer, errors included.
+ */
+@Injectable()
+export class RateLimitGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly limiters: RateLimiters,
+    private readonly guessing: GuessingLimiter,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const metadata = this.reflector.get<RateLimitMetadata | undefined>(RATE_LIMIT_KEY, context.getHandler());
+    const req = context.switchToHttp().getRequest<Request>();
+    const caller = appCallerOf(req);
+    if (!metadata || !caller) return true;
+    const res = context.switchToHttp().getResponse<Response>();
+
+    const outcome = await this.limiters.consume(metadata.endpoint, caller.tokenId);
+    res.setHeader('X-RateLimit-Limit', String(outcome.limit));
+    res.setHeader('X-RateLimit-Remaining', String(outcome.remaining));
+    res.setHeader('X-RateLimit-Reset', String(outcome.resetAt));
+    if (!outcome.allowed) {
+      throw new ApiError(
+        429,
+        'RATE_LIMITED',
+        `Rate limit of ${outcome.limit} requests per minute exceeded for this endpoint`,
+        undefined,
+        { 'Retry-After': String(outcome.retryAfterSeconds) },
+      );
+    }
+    if (metadata.guessProtected) await this.guessing.assertNotLocked(caller.tokenId);
+    return true;
+  }
+}

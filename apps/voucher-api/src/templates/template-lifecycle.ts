@@ -1,0 +1,21 @@
+import type { TemplateStatus } from './entities/template.entity';
+
+export type TemplateAction = 'submit' | 'approve' | 'reject' | 'pause' | 'resume' | 'end' | 'archive';
+
+/** Every legal move of a template; anything else is a 409. */
+export const TEMPLATE_TRANSITIONS: Record<TemplateAction, { from: readonly TemplateStatus[]; to: TemplateStatus }> = {
+  submit: { from: ['draft', 'rejected'], to: 'reviewing' },
+  approve: { from: ['reviewing'], to: 'active' },
+  reject: { from: ['reviewing'], to: 'rejected' },
+  pause: { from: ['active'], to: 'paused' },
+  resume: { from: ['paused'], to: 'active' },
+  end: { from: ['active', 'paused'], to: 'ended' },
+  archive: { from: ['draft', 'rejected', 'ended'], to: 'archived' },
+};
+
+/** States in which the owner may still edit the template. */
+export const EDITABLE_STATUSES: readonly TemplateStatus[] = ['draft', 'rejected'];
+
+export function canTransition(action: TemplateAction, from: TemplateStatus): boolean {
+  return TEMPLATE_TRANSITIONS[action].from.includes(from);
+}
