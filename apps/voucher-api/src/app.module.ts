@@ -19,6 +19,7 @@ import { AuthorizationsModule } from './authorizations/authorizations.module';
 import { BotBindingsModule } from './bot-bindings/bot-bindings.module';
 import { VoucherConfig } from './config/voucher.config';
 import { HolderModule } from './holder/holder.module';
+import { HolderModule } from './holder/holder.module';
 import { voucherMigrations } from './database/migrations';
 import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { RecipientsModule } from './recipients/recipients.module';
@@ -57,6 +58,7 @@ export class AppModule {
         BotBindingsModule,
         RecipientsModule,
         AllocationsModule,
+        HolderModule,
         HolderModule,
       ],
       providers: [{ provide: VoucherConfig, useValue: config }],

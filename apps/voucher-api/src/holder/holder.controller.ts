@@ -1,0 +1,45 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Account, AccountGuard, CurrentAccount } from '@app/auth';
+import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
+import { AuthorizationView } from './dto/authorization.view';
+import { CreateAuthorizationDto } from './dto/create-authorization.dto';
+import { HolderVoucherView } from './dto/holder-voucher.view';
+import { Page, PageQueryDto } from './dto/page-query.dto';
+import { HolderService } from './holder.service';
+
+@ApiTags('holder')
+@ApiBearerAuth()
+@UseGuards(AccountGuard)
+@Controller('api/v1/open-platform/holder')
+export class HolderController {
+  constructor(private readonly holder: HolderService) {}
+
+  @Get('vouchers')
+  @ApiOperation({ summary: 'My vouchers, newest first, with the QR token and code to show at the counter' })
+  vouchers(@CurrentAccount() account: Account, @Query() query: PageQueryDto): Promise<Page<HolderVoucherView>> {
+    return this.holder.vouchers(account.id, query);
+  }
+
+  @Get('authorizations')
+  @ApiOperation({ summary: 'Applications I allowed to issue vouchers to me' })
+  authorizations(@CurrentAccount() account: Account): Promise<AuthorizationView[]> {
+    return this.holder.authorizations(account.id);
+  }
+
+  @Post('authorizations')
+  @ApiOperation({ summary: 'Allow an application to issue vouchers to me (repeating it changes nothing)' })
+  authorize(@CurrentAccount() account: Account, @Body() dto: CreateAuthorizationDto): Promise<AuthorizationView> {
+    return this.holder.authorize(account.id, dto.application_id);
+  }
+
+  @Delete('authorizations/:applicationId')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Withdraw my consent; vouchers already issued stay mine' })
+  revoke(
+    @CurrentAccount() account: Account,
+    @Param('applicationId', new ResourceIdPipe('Authorization')) applicationId: string,
+  ): Promise<AuthorizationView> {
+    return this.holder.revokeAuthorization(account.id, applicationId);
+  }
+}
