@@ -19,7 +19,6 @@ import { AuthorizationsModule } from './authorizations/authorizations.module';
 import { BotBindingsModule } from './bot-bindings/bot-bindings.module';
 import { VoucherConfig } from './config/voucher.config';
 import { HolderModule } from './holder/holder.module';
-import { HolderModule } from './holder/holder.module';
 import { voucherMigrations } from './database/migrations';
 import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { RecipientsModule } from './recipients/recipients.module';
@@ -58,7 +57,6 @@ export class AppModule {
         BotBindingsModule,
         RecipientsModule,
         AllocationsModule,
-        HolderModule,
         HolderModule,
       ],
       providers: [{ provide: VoucherConfig, useValue: config }],
