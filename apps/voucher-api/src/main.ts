@@ -1,10 +1,11 @@
 import 'reflect-metadata';
-import { loadConfigOrExit, runHttpApp } from '@app/platform';
+import { loadConfigOrExit, runHttpApp, setupOpenApi } from '@app/platform';
+import { VOUCHER_API_DOCS } from './api-docs';
 import { AppModule } from './app.module';
 import { VoucherConfig } from './config/voucher.config';
 
 const config = loadConfigOrExit(VoucherConfig);
-runHttpApp(AppModule.forRoot(config), config).catch((error: Error) => {
+runHttpApp(AppModule.forRoot(config), config, (app) => setupOpenApi(app, VOUCHER_API_DOCS)).catch((error: Error) => {
   console.error(`voucher-api failed to start: ${error.message}`);
   process.exit(1);
 });

@@ -8,3 +8,4 @@ export * from './logging';
 export * from './metrics.module';
 export * from './redis';
 export * from './validation';
+export * from './openapi';

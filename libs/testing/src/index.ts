@@ -1,3 +1,4 @@
 export * from './test-app';
 export * from './test-database';
 export * from './migration-round-trip';
+export * from './http-routes';

@@ -4,14 +4,21 @@ import { configureHttpApp } from '@app/platform';
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 
-/** Boots a module as the real HTTP app does (own body parsing, envelope, validation), without listening. */
-export async function createTestApp(module: unknown): Promise<INestApplication> {
+/**
+ * Boots a module as the real HTTP app does (own body parsing, envelope, validation), without listening.
+ * `beforeInit` gets the app where main.ts's afterCreate does (e.g. to mount the API docs).
+ */
+export async function createTestApp(
+  module: unknown,
+  beforeInit: (app: INestApplication) => void = () => undefined,
+): Promise<INestApplication> {
   const moduleRef = await Test.createTestingModule({ imports: [module as never] }).compile();
   const app = moduleRef.createNestApplication({
     bodyParser: false,
     logger: process.env.TEST_DEBUG ? undefined : false,
   });
   configureHttpApp(app);
+  beforeInit(app);
   await app.init();
   return app;
 }

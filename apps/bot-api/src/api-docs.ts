@@ -1,0 +1,14 @@
+import { API_SECURITY, ApiDocsSpec } from '@app/platform';
+
+/** What the OpenAPI document of bot-api says about itself (served at /docs, written by `npm run openapi`). */
+export const BOT_API_DOCS: ApiDocsSpec = {
+  title: 'Bot messaging service',
+  description:
+    'Bot platform API: developer and staff routes with an account JWT, bot methods with a bot token (`sbot_…`) in ' +
+    'the style of the Telegram Bot API, and client routes through which end users chat. Successes are ' +
+    '`{ success: true, data }`, failures `{ success: false, code, message }`. Updates reach the bot by webhook ' +
+    '(at-least-once, retried, then dead-lettered) or by getUpdates long polling.',
+  version: '1.0.0',
+  envelope: 'bot',
+  security: [API_SECURITY.accountJwt, API_SECURITY.botToken],
+};

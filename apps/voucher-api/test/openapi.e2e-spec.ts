@@ -1,0 +1,96 @@
+import type { INestApplication } from '@nestjs/common';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import request from 'supertest';
+import { API_DOCS_PATH, API_SECURITY, loadConfig, setupOpenApi } from '@app/platform';
+import {
+  createTestApp,
+  createTestDatabase,
+  deleteRedisKeys,
+  documentedRoutes,
+  HttpRoute,
+  registeredRoutes,
+  TestDatabase,
+  testEnv,
+  testRedisPrefix,
+} from '@app/testing';
+import { VOUCHER_API_DOCS } from '../src/api-docs';
+import { AppModule } from '../src/app.module';
+import { VoucherConfig } from '../src/config/voucher.config';
+import { voucherMigrations } from '../src/database/migrations';
+
+const key = (route: HttpRoute) => `${route.method.toUpperCase()} ${route.path}`;
+// SwaggerModule mounts the UI, its assets and the JSON itself; they are the document, not part of it.
+const isDocsRoute = (route: HttpRoute) =>
+  route.path === `/${API_DOCS_PATH}` || route.path === `/${API_DOCS_PATH}-json` || route.path.startsWith(`/${API_DOCS_PATH}/`);
+
+describe('voucher-api OpenAPI document', () => {
+  let app: INestApplication;
+  let database: TestDatabase;
+  let document: OpenAPIObject;
+  let config: VoucherConfig;
+  const prefix = testRedisPrefix();
+
+  beforeAll(async () => {
+    database = await createTestDatabase('voucher', voucherMigrations);
+    config = loadConfig(VoucherConfig, testEnv(database.name, prefix));
+    app = await createTestApp(AppModule.forRoot(config), (created) => {
+      document = setupOpenApi(created, VOUCHER_API_DOCS);
+    });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await database?.drop();
+    await deleteRedisKeys(config.REDIS_URL, prefix);
+  });
+
+  it('documents every route the running app registers, and no route it does not serve', () => {
+    const registered = registeredRoutes(app).filter((route) => !isDocsRoute(route)).map(key);
+    const documented = documentedRoutes(document).map(key);
+    expect(registered.length).toBeGreaterThan(3);
+    expect(registered.filter((route) => !documented.includes(route))).toEqual([]);
+    expect(documented.filter((route) => !registered.includes(route))).toEqual([]);
+  });
+
+  it('serves the same document at /docs-json and the UI at /docs', async () => {
+    const json = await request(app.getHttpServer()).get(`/${API_DOCS_PATH}-json`).expect(200);
+    expect(json.body.openapi).toMatch(/^3\./);
+    expect(Object.keys(json.body.paths).sort()).toEqual(Object.keys(document.paths).sort());
+    const ui = await request(app.getHttpServer()).get(`/${API_DOCS_PATH}`).expect(200);
+    expect(ui.headers['content-type']).toMatch(/text\/html/);
+  });
+
+  it('describes the account JWT and sop_ application token schemes and no bot token', () => {
+    const schemes = document.components?.securitySchemes ?? {};
+    expect(Object.keys(schemes).sort()).toEqual([API_SECURITY.appToken, API_SECURITY.accountJwt].sort());
+    expect(schemes[API_SECURITY.appToken]).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'sop_<base62>' });
+    expect(schemes[API_SECURITY.accountJwt]).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  });
+
+  it('wraps API responses in the voucher envelope and errors in the error envelope with their codes', () => {
+    const schemas = document.components?.schemas ?? {};
+    expect(schemas.SuccessEnvelope).toMatchObject({ required: ['success', 'code', 'message', 'data', 'meta'] });
+    expect(schemas.ErrorEnvelope).toMatchObject({ required: ['success', 'code', 'message', 'error', 'meta'] });
+    const apiOperations = Object.entries(document.paths)
+      .filter(([path]) => path.startsWith('/api/'))
+      .flatMap(([, item]) => Object.values(item as Record<string, { responses: Record<string, any> }>));
+    expect(apiOperations.length).toBeGreaterThan(0);
+    for (const operation of apiOperations) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        const schema = JSON.stringify(response.content?.['application/json']?.schema);
+        if (Number(status) < 300) expect(schema).toContain('#/components/schemas/SuccessEnvelope');
+        if (Number(status) >= 400) {
+          expect(schema).toContain('#/components/schemas/ErrorEnvelope');
+          expect(response['x-error-codes'].length).toBeGreaterThan(0);
+        }
+      }
+    }
+  });
+
+  it('leaves health and metrics outside the envelope and open without credentials', () => {
+    expect(document.paths['/health/ready'].get?.security).toEqual([]);
+    expect(document.paths['/health/ready'].get?.responses['503']).toBeDefined();
+    const metrics = document.paths['/metrics'].get?.responses['200'] as { content?: object } | undefined;
+    expect(Object.keys(metrics?.content ?? {})).toEqual(['text/plain']);
+  });
+});

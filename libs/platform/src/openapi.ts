@@ -1,0 +1,385 @@
+import { applyDecorators, INestApplication, Type } from '@nestjs/common';
+import { GUARDS_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
+import { ModulesContainer } from '@nestjs/core';
+import { ApiExtension, ApiResponse, DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+
+/** Which envelope the service renders (see @app/envelope); the document describes exactly that one. */
+export type ApiEnvelopeKind = 'voucher' | 'bot';
+
+/** Bearer credentials a service can accept; the values are the security scheme names in the document. */
+export const API_SECURITY = {
+  /** Account JWT; `@ApiBearerAuth()` without a name refers to it. */
+  accountJwt: 'bearer',
+  /** Application token `sop_…` of the voucher service's runtime routes. */
+  appToken: 'app-token',
+  /** Bot token `sbot_…` of the bot methods. */
+  botToken: 'bot-token',
+} as const;
+
+export type ApiSecurityName = (typeof API_SECURITY)[keyof typeof API_SECURITY];
+
+export interface ApiDocsSpec {
+  title: string;
+  description: string;
+  version: string;
+  envelope: ApiEnvelopeKind;
+  /** Schemes this service accepts; every operation's security must name one of them. */
+  security: ApiSecurityName[];
+  tags?: Array<{ name: string; description: string }>;
+}
+
+/** UI at `/docs`, the JSON document at `/docs-json`. */
+export const API_DOCS_PATH = 'docs';
+
+const SCHEME_DOCS: Record<ApiSecurityName, { description: string; bearerFormat: string }> = {
+  bearer: {
+    bearerFormat: 'JWT',
+    description:
+      'Account JWT (`Authorization: Bearer <jwt>`) issued by the account system: HS256 with the shared secret or ' +
+      'RS/ES keys published at ACCOUNT_JWKS_URL. Claims: `sub` (user id), `name`, `roles` (`platform_admin` marks platform staff).',
+  },
+  'app-token': {
+    bearerFormat: 'sop_<base62>',
+    description:
+      'Application token (`Authorization: Bearer sop_…`), created in the console for one application with a list of ' +
+      'permissions. Every runtime call acts on that application only.',
+  },
+  'bot-token': {
+    bearerFormat: 'sbot_<base62>',
+    description:
+      'Bot token (`Authorization: Bearer sbot_…`), read once after approval and rotated from the developer routes.',
+  },
+};
+
+const ERROR_CODES_KEY = 'x-error-codes';
+const PUBLIC_KEY = 'x-public';
+
+export interface ApiErrorDoc {
+  status: number;
+  code: string;
+  /** When the error happens; shown beside the code. */
+  when?: string;
+}
+
+/**
+ * Documents the error responses of a route (or of every route of a controller) with their business
+ * codes, e.g. `@ApiErrorResponses([404, 'NOT_FOUND'], { status: 409, code: 'TEMPLATE_NOT_ACTIVE', when: 'template paused' })`.
+ * Codes that share a status are listed in one response; the document builder renders them in the
+ * service's error envelope with an example per code.
+ */
+export function ApiErrorResponses(...errors: Array<ApiErrorDoc | [number, string]>): MethodDecorator & ClassDecorator {
+  const byStatus = new Map<number, ApiErrorDoc[]>();
+  for (const entry of errors) {
+    const doc = Array.isArray(entry) ? { status: entry[0], code: entry[1] } : entry;
+    byStatus.set(doc.status, [...(byStatus.get(doc.status) ?? []), doc]);
+  }
+  return applyDecorators(
+    ...[...byStatus.entries()].map(([status, docs]) =>
+      ApiResponse({
+        status,
+        description: docs.map((doc) => (doc.when ? `\`${doc.code}\`: ${doc.when}` : `\`${doc.code}\``)).join('; '),
+        [ERROR_CODES_KEY]: docs.map((doc) => doc.code),
+      } as never),
+    ),
+  );
+}
+
+/** Marks a route that takes no credential (the document then says `security: []` for it). */
+export function ApiPublic(): MethodDecorator & ClassDecorator {
+  return ApiExtension(PUBLIC_KEY, true);
+}
+
+/** Builds the OpenAPI 3 document of an app from its controllers and DTO decorators. */
+export function buildOpenApiDocument(app: INestApplication, spec: ApiDocsSpec): OpenAPIObject {
+  const builder = new DocumentBuilder()
+    .setOpenAPIVersion('3.0.3')
+    .setTitle(spec.title)
+    .setDescription(spec.description)
+    .setVersion(spec.version)
+    .setLicense('UNLICENSED', 'https://spdx.org/licenses/')
+    .addServer('/', 'this deployment');
+  for (const name of spec.security) {
+    builder.addBearerAuth({ type: 'http', scheme: 'bearer', ...SCHEME_DOCS[name] }, name);
+  }
+  for (const tag of [...(spec.tags ?? []), OPERATIONS_TAG]) builder.addTag(tag.name, tag.description);
+  const document = SwaggerModule.createDocument(app, builder.build(), { operationIdFactory: operationId });
+  return finishDocument(document, spec.envelope, unguardedOperations(app));
+}
+
+function operationId(controllerKey: string, methodKey: string): string {
+  return `${controllerKey.replace(/Controller$/, '')}_${methodKey}`;
+}
+
+/**
+ * Operation ids of handlers that no guard protects: they take no credential, so the document marks them
+ * public even when the controller forgot `@ApiPublic()`. A guarded handler without `@ApiBearerAuth`
+ * stays without security and fails the lint, which is the point.
+ */
+function unguardedOperations(app: INestApplication): Set<string> {
+  const open = new Set<string>();
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const controller = wrapper.metatype as Type<unknown> | null;
+      if (!controller?.prototype) continue;
+      const classGuards: unknown[] = Reflect.getMetadata(GUARDS_METADATA, controller) ?? [];
+      for (const key of Object.getOwnPropertyNames(controller.prototype)) {
+        const handler = Object.getOwnPropertyDescriptor(controller.prototype, key)?.value;
+        if (typeof handler !== 'function' || Reflect.getMetadata(METHOD_METADATA, handler) === undefined) continue;
+        const guards: unknown[] = Reflect.getMetadata(GUARDS_METADATA, handler) ?? [];
+        if (classGuards.length === 0 && guards.length === 0) open.add(operationId(controller.name, key));
+      }
+    }
+  }
+  return open;
+}
+
+/** Builds the document and serves it at `/docs` (UI) and `/docs-json`; call before `app.init()`/`listen()`. */
+export function setupOpenApi(app: INestApplication, spec: ApiDocsSpec): OpenAPIObject {
+  const document = buildOpenApiDocument(app, spec);
+  SwaggerModule.setup(API_DOCS_PATH, app, document, {
+    jsonDocumentUrl: `${API_DOCS_PATH}-json`,
+    raw: ['json'],
+    customSiteTitle: spec.title,
+  });
+  return document;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Envelope and error rendering: the controllers return plain data, the global interceptor and
+// filter wrap it, so the document has to wrap it too or it would describe bodies nobody sends.
+
+const OPERATIONS_TAG = {
+  name: 'operations',
+  description: 'Health probes and Prometheus metrics; not part of the public API and not enveloped.',
+};
+
+const terminusBody = {
+  type: 'object',
+  description: 'Terminus health report',
+  properties: {
+    status: { type: 'string', enum: ['ok', 'error'] },
+    info: { type: 'object', additionalProperties: true },
+    error: { type: 'object', additionalProperties: true },
+    details: { type: 'object', additionalProperties: true },
+  },
+};
+
+/** The platform's own routes answer in the formats probes and Prometheus expect, so they are described here. */
+const OPERATIONS_ROUTES: Record<string, Json> = {
+  '/health/live': {
+    summary: 'Liveness: the process runs',
+    responses: {
+      '200': {
+        description: 'The process is alive',
+        content: { 'application/json': { schema: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } } } } },
+      },
+    },
+  },
+  '/health/ready': {
+    summary: 'Readiness: PostgreSQL and Redis answer',
+    responses: {
+      '200': { description: 'Ready to serve', content: { 'application/json': { schema: terminusBody } } },
+      '503': { description: 'A dependency is down; take the instance out of rotation', content: { 'application/json': { schema: terminusBody } } },
+    },
+  },
+  '/metrics': {
+    summary: 'Prometheus metrics',
+    responses: {
+      '200': {
+        description: 'Prometheus text exposition format',
+        content: { 'text/plain': { schema: { type: 'string' } } },
+      },
+    },
+  },
+};
+
+const DEFAULT_CODES: Record<ApiEnvelopeKind, Record<number, string>> = {
+  voucher: { 400: 'VALIDATION_FAILED' },
+  bot: { 400: 'VALIDATION' },
+};
+const COMMON_DEFAULT_CODES: Record<number, string> = {
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  410: 'GONE',
+  413: 'PAYLOAD_TOO_LARGE',
+  429: 'RATE_LIMITED',
+  500: 'INTERNAL_ERROR',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+function defaultCode(kind: ApiEnvelopeKind, status: number): string {
+  return DEFAULT_CODES[kind][status] ?? COMMON_DEFAULT_CODES[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : 'BAD_REQUEST');
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+function envelopeSchemas(kind: ApiEnvelopeKind): Record<string, object> {
+  if (kind === 'voucher') {
+    return {
+      ResponseMeta: {
+        type: 'object',
+        required: ['requestId', 'timestamp', 'duration'],
+        properties: {
+          requestId: { type: 'string', description: 'Identifier for troubleshooting (also the X-Request-Id header)' },
+          timestamp: { type: 'string', format: 'date-time', description: 'ISO 8601 UTC time of the response' },
+          duration: { type: 'string', pattern: '^[0-9]+ms$', example: '12ms' },
+        },
+      },
+      FieldProblem: {
+        type: 'object',
+        required: ['field', 'problem'],
+        properties: { field: { type: 'string', example: 'issue_limit' }, problem: { type: 'string' } },
+      },
+      SuccessEnvelope: {
+        type: 'object',
+        description: 'Every voucher-service success: the business payload sits in `data`.',
+        required: ['success', 'code', 'message', 'data', 'meta'],
+        properties: {
+          success: { type: 'boolean', enum: [true] },
+          code: { type: 'integer', description: 'Mirrors the HTTP status', example: 200 },
+          message: { type: 'string', example: 'OK' },
+          data: { description: 'The business payload; null when the operation returns none' },
+          meta: ref('ResponseMeta'),
+        },
+      },
+      ErrorEnvelope: {
+        type: 'object',
+        description: 'Every voucher-service failure: `error.code` is the business code to branch on.',
+        required: ['success', 'code', 'message', 'error', 'meta'],
+        properties: {
+          success: { type: 'boolean', enum: [false] },
+          code: { type: 'integer', description: 'Mirrors the HTTP status', example: 404 },
+          message: { type: 'string' },
+          error: {
+            type: 'object',
+            required: ['code'],
+            properties: {
+              code: { type: 'string', example: 'NOT_FOUND' },
+              details: { type: 'array', items: ref('FieldProblem') },
+            },
+          },
+          meta: ref('ResponseMeta'),
+        },
+      },
+    };
+  }
+  return {
+    SuccessEnvelope: {
+      type: 'object',
+      description: 'Every bot-service success: the payload sits in `data`.',
+      required: ['success', 'data'],
+      properties: {
+        success: { type: 'boolean', enum: [true] },
+        data: { description: 'The payload; null when the operation returns none' },
+      },
+    },
+    ErrorEnvelope: {
+      type: 'object',
+      description: 'Every bot-service failure: `code` is the business code to branch on.',
+      required: ['success', 'code', 'message'],
+      properties: {
+        success: { type: 'boolean', enum: [false] },
+        code: { type: 'string', example: 'NOT_FOUND' },
+        message: { type: 'string' },
+      },
+    },
+  };
+}
+
+function errorExample(kind: ApiEnvelopeKind, status: number, code: string): object {
+  const message = `${code.toLowerCase().replace(/_/g, ' ')}`;
+  if (kind === 'bot') return { success: false, code, message };
+  return {
+    success: false,
+    code: status,
+    message,
+    error: { code },
+    meta: { requestId: '5f0c1a8e-7d1b-4c1e-9a57-3c2b1f0e9d42', timestamp: '2026-01-01T00:00:00.000Z', duration: '3ms' },
+  };
+}
+
+function errorContent(kind: ApiEnvelopeKind, status: number, codes: string[]): object {
+  const codeSchema = { type: 'string', enum: codes };
+  const narrowing =
+    kind === 'voucher'
+      ? { type: 'object', properties: { error: { type: 'object', properties: { code: codeSchema } } } }
+      : { type: 'object', properties: { code: codeSchema } };
+  return {
+    'application/json': {
+      schema: { allOf: [ref('ErrorEnvelope'), narrowing] },
+      examples: Object.fromEntries(codes.map((code) => [code, { value: errorExample(kind, status, code) }])),
+    },
+  };
+}
+
+type Json = Record<string, any>;
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+function wrapSuccess(response: Json): void {
+  const media = response.content?.['application/json'];
+  const data = media?.schema;
+  response.content = {
+    'application/json': {
+      schema: data
+        ? { allOf: [ref('SuccessEnvelope'), { type: 'object', properties: { data } }] }
+        : ref('SuccessEnvelope'),
+      ...(media?.example !== undefined ? { example: media.example } : {}),
+      ...(media?.examples !== undefined ? { examples: media.examples } : {}),
+    },
+  };
+  if (!response.description) response.description = 'Success';
+}
+
+function finishOperation(kind: ApiEnvelopeKind, path: string, operation: Json, unguarded: Set<string>): void {
+  const isApi = path.startsWith('/api/');
+  if (operation[PUBLIC_KEY] || !isApi || (!operation.security && unguarded.has(operation.operationId))) {
+    operation.security = [];
+    delete operation[PUBLIC_KEY];
+  }
+  if (!isApi) {
+    operation.tags = [OPERATIONS_TAG.name];
+    Object.assign(operation, OPERATIONS_ROUTES[path] ?? {});
+    for (const response of Object.values<Json>(operation.responses ?? {})) {
+      if (!response.description) response.description = 'See the operations guide';
+    }
+    return;
+  }
+  const responses: Json = (operation.responses ??= {});
+  const hasInput = Boolean(operation.requestBody) || (operation.parameters ?? []).length > 0;
+  if (hasInput && !responses['400']) responses['400'] = { description: 'Invalid input', [ERROR_CODES_KEY]: [defaultCode(kind, 400)] };
+  if ((operation.security ?? []).length > 0 && !responses['401']) {
+    responses['401'] = { description: 'Missing, invalid or expired credential', [ERROR_CODES_KEY]: ['UNAUTHORIZED'] };
+  }
+  for (const [status, response] of Object.entries<Json>(responses)) {
+    const numeric = Number(status);
+    if (numeric >= 200 && numeric < 300) {
+      wrapSuccess(response);
+    } else if (numeric >= 400) {
+      const codes: string[] = response[ERROR_CODES_KEY] ?? [defaultCode(kind, numeric)];
+      response[ERROR_CODES_KEY] = codes;
+      response.content = errorContent(kind, numeric, codes);
+      if (!response.description) response.description = codes.map((code) => `\`${code}\``).join('; ');
+    }
+  }
+}
+
+/** Applies the envelope, default errors and security conventions to every operation. */
+function finishDocument(document: OpenAPIObject, kind: ApiEnvelopeKind, unguarded: Set<string>): OpenAPIObject {
+  document.components = document.components ?? {};
+  document.components.schemas = { ...envelopeSchemas(kind), ...(document.components.schemas ?? {}) };
+  const allCodes = new Set<string>();
+  for (const [path, item] of Object.entries<Json>(document.paths)) {
+    for (const method of HTTP_METHODS) {
+      const operation = item[method];
+      if (!operation) continue;
+      finishOperation(kind, path, operation, unguarded);
+      for (const response of Object.values<Json>(operation.responses ?? {})) {
+        for (const code of response[ERROR_CODES_KEY] ?? []) allCodes.add(code);
+      }
+    }
+  }
+  (document as Json)[ERROR_CODES_KEY] = [...allCodes].sort();
+  return document;
+}
