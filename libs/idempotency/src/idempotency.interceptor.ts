@@ -31,6 +31,8 @@ export interface IdempotentOptions {
   required: boolean;
   /** Where the key comes from; the default is the `Idempotency-Key` header. */
   keyFrom?: (req: Request) => unknown;
+  /** How error details name the key (default `Idempotency-Key`); set it when `keyFrom` reads a body field. */
+  keyName?: string;
 }
 
 const OPTIONS_KEY = 'idempotency:options';
@@ -71,16 +73,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const res = context.switchToHttp().getResponse<Response>();
     const rawKey = options.keyFrom ? options.keyFrom(req) : req.headers['idempotency-key'];
 
+    const keyName = options.keyName ?? 'Idempotency-Key';
     if (rawKey === undefined || rawKey === null || rawKey === '') {
       if (options.required)
-        throw ApiError.badRequest('Idempotency-Key is required', [
-          { field: 'Idempotency-Key', problem: 'is required' },
-        ]);
+        throw ApiError.badRequest(`${keyName} is required`, [{ field: keyName, problem: 'is required' }]);
       return next.handle();
     }
     if (typeof rawKey !== 'string' || !KEY_PATTERN.test(rawKey)) {
-      throw ApiError.badRequest('Idempotency-Key must be 1-255 printable characters', [
-        { field: 'Idempotency-Key', problem: 'must be 1-255 printable characters' },
+      throw ApiError.badRequest(`${keyName} must be 1-255 printable characters`, [
+        { field: keyName, problem: 'must be 1-255 printable characters' },
       ]);
     }
     const scope = tenantOf(req);

@@ -31,7 +31,7 @@ export class AllocationsController {
   }
 
   @Post()
-  @Idempotent({ required: true, keyFrom: idempotencyKeyOfBody })
+  @Idempotent({ required: true, keyFrom: idempotencyKeyOfBody, keyName: 'idempotencyKey' })
   @ApiOperation({ summary: 'Allocate template stock to a sender; idempotent on the idempotencyKey of the body' })
   create(
     @CurrentAccount() account: Account,
