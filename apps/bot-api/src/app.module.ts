@@ -19,6 +19,11 @@ import { UsersModule } from './users/users.module';
 import { FriendsModule } from './friends/friends.module';
 import { ProfileModule } from './profile/profile.module';
 import { UpdatesModule } from './updates/updates.module';
+import { FilesModule } from './files/files.module';
+import { ChatsModule } from './chats/chats.module';
+import { MessagesModule } from './messages/messages.module';
+import { QuotasModule } from './quotas/quotas.module';
+import { SendingModule } from './sending/sending.module';
 
 @Module({})
 export class AppModule {
@@ -42,6 +47,11 @@ export class AppModule {
         ProfileModule,
         FriendsModule,
         UpdatesModule,
+        FilesModule,
+        ChatsModule,
+        MessagesModule,
+        QuotasModule,
+        SendingModule,
       ],
       providers: [{ provide: BotConfig, useValue: config }],
       exports: [BotConfig],

@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { signAccountJwt } from '@app/auth';
+import { DataSource } from 'typeorm';
 import { loadConfig } from '@app/platform';
 import { createTestApp, createTestDatabase, deleteRedisKeys, testEnv, testRedisPrefix } from '@app/testing';
 import { AppModule } from '../src/app.module';
@@ -48,7 +49,11 @@ export interface BotApplication {
 }
 
 /** Applies for a bot as `ownerId` through the developer route; returns its id (review_status pending). */
-export async function submitBot(ctx: BotTestContext, ownerId: string, application: BotApplication = {}): Promise<string> {
+export async function submitBot(
+  ctx: BotTestContext,
+  ownerId: string,
+  application: BotApplication = {},
+): Promise<string> {
   const res = await request(ctx.app.getHttpServer())
     .post('/api/v1/bots/my')
     .set('Authorization', `Bearer ${await ctx.jwt(ownerId)}`)
@@ -73,5 +78,48 @@ export async function createApprovedBot(
     .post(`/api/v1/bots/my/${botId}/token`)
     .set('Authorization', `Bearer ${await ctx.jwt(ownerId)}`);
   if (read.status !== 200) throw new Error(`token read failed: ${read.status} ${JSON.stringify(read.body)}`);
-  return { botId, token: read.body.data.one_time_token as string, systemUserId: approved.body.data.system_user_id as string };
+  return {
+    botId,
+    token: read.body.data.one_time_token as string,
+    systemUserId: approved.body.data.system_user_id as string,
+  };
+}
+
+/** POST /api/v1/bots/<method> with a bot token; returns the supertest response. */
+export function callBot(ctx: BotTestContext, token: string, method: string, body: object = {}) {
+  return request(ctx.app.getHttpServer())
+    .post(`/api/v1/bots/${method}`)
+    .set('Authorization', `Bearer ${token}`)
+    .send(body);
+}
+
+export interface TestFile {
+  botId?: string;
+  userId?: string;
+  fileName?: string;
+  mimeType?: string;
+  fileSize?: number;
+  width?: number | null;
+  height?: number | null;
+  duration?: number | null;
+}
+
+/** A stored file row, as the upload flow leaves it; returns its file_id. */
+export async function insertFile(ctx: BotTestContext, file: TestFile): Promise<string> {
+  const rows: Array<{ id: string }> = await ctx.app.get(DataSource).query(
+    `INSERT INTO files (bot_id, user_id, file_name, mime_type, file_size, width, height, duration, storage_key)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+    [
+      file.botId ?? null,
+      file.userId ?? null,
+      file.fileName ?? 'picture.jpg',
+      file.mimeType ?? 'image/jpeg',
+      file.fileSize ?? 1024,
+      file.width ?? null,
+      file.height ?? null,
+      file.duration ?? null,
+      `test/${Math.random().toString(36).slice(2)}`,
+    ],
+  );
+  return rows[0].id;
 }

@@ -29,6 +29,17 @@ export class BotConfig extends AccountAuthConfig {
   @Min(1)
   BOT_DEFAULT_SEND_PER_DAY = 100000;
 
+  /** Unconfirmed Updates are kept this long for getUpdates, then purged. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  UPDATES_RETENTION_HOURS = 24;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1000)
+  UPDATES_PURGE_INTERVAL_MS = 600000;
+
   override extraProblems(): string[] {
     const problems = super.extraProblems();
     if (

@@ -1,12 +1,17 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { BotsModule } from '../bots/bots.module';
 import { UpdateRecord } from './entities/update.entity';
+import { PollingService } from './polling.service';
 import { UpdateNotifier } from './update-notifier';
+import { UpdatesPurgeService } from './updates-purge.service';
+import { UpdatesController } from './updates.controller';
 import { UpdatesService } from './updates.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([UpdateRecord])],
-  providers: [UpdateNotifier, UpdatesService],
+  imports: [TypeOrmModule.forFeature([UpdateRecord]), BotsModule],
+  controllers: [UpdatesController],
+  providers: [UpdateNotifier, UpdatesService, PollingService, UpdatesPurgeService],
   exports: [UpdatesService, UpdateNotifier],
 })
 export class UpdatesModule {}

@@ -1,0 +1,26 @@
+import type { Person } from '../messages/message-view';
+import { userView } from '../messages/message-view';
+import { memberStatus } from './chat-queries';
+import type { Chat } from './entities/chat.entity';
+import type { ChatMember } from './entities/chat-member.entity';
+
+export function chatView(chat: Chat) {
+  return {
+    id: chat.id,
+    type: chat.type,
+    title: chat.title,
+    description: chat.description,
+    photo_url: chat.photoUrl,
+    pinned_message_id: chat.pinnedMessageId,
+    created_at: chat.createdAt.toISOString(),
+  };
+}
+
+export function memberView(member: ChatMember, person: Person) {
+  return {
+    user: userView(person),
+    status: memberStatus(member),
+    ...(member.state === 'banned' && member.banReason ? { ban_reason: member.banReason } : {}),
+    joined_at: member.joinedAt.toISOString(),
+  };
+}

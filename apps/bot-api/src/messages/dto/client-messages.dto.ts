@@ -1,0 +1,90 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Length,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+
+export const TEXT_MAX = 4096;
+export const CAPTION_MAX = 1024;
+
+export class LocationDto {
+  @ApiProperty({ minimum: -90, maximum: 90 })
+  @IsNumber()
+  @Min(-90)
+  @Max(90)
+  latitude: number;
+
+  @ApiProperty({ minimum: -180, maximum: 180 })
+  @IsNumber()
+  @Min(-180)
+  @Max(180)
+  longitude: number;
+}
+
+export class PostMessageDto {
+  @ApiPropertyOptional({ maxLength: TEXT_MAX, description: 'Text, or the caption (at most 1024) when file_id is given' })
+  @IsOptional()
+  @IsString()
+  @Length(1, TEXT_MAX)
+  text?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  file_id?: string;
+
+  @ApiPropertyOptional({ type: LocationDto, description: 'Shares a location instead of text or a file' })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => LocationDto)
+  location?: LocationDto;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  reply_to_message_id?: number;
+
+  @ApiPropertyOptional({ type: [String], description: 'User ids or usernames' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @Length(1, 128, { each: true })
+  mentions?: string[];
+}
+
+export class EditMessageTextDto {
+  @ApiProperty({ maxLength: TEXT_MAX })
+  @IsString()
+  @Length(1, TEXT_MAX)
+  text: string;
+}
+
+export class ListMessagesQuery {
+  @ApiPropertyOptional({ default: 1, minimum: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  page = 1;
+
+  @ApiPropertyOptional({ default: 50, minimum: 1, maximum: 100 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  pageSize = 50;
+}

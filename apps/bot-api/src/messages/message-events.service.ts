@@ -1,0 +1,90 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { botOfUser, botsInChat, ChatBot } from '../chats/chat-queries';
+import { UpdatesService } from '../updates/updates.service';
+import { UpdateType } from '../updates/update-types';
+import { Message, MessageKind } from './entities/message.entity';
+import { ChatRef, messageView, Person, unixSeconds, userView } from './message-view';
+import { MessageStore } from './message-store.service';
+import { groupMessageVisibleTo } from './privacy';
+import type { StoredFile } from '../files/entities/file.entity';
+
+const KIND_TYPES: Partial<Record<MessageKind, UpdateType>> = {
+  photo: 'photo',
+  document: 'document',
+  video: 'video',
+  audio: 'audio',
+  location: 'location',
+  venue: 'location',
+};
+
+/** The Update type value of a new message (spec 6.2: media kinds carry their own type value). */
+export function updateTypeOf(kind: MessageKind): UpdateType {
+  return KIND_TYPES[kind] ?? 'message';
+}
+
+/** Fan-out of message events to the bots of a chat, with group privacy applied (spec 6.4). */
+@Injectable()
+export class MessageEventsService {
+  constructor(
+    private readonly updates: UpdatesService,
+    private readonly store: MessageStore,
+  ) {}
+
+  /** Bots never receive messages of bots (their own or others'), as in Telegram. */
+  async messagePosted(manager: EntityManager, chat: ChatRef, message: Message, sender: Person, file: StoredFile | null) {
+    if (sender.isBot) return;
+    const type = updateTypeOf(message.kind);
+    const view = messageView(message, chat, sender, file);
+    for (const bot of await this.audience(manager, chat, message)) {
+      await this.updates.emit(manager, { bot, type, payload: { message: view }, messageId: message.id });
+    }
+  }
+
+  async messageEdited(manager: EntityManager, chat: ChatRef, message: Message, sender: Person) {
+    const body = {
+      message_id: message.id,
+      chat: { id: chat.id, type: chat.type },
+      from: userView(sender),
+      text: message.text,
+      date: unixSeconds(message.createdAt),
+      edit_date: unixSeconds(message.editedAt ?? new Date()),
+    };
+    for (const bot of await this.audience(manager, chat, message)) {
+      await this.updates.emit(manager, { bot, type: 'edited_message', payload: { message: body } });
+    }
+  }
+
+  async messageDeleted(manager: EntityManager, chat: ChatRef, message: Message, at: Date) {
+    const body = { message_id: message.id, chat: { id: chat.id, type: chat.type }, date: unixSeconds(at) };
+    for (const bot of await this.audience(manager, chat, message)) {
+      await this.updates.emit(manager, { bot, type: 'message_deleted', payload: { message: body } });
+    }
+  }
+
+  /** Read and delivered receipts go only to the bot that sent the message. */
+  async receipt(manager: EntityManager, chat: ChatRef, message: Message, kind: 'read' | 'delivered', at: Date) {
+    const bot = await botOfUser(manager, message.senderId, chat.id);
+    if (!bot) return;
+    const body = { message_id: message.id, chat: { id: chat.id, type: chat.type }, date: unixSeconds(at) };
+    const type = kind === 'read' ? 'message_read' : 'message_delivered';
+    await this.updates.emit(manager, { bot, type, payload: { message: body } });
+  }
+
+  /**
+   * Bots that see events about this message: its sender if that is a bot (own edits and deletions), and
+   * for a person's message every bot of a private chat, or of a group when privacy lets the message through.
+   */
+  private async audience(manager: EntityManager, chat: ChatRef, message: Message): Promise<ChatBot[]> {
+    const bots = await botsInChat(manager, chat.id);
+    const senderBot = bots.find((bot) => bot.systemUserId === message.senderId);
+    if (senderBot) return [senderBot];
+    const senderIsBot: unknown[] = await manager.query(`SELECT 1 FROM users WHERE id = $1 AND is_bot`, [message.senderId]);
+    if (senderIsBot.length > 0) return [];
+    if (chat.type === 'private') return bots;
+    const replyToSenderId = await this.store.senderOf(manager, message.replyToMessageId);
+    return bots.filter((bot) =>
+      groupMessageVisibleTo(bot, { text: message.text, mentions: message.mentions, replyToSenderId }),
+    );
+  }
+}

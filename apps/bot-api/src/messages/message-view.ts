@@ -1,0 +1,94 @@
+import type { Chat } from '../chats/entities/chat.entity';
+import type { StoredFile } from '../files/entities/file.entity';
+import type { Message } from './entities/message.entity';
+
+/** A member of the user directory as messages show it (people and bot system users alike). */
+export interface Person {
+  id: string;
+  name: string;
+  username: string | null;
+  isBot: boolean;
+}
+
+export type ChatRef = Pick<Chat, 'id' | 'type' | 'title'>;
+
+const MEDIA_KINDS = new Set(['photo', 'document', 'video', 'audio', 'voice', 'video_note', 'animation', 'sticker']);
+
+export function isMediaKind(kind: string): boolean {
+  return MEDIA_KINDS.has(kind);
+}
+
+export function unixSeconds(date: Date): number {
+  return Math.floor(date.getTime() / 1000);
+}
+
+export function userView(person: Person) {
+  return { id: person.id, is_bot: person.isBot, username: person.username, first_name: person.name };
+}
+
+export function chatRefView(chat: ChatRef) {
+  return { id: chat.id, type: chat.type, title: chat.title };
+}
+
+/** The file block of messages and Updates (spec 2.3); per-message values win over the stored metadata. */
+export function fileView(file: StoredFile, message: Pick<Message, 'metadata'>) {
+  const own = message.metadata.file ?? {};
+  return {
+    file_id: file.id,
+    file_name: file.fileName,
+    mime_type: file.mimeType,
+    file_size: file.fileSize,
+    url: null,
+    thumbnail_url: null,
+    width: own.width ?? file.width,
+    height: own.height ?? file.height,
+    duration: own.duration ?? file.duration,
+    ...(own.performer !== undefined ? { performer: own.performer } : {}),
+    ...(own.title !== undefined ? { title: own.title } : {}),
+  };
+}
+
+/**
+ * The one message shape used by send results, client message lists and message Updates: the fields
+ * of spec 2.3 and 6.2 plus the kind-specific blocks, with absent blocks left out.
+ */
+export function messageView(message: Message, chat: ChatRef, sender: Person, file: StoredFile | null) {
+  const meta = message.metadata;
+  const view: Record<string, unknown> = {
+    message_id: message.id,
+    chat: chatRefView(chat),
+    from: userView(sender),
+    date: unixSeconds(message.createdAt),
+    kind: message.kind,
+    text: message.text,
+  };
+  if (isMediaKind(message.kind)) view.caption = message.text;
+  if (file) view.file = fileView(file, message);
+  if (meta.location) {
+    view.location = { latitude: meta.location.latitude, longitude: meta.location.longitude };
+    if (meta.isVenue) {
+      view.venue = { location: view.location, title: meta.location.name, address: meta.location.address ?? null };
+    } else if (meta.location.name) {
+      view.location = { ...(view.location as object), name: meta.location.name };
+    }
+  }
+  if (meta.diceEmoji) view.dice = { emoji: meta.diceEmoji, value: meta.diceValue };
+  if (meta.poll) {
+    view.poll = {
+      question: meta.poll.question,
+      options: meta.poll.options.map((text) => ({ text, voter_count: 0 })),
+      is_anonymous: meta.poll.is_anonymous,
+      type: meta.poll.type,
+      ...(meta.poll.correct_option_id !== undefined ? { correct_option_id: meta.poll.correct_option_id } : {}),
+    };
+  }
+  if (meta.contact) view.contact = meta.contact;
+  if (message.replyToMessageId !== null) view.reply_to_message_id = message.replyToMessageId;
+  if (message.mentions.length > 0) view.mentions = message.mentions;
+  if (message.replyMarkup) view.reply_markup = message.replyMarkup;
+  if (meta.forwardFrom) view.forward_from = meta.forwardFrom;
+  if (meta.mediaGroupId) view.media_group_id = meta.mediaGroupId;
+  if (message.editedAt) view.edit_date = unixSeconds(message.editedAt);
+  view.metadata = meta;
+  return view;
+}

@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ChatsModule } from '../chats/chats.module';
+import { FilesModule } from '../files/files.module';
+import { UpdatesModule } from '../updates/updates.module';
+import { ChatActionsService } from './chat-actions.service';
+import { ClientMessagesController } from './client-messages.controller';
+import { ClientMessagesService } from './client-messages.service';
+import { Message } from './entities/message.entity';
+import { MessageEventsService } from './message-events.service';
+import { MessageStore } from './message-store.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([Message]), ChatsModule, FilesModule, UpdatesModule],
+  controllers: [ClientMessagesController],
+  providers: [MessageStore, MessageEventsService, ClientMessagesService, ChatActionsService],
+  exports: [MessageStore, MessageEventsService, ChatActionsService],
+})
+export class MessagesModule {}

@@ -1,0 +1,58 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsInt, IsOptional, IsString, Length, Min } from 'class-validator';
+import { TEXT_MAX } from '../../messages/dto/client-messages.dto';
+import { IsReplyMarkup, ReplyMarkup } from './reply-markup';
+
+/** message_id is unique across chats; chat_id, when given, must be the message's chat. */
+export class MessageRefDto {
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  chat_id?: string;
+
+  @ApiProperty()
+  @IsInt()
+  @Min(1)
+  message_id: number;
+}
+
+export class EditMessageDto extends MessageRefDto {
+  @ApiProperty({ maxLength: TEXT_MAX })
+  @IsString()
+  @Length(1, TEXT_MAX)
+  text: string;
+
+  @ApiPropertyOptional({ type: Object })
+  @IsOptional()
+  @IsReplyMarkup()
+  reply_markup?: ReplyMarkup;
+}
+
+export class DeleteMessageDto extends MessageRefDto {}
+
+export class EditMessageReplyMarkupDto extends MessageRefDto {
+  @ApiPropertyOptional({ type: Object, nullable: true, description: 'null or omitted clears the buttons' })
+  @IsOptional()
+  @IsReplyMarkup({ allowNull: true })
+  reply_markup?: ReplyMarkup | null;
+}
+
+export class ForwardMessageDto {
+  @ApiProperty({ description: 'Target chat' })
+  @IsString()
+  @Length(1, 64)
+  chat_id: string;
+
+  @ApiProperty({ description: 'Chat the message is taken from' })
+  @IsString()
+  @Length(1, 64)
+  from_chat_id: string;
+
+  @ApiProperty()
+  @IsInt()
+  @Min(1)
+  message_id: number;
+}
+
+export class CopyMessageDto extends ForwardMessageDto {}

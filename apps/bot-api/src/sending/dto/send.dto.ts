@@ -1,0 +1,313 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Length,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { CAPTION_MAX, TEXT_MAX } from '../../messages/dto/client-messages.dto';
+import { DICE_EMOJI, DiceEmoji } from '../dice';
+import { IsReplyMarkup, ReplyMarkup } from './reply-markup';
+
+const REPLY_MARKUP_DOC = { description: '{ inline_keyboard: [[{ text, callback_data? , url? }]] }', type: Object };
+
+/** Fields every message-creating operation takes. */
+export class SendBaseDto {
+  @ApiProperty()
+  @IsString()
+  @Length(1, 64)
+  chat_id: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  reply_to_message_id?: number;
+
+  @ApiPropertyOptional(REPLY_MARKUP_DOC)
+  @IsOptional()
+  @IsReplyMarkup()
+  reply_markup?: ReplyMarkup;
+}
+
+export class SendMessageDto extends SendBaseDto {
+  @ApiProperty({ maxLength: TEXT_MAX })
+  @IsString()
+  @Length(1, TEXT_MAX)
+  text: string;
+
+  @ApiPropertyOptional({ type: [String], description: 'User ids or usernames' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @Length(1, 128, { each: true })
+  mentions?: string[];
+}
+
+/** file_id based sends; each operation accepts the media fields of spec 2.3 that apply to it. */
+export class SendFileDto extends SendBaseDto {
+  @ApiProperty()
+  @IsString()
+  @Length(1, 64)
+  file_id: string;
+
+  @ApiPropertyOptional({ maxLength: CAPTION_MAX })
+  @IsOptional()
+  @IsString()
+  @MaxLength(CAPTION_MAX)
+  caption?: string;
+}
+
+export class SendPhotoDto extends SendFileDto {
+  @ApiPropertyOptional({ description: 'pixels; taken from the stored file when omitted' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  width?: number;
+
+  @ApiPropertyOptional({ description: 'pixels; taken from the stored file when omitted' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  height?: number;
+}
+
+/** sendDocument takes the same fields as sendPhoto (spec 4.2). */
+export class SendDocumentDto extends SendPhotoDto {}
+
+export class SendVideoDto extends SendPhotoDto {
+  @ApiPropertyOptional({ description: 'seconds; taken from the stored file when omitted' })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(86400)
+  duration?: number;
+}
+
+export class SendVideoNoteDto extends SendVideoDto {}
+export class SendAnimationDto extends SendVideoDto {}
+
+export class SendAudioDto extends SendVideoDto {
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  performer?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  title?: string;
+}
+
+export class SendVoiceDto extends SendFileDto {
+  @ApiPropertyOptional({ description: 'seconds; taken from the stored file when omitted' })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(86400)
+  duration?: number;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  performer?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  title?: string;
+}
+
+export class SendStickerDto extends SendBaseDto {
+  @ApiProperty()
+  @IsString()
+  @Length(1, 64)
+  file_id: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  width?: number;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  height?: number;
+}
+
+export class SendLocationDto extends SendBaseDto {
+  @ApiProperty({ minimum: -90, maximum: 90 })
+  @IsNumber()
+  @Min(-90)
+  @Max(90)
+  latitude: number;
+
+  @ApiProperty({ minimum: -180, maximum: 180 })
+  @IsNumber()
+  @Min(-180)
+  @Max(180)
+  longitude: number;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @Length(1, 255)
+  name?: string;
+}
+
+export class SendVenueDto extends SendBaseDto {
+  @ApiProperty({ minimum: -90, maximum: 90 })
+  @IsNumber()
+  @Min(-90)
+  @Max(90)
+  latitude: number;
+
+  @ApiProperty({ minimum: -180, maximum: 180 })
+  @IsNumber()
+  @Min(-180)
+  @Max(180)
+  longitude: number;
+
+  @ApiProperty({ description: 'Name of the venue' })
+  @IsString()
+  @Length(1, 255)
+  title: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @Length(1, 500)
+  address?: string;
+}
+
+export class SendDiceDto extends SendBaseDto {
+  @ApiPropertyOptional({ enum: DICE_EMOJI, default: '🎲' })
+  @IsOptional()
+  @IsIn(DICE_EMOJI)
+  emoji?: DiceEmoji;
+}
+
+export class SendPollDto extends SendBaseDto {
+  @ApiProperty({ maxLength: 300 })
+  @IsString()
+  @Length(1, 300)
+  question: string;
+
+  @ApiProperty({ type: [String], minItems: 2, maxItems: 12 })
+  @IsArray()
+  @ArrayMinSize(2)
+  @ArrayMaxSize(12)
+  @IsString({ each: true })
+  @Length(1, 100, { each: true })
+  options: string[];
+
+  @ApiPropertyOptional({ default: true })
+  @IsOptional()
+  @IsBoolean()
+  is_anonymous?: boolean;
+
+  @ApiPropertyOptional({ enum: ['regular', 'quiz'], default: 'regular' })
+  @IsOptional()
+  @IsIn(['regular', 'quiz'])
+  type?: 'regular' | 'quiz';
+
+  @ApiPropertyOptional({ description: 'Required for a quiz: index of the correct option' })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  correct_option_id?: number;
+}
+
+export class SendContactDto extends SendBaseDto {
+  @ApiProperty()
+  @IsString()
+  @Length(1, 32)
+  phone_number: string;
+
+  @ApiProperty()
+  @IsString()
+  @Length(1, 64)
+  first_name: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  last_name?: string;
+}
+
+export const MEDIA_GROUP_TYPES = ['photo', 'video', 'document', 'audio'] as const;
+
+export class InputMediaDto {
+  @ApiProperty({ enum: MEDIA_GROUP_TYPES })
+  @IsIn(MEDIA_GROUP_TYPES)
+  type: (typeof MEDIA_GROUP_TYPES)[number];
+
+  @ApiProperty()
+  @IsString()
+  @Length(1, 64)
+  file_id: string;
+
+  @ApiPropertyOptional({ maxLength: CAPTION_MAX })
+  @IsOptional()
+  @IsString()
+  @MaxLength(CAPTION_MAX)
+  caption?: string;
+}
+
+export class SendMediaGroupDto extends SendBaseDto {
+  @ApiProperty({ type: [InputMediaDto], minItems: 2, maxItems: 10 })
+  @IsArray()
+  @ArrayMinSize(2)
+  @ArrayMaxSize(10)
+  @ValidateNested({ each: true })
+  @Type(() => InputMediaDto)
+  media: InputMediaDto[];
+}
+
+export const CHAT_ACTIONS = [
+  'typing',
+  'upload_photo',
+  'record_video',
+  'upload_video',
+  'record_voice',
+  'upload_voice',
+  'upload_document',
+  'choose_sticker',
+  'find_location',
+  'record_video_note',
+  'upload_video_note',
+] as const;
+
+export class SendChatActionDto {
+  @ApiProperty()
+  @IsString()
+  @Length(1, 64)
+  chat_id: string;
+
+  @ApiProperty({ enum: CHAT_ACTIONS })
+  @IsIn(CHAT_ACTIONS)
+  action: (typeof CHAT_ACTIONS)[number];
+}

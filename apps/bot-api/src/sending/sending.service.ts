@@ -1,0 +1,181 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { ApiError } from '@app/envelope';
+import { randomUUID } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
+import type { Bot } from '../bots/entities/bot.entity';
+import { loadPerson, requireActiveMember } from '../chats/chat-queries';
+import { Chat } from '../chats/entities/chat.entity';
+import { FilesService } from '../files/files.service';
+import { StoredFile } from '../files/entities/file.entity';
+import { ChatActionsService } from '../messages/chat-actions.service';
+import { MessageKind, MessageMetadata } from '../messages/entities/message.entity';
+import { MessageStore } from '../messages/message-store.service';
+import { DEFAULT_DICE_EMOJI, rollDice } from './dice';
+import {
+  SendBaseDto,
+  SendChatActionDto,
+  SendContactDto,
+  SendDiceDto,
+  SendLocationDto,
+  SendMediaGroupDto,
+  SendMessageDto,
+  SendPollDto,
+  SendVenueDto,
+} from './dto/send.dto';
+
+/** A file-based send, already reduced to the message it creates. */
+export interface FileSend extends SendBaseDto {
+  file_id: string;
+  caption?: string;
+  width?: number;
+  height?: number;
+  duration?: number;
+  performer?: string;
+  title?: string;
+}
+
+interface Content {
+  kind: MessageKind;
+  text?: string | null;
+  fileId?: string;
+  mentions?: string[];
+  metadata?: MessageMetadata;
+}
+
+/**
+ * Bot send operations. A bot writes only into chats where its system user is an active member
+ * (others answer 404). Bot messages create no Updates: bots do not receive messages of bots.
+ */
+@Injectable()
+export class SendingService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly store: MessageStore,
+    private readonly files: FilesService,
+    private readonly actions: ChatActionsService,
+  ) {}
+
+  sendMessage(bot: Bot, dto: SendMessageDto) {
+    return this.sendOne(bot, dto, { kind: 'text', text: dto.text, mentions: dto.mentions });
+  }
+
+  sendFile(bot: Bot, kind: MessageKind, dto: FileSend) {
+    const own = { width: dto.width, height: dto.height, duration: dto.duration, performer: dto.performer, title: dto.title };
+    const file = Object.fromEntries(Object.entries(own).filter(([, value]) => value !== undefined));
+    return this.sendOne(bot, dto, {
+      kind,
+      text: dto.caption,
+      fileId: dto.file_id,
+      metadata: Object.keys(file).length > 0 ? { file } : {},
+    });
+  }
+
+  sendLocation(bot: Bot, dto: SendLocationDto) {
+    const location = { latitude: dto.latitude, longitude: dto.longitude, ...(dto.name ? { name: dto.name } : {}) };
+    return this.sendOne(bot, dto, { kind: 'location', metadata: { location } });
+  }
+
+  sendVenue(bot: Bot, dto: SendVenueDto) {
+    const location = {
+      latitude: dto.latitude,
+      longitude: dto.longitude,
+      name: dto.title,
+      ...(dto.address ? { address: dto.address } : {}),
+    };
+    return this.sendOne(bot, dto, { kind: 'venue', metadata: { location, isVenue: true } });
+  }
+
+  sendDice(bot: Bot, dto: SendDiceDto) {
+    const emoji = dto.emoji ?? DEFAULT_DICE_EMOJI;
+    return this.sendOne(bot, dto, { kind: 'dice', metadata: { diceEmoji: emoji, diceValue: rollDice(emoji) } });
+  }
+
+  sendPoll(bot: Bot, dto: SendPollDto) {
+    const type = dto.type ?? 'regular';
+    if (type === 'quiz' && dto.correct_option_id === undefined) {
+      throw ApiError.badRequest('A quiz needs correct_option_id');
+    }
+    if (type === 'regular' && dto.correct_option_id !== undefined) {
+      throw ApiError.badRequest('correct_option_id is only for quizzes');
+    }
+    if (dto.correct_option_id !== undefined && dto.correct_option_id >= dto.options.length) {
+      throw ApiError.badRequest('correct_option_id must be the index of one of the options');
+    }
+    const poll = {
+      question: dto.question,
+      options: dto.options,
+      is_anonymous: dto.is_anonymous ?? true,
+      type,
+      ...(dto.correct_option_id !== undefined ? { correct_option_id: dto.correct_option_id } : {}),
+    };
+    return this.sendOne(bot, dto, { kind: 'poll', text: dto.question, metadata: { poll } });
+  }
+
+  sendContact(bot: Bot, dto: SendContactDto) {
+    const contact = {
+      phone_number: dto.phone_number,
+      first_name: dto.first_name,
+      ...(dto.last_name ? { last_name: dto.last_name } : {}),
+    };
+    return this.sendOne(bot, dto, { kind: 'contact', metadata: { contact } });
+  }
+
+  /** Separate messages sharing a media_group_id, written together; only the last carries reply_markup. */
+  sendMediaGroup(bot: Bot, dto: SendMediaGroupDto) {
+    const mediaGroupId = randomUUID();
+    return this.dataSource.transaction(async (manager) => {
+      const chat = await this.writableChat(manager, bot, dto);
+      const views = [];
+      for (const [index, item] of dto.media.entries()) {
+        const last = index === dto.media.length - 1;
+        const content = { kind: item.type, text: item.caption, fileId: item.file_id, metadata: { mediaGroupId } };
+        views.push(await this.write(manager, bot, chat, dto, content, last ? dto.reply_markup : undefined));
+      }
+      return views;
+    });
+  }
+
+  async sendChatAction(bot: Bot, dto: SendChatActionDto): Promise<true> {
+    const { chat } = await requireActiveMember(this.dataSource.manager, dto.chat_id, bot.systemUserId ?? '');
+    await this.actions.set(chat.id, bot.systemUserId!, dto.action);
+    return true;
+  }
+
+  private sendOne(bot: Bot, dto: SendBaseDto, content: Content) {
+    return this.dataSource.transaction(async (manager) => {
+      const chat = await this.writableChat(manager, bot, dto);
+      return this.write(manager, bot, chat, dto, content, dto.reply_markup);
+    });
+  }
+
+  private async writableChat(manager: EntityManager, bot: Bot, dto: SendBaseDto): Promise<Chat> {
+    const { chat } = await requireActiveMember(manager, dto.chat_id, bot.systemUserId ?? '');
+    if (dto.reply_to_message_id !== undefined) await this.store.findInChat(manager, chat.id, dto.reply_to_message_id);
+    return chat;
+  }
+
+  private async write(
+    manager: EntityManager,
+    bot: Bot,
+    chat: Chat,
+    dto: SendBaseDto,
+    content: Content,
+    replyMarkup: SendBaseDto['reply_markup'],
+  ) {
+    let file: StoredFile | null = null;
+    if (content.fileId) file = await this.files.visibleToBot(manager, content.fileId, bot);
+    const message = await this.store.insert(manager, {
+      chatId: chat.id,
+      senderId: bot.systemUserId!,
+      kind: content.kind,
+      text: content.text,
+      fileId: file?.id,
+      replyToMessageId: dto.reply_to_message_id,
+      mentions: content.mentions,
+      metadata: content.metadata,
+      replyMarkup: replyMarkup ? { ...replyMarkup } : null,
+    });
+    return this.store.view(message, chat, await loadPerson(manager, bot.systemUserId!), file);
+  }
+}

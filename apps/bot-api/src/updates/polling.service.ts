@@ -1,0 +1,145 @@
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { ApiError } from '@app/envelope';
+import { createRedis, REDIS } from '@app/platform';
+import type Redis from 'ioredis';
+import { DataSource } from 'typeorm';
+import type { Bot } from '../bots/entities/bot.entity';
+import { BotConfig } from '../config/bot.config';
+import { GetUpdatesDto } from './dto/get-updates.dto';
+import { PollWaiter } from './poll-waiter';
+import { pollsChannel, updatesChannel } from './update-notifier';
+
+export const DEFAULT_UPDATES_LIMIT = 100;
+
+interface PollAnnouncement {
+  botId: string;
+  pollId: string;
+  startedAt: number;
+}
+
+/**
+ * getUpdates with long polling. Waiting calls sleep on an in-process waiter that a Redis message wakes
+ * (published after the Update's transaction committed); a newer call of the same bot, on any instance,
+ * ends the older one with 409; shutdown releases every waiting call at once.
+ */
+@Injectable()
+export class PollingService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(PollingService.name);
+  private readonly waiters = new Map<string, PollWaiter>();
+  private subscriber?: Redis;
+  private closing = false;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly config: BotConfig,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    // A connection in subscriber mode can run no other command, hence a dedicated one.
+    this.subscriber = createRedis(this.config.REDIS_URL, 'bot-api-updates-subscriber');
+    this.subscriber.on('message', (channel: string, message: string) => this.onMessage(channel, message));
+    this.subscriber.on('error', (error: Error) => this.logger.warn(`update subscriber: ${error.message}`));
+    await this.subscriber.subscribe(updatesChannel(this.config), pollsChannel(this.config));
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.closing = true;
+    for (const waiter of this.waiters.values()) waiter.wake();
+    await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
+  }
+
+  async getUpdates(bot: Bot, dto: GetUpdatesDto) {
+    if (bot.deliveryMode === 'webhook') {
+      throw ApiError.conflict('CONFLICT', 'getUpdates is unavailable while a webhook is set; call deleteWebhook first');
+    }
+    if (dto.allowed_updates !== undefined) await this.rememberAllowedUpdates(bot.id, dto.allowed_updates);
+    if (dto.offset !== undefined) await this.acknowledgeBelow(bot.id, dto.offset);
+
+    const waiter = await this.register(bot.id);
+    try {
+      const deadline = Date.now() + (dto.timeout ?? 0) * 1000;
+      for (;;) {
+        waiter.arm();
+        const updates = await this.pending(bot.id, dto.offset, dto.limit ?? DEFAULT_UPDATES_LIMIT);
+        this.assertCurrent(waiter);
+        if (updates.length > 0 || this.closing || Date.now() >= deadline) return updates;
+        await waiter.wait(deadline - Date.now());
+        this.assertCurrent(waiter);
+        if (this.closing) return [];
+      }
+    } finally {
+      if (this.waiters.get(bot.id) === waiter) this.waiters.delete(bot.id);
+    }
+  }
+
+  /** Unconfirmed Updates older than the retention are dropped; returns how many. */
+  async purgeExpired(): Promise<number> {
+    const result: [unknown[], number] = await this.dataSource.query(
+      `DELETE FROM updates WHERE created_at < now() - make_interval(hours => $1)`,
+      [this.config.UPDATES_RETENTION_HOURS],
+    );
+    return result[1];
+  }
+
+  private assertCurrent(waiter: PollWaiter): void {
+    if (waiter.superseded) {
+      throw ApiError.conflict('CONFLICT', 'Terminated by another getUpdates request of this bot');
+    }
+  }
+
+  private async register(botId: string): Promise<PollWaiter> {
+    const waiter = new PollWaiter(botId);
+    this.waiters.get(botId)?.supersede();
+    this.waiters.set(botId, waiter);
+    const announcement: PollAnnouncement = { botId, pollId: waiter.id, startedAt: waiter.startedAt };
+    await this.redis.publish(pollsChannel(this.config), JSON.stringify(announcement));
+    return waiter;
+  }
+
+  private onMessage(channel: string, message: string): void {
+    if (channel === updatesChannel(this.config)) {
+      this.waiters.get(message)?.wake();
+      return;
+    }
+    if (channel !== pollsChannel(this.config)) return;
+    let announcement: PollAnnouncement;
+    try {
+      announcement = JSON.parse(message) as PollAnnouncement;
+    } catch {
+      return;
+    }
+    const local = this.waiters.get(announcement.botId);
+    if (local && local.id !== announcement.pollId && local.isOlderThan(announcement.startedAt, announcement.pollId)) {
+      local.supersede();
+    }
+  }
+
+  private async rememberAllowedUpdates(botId: string, allowed: string[]): Promise<void> {
+    // An empty list means "every default type", stored as null like a bot that never chose.
+    await this.dataSource.query(`UPDATE bots SET allowed_updates = $2, updated_at = now() WHERE id = $1`, [
+      botId,
+      allowed.length > 0 ? [...new Set(allowed)] : null,
+    ]);
+  }
+
+  private async acknowledgeBelow(botId: string, offset: number): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE updates SET acknowledged = true WHERE bot_id = $1 AND update_seq < $2 AND NOT acknowledged`,
+      [botId, offset],
+    );
+  }
+
+  private async pending(botId: string, offset: number | undefined, limit: number) {
+    const rows: Array<{ update_seq: string; payload: Record<string, unknown> }> = await this.dataSource.query(
+      `SELECT update_seq, payload FROM updates
+        WHERE bot_id = $1 AND NOT acknowledged AND update_seq >= $2
+          AND created_at > now() - make_interval(hours => $3)
+        ORDER BY update_seq
+        LIMIT $4`,
+      [botId, offset ?? 0, this.config.UPDATES_RETENTION_HOURS, limit],
+    );
+    return rows.map((row) => ({ ...row.payload, update_seq: Number(row.update_seq) }));
+  }
+}
