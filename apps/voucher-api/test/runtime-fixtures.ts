@@ -1,10 +1,21 @@
 import request from 'supertest';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { DEFAULT_RATE_LIMITS } from '../src/rate-limits/rate-limit.policy';
 import { VoucherCredentials } from '../src/vouchers/voucher-credentials';
 import { seedAuthorization, SeededApplication, VoucherTestContext } from './app-context';
 
 export const API = '/api/v1/open-platform';
+
+/**
+ * Functional test files make more calls per minute than the production defaults allow; they raise
+ * every limit through configuration (the rate-limit test file keeps the defaults).
+ */
+export const GENEROUS_RATE_LIMITS = {
+  RATE_LIMITS: Object.keys(DEFAULT_RATE_LIMITS)
+    .map((name) => `${name}=100000`)
+    .join(','),
+};
 
 export function templateBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -71,7 +82,10 @@ export async function issuedVoucher(
 }
 
 /** What the holder's wallet would display: decrypted from the stored ciphertexts. */
-export async function credentialsOf(ctx: VoucherTestContext, voucherId: string): Promise<{ qrToken: string; code: string }> {
+export async function credentialsOf(
+  ctx: VoucherTestContext,
+  voucherId: string,
+): Promise<{ qrToken: string; code: string }> {
   const [row]: Array<{ qr_token_enc: string; code_enc: string }> = await ctx.app
     .get(DataSource)
     .query(`SELECT qr_token_enc, code_enc FROM vouchers WHERE id = $1`, [voucherId]);
