@@ -9,7 +9,10 @@ describe('console: stock allocations', () => {
   let owner: Record<string, string>;
 
   beforeAll(async () => {
-    ctx = await startVoucherApp();
+    // Each test sets up its own template; the runtime's per-token review limits are not under test here.
+    ctx = await startVoucherApp({
+      RATE_LIMITS: 'templates.create=1000,templates.submit=1000,templates.lifecycle=1000',
+    });
     app = await seedApplication(ctx, { ownerId: 'alloc-owner' });
     owner = bearer(await ctx.jwt('alloc-owner', 'Owner'));
     await seedUser(ctx, 'sender-1');
