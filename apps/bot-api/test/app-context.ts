@@ -123,3 +123,12 @@ export async function insertFile(ctx: BotTestContext, file: TestFile): Promise<s
   );
   return rows[0].id;
 }
+
+/** Puts people into the user directory, as their first authenticated call would. */
+export async function ensureUsers(ctx: BotTestContext, ...ids: string[]): Promise<void> {
+  for (const id of ids) {
+    await ctx.app
+      .get(DataSource)
+      .query(`INSERT INTO users (id, name) VALUES ($1, $1) ON CONFLICT (id) DO NOTHING`, [id]);
+  }
+}

@@ -43,7 +43,8 @@ export class ChatsService {
       for (const userId of memberIds) {
         const target = people.get(userId)!;
         // Only the added bots hear about it: a new group has no audience for chat_member yet.
-        if (target.isBot) await this.events.memberChanged(manager, { chat, actor, target, oldStatus: 'left', newStatus: 'member' });
+        if (target.isBot)
+          await this.events.memberChanged(manager, { chat, actor, target, oldStatus: 'left', newStatus: 'member' });
       }
       return { ...chatView(chat), members: members.map((m) => memberView(m, people.get(m.userId)!)) };
     });
@@ -62,13 +63,17 @@ export class ChatsService {
          ON CONFLICT (private_key) DO NOTHING RETURNING id`,
         [`${account.id}|${bot.systemUserId}`, account.id],
       );
-      const chat = await manager.getRepository(Chat).findOneByOrFail({ privateKey: `${account.id}|${bot.systemUserId}` });
+      const chat = await manager
+        .getRepository(Chat)
+        .findOneByOrFail({ privateKey: `${account.id}|${bot.systemUserId}` });
       const created = inserted.length > 0;
       if (created) {
-        await manager.getRepository(ChatMember).save([
-          manager.create(ChatMember, { chatId: chat.id, userId: account.id, rank: 'member', state: 'active' }),
-          manager.create(ChatMember, { chatId: chat.id, userId: bot.systemUserId, rank: 'member', state: 'active' }),
-        ]);
+        await manager
+          .getRepository(ChatMember)
+          .save([
+            manager.create(ChatMember, { chatId: chat.id, userId: account.id, rank: 'member', state: 'active' }),
+            manager.create(ChatMember, { chatId: chat.id, userId: bot.systemUserId, rank: 'member', state: 'active' }),
+          ]);
         const people = await loadPeople(manager, [account.id, bot.systemUserId]);
         await this.events.memberChanged(manager, {
           chat,

@@ -10,7 +10,12 @@ import { StoredFile } from './entities/file.entity';
  */
 @Injectable()
 export class FilesService {
-  async visibleToUser(manager: EntityManager, fileId: string, userId: string, ownerBotId?: string): Promise<StoredFile> {
+  async visibleToUser(
+    manager: EntityManager,
+    fileId: string,
+    userId: string,
+    ownerBotId?: string,
+  ): Promise<StoredFile> {
     const notFound = new ApiError(404, undefined, 'File not found');
     if (!isUuid(fileId)) throw notFound;
     const file = await manager.getRepository(StoredFile).findOneBy({ id: fileId });
@@ -39,7 +44,11 @@ export class FilesService {
   async byIds(manager: EntityManager, ids: ReadonlyArray<string | null>): Promise<Map<string, StoredFile>> {
     const unique = [...new Set(ids.filter((id): id is string => id !== null))];
     if (unique.length === 0) return new Map();
-    const files = await manager.getRepository(StoredFile).createQueryBuilder('f').where('f.id IN (:...unique)', { unique }).getMany();
+    const files = await manager
+      .getRepository(StoredFile)
+      .createQueryBuilder('f')
+      .where('f.id IN (:...unique)', { unique })
+      .getMany();
     return new Map(files.map((f) => [f.id, f]));
   }
 }

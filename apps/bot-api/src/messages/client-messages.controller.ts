@@ -44,7 +44,11 @@ export class ClientMessagesController {
 
   @Post(':messageId/delivered')
   @HttpCode(200)
-  delivered(@CurrentAccount() account: Account, @Param('chatId') chatId: string, @Param('messageId') messageId: string) {
+  delivered(
+    @CurrentAccount() account: Account,
+    @Param('chatId') chatId: string,
+    @Param('messageId') messageId: string,
+  ) {
     return this.messages.receipt(account, chatId, messageId, 'delivered');
   }
 }

@@ -75,7 +75,9 @@ export class ClientMessagesService {
         fileId: file?.id,
         replyToMessageId: dto.reply_to_message_id,
         mentions: dto.mentions,
-        metadata: dto.location ? { location: { latitude: dto.location.latitude, longitude: dto.location.longitude } } : {},
+        metadata: dto.location
+          ? { location: { latitude: dto.location.latitude, longitude: dto.location.longitude } }
+          : {},
       });
       const sender = await loadPerson(manager, account.id);
       await this.events.messagePosted(manager, chat, message, sender, file);

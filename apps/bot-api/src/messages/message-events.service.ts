@@ -32,7 +32,13 @@ export class MessageEventsService {
   ) {}
 
   /** Bots never receive messages of bots (their own or others'), as in Telegram. */
-  async messagePosted(manager: EntityManager, chat: ChatRef, message: Message, sender: Person, file: StoredFile | null) {
+  async messagePosted(
+    manager: EntityManager,
+    chat: ChatRef,
+    message: Message,
+    sender: Person,
+    file: StoredFile | null,
+  ) {
     if (sender.isBot) return;
     const type = updateTypeOf(message.kind);
     const view = messageView(message, chat, sender, file);
@@ -79,7 +85,9 @@ export class MessageEventsService {
     const bots = await botsInChat(manager, chat.id);
     const senderBot = bots.find((bot) => bot.systemUserId === message.senderId);
     if (senderBot) return [senderBot];
-    const senderIsBot: unknown[] = await manager.query(`SELECT 1 FROM users WHERE id = $1 AND is_bot`, [message.senderId]);
+    const senderIsBot: unknown[] = await manager.query(`SELECT 1 FROM users WHERE id = $1 AND is_bot`, [
+      message.senderId,
+    ]);
     if (senderIsBot.length > 0) return [];
     if (chat.type === 'private') return bots;
     const replyToSenderId = await this.store.senderOf(manager, message.replyToMessageId);

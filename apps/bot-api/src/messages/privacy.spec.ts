@@ -31,9 +31,9 @@ describe('group privacy filter', () => {
 
   it('does not deliver an ordinary group message, nor match usernames for a bot without one', () => {
     expect(groupMessageVisibleTo(bot, plain)).toBe(false);
-    expect(groupMessageVisibleTo({ systemUserId: 'x', username: null }, { ...plain, text: '@x hi', mentions: ['x2'] })).toBe(
-      false,
-    );
+    expect(
+      groupMessageVisibleTo({ systemUserId: 'x', username: null }, { ...plain, text: '@x hi', mentions: ['x2'] }),
+    ).toBe(false);
   });
 
   it('recognises commands and handles on their own', () => {

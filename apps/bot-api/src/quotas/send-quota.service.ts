@@ -58,7 +58,10 @@ export class SendQuotaService {
           { 'Retry-After': String(retryAfter), ...quotaHeaders(state) },
         );
       }
-      const state = { remaining: result.remainingPoints, resetAt: Math.ceil((Date.now() + result.msBeforeNext) / 1000) };
+      const state = {
+        remaining: result.remainingPoints,
+        resetAt: Math.ceil((Date.now() + result.msBeforeNext) / 1000),
+      };
       if (!tightest || state.remaining < tightest.remaining) tightest = state;
     }
     return tightest!;

@@ -61,7 +61,13 @@ export class SendingService {
   }
 
   sendFile(bot: Bot, kind: MessageKind, dto: FileSend) {
-    const own = { width: dto.width, height: dto.height, duration: dto.duration, performer: dto.performer, title: dto.title };
+    const own = {
+      width: dto.width,
+      height: dto.height,
+      duration: dto.duration,
+      performer: dto.performer,
+      title: dto.title,
+    };
     const file = Object.fromEntries(Object.entries(own).filter(([, value]) => value !== undefined));
     return this.sendOne(bot, dto, {
       kind,

@@ -21,7 +21,14 @@ export const UPDATE_TYPES = [
 export type UpdateType = (typeof UPDATE_TYPES)[number];
 
 /** Inbound message kinds whose update_id is derived from bot, message and type, so retries and instances agree. */
-export const MESSAGE_UPDATE_TYPES: readonly UpdateType[] = ['message', 'photo', 'document', 'video', 'audio', 'location'];
+export const MESSAGE_UPDATE_TYPES: readonly UpdateType[] = [
+  'message',
+  'photo',
+  'document',
+  'video',
+  'audio',
+  'location',
+];
 
 /** Delivered only when listed explicitly in allowed_updates. */
 export const OPT_IN_UPDATE_TYPES: readonly UpdateType[] = ['my_chat_member', 'chat_member', 'chat_join_request'];

@@ -15,7 +15,9 @@ export class UpdatesPurgeService implements OnModuleInit, OnModuleDestroy {
 
   onModuleInit(): void {
     this.timer = setInterval(() => {
-      this.polling.purgeExpired().catch((error: Error) => this.logger.warn(`purge of old Updates failed: ${error.message}`));
+      this.polling
+        .purgeExpired()
+        .catch((error: Error) => this.logger.warn(`purge of old Updates failed: ${error.message}`));
     }, this.config.UPDATES_PURGE_INTERVAL_MS);
     this.timer.unref();
   }

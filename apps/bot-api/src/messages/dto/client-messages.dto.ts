@@ -32,7 +32,10 @@ export class LocationDto {
 }
 
 export class PostMessageDto {
-  @ApiPropertyOptional({ maxLength: TEXT_MAX, description: 'Text, or the caption (at most 1024) when file_id is given' })
+  @ApiPropertyOptional({
+    maxLength: TEXT_MAX,
+    description: 'Text, or the caption (at most 1024) when file_id is given',
+  })
   @IsOptional()
   @IsString()
   @Length(1, TEXT_MAX)
