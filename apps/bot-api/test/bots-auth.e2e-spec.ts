@@ -20,8 +20,16 @@ describe('bot token authentication', () => {
 
   it('answers 401 BOT_TOKEN_REQUIRED without a bearer token', async () => {
     expectError(await request(server).get('/api/v1/bots/me'), 401, 'BOT_TOKEN_REQUIRED');
-    expectError(await request(server).post('/api/v1/bots/getMe').set('Authorization', 'Basic abc'), 401, 'BOT_TOKEN_REQUIRED');
-    expectError(await request(server).post('/api/v1/bots/getMe').set('Authorization', 'Bearer '), 401, 'BOT_TOKEN_REQUIRED');
+    expectError(
+      await request(server).post('/api/v1/bots/getMe').set('Authorization', 'Basic abc'),
+      401,
+      'BOT_TOKEN_REQUIRED',
+    );
+    expectError(
+      await request(server).post('/api/v1/bots/getMe').set('Authorization', 'Bearer '),
+      401,
+      'BOT_TOKEN_REQUIRED',
+    );
   });
 
   it('answers 401 INVALID_BOT_TOKEN for unknown, malformed, account-JWT and application tokens', async () => {
@@ -35,7 +43,11 @@ describe('bot token authentication', () => {
       `sop_${'a'.repeat(43)}`,
       'garbage',
     ]) {
-      expectError(await request(server).get('/api/v1/bots/me').set('Authorization', `Bearer ${token}`), 401, 'INVALID_BOT_TOKEN');
+      expectError(
+        await request(server).get('/api/v1/bots/me').set('Authorization', `Bearer ${token}`),
+        401,
+        'INVALID_BOT_TOKEN',
+      );
     }
   });
 
@@ -79,8 +91,16 @@ describe('bot token authentication', () => {
   it('answers 403 BOT_NOT_AVAILABLE for a disabled bot', async () => {
     const disabled = await createApprovedBot(ctx, 'dev');
     const staff = `Bearer ${await ctx.jwt(STAFF_ID, 'Staff', ['platform_admin'])}`;
-    await request(server).patch(`/api/v1/bots/admin/bots/${disabled.botId}`).set('Authorization', staff).send({ status: 'disabled' }).expect(200);
-    expectError(await request(server).get('/api/v1/bots/me').set('Authorization', `Bearer ${disabled.token}`), 403, 'BOT_NOT_AVAILABLE');
+    await request(server)
+      .patch(`/api/v1/bots/admin/bots/${disabled.botId}`)
+      .set('Authorization', staff)
+      .send({ status: 'disabled' })
+      .expect(200);
+    expectError(
+      await request(server).get('/api/v1/bots/me').set('Authorization', `Bearer ${disabled.token}`),
+      403,
+      'BOT_NOT_AVAILABLE',
+    );
   });
 
   describe('verifyToken', () => {
@@ -94,8 +114,18 @@ describe('bot token authentication', () => {
     it('answers only valid:false for unknown, malformed, foreign-kind and unavailable tokens', async () => {
       const disabled = await createApprovedBot(ctx, 'dev');
       const staff = `Bearer ${await ctx.jwt(STAFF_ID, 'Staff', ['platform_admin'])}`;
-      await request(server).patch(`/api/v1/bots/admin/bots/${disabled.botId}`).set('Authorization', staff).send({ status: 'disabled' }).expect(200);
-      for (const token of [`sbot_${'B'.repeat(43)}`, 'nope', await ctx.jwt('dev'), `sop_${'x'.repeat(43)}`, disabled.token]) {
+      await request(server)
+        .patch(`/api/v1/bots/admin/bots/${disabled.botId}`)
+        .set('Authorization', staff)
+        .send({ status: 'disabled' })
+        .expect(200);
+      for (const token of [
+        `sbot_${'B'.repeat(43)}`,
+        'nope',
+        await ctx.jwt('dev'),
+        `sop_${'x'.repeat(43)}`,
+        disabled.token,
+      ]) {
         const res = await verify({ token }).expect(200);
         expect(res.body).toEqual({ success: true, data: { valid: false } });
       }
@@ -111,7 +141,10 @@ describe('bot token authentication', () => {
 
   it('gives a pending bot no token at all', async () => {
     const pending = await submitBot(ctx, 'dev');
-    const res = await request(server).get(`/api/v1/bots/my/${pending}`).set('Authorization', `Bearer ${await ctx.jwt('dev')}`).expect(200);
+    const res = await request(server)
+      .get(`/api/v1/bots/my/${pending}`)
+      .set('Authorization', `Bearer ${await ctx.jwt('dev')}`)
+      .expect(200);
     expect(res.body.data).toMatchObject({ review_status: 'pending', token_prefix: null, status: 'disabled' });
   });
 });

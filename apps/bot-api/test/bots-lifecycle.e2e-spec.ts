@@ -18,7 +18,8 @@ describe('bot application, review and tokens', () => {
   });
   afterAll(() => ctx.close());
 
-  const approve = (botId: string) => request(server).post(`/api/v1/bots/admin/bots/${botId}/approve`).set('Authorization', staff);
+  const approve = (botId: string) =>
+    request(server).post(`/api/v1/bots/admin/bots/${botId}/approve`).set('Authorization', staff);
   const readToken = (botId: string, auth = alice) =>
     request(server).post(`/api/v1/bots/my/${botId}/token`).set('Authorization', auth);
   const getMe = (token: string) => request(server).get('/api/v1/bots/me').set('Authorization', `Bearer ${token}`);
@@ -43,7 +44,10 @@ describe('bot application, review and tokens', () => {
     });
     expect(bot.bot_id).toMatch(/^[0-9a-f]{24}$/);
 
-    const queue = await request(server).get('/api/v1/bots/admin/bots?review_status=pending').set('Authorization', staff).expect(200);
+    const queue = await request(server)
+      .get('/api/v1/bots/admin/bots?review_status=pending')
+      .set('Authorization', staff)
+      .expect(200);
     expect(queue.body.data.items.map((b: { bot_id: string }) => b.bot_id)).toContain(bot.bot_id);
 
     const approved = await approve(bot.bot_id).expect(200);
@@ -65,7 +69,12 @@ describe('bot application, review and tokens', () => {
     expect(second.body).toEqual({ success: false, code: 'TOKEN_ALREADY_READ', message: expect.any(String) });
 
     const me = await getMe(token).expect(200);
-    expect(me.body.data).toMatchObject({ bot_id: bot.bot_id, id: `bot_${bot.bot_id}`, is_bot: true, username: 'weather_bot' });
+    expect(me.body.data).toMatchObject({
+      bot_id: bot.bot_id,
+      id: `bot_${bot.bot_id}`,
+      is_bot: true,
+      username: 'weather_bot',
+    });
 
     const rotated = await request(server)
       .post(`/api/v1/bots/my/${bot.bot_id}/token/rotate`)
@@ -86,10 +95,9 @@ describe('bot application, review and tokens', () => {
     const botId = await submitBot(ctx, 'alice');
     await approve(botId).expect(200);
     const dataSource = ctx.app.get(DataSource);
-    const [row] = await dataSource.query(
-      `SELECT token_hash, one_time_token_ciphertext FROM bots WHERE id = $1`,
-      [botId],
-    );
+    const [row] = await dataSource.query(`SELECT token_hash, one_time_token_ciphertext FROM bots WHERE id = $1`, [
+      botId,
+    ]);
     const token = (await readToken(botId).expect(200)).body.data.one_time_token as string;
     expect(row.one_time_token_ciphertext).not.toContain(token);
     expect(row.token_hash).toBe(require('node:crypto').createHash('sha256').update(token).digest('hex'));
@@ -120,7 +128,10 @@ describe('bot application, review and tokens', () => {
   it('answers 409 CONFLICT for a token read or rotation before approval', async () => {
     const botId = await submitBot(ctx, 'alice');
     expect((await readToken(botId).expect(409)).body.code).toBe('CONFLICT');
-    const res = await request(server).post(`/api/v1/bots/my/${botId}/token/rotate`).set('Authorization', alice).expect(409);
+    const res = await request(server)
+      .post(`/api/v1/bots/my/${botId}/token/rotate`)
+      .set('Authorization', alice)
+      .expect(409);
     expect(res.body.code).toBe('CONFLICT');
   });
 
@@ -128,7 +139,10 @@ describe('bot application, review and tokens', () => {
     const bot = await createApprovedBot(ctx, 'alice');
     await request(server).delete(`/api/v1/bots/my/${bot.botId}/token`).set('Authorization', alice).expect(200);
     expect((await getMe(bot.token).expect(401)).body.code).toBe('INVALID_BOT_TOKEN');
-    const rotated = await request(server).post(`/api/v1/bots/my/${bot.botId}/token/rotate`).set('Authorization', alice).expect(200);
+    const rotated = await request(server)
+      .post(`/api/v1/bots/my/${bot.botId}/token/rotate`)
+      .set('Authorization', alice)
+      .expect(200);
     await getMe(rotated.body.data.one_time_token).expect(200);
   });
 
@@ -158,7 +172,11 @@ describe('bot application, review and tokens', () => {
     });
 
     it('keeps usernames unique case-insensitively, also under parallel submissions', async () => {
-      await request(server).post('/api/v1/bots/my').set('Authorization', alice).send({ name: 'A', username: 'Unique_One' }).expect(201);
+      await request(server)
+        .post('/api/v1/bots/my')
+        .set('Authorization', alice)
+        .send({ name: 'A', username: 'Unique_One' })
+        .expect(201);
       const dup = await request(server)
         .post('/api/v1/bots/my')
         .set('Authorization', bob)
@@ -168,7 +186,10 @@ describe('bot application, review and tokens', () => {
 
       const results = await Promise.all(
         [alice, bob, alice, bob].map((auth) =>
-          request(server).post('/api/v1/bots/my').set('Authorization', auth).send({ name: 'Race', username: 'RaceName' }),
+          request(server)
+            .post('/api/v1/bots/my')
+            .set('Authorization', auth)
+            .send({ name: 'Race', username: 'RaceName' }),
         ),
       );
       expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
@@ -182,7 +203,11 @@ describe('bot application, review and tokens', () => {
         .send({ reason: 'Name is misleading' })
         .expect(200);
       expect(rejected.body.data).toMatchObject({ review_status: 'rejected', rejection_reason: 'Name is misleading' });
-      await request(server).post('/api/v1/bots/my').set('Authorization', alice).send({ name: 'Again', username: 'Second_Try' }).expect(201);
+      await request(server)
+        .post('/api/v1/bots/my')
+        .set('Authorization', alice)
+        .send({ name: 'Again', username: 'Second_Try' })
+        .expect(201);
     });
 
     it('takes the given scopes instead of the defaults', async () => {
@@ -201,12 +226,19 @@ describe('bot application, review and tokens', () => {
       const bot = await createApprovedBot(ctx, 'lister');
       await submitBot(ctx, 'lister');
       await submitBot(ctx, 'someone-else');
-      const res = await request(server).get('/api/v1/bots/my?page=1&pageSize=1').set('Authorization', owner).expect(200);
+      const res = await request(server)
+        .get('/api/v1/bots/my?page=1&pageSize=1')
+        .set('Authorization', owner)
+        .expect(200);
       expect(res.body.data).toMatchObject({ total: 2, page: 1, page_size: 1 });
       expect(res.body.data.items).toHaveLength(1);
       const all = await request(server).get('/api/v1/bots/my').set('Authorization', owner).expect(200);
       const listed = all.body.data.items.find((b: { bot_id: string }) => b.bot_id === bot.botId);
-      expect(listed).toMatchObject({ status: 'enabled', review_status: 'approved', token_prefix: bot.token.slice(0, 13) });
+      expect(listed).toMatchObject({
+        status: 'enabled',
+        review_status: 'approved',
+        token_prefix: bot.token.slice(0, 13),
+      });
       expect(JSON.stringify(all.body)).not.toContain(bot.token);
       await request(server).get('/api/v1/bots/my?pageSize=101').set('Authorization', owner).expect(400);
     });
@@ -239,7 +271,11 @@ describe('bot application, review and tokens', () => {
 
     it('refuses updates before approval with 409 CONFLICT and applies them after', async () => {
       const botId = await submitBot(ctx, 'alice', { username: 'patch_me' });
-      const early = await request(server).patch(`/api/v1/bots/my/${botId}`).set('Authorization', alice).send({ name: 'New' }).expect(409);
+      const early = await request(server)
+        .patch(`/api/v1/bots/my/${botId}`)
+        .set('Authorization', alice)
+        .send({ name: 'New' })
+        .expect(409);
       expect(early.body.code).toBe('CONFLICT');
       await approve(botId).expect(200);
       const res = await request(server)
@@ -262,7 +298,9 @@ describe('bot application, review and tokens', () => {
         supports_inline_queries: true,
         rate_limits: { send_per_sec: 10, send_per_min: 1200, send_per_day: 500 },
       });
-      const [user] = await ctx.app.get(DataSource).query(`SELECT name, username, is_bot FROM users WHERE id = $1`, [`bot_${botId}`]);
+      const [user] = await ctx.app
+        .get(DataSource)
+        .query(`SELECT name, username, is_bot FROM users WHERE id = $1`, [`bot_${botId}`]);
       expect(user).toEqual({ name: 'Renamed', username: 'patched_name', is_bot: true });
     });
 
@@ -277,7 +315,11 @@ describe('bot application, review and tokens', () => {
         { supports_inline_queries: 'yes' },
         { scopes: ['messages:send'] },
       ]) {
-        const res = await request(server).patch(`/api/v1/bots/my/${bot.botId}`).set('Authorization', alice).send(body).expect(400);
+        const res = await request(server)
+          .patch(`/api/v1/bots/my/${bot.botId}`)
+          .set('Authorization', alice)
+          .send(body)
+          .expect(400);
         expect(res.body.code).toBe('VALIDATION');
       }
       await request(server)
@@ -291,7 +333,10 @@ describe('bot application, review and tokens', () => {
   describe('staff review', () => {
     it('refuses review routes to accounts without platform_admin (403 FORBIDDEN) and to anonymous callers (401)', async () => {
       const botId = await submitBot(ctx, 'alice');
-      const res = await request(server).post(`/api/v1/bots/admin/bots/${botId}/approve`).set('Authorization', alice).expect(403);
+      const res = await request(server)
+        .post(`/api/v1/bots/admin/bots/${botId}/approve`)
+        .set('Authorization', alice)
+        .expect(403);
       expect(res.body).toEqual({ success: false, code: 'FORBIDDEN', message: expect.any(String) });
       await request(server).get('/api/v1/bots/admin/bots').set('Authorization', alice).expect(403);
       await request(server).get('/api/v1/bots/admin/bots').expect(401);
@@ -302,16 +347,29 @@ describe('bot application, review and tokens', () => {
       const results = await Promise.all([approve(botId), approve(botId), approve(botId)]);
       expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409]);
       expect(results.find((r) => r.status === 409)!.body.code).toBe('CONFLICT');
-      const [{ count }] = await ctx.app.get(DataSource).query(`SELECT count(*)::int AS count FROM users WHERE id = $1`, [`bot_${botId}`]);
+      const [{ count }] = await ctx.app
+        .get(DataSource)
+        .query(`SELECT count(*)::int AS count FROM users WHERE id = $1`, [`bot_${botId}`]);
       expect(count).toBe(1);
     });
 
     it('requires a reason to reject and refuses to review a bot twice', async () => {
       const botId = await submitBot(ctx, 'alice');
-      await request(server).post(`/api/v1/bots/admin/bots/${botId}/reject`).set('Authorization', staff).send({}).expect(400);
-      await request(server).post(`/api/v1/bots/admin/bots/${botId}/reject`).set('Authorization', staff).send({ reason: 'Spam' }).expect(200);
+      await request(server)
+        .post(`/api/v1/bots/admin/bots/${botId}/reject`)
+        .set('Authorization', staff)
+        .send({})
+        .expect(400);
+      await request(server)
+        .post(`/api/v1/bots/admin/bots/${botId}/reject`)
+        .set('Authorization', staff)
+        .send({ reason: 'Spam' })
+        .expect(200);
       expect((await approve(botId).expect(409)).body.code).toBe('CONFLICT');
-      await request(server).post('/api/v1/bots/admin/bots/ffffffffffffffffffffffff/approve').set('Authorization', staff).expect(404);
+      await request(server)
+        .post('/api/v1/bots/admin/bots/ffffffffffffffffffffffff/approve')
+        .set('Authorization', staff)
+        .expect(404);
     });
 
     it('disables a bot so its token answers 403 BOT_NOT_AVAILABLE, and enables it again', async () => {
@@ -321,17 +379,33 @@ describe('bot application, review and tokens', () => {
         .set('Authorization', staff)
         .send({ status: 'disabled', virtual_members_enabled: true, rate_limits: { send_per_sec: 500 } })
         .expect(200);
-      expect(res.body.data).toMatchObject({ status: 'disabled', virtual_members_enabled: true, rate_limits: { send_per_sec: 500 } });
+      expect(res.body.data).toMatchObject({
+        status: 'disabled',
+        virtual_members_enabled: true,
+        rate_limits: { send_per_sec: 500 },
+      });
       const blocked = await getMe(bot.token).expect(403);
       expect(blocked.body).toEqual({ success: false, code: 'BOT_NOT_AVAILABLE', message: expect.any(String) });
-      await request(server).patch(`/api/v1/bots/admin/bots/${bot.botId}`).set('Authorization', staff).send({ status: 'enabled' }).expect(200);
+      await request(server)
+        .patch(`/api/v1/bots/admin/bots/${bot.botId}`)
+        .set('Authorization', staff)
+        .send({ status: 'enabled' })
+        .expect(200);
       await getMe(bot.token).expect(200);
     });
 
     it('refuses an unknown status value and enabling a bot that is not approved', async () => {
       const botId = await submitBot(ctx, 'alice');
-      await request(server).patch(`/api/v1/bots/admin/bots/${botId}`).set('Authorization', staff).send({ status: 'paused' }).expect(400);
-      const res = await request(server).patch(`/api/v1/bots/admin/bots/${botId}`).set('Authorization', staff).send({ status: 'enabled' }).expect(409);
+      await request(server)
+        .patch(`/api/v1/bots/admin/bots/${botId}`)
+        .set('Authorization', staff)
+        .send({ status: 'paused' })
+        .expect(400);
+      const res = await request(server)
+        .patch(`/api/v1/bots/admin/bots/${botId}`)
+        .set('Authorization', staff)
+        .send({ status: 'enabled' })
+        .expect(409);
       expect(res.body.code).toBe('CONFLICT');
     });
   });

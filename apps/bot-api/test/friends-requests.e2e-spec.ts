@@ -31,17 +31,29 @@ describe('friend requests', () => {
   const canChat = async (bot: ApprovedBot, userId: string) => {
     const dataSource = ctx.app.get(DataSource);
     const [row] = await dataSource.query(`SELECT friend_request_mode FROM bots WHERE id = $1`, [bot.botId]);
-    return ctx.app.get(FriendsService).canChat(dataSource.manager, { id: bot.botId, friendRequestMode: row.friend_request_mode }, userId);
+    return ctx.app
+      .get(FriendsService)
+      .canChat(dataSource.manager, { id: bot.botId, friendRequestMode: row.friend_request_mode }, userId);
   };
 
   it('starts in auto_accept mode and accepts a request at once without an Update', async () => {
     const bot = await createApprovedBot(ctx, 'dev');
-    expect((await botCall(bot, 'getMyFriendRequestMode').expect(200)).body.data).toEqual({ friend_request_mode: 'auto_accept' });
-    const viaGet = await request(server).get('/api/v1/bots/getMyFriendRequestMode').set('Authorization', `Bearer ${bot.token}`).expect(200);
+    expect((await botCall(bot, 'getMyFriendRequestMode').expect(200)).body.data).toEqual({
+      friend_request_mode: 'auto_accept',
+    });
+    const viaGet = await request(server)
+      .get('/api/v1/bots/getMyFriendRequestMode')
+      .set('Authorization', `Bearer ${bot.token}`)
+      .expect(200);
     expect(viaGet.body.data).toEqual({ friend_request_mode: 'auto_accept' });
 
     const res = expectStatus(await sendRequest('u-auto', bot.botId, 'hi'), 201);
-    expect(res.body.data).toMatchObject({ bot_id: bot.botId, status: 'accepted', request_message: 'hi', from: { id: 'u-auto' } });
+    expect(res.body.data).toMatchObject({
+      bot_id: bot.botId,
+      status: 'accepted',
+      request_message: 'hi',
+      from: { id: 'u-auto' },
+    });
     expect(await friendRequestUpdates(bot.botId)).toEqual([]);
     const again = expectStatus(await sendRequest('u-auto', bot.botId), 409);
     expect(again.body).toEqual({ success: false, code: 'CONFLICT', message: expect.any(String) });
@@ -49,7 +61,9 @@ describe('friend requests', () => {
 
   it('rejects at once in auto_reject mode and leaves no relation', async () => {
     const bot = await createApprovedBot(ctx, 'dev');
-    expect((await botCall(bot, 'setMyFriendRequestMode', { friend_request_mode: 'auto_reject' }).expect(200)).body.data).toBe(true);
+    expect(
+      (await botCall(bot, 'setMyFriendRequestMode', { friend_request_mode: 'auto_reject' }).expect(200)).body.data,
+    ).toBe(true);
     const res = expectStatus(await sendRequest('u-rej', bot.botId), 201);
     expect(res.body.data.status).toBe('rejected');
     expect(await canChat(bot, 'u-rej')).toBe(false);
@@ -80,15 +94,25 @@ describe('friend requests', () => {
 
     const pending = await botCall(bot, 'getFriendRequests').expect(200);
     expect(pending.body.data).toMatchObject({ total: 1, items: [{ id: sent.body.data.id, status: 'pending' }] });
-    const viaGet = await request(server).get('/api/v1/bots/getFriendRequests?page=1&pageSize=10').set('Authorization', `Bearer ${bot.token}`);
+    const viaGet = await request(server)
+      .get('/api/v1/bots/getFriendRequests?page=1&pageSize=10')
+      .set('Authorization', `Bearer ${bot.token}`);
     expect(viaGet.body.data.total).toBe(1);
 
-    const answered = await botCall(bot, 'answerFriendRequest', { request_id: sent.body.data.id, accept: true }).expect(200);
-    expect(answered.body.data).toMatchObject({ id: sent.body.data.id, status: 'accepted', answered_at: expect.any(String) });
+    const answered = await botCall(bot, 'answerFriendRequest', { request_id: sent.body.data.id, accept: true }).expect(
+      200,
+    );
+    expect(answered.body.data).toMatchObject({
+      id: sent.body.data.id,
+      status: 'accepted',
+      answered_at: expect.any(String),
+    });
     expect(await canChat(bot, 'u-man')).toBe(true);
     expect((await botCall(bot, 'getFriendRequests').expect(200)).body.data.total).toBe(0);
 
-    const twice = await botCall(bot, 'answerFriendRequest', { request_id: sent.body.data.id, accept: false }).expect(409);
+    const twice = await botCall(bot, 'answerFriendRequest', { request_id: sent.body.data.id, accept: false }).expect(
+      409,
+    );
     expect(twice.body.code).toBe('CONFLICT');
   });
 
@@ -115,7 +139,10 @@ describe('friend requests', () => {
     const bot = await createApprovedBot(ctx, 'dev');
     const list = await botCall(bot, 'getFriendRequests').expect(409);
     expect(list.body).toEqual({ success: false, code: 'CONFLICT', message: expect.any(String) });
-    const answer = await botCall(bot, 'answerFriendRequest', { request_id: '00000000-0000-4000-8000-000000000000', accept: true }).expect(409);
+    const answer = await botCall(bot, 'answerFriendRequest', {
+      request_id: '00000000-0000-4000-8000-000000000000',
+      accept: true,
+    }).expect(409);
     expect(answer.body.code).toBe('CONFLICT');
   });
 
@@ -124,12 +151,23 @@ describe('friend requests', () => {
     await botCall(mine, 'setMyFriendRequestMode', { friend_request_mode: 'manual' }).expect(200);
     await botCall(theirs, 'setMyFriendRequestMode', { friend_request_mode: 'manual' }).expect(200);
     const foreign = expectStatus(await sendRequest('u-x', theirs.botId), 201);
-    const res = await botCall(mine, 'answerFriendRequest', { request_id: foreign.body.data.id, accept: true }).expect(404);
+    const res = await botCall(mine, 'answerFriendRequest', { request_id: foreign.body.data.id, accept: true }).expect(
+      404,
+    );
     expect(res.body).toEqual({ success: false, code: 'NOT_FOUND', message: expect.any(String) });
-    await botCall(mine, 'answerFriendRequest', { request_id: '00000000-0000-4000-8000-000000000000', accept: true }).expect(404);
-    expect((await botCall(mine, 'answerFriendRequest', { request_id: 'nope', accept: true }).expect(400)).body.code).toBe('VALIDATION');
-    expect((await botCall(mine, 'answerFriendRequest', { request_id: foreign.body.data.id }).expect(400)).body.code).toBe('VALIDATION');
-    expect((await botCall(mine, 'setMyFriendRequestMode', { friend_request_mode: 'sometimes' }).expect(400)).body.code).toBe('VALIDATION');
+    await botCall(mine, 'answerFriendRequest', {
+      request_id: '00000000-0000-4000-8000-000000000000',
+      accept: true,
+    }).expect(404);
+    expect(
+      (await botCall(mine, 'answerFriendRequest', { request_id: 'nope', accept: true }).expect(400)).body.code,
+    ).toBe('VALIDATION');
+    expect(
+      (await botCall(mine, 'answerFriendRequest', { request_id: foreign.body.data.id }).expect(400)).body.code,
+    ).toBe('VALIDATION');
+    expect(
+      (await botCall(mine, 'setMyFriendRequestMode', { friend_request_mode: 'sometimes' }).expect(400)).body.code,
+    ).toBe('VALIDATION');
   });
 
   it('settles waiting requests when the mode leaves manual: auto_accept accepts them', async () => {
@@ -148,7 +186,11 @@ describe('friend requests', () => {
     const pending = await submitBot(ctx, 'dev');
     const disabled = await createApprovedBot(ctx, 'dev');
     const staff = `Bearer ${await ctx.jwt(STAFF_ID, 'Staff', ['platform_admin'])}`;
-    await request(server).patch(`/api/v1/bots/admin/bots/${disabled.botId}`).set('Authorization', staff).send({ status: 'disabled' }).expect(200);
+    await request(server)
+      .patch(`/api/v1/bots/admin/bots/${disabled.botId}`)
+      .set('Authorization', staff)
+      .send({ status: 'disabled' })
+      .expect(200);
     for (const botId of ['ffffffffffffffffffffffff', pending, disabled.botId]) {
       const res = expectStatus(await sendRequest('u-404', botId), 404);
       expect(res.body.code).toBe('NOT_FOUND');

@@ -21,12 +21,19 @@ describe('bot self and profile methods', () => {
 
   describe('short description', () => {
     it('sets and reads it by POST and GET, and an empty string removes it', async () => {
-      expect((await call('setMyShortDescription', { short_description: 'Weather in 5 seconds' }).expect(200)).body).toEqual({
+      expect(
+        (await call('setMyShortDescription', { short_description: 'Weather in 5 seconds' }).expect(200)).body,
+      ).toEqual({
         success: true,
         data: true,
       });
-      expect((await call('getMyShortDescription').expect(200)).body.data).toEqual({ short_description: 'Weather in 5 seconds' });
-      const viaGet = await request(server).get('/api/v1/bots/getMyShortDescription').set('Authorization', auth).expect(200);
+      expect((await call('getMyShortDescription').expect(200)).body.data).toEqual({
+        short_description: 'Weather in 5 seconds',
+      });
+      const viaGet = await request(server)
+        .get('/api/v1/bots/getMyShortDescription')
+        .set('Authorization', auth)
+        .expect(200);
       expect(viaGet.body.data).toEqual({ short_description: 'Weather in 5 seconds' });
       await call('setMyShortDescription', { short_description: '' }).expect(200);
       expect((await call('getMyShortDescription').expect(200)).body.data).toEqual({ short_description: '' });
@@ -44,9 +51,13 @@ describe('bot self and profile methods', () => {
     expect((await call('getMyDescription').expect(200)).body.data).toEqual({ description: 'Line one\nLine two' });
     const me = await request(server).get('/api/v1/bots/me').set('Authorization', auth).expect(200);
     expect(me.body.data.description).toBe('Line one\nLine two');
-    const dev = await request(server).get(`/api/v1/bots/my/${bot.botId}`).set('Authorization', `Bearer ${await ctx.jwt('dev')}`);
+    const dev = await request(server)
+      .get(`/api/v1/bots/my/${bot.botId}`)
+      .set('Authorization', `Bearer ${await ctx.jwt('dev')}`);
     expect(dev.body.data.description).toBe('Line one\nLine two');
-    expect((await call('getMyDescription', {}, `Bearer ${other.token}`).expect(200)).body.data).toEqual({ description: '' });
+    expect((await call('getMyDescription', {}, `Bearer ${other.token}`).expect(200)).body.data).toEqual({
+      description: '',
+    });
   });
 
   describe('commands', () => {
@@ -57,7 +68,10 @@ describe('bot self and profile methods', () => {
 
     it('stores a list per scope and language_code, and reads each back exactly', async () => {
       await call('setMyCommands', { commands }).expect(200);
-      await call('setMyCommands', { commands: [{ command: 'hilfe', description: 'Hilfe' }], language_code: 'de' }).expect(200);
+      await call('setMyCommands', {
+        commands: [{ command: 'hilfe', description: 'Hilfe' }],
+        language_code: 'de',
+      }).expect(200);
       await call('setMyCommands', {
         commands: [{ command: 'admin_only', description: 'For admins' }],
         scope: { type: 'chat_administrators', chat_id: 'chat-1' },
@@ -69,7 +83,8 @@ describe('bot self and profile methods', () => {
         { command: 'hilfe', description: 'Hilfe' },
       ]);
       expect(
-        (await call('getMyCommands', { scope: { type: 'chat_administrators', chat_id: 'chat-1' } }).expect(200)).body.data,
+        (await call('getMyCommands', { scope: { type: 'chat_administrators', chat_id: 'chat-1' } }).expect(200)).body
+          .data,
       ).toEqual([{ command: 'admin_only', description: 'For admins' }]);
       expect((await call('getMyCommands', { scope: { type: 'all_group_chats' } }).expect(200)).body.data).toEqual([]);
       expect((await call('getMyCommands', {}, `Bearer ${other.token}`).expect(200)).body.data).toEqual([]);
@@ -82,12 +97,18 @@ describe('bot self and profile methods', () => {
         .set('Authorization', auth)
         .expect(200);
       expect(res.body.data).toEqual([{ command: 'admin_only', description: 'For admins' }]);
-      await request(server).get('/api/v1/bots/getMyCommands').query({ scope: '{not json' }).set('Authorization', auth).expect(400);
+      await request(server)
+        .get('/api/v1/bots/getMyCommands')
+        .query({ scope: '{not json' })
+        .set('Authorization', auth)
+        .expect(400);
     });
 
     it('replaces the whole list on a second set and removes it with deleteMyCommands', async () => {
       await call('setMyCommands', { commands: [{ command: 'only', description: 'The one' }] }).expect(200);
-      expect((await call('getMyCommands').expect(200)).body.data).toEqual([{ command: 'only', description: 'The one' }]);
+      expect((await call('getMyCommands').expect(200)).body.data).toEqual([
+        { command: 'only', description: 'The one' },
+      ]);
       expect((await call('deleteMyCommands').expect(200)).body.data).toBe(true);
       expect((await call('getMyCommands').expect(200)).body.data).toEqual([]);
       expect((await call('getMyCommands', { language_code: 'de' }).expect(200)).body.data).toHaveLength(1);
@@ -103,7 +124,12 @@ describe('bot self and profile methods', () => {
         { commands: [{ command: '', description: 'empty' }] },
         { commands: [{ command: 'ok', description: '' }] },
         { commands: [{ command: 'ok', description: 'd'.repeat(257) }] },
-        { commands: [{ command: 'dup', description: 'a' }, { command: 'dup', description: 'b' }] },
+        {
+          commands: [
+            { command: 'dup', description: 'a' },
+            { command: 'dup', description: 'b' },
+          ],
+        },
         { commands, scope: { type: 'chat' } },
         { commands, scope: { type: 'default', chat_id: 'c1' } },
         { commands, scope: { type: 'chat_member', chat_id: 'c1' } },
@@ -115,7 +141,9 @@ describe('bot self and profile methods', () => {
         expect(res.status).toBe(400);
         expect(res.body.code).toBe('VALIDATION');
       }
-      await call('setMyCommands', { commands: [{ command: 'x'.repeat(32), description: 'd'.repeat(256) }] }).expect(200);
+      await call('setMyCommands', { commands: [{ command: 'x'.repeat(32), description: 'd'.repeat(256) }] }).expect(
+        200,
+      );
     });
   });
 });

@@ -64,7 +64,11 @@ export class BotCredentialsService {
       return row.expired ? null : this.cipher.decrypt(botId, row.one_time_token_ciphertext);
     });
     if (!outcome) {
-      throw new ApiError(410, 'TOKEN_ALREADY_READ', 'The one-time token was already read or has expired; rotate the token to get a new one');
+      throw new ApiError(
+        410,
+        'TOKEN_ALREADY_READ',
+        'The one-time token was already read or has expired; rotate the token to get a new one',
+      );
     }
     return { one_time_token: outcome, token_prefix: displayPrefix(outcome) };
   }
@@ -98,7 +102,10 @@ export class BotCredentialsService {
   }
 
   private async explainMissing(manager: EntityManager, ownerId: string, botId: string): Promise<never> {
-    const found: unknown[] = await manager.query(`SELECT 1 FROM bots WHERE id = $1 AND owner_id = $2`, [botId, ownerId]);
+    const found: unknown[] = await manager.query(`SELECT 1 FROM bots WHERE id = $1 AND owner_id = $2`, [
+      botId,
+      ownerId,
+    ]);
     if (found.length === 0) throw ApiError.notFound('Bot');
     throw new ApiError(409, 'CONFLICT', 'The bot has no token before it is approved');
   }

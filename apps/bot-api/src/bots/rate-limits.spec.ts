@@ -1,7 +1,11 @@
 import type { BotConfig } from '../config/bot.config';
 import { compactRateLimits, effectiveRateLimits } from './rate-limits';
 
-const config = { BOT_DEFAULT_SEND_PER_SEC: 30, BOT_DEFAULT_SEND_PER_MIN: 1200, BOT_DEFAULT_SEND_PER_DAY: 100000 } as BotConfig;
+const config = {
+  BOT_DEFAULT_SEND_PER_SEC: 30,
+  BOT_DEFAULT_SEND_PER_MIN: 1200,
+  BOT_DEFAULT_SEND_PER_DAY: 100000,
+} as BotConfig;
 
 describe('bot rate limits', () => {
   it('falls back to the global default for every unset value', () => {

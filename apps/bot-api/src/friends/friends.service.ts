@@ -45,7 +45,12 @@ export class FriendsService {
           WHERE bot_id = $1 AND status = 'pending' RETURNING user_id`,
         [botId, status],
       );
-      if (status === 'accepted') await this.befriend(manager, botId, settled.map((row) => row.user_id));
+      if (status === 'accepted')
+        await this.befriend(
+          manager,
+          botId,
+          settled.map((row) => row.user_id),
+        );
     });
     return true;
   }
@@ -111,14 +116,18 @@ export class FriendsService {
           .getRepository(Bot)
           .findOne({ where: { id: botId }, lock: { mode: 'pessimistic_read' } });
         if (!bot || !isBotAvailable(bot) || bot.systemUserId === userId) throw ApiError.notFound('Bot');
-        const friends: unknown[] = await manager.query(
-          `SELECT 1 FROM bot_friends WHERE bot_id = $1 AND user_id = $2`,
-          [botId, userId],
-        );
+        const friends: unknown[] = await manager.query(`SELECT 1 FROM bot_friends WHERE bot_id = $1 AND user_id = $2`, [
+          botId,
+          userId,
+        ]);
         if (friends.length > 0) throw new ApiError(409, 'CONFLICT', 'You are already friends with this bot');
 
         const status: FriendRequestStatus =
-          bot.friendRequestMode === 'auto_accept' ? 'accepted' : bot.friendRequestMode === 'auto_reject' ? 'rejected' : 'pending';
+          bot.friendRequestMode === 'auto_accept'
+            ? 'accepted'
+            : bot.friendRequestMode === 'auto_reject'
+              ? 'rejected'
+              : 'pending';
         const repo = manager.getRepository(FriendRequest);
         const id = randomUUID();
         await repo.insert({
@@ -173,6 +182,8 @@ export class FriendsService {
     const rows: { id: string; name: string; username: string | null; is_bot: boolean }[] = userIds.length
       ? await manager.query(`SELECT id, name, username, is_bot FROM users WHERE id = ANY($1::varchar[])`, [userIds])
       : [];
-    return new Map(rows.map((row) => [row.id, { id: row.id, name: row.name, username: row.username, is_bot: row.is_bot }]));
+    return new Map(
+      rows.map((row) => [row.id, { id: row.id, name: row.name, username: row.username, is_bot: row.is_bot }]),
+    );
   }
 }

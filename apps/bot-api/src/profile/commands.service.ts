@@ -28,7 +28,10 @@ export function scopeKeyOf(scope: CommandScopeDto | undefined): { scope: Command
     problems.push({ field: 'scope.user_id', problem: `is not allowed for ${given.type}` });
   }
   if (problems.length > 0) {
-    throw ApiError.badRequest(`Validation failed: ${problems.map((p) => `${p.field}: ${p.problem}`).join('; ')}`, problems);
+    throw ApiError.badRequest(
+      `Validation failed: ${problems.map((p) => `${p.field}: ${p.problem}`).join('; ')}`,
+      problems,
+    );
   }
   const normal: CommandScopeDto = { type: given.type };
   if (needsChat) normal.chat_id = given.chat_id;
@@ -54,12 +57,22 @@ export class CommandsService {
     const commands: BotCommand[] = dto.commands.map((c) => ({ command: c.command, description: c.description }));
     await this.dataSource.transaction(async (manager) => {
       if (commands.length === 0) {
-        await manager.delete(BotCommandSet, { botId, scopeKey: selector.scopeKey, languageCode: selector.languageCode });
+        await manager.delete(BotCommandSet, {
+          botId,
+          scopeKey: selector.scopeKey,
+          languageCode: selector.languageCode,
+        });
         return;
       }
       await manager.upsert(
         BotCommandSet,
-        { botId, scopeKey: selector.scopeKey, languageCode: selector.languageCode, scope: { ...selector.scope }, commands },
+        {
+          botId,
+          scopeKey: selector.scopeKey,
+          languageCode: selector.languageCode,
+          scope: { ...selector.scope },
+          commands,
+        },
         ['botId', 'scopeKey', 'languageCode'],
       );
     });

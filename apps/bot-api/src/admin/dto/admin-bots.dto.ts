@@ -1,6 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  MaxLength,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
 import { PageQueryDto } from '../../bots/dto/page-query.dto';
 import { Trim } from '../../bots/dto/bot-fields';
 import { RateLimitsDto } from '../../bots/dto/rate-limits.dto';
@@ -33,7 +42,11 @@ export class AdminUpdateBotDto {
   @IsBoolean()
   virtual_members_enabled?: boolean;
 
-  @ApiPropertyOptional({ type: RateLimitsDto, nullable: true, description: 'Any positive values; null restores the defaults' })
+  @ApiPropertyOptional({
+    type: RateLimitsDto,
+    nullable: true,
+    description: 'Any positive values; null restores the defaults',
+  })
   @IsOptional()
   @ValidateNested()
   @Type(() => RateLimitsDto)

@@ -1,14 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsNotEmpty,
-  IsOptional,
-  IsString,
-  IsUrl,
-  Matches,
-  MaxLength,
-} from 'class-validator';
+import { ArrayMaxSize, IsArray, IsNotEmpty, IsOptional, IsString, IsUrl, Matches, MaxLength } from 'class-validator';
 import { BOT_AVATAR_MAX, BOT_DESCRIPTION_MAX, BOT_SCOPE_PATTERN, BOT_USERNAME_PATTERN, Trim } from './bot-fields';
 
 export class SubmitBotDto {
@@ -19,10 +10,16 @@ export class SubmitBotDto {
   @MaxLength(100)
   name: string;
 
-  @ApiPropertyOptional({ maxLength: 64, pattern: BOT_USERNAME_PATTERN.source, description: 'Globally unique, case-insensitive' })
+  @ApiPropertyOptional({
+    maxLength: 64,
+    pattern: BOT_USERNAME_PATTERN.source,
+    description: 'Globally unique, case-insensitive',
+  })
   @IsOptional()
   @IsString()
-  @Matches(BOT_USERNAME_PATTERN, { message: 'username must be 3-64 letters, digits or underscores, starting with a letter' })
+  @Matches(BOT_USERNAME_PATTERN, {
+    message: 'username must be 3-64 letters, digits or underscores, starting with a letter',
+  })
   username?: string;
 
   @ApiPropertyOptional({ maxLength: BOT_DESCRIPTION_MAX })

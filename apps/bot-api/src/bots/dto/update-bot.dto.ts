@@ -27,7 +27,9 @@ export class UpdateBotDto {
   @ApiPropertyOptional({ maxLength: 64, nullable: true })
   @IsOptional()
   @IsString()
-  @Matches(BOT_USERNAME_PATTERN, { message: 'username must be 3-64 letters, digits or underscores, starting with a letter' })
+  @Matches(BOT_USERNAME_PATTERN, {
+    message: 'username must be 3-64 letters, digits or underscores, starting with a letter',
+  })
   username?: string | null;
 
   @ApiPropertyOptional({ maxLength: BOT_DESCRIPTION_MAX, nullable: true })

@@ -90,7 +90,9 @@ const ScopeFromJson = () =>
         return value;
       }
     }
-    return value && typeof value === 'object' && !Array.isArray(value) ? plainToInstance(CommandScopeDto, value) : value;
+    return value && typeof value === 'object' && !Array.isArray(value)
+      ? plainToInstance(CommandScopeDto, value)
+      : value;
   });
 
 export class CommandsSelectorDto {
