@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { BotCredentialsService } from '../src/bots/bot-credentials.service';
 import { BotTestContext, createApprovedBot, STAFF_ID, startBotApp, submitBot } from './app-context';
 
 describe('bot application, review and tokens', () => {
@@ -116,6 +117,38 @@ describe('bot application, review and tokens', () => {
       .query(`UPDATE bots SET one_time_token_expires_at = now() - interval '1 second' WHERE id = $1`, [botId]);
     const res = await readToken(botId).expect(410);
     expect(res.body.code).toBe('TOKEN_ALREADY_READ');
+  });
+
+  it('destroys unread one-time tokens past their 7 days in the purge sweep', async () => {
+    const [expired, fresh] = [await submitBot(ctx, 'alice'), await submitBot(ctx, 'alice')];
+    await approve(expired).expect(200);
+    await approve(fresh).expect(200);
+    const dataSource = ctx.app.get(DataSource);
+    await dataSource.query(`UPDATE bots SET one_time_token_expires_at = now() - interval '1 second' WHERE id = $1`, [
+      expired,
+    ]);
+    expect(await ctx.app.get(BotCredentialsService).purgeExpired()).toBeGreaterThanOrEqual(1);
+    const rows = await dataSource.query(
+      `SELECT id, one_time_token_ciphertext IS NULL AS gone FROM bots WHERE id = ANY($1)`,
+      [[expired, fresh]],
+    );
+    expect(Object.fromEntries(rows.map((r: { id: string; gone: boolean }) => [r.id, r.gone]))).toEqual({
+      [expired]: true,
+      [fresh]: false,
+    });
+    await readToken(fresh).expect(200);
+  });
+
+  it('answers 410 TOKEN_ALREADY_READ, not a 5xx, when the sealed copy cannot be opened', async () => {
+    const botId = await submitBot(ctx, 'alice');
+    await approve(botId).expect(200);
+    await ctx.app
+      .get(DataSource)
+      .query(
+        `UPDATE bots SET one_time_token_ciphertext = 'v1:AAAAAAAAAAAAAAAA:AAAAAAAAAAAAAAAAAAAAAA==:AAAA' WHERE id = $1`,
+        [botId],
+      );
+    expect((await readToken(botId).expect(410)).body.code).toBe('TOKEN_ALREADY_READ');
   });
 
   it('lets exactly one of two parallel one-time reads have the token', async () => {

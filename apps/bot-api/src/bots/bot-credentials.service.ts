@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { displayPrefix, generateSecretToken, hashSecretToken } from '@app/auth';
 import { ApiError } from '@app/envelope';
@@ -24,6 +24,7 @@ interface TokenRow {
 @Injectable()
 export class BotCredentialsService {
   private readonly cipher: OneTimeTokenCipher;
+  private readonly logger = new Logger(BotCredentialsService.name);
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -61,7 +62,7 @@ export class BotCredentialsService {
         [botId],
       );
       // An expired copy is destroyed too, but its plaintext never leaves this function.
-      return row.expired ? null : this.cipher.decrypt(botId, row.one_time_token_ciphertext);
+      return row.expired ? null : this.open(botId, row.one_time_token_ciphertext);
     });
     if (!outcome) {
       throw new ApiError(
@@ -99,6 +100,28 @@ export class BotCredentialsService {
       );
       if (rows.length === 0) await this.explainMissing(manager, ownerId, botId);
     });
+  }
+
+  /** Sealed copies nobody read within their 7 days are destroyed, not kept encrypted forever. */
+  async purgeExpired(): Promise<number> {
+    const [, affected]: [unknown[], number] = await this.dataSource.query(
+      `UPDATE bots SET one_time_token_ciphertext = NULL, one_time_token_expires_at = NULL
+        WHERE one_time_token_expires_at <= now()`,
+    );
+    return affected;
+  }
+
+  /**
+   * A copy sealed under an earlier BOT_TOKEN_ENCRYPTION_KEY cannot be opened any more; it counts as
+   * gone, and the developer rotates to get a token.
+   */
+  private open(botId: string, sealed: string): string | null {
+    try {
+      return this.cipher.decrypt(botId, sealed);
+    } catch {
+      this.logger.warn(`one-time token of bot ${botId} could not be decrypted (key changed?); discarded`);
+      return null;
+    }
   }
 
   private async explainMissing(manager: EntityManager, ownerId: string, botId: string): Promise<never> {

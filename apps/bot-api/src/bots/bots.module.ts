@@ -6,11 +6,12 @@ import { BotCredentialsService } from './bot-credentials.service';
 import { BotsController } from './bots.controller';
 import { BotsService } from './bots.service';
 import { Bot } from './entities/bot.entity';
+import { OneTimeTokenPurgeService } from './one-time-token-purge.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Bot])],
   controllers: [BotsController],
-  providers: [BotsService, BotCredentialsService, BotTokenService, BotTokenGuard],
+  providers: [BotsService, BotCredentialsService, OneTimeTokenPurgeService, BotTokenService, BotTokenGuard],
   exports: [TypeOrmModule, BotTokenService, BotTokenGuard, BotCredentialsService],
 })
 export class BotsModule {}
