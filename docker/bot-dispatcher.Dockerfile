@@ -1,0 +1,38 @@
+# syntax=docker/dockerfile:1
+# bot-dispatcher: Webhook delivery worker; its port serves only health and metrics.
+# Build from the repository root:  docker build -f docker/bot-dispatcher.Dockerfile -t bot-dispatcher .
+ARG NODE_IMAGE=node:20.20-bookworm-slim
+
+# --- build: full dependency tree, compile the app and the libs it imports ---------------------------
+FROM ${NODE_IMAGE} AS build
+WORKDIR /workspace
+ENV NX_DAEMON=false NX_NO_CLOUD=true NX_SKIP_NX_CACHE=true
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY nx.json tsconfig.base.json ./
+COPY libs ./libs
+COPY apps/bot-dispatcher ./apps/bot-dispatcher
+RUN npx nx run bot-dispatcher:build --outputStyle=static
+
+# --- prod-deps: runtime dependencies only, no install scripts ---------------------------------------
+FROM ${NODE_IMAGE} AS prod-deps
+WORKDIR /workspace
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+
+# --- runtime ------------------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    PORT=3003 \
+    NODE_OPTIONS=--enable-source-maps
+WORKDIR /app
+COPY --from=prod-deps /workspace/node_modules ./node_modules
+COPY --from=prod-deps /workspace/package.json ./package.json
+COPY --from=build /workspace/dist/apps/bot-dispatcher ./dist
+# The image's own files stay root-owned and read-only to the process; it runs as the unprivileged "node" user (uid 1000).
+USER 1000:1000
+EXPOSE 3003
+HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.PORT + '/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+STOPSIGNAL SIGTERM
+CMD ["node", "dist/apps/bot-dispatcher/src/main.js"]

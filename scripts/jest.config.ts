@@ -1,0 +1,6 @@
+export default {
+  displayName: 'scripts',
+  preset: '../jest.preset.js',
+  rootDir: __dirname,
+  testMatch: ['<rootDir>/**/*.spec.ts'],
+};
