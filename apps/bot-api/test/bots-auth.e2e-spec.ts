@@ -65,6 +65,14 @@ describe('bot token authentication', () => {
     }
   });
 
+  it("refuses an account JWT whose subject is a bot's system user id", async () => {
+    const impostor = await ctx.jwt(bot.systemUserId, 'Impostor');
+    const res = await request(server).get('/api/v1/bots/my').set('Authorization', `Bearer ${impostor}`);
+    expectError(res, 401, 'UNAUTHORIZED');
+    const me = await request(server).get('/api/v1/bots/me').set('Authorization', `Bearer ${bot.token}`).expect(200);
+    expect(me.body.data.name).not.toBe('Impostor');
+  });
+
   it('answers getMe on GET /me, GET /getMe and POST /getMe with the same bot', async () => {
     const auth = `Bearer ${bot.token}`;
     const responses = await Promise.all([

@@ -119,3 +119,8 @@ export function isBotAvailable(bot: Pick<Bot, 'reviewStatus' | 'status'>): boole
 export function systemUserIdFor(botId: string): string {
   return `bot_${botId}`;
 }
+
+/** Ids of this shape belong to bots only; no account may sign in under one. */
+export function isBotSystemUserId(id: string): boolean {
+  return /^bot_[0-9a-f]{24}$/.test(id);
+}
