@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account, AccountGuard, CurrentAccount } from '@app/auth';
+import { ApiErrorResponses } from '@app/platform';
 import { RenderedBody } from '@app/envelope';
 import { Idempotent, IdempotencyKey, IdempotentCall } from '@app/idempotency';
 import type { Request } from 'express';
@@ -21,6 +22,8 @@ export class AllocationsController {
   constructor(private readonly allocations: AllocationsService) {}
 
   @Get()
+  @ApiOkResponse({ description: '`items` (allocation records), `page`, `limit`, `total`' })
+  @ApiErrorResponses([404, 'NOT_FOUND'])
   @ApiOperation({ summary: 'List allocations of the application (optionally of one template), newest first' })
   list(
     @CurrentAccount() account: Account,
@@ -31,6 +34,14 @@ export class AllocationsController {
   }
 
   @Post()
+  @ApiCreatedResponse({ description: 'The allocation record; a replay carries `Idempotent-Replayed: true`' })
+  @ApiErrorResponses(
+    { status: 404, code: 'NOT_FOUND', when: 'application or template not found' },
+    { status: 409, code: 'INSUFFICIENT_STOCK', when: 'quantity above the remaining stock' },
+    { status: 409, code: 'TEMPLATE_NOT_ACTIVE', when: 'the template is not active' },
+    { status: 409, code: 'IDEMPOTENCY_KEY_REUSED', when: 'same idempotencyKey with other parameters' },
+    { status: 409, code: 'IDEMPOTENCY_KEY_IN_USE', when: 'the first request with this key is still running' },
+  )
   @Idempotent({ required: true, keyFrom: idempotencyKeyOfBody, keyName: 'idempotencyKey' })
   @ApiOperation({ summary: 'Allocate template stock to a sender; idempotent on the idempotencyKey of the body' })
   create(

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account, AccountGuard, CurrentAccount } from '@app/auth';
+import { ApiErrorResponses } from '@app/platform';
 import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
 import { AppTokensService } from './app-tokens.service';
 import { AppTokenView, CreatedAppTokenView } from './dto/app-token.view';
@@ -9,6 +10,7 @@ import { CreateAppTokenDto } from './dto/create-app-token.dto';
 @ApiTags('console')
 @ApiBearerAuth()
 @UseGuards(AccountGuard)
+@ApiErrorResponses([404, 'NOT_FOUND'])
 @Controller('api/v1/open-platform/applications/:id/tokens')
 export class AppTokensController {
   constructor(private readonly tokens: AppTokensService) {}

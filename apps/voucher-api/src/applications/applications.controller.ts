@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Param, Patch, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account, AccountGuard, CurrentAccount } from '@app/auth';
+import { ApiErrorResponses } from '@app/platform';
 import { ApplicationsService } from './applications.service';
 import { ApplicationView } from './dto/application.view';
 import { CreateApplicationDto } from './dto/create-application.dto';
@@ -27,6 +28,8 @@ export class ApplicationsController {
   }
 
   @Get(':id')
+  @ApiOkResponse({ description: 'The application' })
+  @ApiErrorResponses([404, 'NOT_FOUND'])
   @ApiOperation({ summary: 'One application of the caller' })
   get(
     @CurrentAccount() account: Account,
@@ -36,6 +39,8 @@ export class ApplicationsController {
   }
 
   @Patch(':id')
+  @ApiOkResponse({ description: 'The updated application' })
+  @ApiErrorResponses([404, 'NOT_FOUND'])
   @ApiOperation({ summary: 'Change name, description, allowed origins or status' })
   update(
     @CurrentAccount() account: Account,

@@ -1,6 +1,7 @@
 import { Controller, Delete, HttpCode, Param, Put, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account, AccountGuard, CurrentAccount } from '@app/auth';
+import { ApiErrorResponses } from '@app/platform';
 import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
 import { BotBindingsService, BotBindingView } from './bot-bindings.service';
 import { BotIdPipe } from './dto/bot-id.pipe';
@@ -8,6 +9,7 @@ import { BotIdPipe } from './dto/bot-id.pipe';
 @ApiTags('console')
 @ApiBearerAuth()
 @UseGuards(AccountGuard)
+@ApiErrorResponses([404, 'NOT_FOUND'])
 @Controller('api/v1/open-platform/applications/:id/bots/:botId')
 export class BotBindingsController {
   constructor(private readonly bindings: BotBindingsService) {}

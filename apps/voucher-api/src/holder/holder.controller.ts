@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account, AccountGuard, CurrentAccount } from '@app/auth';
+import { ApiErrorResponses } from '@app/platform';
 import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
 import { AuthorizationView } from './dto/authorization.view';
 import { CreateAuthorizationDto } from './dto/create-authorization.dto';
@@ -28,12 +29,16 @@ export class HolderController {
   }
 
   @Post('authorizations')
+  @ApiCreatedResponse({ description: 'The consent record' })
+  @ApiErrorResponses({ status: 404, code: 'NOT_FOUND', when: 'no such application' })
   @ApiOperation({ summary: 'Allow an application to issue vouchers to me (repeating it changes nothing)' })
   authorize(@CurrentAccount() account: Account, @Body() dto: CreateAuthorizationDto): Promise<AuthorizationView> {
     return this.holder.authorize(account.id, dto.application_id);
   }
 
   @Delete('authorizations/:applicationId')
+  @ApiOkResponse({ description: 'The consent record that was removed' })
+  @ApiErrorResponses({ status: 404, code: 'NOT_FOUND', when: 'no consent given to this application' })
   @HttpCode(200)
   @ApiOperation({ summary: 'Withdraw my consent; vouchers already issued stay mine' })
   revoke(

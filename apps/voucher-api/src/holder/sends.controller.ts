@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account, AccountGuard, CurrentAccount } from '@app/auth';
+import { ApiErrorResponses } from '@app/platform';
 import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
 import { CreateSendDto } from './dto/create-send.dto';
 import { Page, PageQueryDto } from './dto/page-query.dto';
@@ -21,6 +22,12 @@ export class SendsController {
   }
 
   @Post('backpack/:allocationId/sends')
+  @ApiCreatedResponse({ description: 'The send, in status `sending`' })
+  @ApiErrorResponses(
+    { status: 404, code: 'NOT_FOUND', when: 'not an allocation of the caller' },
+    { status: 409, code: 'INSUFFICIENT_STOCK', when: 'nothing remains in the allocation' },
+    { status: 409, code: 'TEMPLATE_NOT_ACTIVE', when: 'the template is not active' },
+  )
   @ApiOperation({ summary: 'Send one unit of an allocation to a user, who may then claim it' })
   send(
     @CurrentAccount() account: Account,
@@ -37,6 +44,13 @@ export class SendsController {
   }
 
   @Post('sends/:sendId/claim')
+  @ApiCreatedResponse({ description: '`send` (claimed) and `voucher` (without credentials; see GET /holder/vouchers)' })
+  @ApiErrorResponses(
+    { status: 404, code: 'NOT_FOUND', when: 'not a send addressed to the caller' },
+    { status: 409, code: 'SEND_NOT_CLAIMABLE', when: 'already claimed or cancelled' },
+    { status: 409, code: 'PER_USER_LIMIT_REACHED', when: "the caller holds the template's per-user limit" },
+    { status: 409, code: 'TEMPLATE_NOT_ACTIVE', when: 'the template is not active' },
+  )
   @ApiOperation({ summary: 'Claim a send addressed to me; creates my voucher (once per send)' })
   claim(
     @CurrentAccount() account: Account,
@@ -46,6 +60,11 @@ export class SendsController {
   }
 
   @Post('sends/:sendId/cancel')
+  @ApiOkResponse({ description: 'The send, in status `cancelled`' })
+  @ApiErrorResponses(
+    { status: 404, code: 'NOT_FOUND', when: 'not a send of the caller' },
+    { status: 409, code: 'SEND_NOT_CANCELLABLE', when: 'already claimed or cancelled' },
+  )
   @HttpCode(200)
   @ApiOperation({ summary: 'Take back an unclaimed send; the unit returns to the allocation' })
   cancel(
