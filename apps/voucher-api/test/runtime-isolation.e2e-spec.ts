@@ -19,6 +19,9 @@ import {
   templateBody,
 } from './runtime-fixtures';
 
+// Real HTTP against real PostgreSQL on a shared machine: parallel bursts need more than the 5 s default.
+jest.setTimeout(60_000);
+
 describe('tenant isolation of runtime routes', () => {
   let ctx: VoucherTestContext;
   let a: SeededApplication;

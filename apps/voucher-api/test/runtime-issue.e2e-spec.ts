@@ -20,6 +20,9 @@ import {
   redeemRequest,
 } from './runtime-fixtures';
 
+// Real HTTP against real PostgreSQL on a shared machine: parallel bursts need more than the 5 s default.
+jest.setTimeout(60_000);
+
 describe('runtime issue and revoke', () => {
   let ctx: VoucherTestContext;
   let app: SeededApplication;

@@ -4,6 +4,9 @@ import { DataSource } from 'typeorm';
 import { seedApplication, seedToken, startVoucherApp, VoucherTestContext } from './app-context';
 import { API, bearer, expectError } from './runtime-fixtures';
 
+// Real HTTP against real PostgreSQL on a shared machine: parallel bursts need more than the 5 s default.
+jest.setTimeout(60_000);
+
 describe('runtime rate limits at the default per-minute limits', () => {
   let ctx: VoucherTestContext;
   const server = () => ctx.app.getHttpServer();

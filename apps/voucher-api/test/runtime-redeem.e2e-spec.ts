@@ -12,6 +12,9 @@ import {
   redeemRequest,
 } from './runtime-fixtures';
 
+// Real HTTP against real PostgreSQL on a shared machine: parallel bursts need more than the 5 s default.
+jest.setTimeout(60_000);
+
 describe('runtime verify, redeem, get redemption and reverse', () => {
   let ctx: VoucherTestContext;
   let app: SeededApplication;

@@ -2,6 +2,9 @@ import request from 'supertest';
 import { seedApplication, SeededApplication, startVoucherApp, VoucherTestContext } from './app-context';
 import { API, bearer, expectError, GENEROUS_RATE_LIMITS, templateBody } from './runtime-fixtures';
 
+// Real HTTP against real PostgreSQL on a shared machine: parallel bursts need more than the 5 s default.
+jest.setTimeout(60_000);
+
 describe('runtime templates: create, edit, submit, review and lifecycle', () => {
   let ctx: VoucherTestContext;
   let app: SeededApplication;
