@@ -45,7 +45,10 @@ describe('runtime verify, redeem, get redemption and reverse', () => {
     it('finds a voucher by QR token and returns data.voucher with its current status, redeeming nothing', async () => {
       const v = await issuedVoucher(ctx, app, templateId);
       const res = await verify({ type: 'qr_token', value: v.qrToken }).expect(200);
-      expect(res.body).toMatchObject({ success: true, code: 200 });
+      expect(res.body).toMatchObject({ success: true, code: 200, message: 'OK' });
+      expect(new Date(res.body.meta.timestamp).toISOString()).toBe(res.body.meta.timestamp);
+      expect(res.body.meta.duration).toMatch(/^\d+ms$/);
+      expect(res.body.meta.requestId).toBe(res.headers['x-request-id']);
       expect(res.body.data.voucher).toMatchObject({ id: v.id, status: 'available', template_id: templateId });
       expect(res.body.data.redeemable).toBe(true);
       expect(res.text).not.toContain(v.code);
@@ -215,6 +218,36 @@ describe('runtime verify, redeem, get redemption and reverse', () => {
         v.id,
       ]);
       expect(count).toBe(1);
+    });
+
+    it('after a 5xx nothing is redeemed and a retry with the original key and body runs again', async () => {
+      const v = await issuedVoucher(ctx, app, templateId);
+      await db().query(`
+        CREATE FUNCTION fail_marked_redemption() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW.external_order_id = 'ORD-5XX' THEN RAISE EXCEPTION 'simulated outage'; END IF;
+          RETURN NEW;
+        END $$`);
+      await db().query(
+        `CREATE TRIGGER fail_marked_redemption BEFORE INSERT ON redemptions
+           FOR EACH ROW EXECUTE FUNCTION fail_marked_redemption()`,
+      );
+      const key = randomUUID();
+      const body = { credential: { type: 'qr_token', value: v.qrToken }, external_order_id: 'ORD-5XX' };
+      const send = () =>
+        request(server()).post(`${API}/vouchers/redeem`).set(bearer(app.token)).set('Idempotency-Key', key).send(body);
+      try {
+        const failed = await send();
+        expectError(failed, 500, 'INTERNAL_ERROR');
+        expect(failed.text).not.toContain('simulated outage');
+        const [row] = await db().query(`SELECT status FROM vouchers WHERE id = $1`, [v.id]);
+        expect(row.status).toBe('available');
+      } finally {
+        await db().query(`DROP TRIGGER fail_marked_redemption ON redemptions`);
+        await db().query(`DROP FUNCTION fail_marked_redemption()`);
+      }
+      const retried = await send().expect(201);
+      expect(retried.body.data).toMatchObject({ voucher_id: v.id, external_order_id: 'ORD-5XX', status: 'succeeded' });
     });
 
     it('200 parallel redeems of one voucher: exactly one succeeds, 199 get 409 VOUCHER_ALREADY_REDEEMED, one redemption row', async () => {
