@@ -141,7 +141,7 @@ describe('Update types and payloads (spec 6.1, 6.2)', () => {
     const pdf = await insertFile(ctx, { userId: 'alice', mimeType: 'application/pdf', fileName: 'a.pdf' });
     const video = await insertFile(ctx, { userId: 'alice', mimeType: 'video/mp4', duration: 12 });
     const audio = await insertFile(ctx, { userId: 'alice', mimeType: 'audio/mpeg', duration: 200 });
-    const sent = [];
+    const sent: Array<{ message_id: number }> = [];
     for (const body of [
       { text: 'plain' },
       { file_id: photo, text: 'a photo' },
