@@ -115,6 +115,17 @@ describe('console: stock allocations', () => {
     expectError(await allocate({ templateId: draft.body.data.id, quantity: 1 }), 409, 'TEMPLATE_NOT_ACTIVE');
   });
 
+  it('refuses allocations while the application is disabled (403 APPLICATION_DISABLED)', async () => {
+    const disabled = await seedApplication(ctx, { ownerId: 'alloc-owner' });
+    const templateId = await activeTemplate(ctx, disabled, { issue_limit: 10 });
+    await request(ctx.app.getHttpServer())
+      .patch(`${API}/applications/${disabled.applicationId}`)
+      .set(owner)
+      .send({ status: 'disabled' })
+      .expect(200);
+    expectError(await allocate({ templateId, quantity: 1 }, disabled.applicationId), 403, 'APPLICATION_DISABLED');
+  });
+
   it('answers 404 for a template of another application', async () => {
     const other = await seedApplication(ctx, { ownerId: 'alloc-owner' });
     const foreignTemplate = await activeTemplate(ctx, other, { issue_limit: 10 });

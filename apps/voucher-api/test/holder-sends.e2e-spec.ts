@@ -177,6 +177,21 @@ describe('holder: backpack, sends, inbox, claim and cancel', () => {
     await http().post(`${API}/holder/sends/${sendId}/claim`).set(recipient).expect(201);
   });
 
+  it('refuses sends and claims while the application is disabled (403 APPLICATION_DISABLED)', async () => {
+    const { allocationId } = await allocation(2);
+    const sendId = (await sendTo(allocationId).expect(201)).body.data.id as string;
+    const disable = (status: string) =>
+      http().patch(`${API}/applications/${app.applicationId}`).set(owner).send({ status }).expect(200);
+    await disable('disabled');
+    try {
+      expectError(await sendTo(allocationId), 403, 'APPLICATION_DISABLED');
+      expectError(await http().post(`${API}/holder/sends/${sendId}/claim`).set(recipient), 403, 'APPLICATION_DISABLED');
+    } finally {
+      await disable('active');
+    }
+    await http().post(`${API}/holder/sends/${sendId}/claim`).set(recipient).expect(201);
+  });
+
   it('creates exactly one voucher when 50 claims of one send race', async () => {
     const { allocationId } = await allocation(1);
     const sendId = (await sendTo(allocationId).expect(201)).body.data.id as string;

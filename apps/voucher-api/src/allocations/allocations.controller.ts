@@ -37,6 +37,8 @@ export class AllocationsController {
   @ApiCreatedResponse({ description: 'The allocation record; a replay carries `Idempotent-Replayed: true`' })
   @ApiErrorResponses(
     { status: 404, code: 'NOT_FOUND', when: 'application or template not found' },
+    { status: 403, code: 'APPLICATION_DISABLED', when: 'the application is disabled' },
+    { status: 403, code: 'FEATURE_DISABLED', when: 'the vouchers feature is closed' },
     { status: 409, code: 'INSUFFICIENT_STOCK', when: 'quantity above the remaining stock' },
     { status: 409, code: 'TEMPLATE_NOT_ACTIVE', when: 'the template is not active' },
     { status: 409, code: 'IDEMPOTENCY_KEY_REUSED', when: 'same idempotencyKey with other parameters' },

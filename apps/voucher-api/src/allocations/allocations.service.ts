@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { ApiError, RenderedBody } from '@app/envelope';
 import type { IdempotentCall } from '@app/idempotency';
 import { DataSource, EntityManager } from 'typeorm';
-import { ApplicationsService } from '../applications/applications.service';
+import { ApplicationsService, assertApplicationIssues } from '../applications/applications.service';
 import { Template } from '../templates/entities/template.entity';
 import { consumeTemplateStock } from '../templates/template-stock';
 import { User } from '../users/user.entity';
@@ -43,7 +43,7 @@ export class AllocationsService {
     call: IdempotentCall,
   ): Promise<RenderedBody> {
     return this.dataSource.transaction(async (manager) => {
-      await this.applications.requireOwned(manager, ownerId, applicationId);
+      assertApplicationIssues(await this.applications.requireOwned(manager, ownerId, applicationId));
       await this.requireActiveTemplate(manager, applicationId, dto.templateId);
       await this.requireKnownUser(manager, dto.recipientUserId);
       if (!(await consumeTemplateStock(manager, dto.templateId, dto.quantity, 'allocated'))) {

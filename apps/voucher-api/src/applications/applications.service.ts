@@ -7,6 +7,19 @@ import { CreateApplicationDto } from './dto/create-application.dto';
 import { UpdateApplicationDto } from './dto/update-application.dto';
 import { Application } from './entities/application.entity';
 
+/**
+ * Stock leaves an application only while it may issue: a disabled application or a closed vouchers
+ * feature stops allocations, sends and claims just as it stops the runtime routes.
+ */
+export function assertApplicationIssues(application: Pick<Application, 'status' | 'features'>): void {
+  if (application.status !== 'active') {
+    throw new ApiError(403, 'APPLICATION_DISABLED', 'The application is disabled');
+  }
+  if (application.features?.vouchers === false) {
+    throw new ApiError(403, 'FEATURE_DISABLED', 'The vouchers feature is closed for this application');
+  }
+}
+
 /** The console's view of applications: an account reaches only its own; any other id answers 404. */
 @Injectable()
 export class ApplicationsService {

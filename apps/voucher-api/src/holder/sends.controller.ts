@@ -26,6 +26,8 @@ export class SendsController {
   @ApiErrorResponses(
     { status: 404, code: 'NOT_FOUND', when: 'not an allocation of the caller' },
     { status: 409, code: 'INSUFFICIENT_STOCK', when: 'nothing remains in the allocation' },
+    { status: 403, code: 'APPLICATION_DISABLED', when: 'the application is disabled' },
+    { status: 403, code: 'FEATURE_DISABLED', when: 'the vouchers feature is closed' },
     { status: 409, code: 'TEMPLATE_NOT_ACTIVE', when: 'the template is not active' },
   )
   @ApiOperation({ summary: 'Send one unit of an allocation to a user, who may then claim it' })
@@ -49,6 +51,8 @@ export class SendsController {
     { status: 404, code: 'NOT_FOUND', when: 'not a send addressed to the caller' },
     { status: 409, code: 'SEND_NOT_CLAIMABLE', when: 'already claimed or cancelled' },
     { status: 409, code: 'PER_USER_LIMIT_REACHED', when: "the caller holds the template's per-user limit" },
+    { status: 403, code: 'APPLICATION_DISABLED', when: 'the application is disabled' },
+    { status: 403, code: 'FEATURE_DISABLED', when: 'the vouchers feature is closed' },
     { status: 409, code: 'TEMPLATE_NOT_ACTIVE', when: 'the template is not active' },
   )
   @ApiOperation({ summary: 'Claim a send addressed to me; creates my voucher (once per send)' })

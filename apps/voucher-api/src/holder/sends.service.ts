@@ -5,6 +5,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AllocationView, toAllocationView } from '../allocations/dto/allocation.view';
 import { Allocation } from '../allocations/entities/allocation.entity';
 import { Send } from '../allocations/entities/send.entity';
+import { assertApplicationIssues } from '../applications/applications.service';
+import { Application } from '../applications/entities/application.entity';
 import { Template } from '../templates/entities/template.entity';
 import { consumePerUserQuota } from '../templates/template-stock';
 import { User } from '../users/user.entity';
@@ -96,7 +98,7 @@ export class SendsService {
     return this.dataSource.transaction(async (manager) => {
       const allocation = await manager.findOneBy(Allocation, { id: allocationId, senderUserId: senderId });
       if (!allocation) throw ApiError.notFound('Allocation');
-      await this.requireActiveTemplate(manager, allocation.templateId);
+      await this.requireIssuableTemplate(manager, allocation.templateId);
       if (!(await manager.existsBy(User, { id: recipientUserId }))) {
         throw ApiError.badRequest('recipient_user_id is not a known user', [
           { field: 'recipient_user_id', problem: 'is not a known user' },
@@ -164,7 +166,7 @@ export class SendsService {
         throw new ApiError(409, 'SEND_NOT_CLAIMABLE', `The send is already ${send.status}`);
       }
       const allocation = await manager.findOneByOrFail(Allocation, { id: send.allocationId });
-      const template = await this.requireActiveTemplate(manager, allocation.templateId);
+      const template = await this.requireIssuableTemplate(manager, allocation.templateId);
       if (!(await consumePerUserQuota(manager, template.id, userId, template.perUserLimit))) {
         throw ApiError.conflict(
           'PER_USER_LIMIT_REACHED',
@@ -217,8 +219,9 @@ export class SendsService {
     if (moved !== 1) throw new Error(`allocation ${allocationId} has no unit in sending`);
   }
 
-  private async requireActiveTemplate(manager: EntityManager, templateId: string): Promise<Template> {
+  private async requireIssuableTemplate(manager: EntityManager, templateId: string): Promise<Template> {
     const template = await manager.findOneByOrFail(Template, { id: templateId });
+    assertApplicationIssues(await manager.findOneByOrFail(Application, { id: template.applicationId }));
     if (template.status !== 'active') {
       throw ApiError.conflict(
         'TEMPLATE_NOT_ACTIVE',
