@@ -5,7 +5,7 @@
  * provider, so neither TypeORM nor ioredis ever connects.
  */
 import 'reflect-metadata';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { NestFactory } from '@nestjs/core';
@@ -20,25 +20,26 @@ import { VoucherConfig } from '../apps/voucher-api/src/config/voucher.config';
 interface Target {
   name: string;
   spec: ApiDocsSpec;
-  module: () => unknown;
+  module: (env: NodeJS.ProcessEnv) => unknown;
 }
 
-// Defaults only: the document must not depend on whoever runs the script.
 const targets: Target[] = [
-  {
-    name: 'voucher-api',
-    spec: VOUCHER_API_DOCS,
-    module: () => VoucherAppModule.forRoot(loadConfig(VoucherConfig, { LOG_LEVEL: 'silent' })),
-  },
-  { name: 'bot-api', spec: BOT_API_DOCS, module: () => BotAppModule.forRoot(loadConfig(BotConfig, { LOG_LEVEL: 'silent' })) },
+  { name: 'voucher-api', spec: VOUCHER_API_DOCS, module: (env) => VoucherAppModule.forRoot(loadConfig(VoucherConfig, env)) },
+  { name: 'bot-api', spec: BOT_API_DOCS, module: (env) => BotAppModule.forRoot(loadConfig(BotConfig, env)) },
 ];
 
-export async function writeOpenApiDocuments(outDir: string): Promise<string[]> {
+/**
+ * Writes `<outDir>/<app>.json` for each HTTP app. The configuration is the defaults (plus `env`), never
+ * the caller's environment, so the document does not depend on who runs the script.
+ */
+export async function writeOpenApiDocuments(outDir: string, env: NodeJS.ProcessEnv = {}): Promise<string[]> {
   mkdirSync(outDir, { recursive: true });
   const written: string[] = [];
   for (const target of targets) {
-    const app = await NestFactory.create(target.module() as never, { preview: true, logger: false, abortOnError: false });
+    const module = target.module({ LOG_LEVEL: 'silent', ...env });
+    const app = await NestFactory.create(module as never, { preview: true, logger: false, abortOnError: false });
     const document = buildOpenApiDocument(app, target.spec);
+    await app.close();
     const file = join(outDir, `${target.name}.json`);
     writeFileSync(file, `${JSON.stringify(document, null, 2)}\n`);
     written.push(file);
@@ -49,7 +50,7 @@ export async function writeOpenApiDocuments(outDir: string): Promise<string[]> {
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { out: { type: 'string', default: join('docs', 'openapi') } } });
   for (const file of await writeOpenApiDocuments(values.out as string)) {
-    const paths = Object.keys(JSON.parse(require('node:fs').readFileSync(file, 'utf8')).paths).length;
+    const paths = Object.keys(JSON.parse(readFileSync(file, 'utf8')).paths).length;
     console.log(`wrote ${file} (${paths} paths)`);
   }
 }

@@ -1,0 +1,99 @@
+import { CanActivate, Controller, Get, Injectable, INestApplication, Module, Param, Post, UseGuards } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ApiBearerAuth, ApiOkResponse, ApiProperty } from '@nestjs/swagger';
+import { API_SECURITY, ApiErrorResponses, ApiPublic, buildOpenApiDocument } from './openapi';
+
+class TemplateView {
+  @ApiProperty()
+  id: string;
+}
+
+@Injectable()
+class AllowGuard implements CanActivate {
+  canActivate(): boolean {
+    return true;
+  }
+}
+
+@Controller('api/v1/things')
+class ThingsController {
+  @Get(':id')
+  @UseGuards(AllowGuard)
+  @ApiBearerAuth(API_SECURITY.appToken)
+  @ApiOkResponse({ type: TemplateView })
+  @ApiErrorResponses([404, 'NOT_FOUND'], [409, 'TEMPLATE_NOT_ACTIVE'], { status: 409, code: 'ISSUE_LIMIT_REACHED', when: 'stock is gone' })
+  get(@Param('id') id: string): TemplateView {
+    return { id };
+  }
+
+  @Post('verify')
+  verify(): void {}
+
+  @Post('declared-public')
+  @UseGuards(AllowGuard)
+  @ApiPublic()
+  declaredPublic(): void {}
+
+  @Post('forgot-docs')
+  @UseGuards(AllowGuard)
+  forgotDocs(): void {}
+}
+
+@Module({ controllers: [ThingsController], providers: [AllowGuard] })
+class ThingsModule {}
+
+async function documentFor(envelope: 'voucher' | 'bot') {
+  const app: INestApplication = await NestFactory.create(ThingsModule, { preview: true, logger: false });
+  try {
+    return buildOpenApiDocument(app, {
+      title: 'Things',
+      description: 'test',
+      version: '1',
+      envelope,
+      security: [API_SECURITY.accountJwt, API_SECURITY.appToken],
+    }) as any;
+  } finally {
+    await app.close();
+  }
+}
+
+describe('buildOpenApiDocument', () => {
+  it('renders codes that share a status as one response with an example per code, in the voucher error envelope', async () => {
+    const conflict = (await documentFor('voucher')).paths['/api/v1/things/{id}'].get.responses['409'];
+    expect(conflict['x-error-codes']).toEqual(['TEMPLATE_NOT_ACTIVE', 'ISSUE_LIMIT_REACHED']);
+    expect(conflict.description).toBe('`TEMPLATE_NOT_ACTIVE`; `ISSUE_LIMIT_REACHED`: stock is gone');
+    const media = conflict.content['application/json'];
+    expect(media.schema.allOf[0]).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' });
+    expect(media.schema.allOf[1].properties.error.properties.code.enum).toEqual(['TEMPLATE_NOT_ACTIVE', 'ISSUE_LIMIT_REACHED']);
+    expect(media.examples.ISSUE_LIMIT_REACHED.value).toMatchObject({ success: false, code: 409, error: { code: 'ISSUE_LIMIT_REACHED' } });
+  });
+
+  it('puts the business code at the top level of the bot error envelope', async () => {
+    const notFound = (await documentFor('bot')).paths['/api/v1/things/{id}'].get.responses['404'];
+    expect(notFound.content['application/json'].schema.allOf[1].properties.code.enum).toEqual(['NOT_FOUND']);
+    expect(notFound.content['application/json'].examples.NOT_FOUND.value).toEqual({ success: false, code: 'NOT_FOUND', message: 'not found' });
+  });
+
+  it('wraps the documented payload in the success envelope and adds 400 and 401 where they can happen', async () => {
+    const document = await documentFor('voucher');
+    const get = document.paths['/api/v1/things/{id}'].get;
+    expect(get.responses['200'].content['application/json'].schema).toEqual({
+      allOf: [
+        { $ref: '#/components/schemas/SuccessEnvelope' },
+        { type: 'object', properties: { data: { $ref: '#/components/schemas/TemplateView' } } },
+      ],
+    });
+    expect(get.responses['400']['x-error-codes']).toEqual(['VALIDATION_FAILED']);
+    expect(get.responses['401']['x-error-codes']).toEqual(['UNAUTHORIZED']);
+    expect(document.components.securitySchemes[API_SECURITY.appToken]).toMatchObject({ scheme: 'bearer', bearerFormat: 'sop_<base62>' });
+  });
+
+  it('marks unguarded and @ApiPublic routes public, and leaves a guarded route without a scheme for the lint to reject', async () => {
+    const paths = (await documentFor('bot')).paths;
+    expect(paths['/api/v1/things/verify'].post.security).toEqual([]);
+    expect(paths['/api/v1/things/declared-public'].post.security).toEqual([]);
+    expect(paths['/api/v1/things/declared-public'].post['x-public']).toBeUndefined();
+    expect(paths['/api/v1/things/forgot-docs'].post.security).toBeUndefined();
+    expect(paths['/api/v1/things/{id}'].get.security).toEqual([{ [API_SECURITY.appToken]: [] }]);
+  });
+});
