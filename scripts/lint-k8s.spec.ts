@@ -58,6 +58,19 @@ describe('lint:k8s', () => {
     ]);
   });
 
+  it('refuses spec.replicas on a Deployment that a HorizontalPodAutoscaler scales', () => {
+    const labels = { app: 'x' };
+    const deployment = {
+      kind: 'Deployment',
+      metadata: { name: 'x' },
+      spec: { replicas: 3, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [] } } },
+    };
+    const hpa = { kind: 'HorizontalPodAutoscaler', metadata: { name: 'x' }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'x' } } };
+    expect(policyProblems([deployment, hpa])).toContain(
+      'Deployment/x: drop spec.replicas, the HorizontalPodAutoscaler owns it (apply would reset it)',
+    );
+  });
+
   it('passes the checked-in Dockerfiles and fails a copy that runs as root without a healthcheck', () => {
     for (const app of ['voucher-api', 'bot-api', 'bot-dispatcher']) {
       expect(lintDockerfile(join(root, `docker/${app}.Dockerfile`), root)).toEqual([]);

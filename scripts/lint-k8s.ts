@@ -214,6 +214,10 @@ export function policyProblems(objects: Json[]): string[] {
           if (config && config.data?.MIGRATIONS_RUN !== 'false') problems.push(`${where}: MIGRATIONS_RUN must be "false" (the migration Job migrates)`);
         }
       }
+      const scaled = objects.some((o) => o.kind === 'HorizontalPodAutoscaler' && o.spec?.scaleTargetRef?.name === object.metadata?.name);
+      if (scaled && object.spec?.replicas !== undefined) {
+        problems.push(`${name(object)}: drop spec.replicas, the HorizontalPodAutoscaler owns it (apply would reset it)`);
+      }
       if (!matches(object.spec?.selector?.matchLabels, object.spec?.template?.metadata?.labels)) {
         problems.push(`${name(object)}: selector does not match the pod labels`);
       }
