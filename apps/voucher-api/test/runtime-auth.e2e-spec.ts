@@ -80,7 +80,9 @@ describe('runtime authentication, application state, permissions and Origin poli
   describe('application state and features', () => {
     it('answers 403 APPLICATION_DISABLED for every token of a disabled application', async () => {
       const app = await seedApplication(ctx, { status: 'disabled' });
-      expectError(await me(app.token), 403, 'APPLICATION_DISABLED');
+      const res0 = await me(app.token);
+      expectError(res0, 403, 'APPLICATION_DISABLED');
+      expect(res0.headers['x-ratelimit-limit']).toEqual(expect.any(String));
       const res = await request(server()).post(`${API}/vouchers/templates`).set(bearer(app.token)).send(templateBody());
       expectError(res, 403, 'APPLICATION_DISABLED');
     });
@@ -198,7 +200,9 @@ describe('runtime authentication, application state, permissions and Origin poli
 
     it('a restriction without an Origin header answers 403 ORIGIN_NOT_ALLOWED', async () => {
       const app = await seedApplication(ctx, { allowedOrigins: ['shop.example.com'] });
-      expectError(await me(app.token), 403, 'ORIGIN_NOT_ALLOWED');
+      const res = await me(app.token);
+      expectError(res, 403, 'ORIGIN_NOT_ALLOWED');
+      expect(res.headers['x-ratelimit-remaining']).toEqual(expect.any(String));
     });
   });
 

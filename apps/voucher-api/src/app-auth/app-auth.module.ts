@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { AppTokenAuthenticator } from './app-token.authenticator';
 import { AppTokenGuard } from './app-token.guard';
+import { ApplicationAccessGuard } from './application-access.guard';
 import { MeController } from './me.controller';
 import { MeService } from './me.service';
 
@@ -8,7 +9,7 @@ import { MeService } from './me.service';
 @Global()
 @Module({
   controllers: [MeController],
-  providers: [AppTokenAuthenticator, AppTokenGuard, MeService],
-  exports: [AppTokenAuthenticator, AppTokenGuard],
+  providers: [AppTokenAuthenticator, AppTokenGuard, ApplicationAccessGuard, MeService],
+  exports: [AppTokenAuthenticator, AppTokenGuard, ApplicationAccessGuard],
 })
 export class AppAuthModule {}

@@ -3,7 +3,6 @@ import { ApiError } from '@app/envelope';
 import { constantTimeEqual, hashSecretToken } from '@app/auth';
 import { DataSource } from 'typeorm';
 import type { AppCaller } from './app-caller';
-import { originAllowed } from './origin-policy';
 
 interface TokenRow {
   token_id: string;
@@ -34,8 +33,8 @@ export class AppTokenAuthenticator {
 
   constructor(private readonly dataSource: DataSource) {}
 
-  /** Resolves an `sop_` token to its caller, or throws the 401/403 the runtime routes answer. */
-  async authenticate(token: string, origin: string | undefined): Promise<AppCaller> {
+  /** Resolves an `sop_` token to its caller, or throws 401. The application's own state is checked apart. */
+  async authenticate(token: string): Promise<AppCaller> {
     const tokenHash = hashSecretToken(token);
     const [row]: TokenRow[] = await this.dataSource.query(
       `SELECT t.id AS token_id, t.token_hash, t.name AS token_name, t.prefix, t.permissions, t.expires_at, t.revoked_at,
@@ -51,17 +50,6 @@ export class AppTokenAuthenticator {
     }
     if (row.revoked_at) throw new ApiError(401, undefined, 'Application token has been revoked');
     if (row.expired) throw new ApiError(401, undefined, 'Application token has expired');
-    if (row.status !== 'active') throw new ApiError(403, 'APPLICATION_DISABLED', 'The application is disabled');
-    if (row.features?.vouchers !== true) {
-      throw new ApiError(403, 'FEATURE_DISABLED', 'The vouchers feature is closed for this application');
-    }
-    if (!originAllowed(row.allowed_origins, origin)) {
-      throw new ApiError(
-        403,
-        'ORIGIN_NOT_ALLOWED',
-        origin ? 'Origin is not allowed for this application' : 'Origin header is required by this application',
-      );
-    }
     this.touch(row.token_id);
     return {
       tokenId: row.token_id,

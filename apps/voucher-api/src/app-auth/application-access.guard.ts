@@ -1,0 +1,62 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ApiError, FieldProblem } from '@app/envelope';
+import type { Request } from 'express';
+import { AppCaller, appCallerOf } from './app-caller';
+import { originAllowed } from './origin-policy';
+import { RUNTIME_ROUTE_KEY, RuntimeRouteOptions } from './runtime-route.options';
+
+/**
+ * The application's side of a runtime call: active, vouchers feature open, Origin allowed, and no
+ * request field the route does not define. Runs after the rate limit, so these refusals carry the
+ * X-RateLimit headers and count against the token like any other call.
+ */
+@Injectable()
+export class ApplicationAccessGuard implements CanActivate {
+  constructor(private readonly reflector: Reflector) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const req = context.switchToHttp().getRequest<Request>();
+    const caller = appCallerOf(req);
+    if (!caller) throw new ApiError(401, undefined, 'Not authenticated');
+    assertApplicationOpen(caller, typeof req.headers.origin === 'string' ? req.headers.origin : undefined);
+    rejectUndeclaredInput(
+      req,
+      this.reflector.get<RuntimeRouteOptions | undefined>(RUNTIME_ROUTE_KEY, context.getHandler()),
+    );
+    return true;
+  }
+}
+
+function assertApplicationOpen(caller: AppCaller, origin: string | undefined): void {
+  const app = caller.application;
+  if (app.status !== 'active') throw new ApiError(403, 'APPLICATION_DISABLED', 'The application is disabled');
+  if (!app.features.vouchers) {
+    throw new ApiError(403, 'FEATURE_DISABLED', 'The vouchers feature is closed for this application');
+  }
+  if (!originAllowed(app.allowedOrigins, origin)) {
+    throw new ApiError(
+      403,
+      'ORIGIN_NOT_ALLOWED',
+      origin ? 'Origin is not allowed for this application' : 'Origin header is required by this application',
+    );
+  }
+}
+
+/** Body DTOs refuse unknown fields themselves; this covers query strings and routes without a body. */
+function rejectUndeclaredInput(req: Request, options: RuntimeRouteOptions | undefined): void {
+  const allowedQuery = new Set(options?.query ?? []);
+  const problems: FieldProblem[] = Object.keys(req.query ?? {})
+    .filter((name) => !allowedQuery.has(name))
+    .map((name) => ({ field: name, problem: 'is not a known query parameter' }));
+  if (!options?.body && req.body !== undefined && req.body !== null) {
+    const fields = typeof req.body === 'object' ? Object.keys(req.body as object) : ['body'];
+    problems.push(...fields.map((field) => ({ field, problem: 'is not a known field' })));
+  }
+  if (problems.length > 0) {
+    throw ApiError.badRequest(
+      `Validation failed: ${problems.map((p) => `${p.field}: ${p.problem}`).join('; ')}`,
+      problems,
+    );
+  }
+}
