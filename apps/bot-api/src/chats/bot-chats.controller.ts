@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { BotAuth, CurrentBot } from '../bot-auth';
 import type { Bot } from '../bots/entities/bot.entity';
+import { BOT_NOT_AVAILABLE, MethodDocs } from '../messages/method-docs';
 import { BotChatsService } from './bot-chats.service';
 import {
   BanChatMemberDto,
@@ -14,6 +15,20 @@ import {
   UnpinMessageDto,
 } from './dto/bot-chats.dto';
 
+const OK = (description: string) => ({ status: 200, description }) as const;
+const NOT_MEMBER = {
+  status: 404,
+  code: 'NOT_FOUND',
+  when: 'the bot is not an active member of the chat, or no such user',
+};
+const READ_ERRORS = [[400, 'VALIDATION'] as [number, string], NOT_MEMBER];
+const GOVERN_ERRORS = [
+  [400, 'VALIDATION'] as [number, string],
+  BOT_NOT_AVAILABLE,
+  { status: 403, code: 'FORBIDDEN', when: 'the bot is not owner or administrator, or the target outranks it' },
+  NOT_MEMBER,
+];
+
 /** Chat reads (POST, and GET with query parameters) and group governance for bots. */
 @ApiTags('bot chats')
 @BotAuth()
@@ -22,98 +37,123 @@ export class BotChatsController {
   constructor(private readonly chats: BotChatsService) {}
 
   @Get('getChat')
+  @MethodDocs('getChat: the chat with pinned_message_id', OK('The chat'), ...READ_ERRORS)
   getChatByQuery(@CurrentBot() bot: Bot, @Query() dto: ChatRefDto) {
     return this.chats.getChat(bot, dto.chat_id);
   }
 
   @Post('getChat')
+  @MethodDocs('getChat: the chat with pinned_message_id', OK('The chat'), ...READ_ERRORS)
   @HttpCode(200)
   getChat(@CurrentBot() bot: Bot, @Body() dto: ChatRefDto) {
     return this.chats.getChat(bot, dto.chat_id);
   }
 
   @Get('getChatMember')
+  @MethodDocs('getChatMember: a user and their status in the chat', OK('`{ user, status }`'), ...READ_ERRORS)
   getChatMemberByQuery(@CurrentBot() bot: Bot, @Query() dto: ChatMemberRefDto) {
     return this.chats.getChatMember(bot, dto);
   }
 
   @Post('getChatMember')
+  @MethodDocs('getChatMember: a user and their status in the chat', OK('`{ user, status }`'), ...READ_ERRORS)
   @HttpCode(200)
   getChatMember(@CurrentBot() bot: Bot, @Body() dto: ChatMemberRefDto) {
     return this.chats.getChatMember(bot, dto);
   }
 
   @Get('getChatMemberCount')
+  @MethodDocs('getChatMemberCount: active members, bots included', OK('A number'), ...READ_ERRORS)
   getChatMemberCountByQuery(@CurrentBot() bot: Bot, @Query() dto: ChatRefDto) {
     return this.chats.getChatMemberCount(bot, dto.chat_id);
   }
 
   @Post('getChatMemberCount')
+  @MethodDocs('getChatMemberCount: active members, bots included', OK('A number'), ...READ_ERRORS)
   @HttpCode(200)
   getChatMemberCount(@CurrentBot() bot: Bot, @Body() dto: ChatRefDto) {
     return this.chats.getChatMemberCount(bot, dto.chat_id);
   }
 
   @Get('getChatAdministrators')
+  @MethodDocs(
+    'getChatAdministrators: the owner and the administrators',
+    OK('Members with status owner or administrator'),
+    ...READ_ERRORS,
+  )
   getChatAdministratorsByQuery(@CurrentBot() bot: Bot, @Query() dto: ChatRefDto) {
     return this.chats.getChatAdministrators(bot, dto.chat_id);
   }
 
   @Post('getChatAdministrators')
+  @MethodDocs(
+    'getChatAdministrators: the owner and the administrators',
+    OK('Members with status owner or administrator'),
+    ...READ_ERRORS,
+  )
   @HttpCode(200)
   getChatAdministrators(@CurrentBot() bot: Bot, @Body() dto: ChatRefDto) {
     return this.chats.getChatAdministrators(bot, dto.chat_id);
   }
 
   @Post('setChatTitle')
+  @MethodDocs('setChatTitle (owner or administrator)', OK('`true`'), ...GOVERN_ERRORS)
   @HttpCode(200)
   setChatTitle(@CurrentBot() bot: Bot, @Body() dto: SetChatTitleDto) {
     return this.chats.setChatTitle(bot, dto);
   }
 
   @Post('setChatDescription')
+  @MethodDocs('setChatDescription (owner or administrator)', OK('`true`'), ...GOVERN_ERRORS)
   @HttpCode(200)
   setChatDescription(@CurrentBot() bot: Bot, @Body() dto: SetChatDescriptionDto) {
     return this.chats.setChatDescription(bot, dto);
   }
 
   @Post('setChatPhoto')
+  @MethodDocs('setChatPhoto: an HTTPS URL (owner or administrator)', OK('`true`'), ...GOVERN_ERRORS)
   @HttpCode(200)
   setChatPhoto(@CurrentBot() bot: Bot, @Body() dto: SetChatPhotoDto) {
     return this.chats.setChatPhoto(bot, dto);
   }
 
   @Post('pinChatMessage')
+  @MethodDocs('pinChatMessage (owner or administrator)', OK('`true`'), ...GOVERN_ERRORS)
   @HttpCode(200)
   pinChatMessage(@CurrentBot() bot: Bot, @Body() dto: PinMessageDto) {
     return this.chats.pinChatMessage(bot, dto);
   }
 
   @Post('unpinChatMessage')
+  @MethodDocs('unpinChatMessage (owner or administrator)', OK('`true`'), ...GOVERN_ERRORS)
   @HttpCode(200)
   unpinChatMessage(@CurrentBot() bot: Bot, @Body() dto: UnpinMessageDto) {
     return this.chats.unpinChatMessage(bot, dto);
   }
 
   @Post('unpinAllChatMessages')
+  @MethodDocs('unpinAllChatMessages (owner or administrator)', OK('`true`'), ...GOVERN_ERRORS)
   @HttpCode(200)
   unpinAllChatMessages(@CurrentBot() bot: Bot, @Body() dto: ChatRefDto) {
     return this.chats.unpinAllChatMessages(bot, dto.chat_id);
   }
 
   @Post('kickChatMember')
+  @MethodDocs('kickChatMember: remove without blacklisting', OK('`true`'), ...GOVERN_ERRORS)
   @HttpCode(200)
   kickChatMember(@CurrentBot() bot: Bot, @Body() dto: ChatMemberRefDto) {
     return this.chats.kickChatMember(bot, dto);
   }
 
   @Post('banChatMember')
+  @MethodDocs('banChatMember: remove and blacklist, with an optional reason', OK('`true`'), ...GOVERN_ERRORS)
   @HttpCode(200)
   banChatMember(@CurrentBot() bot: Bot, @Body() dto: BanChatMemberDto) {
     return this.chats.banChatMember(bot, dto);
   }
 
   @Post('unbanChatMember')
+  @MethodDocs('unbanChatMember: lift the blacklist; does not add the user back', OK('`true`'), ...GOVERN_ERRORS)
   @HttpCode(200)
   unbanChatMember(@CurrentBot() bot: Bot, @Body() dto: ChatMemberRefDto) {
     return this.chats.unbanChatMember(bot, dto);

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, HttpCode, Param, Patch, Post, Res, UseGuards 
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { Account, AccountGuard, CurrentAccount } from '@app/auth';
 import type { Response } from 'express';
+import { MethodDocs } from '../messages/method-docs';
 import { ChatsService } from './chats.service';
 import { CreateGroupDto, MemberRefDto, MemberRoleDto, OpenPrivateChatDto } from './dto/client-chats.dto';
 
@@ -14,12 +15,25 @@ export class ClientChatsController {
   constructor(private readonly chats: ChatsService) {}
 
   @Post()
+  @MethodDocs(
+    'Create a group; the caller becomes its owner',
+    { status: 201, description: 'The group with its members' },
+    [400, 'VALIDATION'],
+    { status: 404, code: 'NOT_FOUND', when: 'a member id is not a known user' },
+  )
   createGroup(@CurrentAccount() account: Account, @Body() dto: CreateGroupDto) {
     return this.chats.createGroup(account, dto);
   }
 
   /** 201 when the chat was created, 200 when it already existed. */
   @Post('private')
+  @MethodDocs(
+    'Open the private chat with a bot (friend relation or auto_accept needed)',
+    { status: 201, description: 'The chat; 200 when it already existed' },
+    [400, 'VALIDATION'],
+    { status: 403, code: 'FORBIDDEN', when: 'the bot accepts chats only from friends' },
+    { status: 404, code: 'NOT_FOUND', when: 'no such bot, or it is not available' },
+  )
   async openPrivate(
     @CurrentAccount() account: Account,
     @Body() dto: OpenPrivateChatDto,
@@ -31,17 +45,39 @@ export class ClientChatsController {
   }
 
   @Post(':chatId/members')
+  @MethodDocs(
+    'Add a member (owner or administrator); emits my_chat_member / chat_member',
+    { status: 200, description: 'The member' },
+    [400, 'VALIDATION'],
+    { status: 403, code: 'FORBIDDEN', when: 'the caller is not owner or administrator' },
+    { status: 404, code: 'NOT_FOUND', when: 'no such chat for the caller, or no such user' },
+    { status: 409, code: 'CONFLICT', when: 'already a member, or banned' },
+  )
   @HttpCode(200)
   addMember(@CurrentAccount() account: Account, @Param('chatId') chatId: string, @Body() dto: MemberRefDto) {
     return this.chats.addMember(account, chatId, dto.user_id);
   }
 
   @Delete(':chatId/members')
+  @MethodDocs(
+    'Remove a member, or leave when user_id is the caller',
+    { status: 200, description: 'The member with status kicked or left' },
+    [400, 'VALIDATION'],
+    { status: 403, code: 'FORBIDDEN', when: 'rank too low, or the owner' },
+    { status: 404, code: 'NOT_FOUND', when: 'no such chat or member' },
+  )
   removeMember(@CurrentAccount() account: Account, @Param('chatId') chatId: string, @Body() dto: MemberRefDto) {
     return this.chats.removeMember(account, chatId, dto.user_id);
   }
 
   @Patch(':chatId/members/:userId')
+  @MethodDocs(
+    'Change the rank of a member (owner only)',
+    { status: 200, description: 'The member' },
+    [400, 'VALIDATION'],
+    { status: 403, code: 'FORBIDDEN', when: 'the caller is not the owner' },
+    { status: 404, code: 'NOT_FOUND', when: 'no such chat or member' },
+  )
   setRole(
     @CurrentAccount() account: Account,
     @Param('chatId') chatId: string,
@@ -52,6 +88,13 @@ export class ClientChatsController {
   }
 
   @Post(':chatId/join-requests')
+  @MethodDocs(
+    'Ask to join a group; emits chat_join_request to its administrator bots',
+    { status: 201, description: 'The pending request' },
+    { status: 403, code: 'FORBIDDEN', when: 'the caller is banned from the group' },
+    { status: 404, code: 'NOT_FOUND', when: 'no such group' },
+    { status: 409, code: 'CONFLICT', when: 'already a member, or a request is pending' },
+  )
   requestJoin(@CurrentAccount() account: Account, @Param('chatId') chatId: string) {
     return this.chats.requestJoin(account, chatId);
   }
