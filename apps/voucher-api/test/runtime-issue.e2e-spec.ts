@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { VoucherCredentials } from '../src/vouchers/voucher-credentials';
 import {
   seedApplication,
   seedAuthorization,
@@ -249,6 +250,63 @@ describe('runtime issue and revoke', () => {
         409,
         'IDEMPOTENCY_KEY_REUSED',
       );
+    });
+  });
+
+  describe('redeem code uniqueness', () => {
+    it('draws a new code when the first one is held by a live voucher of the application', async () => {
+      const first = await issueRequest(ctx, app, {
+        template_id: templateId,
+        recipient_user_id: await newUser(),
+      }).expect(201);
+      const taken = (await credentialsOf(ctx, first.body.data.voucher.id)).code;
+      const credentials = ctx.app.get(VoucherCredentials);
+      const real = credentials.generate.bind(credentials);
+      const spy = jest
+        .spyOn(credentials, 'generate')
+        .mockImplementationOnce(() => ({ ...real(), code: taken }))
+        .mockImplementationOnce(() => ({ ...real(), code: taken }));
+      try {
+        const second = await issueRequest(ctx, app, {
+          template_id: templateId,
+          recipient_user_id: await newUser(),
+        }).expect(201);
+        const { code } = await credentialsOf(ctx, second.body.data.voucher.id);
+        expect(code).not.toBe(taken);
+        expect(spy).toHaveBeenCalledTimes(3);
+      } finally {
+        spy.mockRestore();
+      }
+    });
+
+    it('lets a redeemed voucher code be reused; the code then finds the live voucher', async () => {
+      const first = await issueRequest(ctx, app, {
+        template_id: templateId,
+        recipient_user_id: await newUser(),
+      }).expect(201);
+      const firstId = first.body.data.voucher.id;
+      const { code } = await credentialsOf(ctx, firstId);
+      await redeemRequest(ctx, app, { type: 'redeem_code', value: code }).expect(201);
+      const credentials = ctx.app.get(VoucherCredentials);
+      const real = credentials.generate.bind(credentials);
+      const spy = jest.spyOn(credentials, 'generate').mockImplementationOnce(() => ({ ...real(), code }));
+      let secondId: string;
+      try {
+        const second = await issueRequest(ctx, app, {
+          template_id: templateId,
+          recipient_user_id: await newUser(),
+        }).expect(201);
+        secondId = second.body.data.voucher.id;
+      } finally {
+        spy.mockRestore();
+      }
+      expect((await credentialsOf(ctx, secondId)).code).toBe(code);
+      const verified = await request(ctx.app.getHttpServer())
+        .post(`${API}/vouchers/verify`)
+        .set(bearer(app.token))
+        .send({ credential: { type: 'redeem_code', value: code } })
+        .expect(200);
+      expect(verified.body.data.voucher).toMatchObject({ id: secondId, status: 'available' });
     });
   });
 
