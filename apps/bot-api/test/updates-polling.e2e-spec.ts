@@ -3,6 +3,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { createTestApp } from '@app/testing';
 import { AppModule } from '../src/app.module';
+import { BotConfig } from '../src/config/bot.config';
 import { PollingService } from '../src/updates/polling.service';
 import { ApprovedBot, BotTestContext, callBot, createApprovedBot, startBotApp } from './app-context';
 
@@ -176,6 +177,33 @@ describe('getUpdates: offset, limit, long polling, conflicts (spec 6.5)', () => 
       expect(ended.status).toBe(409);
       expect(ended.body.code).toBe('CONFLICT');
     });
+  });
+
+  it('finds an Update whose notification was lost by re-reading the database while waiting', async () => {
+    const config = Object.assign(new BotConfig(), ctx.config, { UPDATES_POLL_RECHECK_MS: 200 });
+    const instance = await createTestApp(AppModule.forRoot(config));
+    try {
+      await confirmAll();
+      const started = Date.now();
+      const poll = request(instance.getHttpServer())
+        .post('/api/v1/bots/getUpdates')
+        .set('Authorization', `Bearer ${bot.token}`)
+        .send({ timeout: 20 })
+        .then((res) => res);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Written behind the service's back: no Redis notification is ever published for it.
+      await ctx.app.get(DataSource).query(
+        `INSERT INTO updates (update_id, bot_id, type, payload)
+         VALUES (gen_random_uuid(), $1, 'message', jsonb_build_object('type', 'message', 'message', jsonb_build_object('text', 'silent')))`,
+        [bot.botId],
+      );
+      const res = await poll;
+      expect(texts(res.body)).toEqual(['silent']);
+      expect(Date.now() - started).toBeLessThan(3000);
+      await confirmAll();
+    } finally {
+      await instance.close();
+    }
   });
 
   it('answers 409 CONFLICT in webhook mode', async () => {

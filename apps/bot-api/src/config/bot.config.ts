@@ -40,6 +40,15 @@ export class BotConfig extends AccountAuthConfig {
   @Min(1000)
   UPDATES_PURGE_INTERVAL_MS = 600000;
 
+  /**
+   * A waiting getUpdates also re-reads the database this often, so a lost Redis notification
+   * (outage, reconnect) delays an Update by seconds instead of the whole long-poll timeout.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  UPDATES_POLL_RECHECK_MS = 5000;
+
   override extraProblems(): string[] {
     const problems = super.extraProblems();
     if (

@@ -65,7 +65,7 @@ export class PollingService implements OnModuleInit, OnModuleDestroy {
         const updates = await this.pending(bot.id, dto.offset, dto.limit ?? DEFAULT_UPDATES_LIMIT);
         this.assertCurrent(waiter);
         if (updates.length > 0 || this.closing || Date.now() >= deadline) return updates;
-        await waiter.wait(deadline - Date.now());
+        await waiter.wait(Math.min(deadline - Date.now(), this.config.UPDATES_POLL_RECHECK_MS));
         this.assertCurrent(waiter);
         if (this.closing) return [];
       }
@@ -94,7 +94,10 @@ export class PollingService implements OnModuleInit, OnModuleDestroy {
     this.waiters.get(botId)?.supersede();
     this.waiters.set(botId, waiter);
     const announcement: PollAnnouncement = { botId, pollId: waiter.id, startedAt: waiter.startedAt };
-    await this.redis.publish(pollsChannel(this.config), JSON.stringify(announcement));
+    // Without Redis only the cross-instance 409 is lost; the Updates themselves come from PostgreSQL.
+    await this.redis
+      .publish(pollsChannel(this.config), JSON.stringify(announcement))
+      .catch((error: Error) => this.logger.warn(`poll announcement not published: ${error.message}`));
     return waiter;
   }
 
