@@ -1,4 +1,4 @@
-import { CanActivate, Controller, Get, Injectable, INestApplication, Module, Param, Post, UseGuards } from '@nestjs/common';
+import { CanActivate, Controller, Get, HttpCode, Injectable, INestApplication, Module, Param, Post, UseGuards } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ApiBearerAuth, ApiOkResponse, ApiProperty } from '@nestjs/swagger';
 import { API_SECURITY, ApiErrorResponses, ApiPublic, buildOpenApiDocument } from './openapi';
@@ -21,7 +21,13 @@ class ThingsController {
   @UseGuards(AllowGuard)
   @ApiBearerAuth(API_SECURITY.appToken)
   @ApiOkResponse({ type: TemplateView })
-  @ApiErrorResponses([404, 'NOT_FOUND'], [409, 'TEMPLATE_NOT_ACTIVE'], { status: 409, code: 'ISSUE_LIMIT_REACHED', when: 'stock is gone' })
+  @ApiErrorResponses(
+    [404, 'NOT_FOUND'],
+    [409, 'TEMPLATE_NOT_ACTIVE'],
+    { status: 409, code: 'ISSUE_LIMIT_REACHED', when: 'stock is gone' },
+    { status: 429, code: 'RATE_LIMITED', when: 'too many guesses' },
+    { status: 429, code: 'RATE_LIMITED', when: 'endpoint limit' },
+  )
   get(@Param('id') id: string): TemplateView {
     return { id };
   }
@@ -37,6 +43,15 @@ class ThingsController {
   @Post('forgot-docs')
   @UseGuards(AllowGuard)
   forgotDocs(): void {}
+
+  @Post('only-errors')
+  @ApiErrorResponses([409, 'CONFLICT'])
+  onlyErrors(): void {}
+
+  @Post('only-errors-200')
+  @HttpCode(200)
+  @ApiErrorResponses([409, 'CONFLICT'])
+  onlyErrors200(): void {}
 }
 
 @Module({ controllers: [ThingsController], providers: [AllowGuard] })
@@ -68,6 +83,12 @@ describe('buildOpenApiDocument', () => {
     expect(media.examples.ISSUE_LIMIT_REACHED.value).toMatchObject({ success: false, code: 409, error: { code: 'ISSUE_LIMIT_REACHED' } });
   });
 
+  it('lists a code once when several causes share it, and keeps every cause in the description', async () => {
+    const limited = (await documentFor('voucher')).paths['/api/v1/things/{id}'].get.responses['429'];
+    expect(limited['x-error-codes']).toEqual(['RATE_LIMITED']);
+    expect(limited.description).toBe('`RATE_LIMITED`: too many guesses; `RATE_LIMITED`: endpoint limit');
+  });
+
   it('puts the business code at the top level of the bot error envelope', async () => {
     const notFound = (await documentFor('bot')).paths['/api/v1/things/{id}'].get.responses['404'];
     expect(notFound.content['application/json'].schema.allOf[1].properties.code.enum).toEqual(['NOT_FOUND']);
@@ -86,6 +107,15 @@ describe('buildOpenApiDocument', () => {
     expect(get.responses['400']['x-error-codes']).toEqual(['VALIDATION_FAILED']);
     expect(get.responses['401']['x-error-codes']).toEqual(['UNAUTHORIZED']);
     expect(document.components.securitySchemes[API_SECURITY.appToken]).toMatchObject({ scheme: 'bearer', bearerFormat: 'sop_<base62>' });
+  });
+
+  it('keeps the success response of a route that documents only its errors, with the status Nest sends', async () => {
+    const paths = (await documentFor('bot')).paths;
+    expect(Object.keys(paths['/api/v1/things/only-errors'].post.responses)).toEqual(['201', '409']);
+    expect(Object.keys(paths['/api/v1/things/only-errors-200'].post.responses)).toEqual(['200', '409']);
+    expect(paths['/api/v1/things/only-errors-200'].post.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/SuccessEnvelope',
+    });
   });
 
   it('marks unguarded and @ApiPublic routes public, and leaves a guarded route without a scheme for the lint to reject', async () => {

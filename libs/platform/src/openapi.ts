@@ -1,5 +1,5 @@
-import { applyDecorators, INestApplication, Type } from '@nestjs/common';
-import { GUARDS_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
+import { applyDecorators, INestApplication, RequestMethod, Type } from '@nestjs/common';
+import { GUARDS_METADATA, HTTP_CODE_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
 import { ApiExtension, ApiResponse, DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
@@ -78,7 +78,7 @@ export function ApiErrorResponses(...errors: Array<ApiErrorDoc | [number, string
       ApiResponse({
         status,
         description: docs.map((doc) => (doc.when ? `\`${doc.code}\`: ${doc.when}` : `\`${doc.code}\``)).join('; '),
-        [ERROR_CODES_KEY]: docs.map((doc) => doc.code),
+        [ERROR_CODES_KEY]: [...new Set(docs.map((doc) => doc.code))],
       } as never),
     ),
   );
@@ -103,20 +103,27 @@ export function buildOpenApiDocument(app: INestApplication, spec: ApiDocsSpec): 
   }
   for (const tag of [...(spec.tags ?? []), OPERATIONS_TAG]) builder.addTag(tag.name, tag.description);
   const document = SwaggerModule.createDocument(app, builder.build(), { operationIdFactory: operationId });
-  return finishDocument(document, spec.envelope, unguardedOperations(app));
+  return finishDocument(document, spec.envelope, handlerFacts(app));
 }
 
 function operationId(controllerKey: string, methodKey: string): string {
   return `${controllerKey.replace(/Controller$/, '')}_${methodKey}`;
 }
 
+interface HandlerFacts {
+  /** No guard protects the handler: it takes no credential. */
+  unguarded: boolean;
+  /** What Nest answers on success: @HttpCode, else 201 for POST and 200 otherwise. */
+  status: number;
+}
+
 /**
- * Operation ids of handlers that no guard protects: they take no credential, so the document marks them
- * public even when the controller forgot `@ApiPublic()`. A guarded handler without `@ApiBearerAuth`
- * stays without security and fails the lint, which is the point.
+ * What the document cannot see from the Swagger decorators alone, keyed by operation id. An unguarded
+ * handler is marked public even when the controller forgot `@ApiPublic()`; a guarded handler without
+ * `@ApiBearerAuth` stays without security and fails the lint, which is the point.
  */
-function unguardedOperations(app: INestApplication): Set<string> {
-  const open = new Set<string>();
+function handlerFacts(app: INestApplication): Map<string, HandlerFacts> {
+  const facts = new Map<string, HandlerFacts>();
   for (const module of app.get(ModulesContainer).values()) {
     for (const wrapper of module.controllers.values()) {
       const controller = wrapper.metatype as Type<unknown> | null;
@@ -124,13 +131,19 @@ function unguardedOperations(app: INestApplication): Set<string> {
       const classGuards: unknown[] = Reflect.getMetadata(GUARDS_METADATA, controller) ?? [];
       for (const key of Object.getOwnPropertyNames(controller.prototype)) {
         const handler = Object.getOwnPropertyDescriptor(controller.prototype, key)?.value;
-        if (typeof handler !== 'function' || Reflect.getMetadata(METHOD_METADATA, handler) === undefined) continue;
+        const method: RequestMethod | undefined =
+          typeof handler === 'function' ? Reflect.getMetadata(METHOD_METADATA, handler) : undefined;
+        if (method === undefined) continue;
         const guards: unknown[] = Reflect.getMetadata(GUARDS_METADATA, handler) ?? [];
-        if (classGuards.length === 0 && guards.length === 0) open.add(operationId(controller.name, key));
+        const declared: number | undefined = Reflect.getMetadata(HTTP_CODE_METADATA, handler);
+        facts.set(operationId(controller.name, key), {
+          unguarded: classGuards.length === 0 && guards.length === 0,
+          status: declared ?? (method === RequestMethod.POST ? 201 : 200),
+        });
       }
     }
   }
-  return open;
+  return facts;
 }
 
 /** Builds the document and serves it at `/docs` (UI) and `/docs-json`; call before `app.init()`/`listen()`. */
@@ -332,9 +345,9 @@ function wrapSuccess(response: Json): void {
   if (!response.description) response.description = 'Success';
 }
 
-function finishOperation(kind: ApiEnvelopeKind, path: string, operation: Json, unguarded: Set<string>): void {
+function finishOperation(kind: ApiEnvelopeKind, path: string, operation: Json, facts: HandlerFacts | undefined): void {
   const isApi = path.startsWith('/api/');
-  if (operation[PUBLIC_KEY] || !isApi || (!operation.security && unguarded.has(operation.operationId))) {
+  if (operation[PUBLIC_KEY] || !isApi || (!operation.security && facts?.unguarded)) {
     operation.security = [];
     delete operation[PUBLIC_KEY];
   }
@@ -345,6 +358,10 @@ function finishOperation(kind: ApiEnvelopeKind, path: string, operation: Json, u
       if (!response.description) response.description = 'See the operations guide';
     }
     return;
+  }
+  // Swagger drops its default success response once any @ApiResponse is declared (e.g. only errors).
+  if (facts && !Object.keys(operation.responses ?? {}).some((status) => /^2/.test(status))) {
+    operation.responses = { [String(facts.status)]: { description: 'Success' }, ...operation.responses };
   }
   const responses: Json = (operation.responses ??= {});
   const hasInput = Boolean(operation.requestBody) || (operation.parameters ?? []).length > 0;
@@ -366,7 +383,7 @@ function finishOperation(kind: ApiEnvelopeKind, path: string, operation: Json, u
 }
 
 /** Applies the envelope, default errors and security conventions to every operation. */
-function finishDocument(document: OpenAPIObject, kind: ApiEnvelopeKind, unguarded: Set<string>): OpenAPIObject {
+function finishDocument(document: OpenAPIObject, kind: ApiEnvelopeKind, facts: Map<string, HandlerFacts>): OpenAPIObject {
   document.components = document.components ?? {};
   document.components.schemas = { ...envelopeSchemas(kind), ...(document.components.schemas ?? {}) };
   const allCodes = new Set<string>();
@@ -374,7 +391,7 @@ function finishDocument(document: OpenAPIObject, kind: ApiEnvelopeKind, unguarde
     for (const method of HTTP_METHODS) {
       const operation = item[method];
       if (!operation) continue;
-      finishOperation(kind, path, operation, unguarded);
+      finishOperation(kind, path, operation, facts.get(operation.operationId));
       for (const response of Object.values<Json>(operation.responses ?? {})) {
         for (const code of response[ERROR_CODES_KEY] ?? []) allCodes.add(code);
       }
