@@ -1,6 +1,7 @@
 import { Body, Controller, Param, Patch, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AccountGuard, PlatformAdminGuard } from '@app/auth';
+import { ApiErrorResponses } from '@app/platform';
 import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
 import { AdminApplicationsService, AdminApplicationView } from './admin-applications.service';
 import { UpdateApplicationFeaturesDto } from './dto/update-application-features.dto';
@@ -13,6 +14,9 @@ export class AdminApplicationsController {
   constructor(private readonly applications: AdminApplicationsService) {}
 
   @Patch(':id')
+  @ApiOperation({ summary: 'Open or close features of an application; closed vouchers → 403 FEATURE_DISABLED at once' })
+  @ApiOkResponse({ description: 'The application with its features' })
+  @ApiErrorResponses({ status: 403, code: 'FORBIDDEN', when: 'the account is not platform staff' }, [404, 'NOT_FOUND'])
   update(
     @Param('id', new ResourceIdPipe('Application')) id: string,
     @Body() body: UpdateApplicationFeaturesDto,

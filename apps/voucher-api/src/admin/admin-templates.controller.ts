@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AccountGuard, PlatformAdminGuard } from '@app/auth';
+import { ApiErrorResponses } from '@app/platform';
 import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
 import type { TemplateView } from '../templates/template.view';
 import { TemplatesService } from '../templates/templates.service';
@@ -12,23 +13,32 @@ const TemplateId = () => Param('templateId', new ResourceIdPipe('Template'));
 @ApiTags('admin: template review')
 @ApiBearerAuth()
 @UseGuards(AccountGuard, PlatformAdminGuard)
+@ApiErrorResponses({ status: 403, code: 'FORBIDDEN', when: 'the account is not platform staff' })
 @Controller('api/v1/open-platform/admin/templates')
 export class AdminTemplatesController {
   constructor(private readonly templates: TemplatesService) {}
 
   @Get()
+  @ApiOperation({ summary: 'Templates of every application by status, oldest submission first (review queue)' })
+  @ApiOkResponse({ description: 'Array of templates (with application_id)' })
   list(@Query() query: ReviewQueueQuery): Promise<TemplateView[]> {
     return this.templates.listForReview(query.status);
   }
 
   @Post(':templateId/approve')
   @HttpCode(200)
+  @ApiOperation({ summary: 'Approve a template under review (→ active)' })
+  @ApiOkResponse({ description: 'The template, status active' })
+  @ApiErrorResponses([404, 'NOT_FOUND'], { status: 409, code: 'CONFLICT', when: 'the template is not under review' })
   approve(@TemplateId() templateId: string): Promise<TemplateView> {
     return this.templates.transition(null, templateId, 'approve');
   }
 
   @Post(':templateId/reject')
   @HttpCode(200)
+  @ApiOperation({ summary: 'Reject a template under review with a reason (→ rejected)' })
+  @ApiOkResponse({ description: 'The template, status rejected, with rejection_reason' })
+  @ApiErrorResponses([404, 'NOT_FOUND'], { status: 409, code: 'CONFLICT', when: 'the template is not under review' })
   reject(@TemplateId() templateId: string, @Body() body: RejectTemplateDto): Promise<TemplateView> {
     return this.templates.transition(null, templateId, 'reject', body.reason);
   }

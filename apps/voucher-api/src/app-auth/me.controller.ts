@@ -1,9 +1,9 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AppCaller } from './app-caller';
 import { CurrentCaller } from './current-caller.decorator';
 import { ApplicationSelfView, MeService } from './me.service';
-import { RuntimeRoute } from './runtime-route.decorator';
+import { RuntimeRoute, RuntimeSuccess } from './runtime-route.decorator';
 
 @ApiTags('runtime')
 @Controller('api/v1/open-platform')
@@ -12,6 +12,11 @@ export class MeController {
 
   @Get('me')
   @RuntimeRoute({ permission: 'vouchers:read', rateLimit: 'me' })
+  @ApiOperation({ summary: 'Self-check: the application that owns the token, and the token grants' })
+  @RuntimeSuccess(
+    200,
+    'The application (id, name, status, allowed_origins, features, …) and `token` (id, prefix, permissions, expires_at)',
+  )
   selfCheck(@CurrentCaller() caller: AppCaller): ApplicationSelfView {
     return this.me.selfCheck(caller);
   }

@@ -1,11 +1,23 @@
 import { applyDecorators, SetMetadata, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiHeader, ApiResponse } from '@nestjs/swagger';
 import { PermissionsGuard, RequirePermissions } from '@app/auth';
+import { API_SECURITY, ApiErrorResponses } from '@app/platform';
 import { RATE_LIMIT_KEY, RateLimitMetadata } from '../rate-limits/rate-limit.metadata';
 import { RateLimitGuard } from '../rate-limits/rate-limit.guard';
 import { AppTokenGuard } from './app-token.guard';
 import { ApplicationAccessGuard } from './application-access.guard';
 import { RUNTIME_ROUTE_KEY, RuntimeRouteOptions } from './runtime-route.options';
+
+export const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': { description: 'Calls allowed per one-minute window', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Calls left in the current window', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'Unix seconds when the window ends', schema: { type: 'integer' } },
+};
+
+/** The success answer of a runtime route, with the rate-limit headers every runtime answer carries. */
+export function RuntimeSuccess(status: 200 | 201, description: string) {
+  return ApiResponse({ status, description, headers: RATE_LIMIT_HEADERS });
+}
 
 /**
  * An application-token route. Guards, in order: the token (401), the rate limit (429; before any
@@ -19,6 +31,24 @@ export function RuntimeRoute(options: RuntimeRouteOptions) {
     SetMetadata(RATE_LIMIT_KEY, rateLimit),
     RequirePermissions(options.permission),
     UseGuards(AppTokenGuard, RateLimitGuard, ApplicationAccessGuard, PermissionsGuard),
-    ApiBearerAuth(),
+    ApiBearerAuth(API_SECURITY.appToken),
+    ApiHeader({
+      name: 'Origin',
+      required: false,
+      description: "Checked against the application's allowed_origins; required when they restrict",
+    }),
+    ApiErrorResponses(
+      ...(options.errors ?? []),
+      { status: 401, code: 'UNAUTHORIZED', when: 'token missing, unknown, revoked or expired; JWT or bot token sent' },
+      { status: 403, code: 'APPLICATION_DISABLED', when: 'the application is disabled' },
+      { status: 403, code: 'FEATURE_DISABLED', when: 'the vouchers feature is closed for the application' },
+      { status: 403, code: 'ORIGIN_NOT_ALLOWED', when: 'Origin missing or not allowed under a restriction' },
+      { status: 403, code: 'FORBIDDEN', when: `the token lacks ${options.permission}` },
+      {
+        status: 429,
+        code: 'RATE_LIMITED',
+        when: 'rate limit of the endpoint exceeded (Retry-After says when to retry)',
+      },
+    ),
   );
 }

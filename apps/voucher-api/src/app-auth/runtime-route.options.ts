@@ -1,3 +1,4 @@
+import type { ApiErrorDoc } from '@app/platform';
 import type { RateLimitedEndpoint } from '../rate-limits/rate-limit.policy';
 
 export const VOUCHER_PERMISSIONS = [
@@ -20,6 +21,8 @@ export interface RuntimeRouteOptions {
   body?: boolean;
   /** Verify and redeem answer 429 while the token is locked out for guessing credentials. */
   guessProtected?: boolean;
+  /** Route-specific error answers for the OpenAPI document (the common ones of every runtime route are added). */
+  errors?: Array<ApiErrorDoc | [number, string]>;
 }
 
 export const RUNTIME_ROUTE_KEY = 'voucher:runtime-route';

@@ -1,14 +1,19 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AppCaller } from '../app-auth/app-caller';
 import { CurrentCaller } from '../app-auth/current-caller.decorator';
 import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
-import { RuntimeRoute } from '../app-auth/runtime-route.decorator';
+import { RuntimeRoute, RuntimeSuccess } from '../app-auth/runtime-route.decorator';
 import { ListTemplatesQuery } from './dto/list-templates.query';
 import { CreateTemplateDto } from './dto/template-body.dto';
 import { UpdateTemplateDto } from './dto/update-template.dto';
 import type { TemplateView } from './template.view';
 import { TemplatesService } from './templates.service';
+
+const TRANSITION_ERRORS: Array<[number, string] | { status: number; code: string; when: string }> = [
+  [404, 'NOT_FOUND'],
+  { status: 409, code: 'CONFLICT', when: 'the move is not allowed from the current state' },
+];
 
 const TemplateId = () => Param('templateId', new ResourceIdPipe('Template'));
 
@@ -19,24 +24,48 @@ export class TemplatesController {
 
   @Get()
   @RuntimeRoute({ permission: 'vouchers:read', rateLimit: 'templates.list', query: ['status'] })
+  @ApiOperation({ summary: 'List all templates of the calling application, oldest first' })
+  @RuntimeSuccess(200, 'Array of templates')
   list(@CurrentCaller() caller: AppCaller, @Query() query: ListTemplatesQuery): Promise<TemplateView[]> {
     return this.templates.list(caller.application.id, query.status);
   }
 
   @Post()
-  @RuntimeRoute({ permission: 'vouchers:templates:write', rateLimit: 'templates.create', body: true })
+  @RuntimeRoute({
+    permission: 'vouchers:templates:write',
+    rateLimit: 'templates.create',
+    body: true,
+    errors: [
+      { status: 409, code: 'DUPLICATE_EXTERNAL_ID', when: 'external_template_id already used in the application' },
+    ],
+  })
+  @ApiOperation({ summary: 'Create a template in state draft' })
+  @RuntimeSuccess(201, 'The new template (status draft)')
   create(@CurrentCaller() caller: AppCaller, @Body() body: CreateTemplateDto): Promise<TemplateView> {
     return this.templates.create(caller.application.id, body);
   }
 
   @Get(':templateId')
-  @RuntimeRoute({ permission: 'vouchers:read', rateLimit: 'templates.read' })
+  @RuntimeRoute({ permission: 'vouchers:read', rateLimit: 'templates.read', errors: [[404, 'NOT_FOUND']] })
+  @ApiOperation({ summary: 'One template of the calling application' })
+  @RuntimeSuccess(200, 'The template')
   get(@CurrentCaller() caller: AppCaller, @TemplateId() templateId: string): Promise<TemplateView> {
     return this.templates.get(caller.application.id, templateId);
   }
 
   @Patch(':templateId')
-  @RuntimeRoute({ permission: 'vouchers:templates:write', rateLimit: 'templates.update', body: true })
+  @RuntimeRoute({
+    permission: 'vouchers:templates:write',
+    rateLimit: 'templates.update',
+    body: true,
+    errors: [
+      [404, 'NOT_FOUND'],
+      { status: 409, code: 'CONFLICT', when: 'the template is not in draft or rejected' },
+      { status: 409, code: 'DUPLICATE_EXTERNAL_ID', when: 'external_template_id already used in the application' },
+    ],
+  })
+  @ApiOperation({ summary: 'Edit a draft or rejected template; given fields replace the stored ones' })
+  @RuntimeSuccess(200, 'The edited template')
   update(
     @CurrentCaller() caller: AppCaller,
     @TemplateId() templateId: string,
@@ -47,35 +76,45 @@ export class TemplatesController {
 
   @Post(':templateId/submit')
   @HttpCode(200)
-  @RuntimeRoute({ permission: 'vouchers:templates:write', rateLimit: 'templates.submit' })
+  @RuntimeRoute({ permission: 'vouchers:templates:write', rateLimit: 'templates.submit', errors: TRANSITION_ERRORS })
+  @ApiOperation({ summary: 'Submit a draft or rejected template for review (→ reviewing)' })
+  @RuntimeSuccess(200, 'The template in its new state')
   submit(@CurrentCaller() caller: AppCaller, @TemplateId() templateId: string): Promise<TemplateView> {
     return this.templates.transition(caller.application.id, templateId, 'submit');
   }
 
   @Post(':templateId/pause')
   @HttpCode(200)
-  @RuntimeRoute({ permission: 'vouchers:templates:write', rateLimit: 'templates.lifecycle' })
+  @RuntimeRoute({ permission: 'vouchers:templates:write', rateLimit: 'templates.lifecycle', errors: TRANSITION_ERRORS })
+  @ApiOperation({ summary: 'Pause an active template (→ paused); no further issuing' })
+  @RuntimeSuccess(200, 'The template in its new state')
   pause(@CurrentCaller() caller: AppCaller, @TemplateId() templateId: string): Promise<TemplateView> {
     return this.templates.transition(caller.application.id, templateId, 'pause');
   }
 
   @Post(':templateId/resume')
   @HttpCode(200)
-  @RuntimeRoute({ permission: 'vouchers:templates:write', rateLimit: 'templates.lifecycle' })
+  @RuntimeRoute({ permission: 'vouchers:templates:write', rateLimit: 'templates.lifecycle', errors: TRANSITION_ERRORS })
+  @ApiOperation({ summary: 'Resume a paused template (→ active)' })
+  @RuntimeSuccess(200, 'The template in its new state')
   resume(@CurrentCaller() caller: AppCaller, @TemplateId() templateId: string): Promise<TemplateView> {
     return this.templates.transition(caller.application.id, templateId, 'resume');
   }
 
   @Post(':templateId/end')
   @HttpCode(200)
-  @RuntimeRoute({ permission: 'vouchers:templates:write', rateLimit: 'templates.lifecycle' })
+  @RuntimeRoute({ permission: 'vouchers:templates:write', rateLimit: 'templates.lifecycle', errors: TRANSITION_ERRORS })
+  @ApiOperation({ summary: 'End an active or paused template (→ ended)' })
+  @RuntimeSuccess(200, 'The template in its new state')
   end(@CurrentCaller() caller: AppCaller, @TemplateId() templateId: string): Promise<TemplateView> {
     return this.templates.transition(caller.application.id, templateId, 'end');
   }
 
   @Post(':templateId/archive')
   @HttpCode(200)
-  @RuntimeRoute({ permission: 'vouchers:templates:write', rateLimit: 'templates.lifecycle' })
+  @RuntimeRoute({ permission: 'vouchers:templates:write', rateLimit: 'templates.lifecycle', errors: TRANSITION_ERRORS })
+  @ApiOperation({ summary: 'Archive a draft, rejected or ended template (→ archived)' })
+  @RuntimeSuccess(200, 'The template in its new state')
   archive(@CurrentCaller() caller: AppCaller, @TemplateId() templateId: string): Promise<TemplateView> {
     return this.templates.transition(caller.application.id, templateId, 'archive');
   }
