@@ -122,6 +122,19 @@ describe('chat reads and governance for bots (spec 4.2)', () => {
     await client('post', `/chats/${chatId}/members`, { user_id: 'carol' }).expect(200);
   });
 
+  it('approves and declines join requests: approval makes the user a member, a second answer finds nothing', async () => {
+    const dave = await ctx.jwt('dave');
+    await client('post', `/chats/${chatId}/join-requests`, {}, dave).expect(201);
+    await call('approveChatJoinRequest', { user_id: 'dave' }).expect(200);
+    expect((await call('getChatMember', { user_id: 'dave' })).body.data.status).toBe('member');
+    expect((await call('approveChatJoinRequest', { user_id: 'dave' }).expect(404)).body.code).toBe('NOT_FOUND');
+
+    await call('kickChatMember', { user_id: 'dave' }).expect(200);
+    await client('post', `/chats/${chatId}/join-requests`, {}, dave).expect(201);
+    await call('declineChatJoinRequest', { user_id: 'dave' }).expect(200);
+    expect((await call('getChatMember', { user_id: 'dave' })).body.data.status).toBe('kicked');
+  });
+
   it('never removes the owner, and an administrator bot cannot remove another administrator', async () => {
     expect((await call('kickChatMember', { user_id: 'alice' }).expect(403)).body.code).toBe('FORBIDDEN');
     await client('patch', `/chats/${chatId}/members/carol`, { role: 'administrator' }).expect(200);

@@ -19,7 +19,7 @@ const OK = (description: string) => ({ status: 200, description }) as const;
 const NOT_MEMBER = {
   status: 404,
   code: 'NOT_FOUND',
-  when: 'the bot is not an active member of the chat, or no such user',
+  when: 'the bot is not an active member of the chat, no such user, or no pending join request',
 };
 const READ_ERRORS = [[400, 'VALIDATION'] as [number, string], NOT_MEMBER];
 const GOVERN_ERRORS = [
@@ -136,6 +136,24 @@ export class BotChatsController {
   @HttpCode(200)
   unpinAllChatMessages(@CurrentBot() bot: Bot, @Body() dto: ChatRefDto) {
     return this.chats.unpinAllChatMessages(bot, dto.chat_id);
+  }
+
+  @Post('approveChatJoinRequest')
+  @HttpCode(200)
+  @MethodDocs('approveChatJoinRequest: the user who asked to join becomes a member', OK('`true`'), ...GOVERN_ERRORS, {
+    status: 409,
+    code: 'CONFLICT',
+    when: 'the user was banned meanwhile',
+  })
+  approveChatJoinRequest(@CurrentBot() bot: Bot, @Body() dto: ChatMemberRefDto) {
+    return this.chats.answerJoinRequest(bot, dto, true);
+  }
+
+  @Post('declineChatJoinRequest')
+  @HttpCode(200)
+  @MethodDocs('declineChatJoinRequest: close a pending join request', OK('`true`'), ...GOVERN_ERRORS)
+  declineChatJoinRequest(@CurrentBot() bot: Bot, @Body() dto: ChatMemberRefDto) {
+    return this.chats.answerJoinRequest(bot, dto, false);
   }
 
   @Post('kickChatMember')

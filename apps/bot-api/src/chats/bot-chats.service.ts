@@ -129,6 +129,31 @@ export class BotChatsService {
     });
   }
 
+  /** Settles a pending chat_join_request: approval makes the user a member, declining just closes it. */
+  answerJoinRequest(bot: Bot, dto: ChatMemberRefDto, approve: boolean) {
+    return this.dataSource.transaction(async (manager) => {
+      const { chat } = await this.governedGroup(manager, bot, dto.chat_id);
+      // UPDATE … RETURNING through TypeORM yields [rows, affectedCount].
+      const [settled]: [unknown[], number] = await manager.query(
+        `UPDATE chat_join_requests SET status = $3
+          WHERE chat_id = $1 AND user_id = $2 AND status = 'pending' RETURNING id`,
+        [chat.id, dto.user_id, approve ? 'approved' : 'declined'],
+      );
+      if (settled.length === 0) throw new ApiError(404, undefined, 'No pending join request of this user');
+      if (!approve) return true as const;
+      const repo = manager.getRepository(ChatMember);
+      const existing = await repo.findOneBy({ chatId: chat.id, userId: dto.user_id });
+      if (existing?.state === 'banned') throw ApiError.conflict('CONFLICT', 'The user is banned from this chat');
+      if (existing?.state === 'active') return true as const;
+      const oldStatus = memberStatus(existing);
+      const row = existing ?? manager.create(ChatMember, { chatId: chat.id, userId: dto.user_id });
+      Object.assign(row, { rank: 'member', state: 'active', banReason: null });
+      await repo.save(row);
+      await this.announce(manager, chat, bot, dto.user_id, oldStatus, 'member');
+      return true as const;
+    });
+  }
+
   private async moderate(bot: Bot, dto: ChatMemberRefDto, state: MemberState, reason: string | null) {
     return this.dataSource.transaction(async (manager) => {
       const { chat, member: own } = await this.governedGroup(manager, bot, dto.chat_id);
