@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ApiError } from '@app/envelope';
 import { REDIS } from '@app/platform';
 import type Redis from 'ioredis';
@@ -7,12 +7,14 @@ import { VoucherConfig } from '../config/voucher.config';
 
 /**
  * Counts failed credential look-ups per token. Past the threshold the token is refused on verify and
- * redeem until the window ends, so codes cannot be enumerated at the normal rate limit.
+ * redeem until the window ends, so codes cannot be enumerated at the normal rate limit. Like the rate
+ * limits it stands aside (with a warning) while Redis is unreachable rather than stop all redeeming.
  */
 @Injectable()
 export class GuessingLimiter {
   private readonly failures: RateLimiterRedis;
   private readonly threshold: number;
+  private readonly logger = new Logger('GuessingLimiter');
 
   constructor(@Inject(REDIS) redis: Redis, config: VoucherConfig) {
     this.threshold = config.GUESS_LIMIT;
@@ -25,7 +27,10 @@ export class GuessingLimiter {
   }
 
   async assertNotLocked(tokenId: string): Promise<void> {
-    const state = await this.failures.get(tokenId);
+    const state = await this.failures.get(tokenId).catch((error: Error) => {
+      this.logger.warn(`guessing lock-out not checked, counter unavailable: ${error.message}`);
+      return null;
+    });
     if (state && state.consumedPoints >= this.threshold) {
       const retryAfter = Math.max(Math.ceil(state.msBeforeNext / 1000), 1);
       throw new ApiError(
@@ -39,6 +44,8 @@ export class GuessingLimiter {
   }
 
   async recordFailure(tokenId: string): Promise<void> {
-    await this.failures.penalty(tokenId, 1);
+    await this.failures.penalty(tokenId, 1).catch((error: Error) => {
+      this.logger.warn(`failed look-up not counted, counter unavailable: ${error.message}`);
+    });
   }
 }

@@ -27,6 +27,7 @@ export class RateLimitGuard implements CanActivate {
     const res = context.switchToHttp().getResponse<Response>();
 
     const outcome = await this.limiters.consume(metadata.endpoint, caller.tokenId);
+    if (!outcome) return this.checkGuessing(metadata, caller.tokenId);
     res.setHeader('X-RateLimit-Limit', String(outcome.limit));
     res.setHeader('X-RateLimit-Remaining', String(outcome.remaining));
     res.setHeader('X-RateLimit-Reset', String(outcome.resetAt));
@@ -39,7 +40,11 @@ export class RateLimitGuard implements CanActivate {
         { 'Retry-After': String(outcome.retryAfterSeconds) },
       );
     }
-    if (metadata.guessProtected) await this.guessing.assertNotLocked(caller.tokenId);
+    return this.checkGuessing(metadata, caller.tokenId);
+  }
+
+  private async checkGuessing(metadata: RateLimitMetadata, tokenId: string): Promise<boolean> {
+    if (metadata.guessProtected) await this.guessing.assertNotLocked(tokenId);
     return true;
   }
 }

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { REDIS } from '@app/platform';
 import type Redis from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
@@ -14,11 +14,15 @@ export interface RateLimitOutcome {
   retryAfterSeconds: number;
 }
 
-/** Fixed one-minute windows per (endpoint, token), counted in Redis so every replica shares them. */
+/**
+ * Fixed one-minute windows per (endpoint, token), counted in Redis so every replica shares them.
+ * The window of a counter starts with its first call and lasts a minute.
+ */
 @Injectable()
 export class RateLimiters {
   private readonly limits: Record<RateLimitedEndpoint, number>;
   private readonly limiters = new Map<RateLimitedEndpoint, RateLimiterRedis>();
+  private readonly logger = new Logger('RateLimiters');
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
@@ -27,13 +31,18 @@ export class RateLimiters {
     this.limits = resolveRateLimits(config.RATE_LIMITS);
   }
 
-  async consume(endpoint: RateLimitedEndpoint, subject: string): Promise<RateLimitOutcome> {
+  /**
+   * Null when the counter cannot be reached: PostgreSQL holds every voucher and redemption, so a Redis
+   * outage must not stop redeeming; the call proceeds unlimited and the outage is logged.
+   */
+  async consume(endpoint: RateLimitedEndpoint, subject: string): Promise<RateLimitOutcome | null> {
     const limit = this.limits[endpoint];
     try {
       return this.outcome(limit, true, await this.limiter(endpoint).consume(subject));
     } catch (rejection) {
       if (rejection instanceof RateLimiterRes) return this.outcome(limit, false, rejection);
-      throw rejection;
+      this.logger.warn(`rate limit of ${endpoint} not applied, counter unavailable: ${(rejection as Error).message}`);
+      return null;
     }
   }
 
