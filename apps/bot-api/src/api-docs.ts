@@ -1,4 +1,6 @@
+import { AccountGuard } from '@app/auth';
 import { API_SECURITY, ApiDocsSpec } from '@app/platform';
+import { BotTokenGuard } from './bot-auth/bot-token.guard';
 
 /** What the OpenAPI document of bot-api says about itself (served at /docs, written by `npm run openapi`). */
 export const BOT_API_DOCS: ApiDocsSpec = {
@@ -11,4 +13,8 @@ export const BOT_API_DOCS: ApiDocsSpec = {
   version: '1.0.0',
   envelope: 'bot',
   security: [API_SECURITY.accountJwt, API_SECURITY.botToken],
+  credentialGuards: [
+    { guard: AccountGuard, scheme: API_SECURITY.accountJwt },
+    { guard: BotTokenGuard, scheme: API_SECURITY.botToken },
+  ],
 };

@@ -67,6 +67,15 @@ describe('bot-api OpenAPI document', () => {
     expect(schemes[API_SECURITY.accountJwt]).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   });
 
+  it('documents each operation with the scheme its credential guard accepts, and uses every declared scheme', () => {
+    const used = new Set(
+      Object.values(document.paths)
+        .flatMap((item) => Object.values(item as Record<string, { security?: Array<Record<string, unknown>> }>))
+        .flatMap((operation) => (operation.security ?? []).flatMap((requirement) => Object.keys(requirement))),
+    );
+    expect([...used].sort()).toEqual(Object.keys(document.components?.securitySchemes ?? {}).sort());
+  });
+
   it('wraps API responses in the bot envelope and errors in the error envelope with their codes', () => {
     const schemas = document.components?.schemas ?? {};
     expect(schemas.SuccessEnvelope).toMatchObject({ required: ['success', 'data'] });

@@ -1,4 +1,6 @@
+import { AccountGuard } from '@app/auth';
 import { API_SECURITY, ApiDocsSpec } from '@app/platform';
+import { AppTokenGuard } from './app-auth/app-token.guard';
 
 /** What the OpenAPI document of voucher-api says about itself (served at /docs, written by `npm run openapi`). */
 export const VOUCHER_API_DOCS: ApiDocsSpec = {
@@ -11,4 +13,8 @@ export const VOUCHER_API_DOCS: ApiDocsSpec = {
   version: '1.0.0',
   envelope: 'voucher',
   security: [API_SECURITY.accountJwt, API_SECURITY.appToken],
+  credentialGuards: [
+    { guard: AccountGuard, scheme: API_SECURITY.accountJwt },
+    { guard: AppTokenGuard, scheme: API_SECURITY.appToken },
+  ],
 };

@@ -15,6 +15,13 @@ class AllowGuard implements CanActivate {
   }
 }
 
+@Injectable()
+class AppTokenCheck implements CanActivate {
+  canActivate(): boolean {
+    return true;
+  }
+}
+
 @Controller('api/v1/things')
 class ThingsController {
   @Get(':id')
@@ -44,6 +51,11 @@ class ThingsController {
   @UseGuards(AllowGuard)
   forgotDocs(): void {}
 
+  @Post('runtime')
+  @UseGuards(AppTokenCheck)
+  @ApiBearerAuth()
+  runtime(): void {}
+
   @Post('only-errors')
   @ApiErrorResponses([409, 'CONFLICT'])
   onlyErrors(): void {}
@@ -54,7 +66,7 @@ class ThingsController {
   onlyErrors200(): void {}
 }
 
-@Module({ controllers: [ThingsController], providers: [AllowGuard] })
+@Module({ controllers: [ThingsController], providers: [AllowGuard, AppTokenCheck] })
 class ThingsModule {}
 
 async function documentFor(envelope: 'voucher' | 'bot') {
@@ -66,6 +78,7 @@ async function documentFor(envelope: 'voucher' | 'bot') {
       version: '1',
       envelope,
       security: [API_SECURITY.accountJwt, API_SECURITY.appToken],
+      credentialGuards: [{ guard: AppTokenCheck, scheme: API_SECURITY.appToken }],
     }) as any;
   } finally {
     await app.close();
@@ -116,6 +129,11 @@ describe('buildOpenApiDocument', () => {
     expect(paths['/api/v1/things/only-errors-200'].post.responses['200'].content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/SuccessEnvelope',
     });
+  });
+
+  it('documents the scheme of the credential guard that runs, even where @ApiBearerAuth names another', async () => {
+    const runtime = (await documentFor('voucher')).paths['/api/v1/things/runtime'].post;
+    expect(runtime.security).toEqual([{ [API_SECURITY.appToken]: [] }]);
   });
 
   it('marks unguarded and @ApiPublic routes public, and leaves a guarded route without a scheme for the lint to reject', async () => {

@@ -25,6 +25,11 @@ export interface ApiDocsSpec {
   envelope: ApiEnvelopeKind;
   /** Schemes this service accepts; every operation's security must name one of them. */
   security: ApiSecurityName[];
+  /**
+   * Guards that authenticate a credential, with the scheme each accepts. A route behind one of them is
+   * documented with that scheme whatever its `@ApiBearerAuth` says: the guard is what actually runs.
+   */
+  credentialGuards?: Array<{ guard: Type<unknown>; scheme: ApiSecurityName }>;
   tags?: Array<{ name: string; description: string }>;
 }
 
@@ -103,7 +108,7 @@ export function buildOpenApiDocument(app: INestApplication, spec: ApiDocsSpec): 
   }
   for (const tag of [...(spec.tags ?? []), OPERATIONS_TAG]) builder.addTag(tag.name, tag.description);
   const document = SwaggerModule.createDocument(app, builder.build(), { operationIdFactory: operationId });
-  return finishDocument(document, spec.envelope, handlerFacts(app));
+  return finishDocument(document, spec, handlerFacts(app));
 }
 
 function operationId(controllerKey: string, methodKey: string): string {
@@ -115,6 +120,8 @@ interface HandlerFacts {
   unguarded: boolean;
   /** What Nest answers on success: @HttpCode, else 201 for POST and 200 otherwise. */
   status: number;
+  /** Controller and handler guards, outermost first. */
+  guards: unknown[];
 }
 
 /**
@@ -137,6 +144,7 @@ function handlerFacts(app: INestApplication): Map<string, HandlerFacts> {
         const guards: unknown[] = Reflect.getMetadata(GUARDS_METADATA, handler) ?? [];
         const declared: number | undefined = Reflect.getMetadata(HTTP_CODE_METADATA, handler);
         facts.set(operationId(controller.name, key), {
+          guards: [...classGuards, ...guards],
           unguarded: classGuards.length === 0 && guards.length === 0,
           status: declared ?? (method === RequestMethod.POST ? 201 : 200),
         });
@@ -345,8 +353,20 @@ function wrapSuccess(response: Json): void {
   if (!response.description) response.description = 'Success';
 }
 
-function finishOperation(kind: ApiEnvelopeKind, path: string, operation: Json, facts: HandlerFacts | undefined): void {
+function schemesOf(spec: ApiDocsSpec, guards: unknown[]): ApiSecurityName[] {
+  const schemes = guards.flatMap((guard) =>
+    (spec.credentialGuards ?? [])
+      .filter((entry) => guard === entry.guard || (guard as object)?.constructor === entry.guard)
+      .map((entry) => entry.scheme),
+  );
+  return [...new Set(schemes)];
+}
+
+function finishOperation(spec: ApiDocsSpec, path: string, operation: Json, facts: HandlerFacts | undefined): void {
+  const kind = spec.envelope;
   const isApi = path.startsWith('/api/');
+  const schemes = schemesOf(spec, facts?.guards ?? []);
+  if (schemes.length > 0) operation.security = schemes.map((scheme) => ({ [scheme]: [] }));
   if (operation[PUBLIC_KEY] || !isApi || (!operation.security && facts?.unguarded)) {
     operation.security = [];
     delete operation[PUBLIC_KEY];
@@ -383,7 +403,8 @@ function finishOperation(kind: ApiEnvelopeKind, path: string, operation: Json, f
 }
 
 /** Applies the envelope, default errors and security conventions to every operation. */
-function finishDocument(document: OpenAPIObject, kind: ApiEnvelopeKind, facts: Map<string, HandlerFacts>): OpenAPIObject {
+function finishDocument(document: OpenAPIObject, spec: ApiDocsSpec, facts: Map<string, HandlerFacts>): OpenAPIObject {
+  const kind = spec.envelope;
   document.components = document.components ?? {};
   document.components.schemas = { ...envelopeSchemas(kind), ...(document.components.schemas ?? {}) };
   const allCodes = new Set<string>();
@@ -391,7 +412,7 @@ function finishDocument(document: OpenAPIObject, kind: ApiEnvelopeKind, facts: M
     for (const method of HTTP_METHODS) {
       const operation = item[method];
       if (!operation) continue;
-      finishOperation(kind, path, operation, facts.get(operation.operationId));
+      finishOperation(spec, path, operation, facts.get(operation.operationId));
       for (const response of Object.values<Json>(operation.responses ?? {})) {
         for (const code of response[ERROR_CODES_KEY] ?? []) allCodes.add(code);
       }
