@@ -125,6 +125,20 @@ describe('getUpdates: offset, limit, long polling, conflicts (spec 6.5)', () => 
     await confirmAll();
   });
 
+  it('reports written Updates and waiting polls on /metrics', async () => {
+    await confirmAll();
+    const poll = callBot(ctx, bot.token, 'getUpdates', { timeout: 20 }).then((res) => res);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const during = await request(ctx.app.getHttpServer()).get('/metrics').expect(200);
+    expect(during.text).toMatch(/^bot_get_updates_waiting 1$/m);
+    await say('counted');
+    await poll;
+    const after = await request(ctx.app.getHttpServer()).get('/metrics').expect(200);
+    expect(after.text).toMatch(/^bot_updates_written_total\{type="message"\} \d+$/m);
+    expect(after.text).toMatch(/^bot_get_updates_waiting 0$/m);
+    await confirmAll();
+  });
+
   it('returns an empty list when the long poll times out', async () => {
     await confirmAll();
     const started = Date.now();

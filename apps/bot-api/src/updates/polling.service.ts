@@ -9,6 +9,7 @@ import { BotConfig } from '../config/bot.config';
 import { GetUpdatesDto } from './dto/get-updates.dto';
 import { PollWaiter } from './poll-waiter';
 import { pollsChannel, updatesChannel } from './update-notifier';
+import { UpdatesMetrics } from './updates.metrics';
 
 export const DEFAULT_UPDATES_LIMIT = 100;
 
@@ -34,6 +35,7 @@ export class PollingService implements OnModuleInit, OnModuleDestroy {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(REDIS) private readonly redis: Redis,
     private readonly config: BotConfig,
+    private readonly metrics: UpdatesMetrics,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -64,8 +66,16 @@ export class PollingService implements OnModuleInit, OnModuleDestroy {
         waiter.arm();
         const updates = await this.pending(bot.id, dto.offset, dto.limit ?? DEFAULT_UPDATES_LIMIT);
         this.assertCurrent(waiter);
-        if (updates.length > 0 || this.closing || Date.now() >= deadline) return updates;
-        await waiter.wait(Math.min(deadline - Date.now(), this.config.UPDATES_POLL_RECHECK_MS));
+        if (updates.length > 0 || this.closing || Date.now() >= deadline) {
+          this.metrics.returned.observe(updates.length);
+          return updates;
+        }
+        this.metrics.waiting.inc();
+        try {
+          await waiter.wait(Math.min(deadline - Date.now(), this.config.UPDATES_POLL_RECHECK_MS));
+        } finally {
+          this.metrics.waiting.dec();
+        }
         this.assertCurrent(waiter);
         if (this.closing) return [];
       }

@@ -6,12 +6,13 @@ import { PollingService } from './polling.service';
 import { UpdateNotifier } from './update-notifier';
 import { UpdatesPurgeService } from './updates-purge.service';
 import { UpdatesController } from './updates.controller';
+import { UpdatesMetrics } from './updates.metrics';
 import { UpdatesService } from './updates.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([UpdateRecord]), BotsModule],
   controllers: [UpdatesController],
-  providers: [UpdateNotifier, UpdatesService, PollingService, UpdatesPurgeService],
+  providers: [UpdateNotifier, UpdatesService, PollingService, UpdatesPurgeService, UpdatesMetrics],
   exports: [UpdatesService, UpdateNotifier],
 })
 export class UpdatesModule {}

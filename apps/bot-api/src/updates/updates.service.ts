@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { Bot } from '../bots/entities/bot.entity';
 import { UpdateNotifier } from './update-notifier';
+import { UpdatesMetrics } from './updates.metrics';
 import { updateIdFor } from './update-id';
 import { isSubscribed, UpdateType } from './update-types';
 
@@ -26,7 +27,10 @@ export const RECEIVE_SCOPE = 'messages:receive';
 
 @Injectable()
 export class UpdatesService {
-  constructor(private readonly notifier: UpdateNotifier) {}
+  constructor(
+    private readonly notifier: UpdateNotifier,
+    private readonly metrics: UpdatesMetrics,
+  ) {}
 
   /**
    * Writes one Update in the caller's transaction and wakes the bot's waiting getUpdates after commit.
@@ -46,6 +50,7 @@ export class UpdatesService {
     );
     if (rows.length === 0) return null;
     this.notifier.notifyAfterCommit(manager, bot.id);
+    this.metrics.written.inc({ type });
     return { updateSeq: Number(rows[0].update_seq), updateId };
   }
 }
