@@ -53,6 +53,25 @@ describe('bot send operations (spec 4.2 Sending, 2.3, 8)', () => {
     await send('sendMessage', { text: 'x'.repeat(4096) }).expect(201);
   });
 
+  it('refuses NUL characters and ids beyond the safe integer range with 400 VALIDATION, never a 500', async () => {
+    expectValidation(await send('sendMessage', { text: 'a\u0000b' }));
+    expectValidation(await send('sendPoll', { question: 'q', options: ['a', 'b\u0000'] }));
+    expectValidation(
+      await request(ctx.app.getHttpServer())
+        .post(`/api/v1/bots/client/chats/${chatId}/messages`)
+        .set('Authorization', `Bearer ${alice}`)
+        .send({ text: 'x\u0000' }),
+    );
+    expectValidation(
+      await request(ctx.app.getHttpServer())
+        .get(`/api/v1/bots/getChatMember?chat_id=${chatId}&user_id=%00`)
+        .set('Authorization', `Bearer ${bot.token}`),
+    );
+    expectValidation(await callBot(ctx, bot.token, 'getUpdates', { offset: 1e20 }));
+    expectValidation(await send('sendMessage', { text: 'x', reply_to_message_id: 1e20 }));
+    expectValidation(await callBot(ctx, bot.token, 'editMessage', { message_id: 1e20, text: 'x' }));
+  });
+
   it('limits callback_data to 1–64 bytes in reply_markup', async () => {
     const keyboard = (data: string) => ({ inline_keyboard: [[{ text: 'Go', callback_data: data }]] });
     const ok = await send('sendMessage', { text: 'menu', reply_markup: keyboard('x'.repeat(64)) }).expect(201);

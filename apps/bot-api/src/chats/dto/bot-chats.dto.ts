@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, IsUrl, Length, MaxLength, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, IsUrl, Length, MaxLength, Min, Max } from 'class-validator';
 
 export class ChatRefDto {
   @ApiProperty()
@@ -50,6 +50,7 @@ export class PinMessageDto extends ChatRefDto {
   @Type(() => Number)
   @IsInt()
   @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
   message_id: number;
 }
 
@@ -59,5 +60,6 @@ export class UnpinMessageDto extends ChatRefDto {
   @Type(() => Number)
   @IsInt()
   @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
   message_id?: number;
 }

@@ -57,6 +57,7 @@ export class PostMessageDto {
   @IsOptional()
   @IsInt()
   @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
   reply_to_message_id?: number;
 
   @ApiPropertyOptional({ type: [String], description: 'User ids or usernames' })

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsString, Length, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Length, Min, Max } from 'class-validator';
 import { TEXT_MAX } from '../../messages/dto/client-messages.dto';
 import { IsReplyMarkup, ReplyMarkup } from './reply-markup';
 
@@ -14,6 +14,7 @@ export class MessageRefDto {
   @ApiProperty()
   @IsInt()
   @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
   message_id: number;
 }
 
@@ -52,6 +53,7 @@ export class ForwardMessageDto {
   @ApiProperty()
   @IsInt()
   @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
   message_id: number;
 }
 

@@ -33,6 +33,7 @@ export class SendBaseDto {
   @IsOptional()
   @IsInt()
   @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
   reply_to_message_id?: number;
 
   @ApiPropertyOptional(REPLY_MARKUP_DOC)

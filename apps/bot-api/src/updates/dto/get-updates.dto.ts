@@ -23,6 +23,7 @@ export class GetUpdatesDto {
   @Type(() => Number)
   @IsInt()
   @Min(0)
+  @Max(Number.MAX_SAFE_INTEGER)
   offset?: number;
 
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 100 })

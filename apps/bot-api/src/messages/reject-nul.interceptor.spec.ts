@@ -1,0 +1,14 @@
+import { nulPath } from './reject-nul.interceptor';
+
+describe('NUL character detection', () => {
+  it('finds a NUL character anywhere in nested input and names its path', () => {
+    expect(nulPath({ text: 'a\u0000b' }, 'body')).toBe('body.text');
+    expect(nulPath({ media: [{ caption: 'ok' }, { caption: '\u0000' }] }, 'body')).toBe('body.media[1].caption');
+    expect(nulPath({ ['k\u0000']: 1 }, 'query')).toBe('query');
+  });
+
+  it('accepts ordinary input', () => {
+    expect(nulPath({ text: 'hello', n: 1, list: ['a', null, true] }, 'body')).toBeNull();
+    expect(nulPath(undefined, 'body')).toBeNull();
+  });
+});
