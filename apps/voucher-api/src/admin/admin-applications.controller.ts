@@ -15,7 +15,7 @@ export class AdminApplicationsController {
 
   @Patch(':id')
   @ApiOperation({ summary: 'Open or close features of an application; closed vouchers → 403 FEATURE_DISABLED at once' })
-  @ApiOkResponse({ description: 'The application with its features' })
+  @ApiOkResponse({ description: 'The application with its features', type: AdminApplicationView })
   @ApiErrorResponses({ status: 403, code: 'FORBIDDEN', when: 'the account is not platform staff' }, [404, 'NOT_FOUND'])
   update(
     @Param('id', new ResourceIdPipe('Application')) id: string,

@@ -1,18 +1,37 @@
 import { Injectable } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
 import { ApiError } from '@app/envelope';
 import { DataSource } from 'typeorm';
+import { ApplicationFeaturesView } from '../app-auth/me.service';
 import { Application } from '../applications/entities/application.entity';
 import type { FeaturesDto } from './dto/update-application-features.dto';
 
-export interface AdminApplicationView {
+export class AdminApplicationView {
+  @ApiProperty({ format: 'uuid' })
   id: string;
+
+  @ApiProperty()
   owner_id: string;
+
+  @ApiProperty()
   name: string;
+
+  @ApiProperty({ type: String, nullable: true })
   description: string | null;
+
+  @ApiProperty({ enum: ['active', 'disabled'] })
   status: string;
+
+  @ApiProperty({ type: [String] })
   allowed_origins: string[];
-  features: { vouchers: boolean };
+
+  @ApiProperty({ type: ApplicationFeaturesView })
+  features: ApplicationFeaturesView;
+
+  @ApiProperty({ format: 'date-time' })
   created_at: string;
+
+  @ApiProperty({ format: 'date-time' })
   updated_at: string;
 }
 

@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swa
 import { AccountGuard, PlatformAdminGuard } from '@app/auth';
 import { ApiErrorResponses } from '@app/platform';
 import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
-import type { TemplateView } from '../templates/template.view';
+import { TemplateView } from '../templates/template.view';
 import { TemplatesService } from '../templates/templates.service';
 import { RejectTemplateDto } from './dto/reject-template.dto';
 import { ReviewQueueQuery } from './dto/review-queue.query';
@@ -20,7 +20,7 @@ export class AdminTemplatesController {
 
   @Get()
   @ApiOperation({ summary: 'Templates of every application by status, oldest submission first (review queue)' })
-  @ApiOkResponse({ description: 'Array of templates (with application_id)' })
+  @ApiOkResponse({ description: 'Array of templates (with application_id)', type: [TemplateView] })
   list(@Query() query: ReviewQueueQuery): Promise<TemplateView[]> {
     return this.templates.listForReview(query.status);
   }
@@ -28,7 +28,7 @@ export class AdminTemplatesController {
   @Post(':templateId/approve')
   @HttpCode(200)
   @ApiOperation({ summary: 'Approve a template under review (→ active)' })
-  @ApiOkResponse({ description: 'The template, status active' })
+  @ApiOkResponse({ description: 'The template, status active', type: TemplateView })
   @ApiErrorResponses([404, 'NOT_FOUND'], { status: 409, code: 'CONFLICT', when: 'the template is not under review' })
   approve(@TemplateId() templateId: string): Promise<TemplateView> {
     return this.templates.transition(null, templateId, 'approve');
@@ -37,7 +37,7 @@ export class AdminTemplatesController {
   @Post(':templateId/reject')
   @HttpCode(200)
   @ApiOperation({ summary: 'Reject a template under review with a reason (→ rejected)' })
-  @ApiOkResponse({ description: 'The template, status rejected, with rejection_reason' })
+  @ApiOkResponse({ description: 'The template, status rejected, with rejection_reason', type: TemplateView })
   @ApiErrorResponses([404, 'NOT_FOUND'], { status: 409, code: 'CONFLICT', when: 'the template is not under review' })
   reject(@TemplateId() templateId: string, @Body() body: RejectTemplateDto): Promise<TemplateView> {
     return this.templates.transition(null, templateId, 'reject', body.reason);

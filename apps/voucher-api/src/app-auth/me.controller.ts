@@ -16,6 +16,7 @@ export class MeController {
   @RuntimeSuccess(
     200,
     'The application (id, name, status, allowed_origins, features, …) and `token` (id, prefix, permissions, expires_at)',
+    ApplicationSelfView,
   )
   selfCheck(@CurrentCaller() caller: AppCaller): ApplicationSelfView {
     return this.me.selfCheck(caller);

@@ -1,16 +1,56 @@
 import { Injectable } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
 import type { AppCaller } from './app-caller';
 
-export interface ApplicationSelfView {
+export class TokenSelfView {
+  @ApiProperty({ format: 'uuid' })
   id: string;
+
+  @ApiProperty()
   name: string;
+
+  @ApiProperty({ description: 'The start of the token, as list views show it' })
+  prefix: string;
+
+  @ApiProperty({ type: [String] })
+  permissions: string[];
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  expires_at: string | null;
+}
+
+export class ApplicationFeaturesView {
+  @ApiProperty()
+  vouchers: boolean;
+}
+
+export class ApplicationSelfView {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty()
+  name: string;
+
+  @ApiProperty({ type: String, nullable: true })
   description: string | null;
+
+  @ApiProperty({ enum: ['active', 'disabled'] })
   status: string;
+
+  @ApiProperty({ type: [String], example: ['*'] })
   allowed_origins: string[];
-  features: { vouchers: boolean };
+
+  @ApiProperty({ type: ApplicationFeaturesView })
+  features: ApplicationFeaturesView;
+
+  @ApiProperty({ format: 'date-time' })
   created_at: string;
+
+  @ApiProperty({ format: 'date-time' })
   updated_at: string;
-  token: { id: string; name: string; prefix: string; permissions: string[]; expires_at: string | null };
+
+  @ApiProperty({ type: TokenSelfView, description: 'The calling token' })
+  token: TokenSelfView;
 }
 
 @Injectable()

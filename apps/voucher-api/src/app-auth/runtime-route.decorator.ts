@@ -1,4 +1,4 @@
-import { applyDecorators, SetMetadata, UseGuards } from '@nestjs/common';
+import { applyDecorators, SetMetadata, Type, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiResponse } from '@nestjs/swagger';
 import { PermissionsGuard, RequirePermissions } from '@app/auth';
 import { API_SECURITY, ApiErrorResponses } from '@app/platform';
@@ -15,8 +15,8 @@ export const RATE_LIMIT_HEADERS = {
 };
 
 /** The success answer of a runtime route, with the rate-limit headers every runtime answer carries. */
-export function RuntimeSuccess(status: 200 | 201, description: string) {
-  return ApiResponse({ status, description, headers: RATE_LIMIT_HEADERS });
+export function RuntimeSuccess(status: 200 | 201, description: string, type?: Type<unknown> | [Type<unknown>]) {
+  return ApiResponse({ status, description, headers: RATE_LIMIT_HEADERS, ...(type ? { type } : {}) });
 }
 
 /**

@@ -1,25 +1,69 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { VoucherView } from '../vouchers/voucher.view';
 import type { Redemption, RedemptionStatus } from './entities/redemption.entity';
 import type { Reversal } from './entities/reversal.entity';
 
-export interface ReversalView {
+export class ReversalView {
+  @ApiProperty({ format: 'uuid' })
   id: string;
+
+  @ApiProperty({ format: 'uuid' })
   redemption_id: string;
+
+  @ApiProperty({ type: String, nullable: true })
   reason: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
   operator_id: string | null;
+
+  @ApiProperty({ format: 'date-time' })
   created_at: string;
 }
 
-export interface RedemptionView {
+export class RedemptionView {
+  @ApiProperty({ format: 'uuid' })
   id: string;
+
+  @ApiProperty({ format: 'uuid' })
   voucher_id: string;
+
+  @ApiProperty()
   external_order_id: string;
+
+  @ApiProperty({ type: String, nullable: true })
   store_id: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
   operator_id: string | null;
+
+  @ApiProperty({ format: 'date-time', description: 'Business time of the redemption' })
   occurred_at: string;
+
+  @ApiProperty({ enum: ['succeeded', 'reversed'] })
   status: RedemptionStatus;
+
+  @ApiProperty({ format: 'date-time' })
   created_at: string;
-  /** The reversal of this redemption, or null while it stands. */
+
+  @ApiProperty({
+    type: ReversalView,
+    nullable: true,
+    description: 'The reversal of this redemption; null while it stands',
+  })
   reversal: ReversalView | null;
+}
+
+export class RedeemResult extends RedemptionView {
+  @ApiProperty({ type: VoucherView, description: 'The voucher, now redeemed' })
+  voucher: VoucherView;
+}
+
+export class ReverseResult extends ReversalView {
+  @ApiProperty({ type: RedemptionView, description: 'The redemption, now reversed' })
+  redemption: RedemptionView;
+
+  @ApiProperty({ type: VoucherView, description: 'The voucher, available again or expired' })
+  voucher: VoucherView;
 }
 
 export function toReversalView(r: Reversal): ReversalView {

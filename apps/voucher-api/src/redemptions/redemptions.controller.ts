@@ -8,7 +8,7 @@ import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
 import { RuntimeRoute, RuntimeSuccess } from '../app-auth/runtime-route.decorator';
 import { RedeemDto } from './dto/redeem.dto';
 import { ReverseDto } from './dto/reverse.dto';
-import type { RedemptionView } from './redemption.view';
+import { RedeemResult, RedemptionView, ReverseResult } from './redemption.view';
 import { RedemptionsService } from './redemptions.service';
 
 const RedemptionId = () => Param('redemptionId', new ResourceIdPipe('Redemption'));
@@ -37,6 +37,7 @@ export class RedemptionsController {
   @RuntimeSuccess(
     201,
     'The redemption record with the redeemed `voucher`; a replay carries `Idempotent-Replayed: true`',
+    RedeemResult,
   )
   @ApiHeader({ name: 'Idempotency-Key', required: true })
   @Idempotent({ required: true })
@@ -51,7 +52,7 @@ export class RedemptionsController {
   @Get('redemptions/:redemptionId')
   @RuntimeRoute({ permission: 'vouchers:read', rateLimit: 'redemptions.read', errors: [[404, 'NOT_FOUND']] })
   @ApiOperation({ summary: 'A redemption of the calling application, with its reversal if any' })
-  @RuntimeSuccess(200, 'The redemption record; `reversal` is null while it stands')
+  @RuntimeSuccess(200, 'The redemption record; `reversal` is null while it stands', RedemptionView)
   get(@CurrentCaller() caller: AppCaller, @RedemptionId() redemptionId: string): Promise<RedemptionView> {
     return this.redemptions.get(caller.application.id, redemptionId);
   }
@@ -73,7 +74,7 @@ export class RedemptionsController {
     ],
   })
   @ApiOperation({ summary: 'Reverse a redemption: the voucher is available again, or expired when past validity' })
-  @RuntimeSuccess(201, 'The reversal record with the `redemption` and the `voucher`')
+  @RuntimeSuccess(201, 'The reversal record with the `redemption` and the `voucher`', ReverseResult)
   @ApiHeader({ name: 'Idempotency-Key', required: true, description: 'A new key, not the redemption’s' })
   @Idempotent({ required: true })
   reverse(

@@ -6,15 +6,12 @@ import type { AppCaller } from '../app-auth/app-caller';
 import { Voucher } from '../vouchers/entities/voucher.entity';
 import { VoucherFactory } from '../vouchers/voucher.factory';
 import { VoucherLookup } from '../vouchers/voucher-lookup';
-import { toVoucherView, VoucherView } from '../vouchers/voucher.view';
+import { toVoucherView } from '../vouchers/voucher.view';
 import type { RedeemDto } from './dto/redeem.dto';
 import type { ReverseDto } from './dto/reverse.dto';
 import { Redemption } from './entities/redemption.entity';
 import { Reversal } from './entities/reversal.entity';
-import { RedemptionView, ReversalView, toRedemptionView, toReversalView } from './redemption.view';
-
-export type RedeemResult = RedemptionView & { voucher: VoucherView };
-export type ReverseResult = ReversalView & { redemption: RedemptionView; voucher: VoucherView };
+import { RedeemResult, RedemptionView, ReverseResult, toRedemptionView, toReversalView } from './redemption.view';
 
 @Injectable()
 export class RedemptionsService {

@@ -1,33 +1,102 @@
 import { remainingStock } from './template-stock';
-import type { Template, TemplateStatus } from './entities/template.entity';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  ACQUISITION_SOURCES,
+  FULFILLMENT_CATEGORIES,
+  Template,
+  TEMPLATE_STATUSES,
+  TEMPLATE_TYPES,
+  TemplateStatus,
+} from './entities/template.entity';
 
-export interface TemplateView {
+export class ValidityView {
+  @ApiPropertyOptional({ format: 'date-time', description: 'Fixed validity start' })
+  from?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Fixed validity end' })
+  to?: string;
+
+  @ApiPropertyOptional({ description: 'Relative validity: days from issue or claim' })
+  days_after_claim?: number;
+}
+
+export class TemplateView {
+  @ApiProperty({ format: 'uuid' })
   id: string;
+
+  @ApiProperty({ format: 'uuid' })
   application_id: string;
+
+  @ApiProperty()
   external_template_id: string;
+
+  @ApiProperty()
   name: string;
+
+  @ApiProperty({ enum: TEMPLATE_TYPES })
   type: string;
+
+  @ApiProperty()
   issuer_name: string;
+
+  @ApiProperty()
   fulfiller_name: string;
+
+  @ApiProperty({ enum: FULFILLMENT_CATEGORIES })
   fulfillment_category: string;
+
+  @ApiProperty({ enum: ACQUISITION_SOURCES })
   acquisition_source: string;
+
+  @ApiProperty({ type: ValidityView, description: '`from` and `to`, or `days_after_claim`' })
   validity: { from: string; to: string } | { days_after_claim: number };
+
+  @ApiProperty({ description: '0 means unlimited' })
   issue_limit: number;
+
+  @ApiProperty()
   per_user_limit: number;
+
+  @ApiProperty({ type: String, nullable: true })
   description: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
   cover_file_id: string | null;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true })
   usage_rules: Record<string, unknown> | null;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true })
   fulfillment: Record<string, unknown> | null;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true })
   terms: Record<string, unknown> | null;
+
+  @ApiProperty({ enum: TEMPLATE_STATUSES })
   status: TemplateStatus;
+
+  @ApiProperty()
   issued_count: number;
+
+  @ApiProperty()
   allocated_count: number;
-  /** null when issue_limit is 0 (unlimited). */
+
+  @ApiProperty({ type: Number, nullable: true, description: 'issue_limit − issued − allocated; null when unlimited' })
   remaining: number | null;
+
+  @ApiProperty({ type: String, nullable: true })
   rejection_reason: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
   submitted_at: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
   reviewed_at: string | null;
+
+  @ApiProperty({ format: 'date-time' })
   created_at: string;
+
+  @ApiProperty({ format: 'date-time' })
   updated_at: string;
 }
 

@@ -7,7 +7,7 @@ import { RuntimeRoute, RuntimeSuccess } from '../app-auth/runtime-route.decorato
 import { ListTemplatesQuery } from './dto/list-templates.query';
 import { CreateTemplateDto } from './dto/template-body.dto';
 import { UpdateTemplateDto } from './dto/update-template.dto';
-import type { TemplateView } from './template.view';
+import { TemplateView } from './template.view';
 import { TemplatesService } from './templates.service';
 
 const TRANSITION_ERRORS: Array<[number, string] | { status: number; code: string; when: string }> = [
@@ -25,7 +25,7 @@ export class TemplatesController {
   @Get()
   @RuntimeRoute({ permission: 'vouchers:read', rateLimit: 'templates.list', query: ['status'] })
   @ApiOperation({ summary: 'List all templates of the calling application, oldest first' })
-  @RuntimeSuccess(200, 'Array of templates')
+  @RuntimeSuccess(200, 'Array of templates', [TemplateView])
   list(@CurrentCaller() caller: AppCaller, @Query() query: ListTemplatesQuery): Promise<TemplateView[]> {
     return this.templates.list(caller.application.id, query.status);
   }
@@ -40,7 +40,7 @@ export class TemplatesController {
     ],
   })
   @ApiOperation({ summary: 'Create a template in state draft' })
-  @RuntimeSuccess(201, 'The new template (status draft)')
+  @RuntimeSuccess(201, 'The new template (status draft)', TemplateView)
   create(@CurrentCaller() caller: AppCaller, @Body() body: CreateTemplateDto): Promise<TemplateView> {
     return this.templates.create(caller.application.id, body);
   }
@@ -48,7 +48,7 @@ export class TemplatesController {
   @Get(':templateId')
   @RuntimeRoute({ permission: 'vouchers:read', rateLimit: 'templates.read', errors: [[404, 'NOT_FOUND']] })
   @ApiOperation({ summary: 'One template of the calling application' })
-  @RuntimeSuccess(200, 'The template')
+  @RuntimeSuccess(200, 'The template', TemplateView)
   get(@CurrentCaller() caller: AppCaller, @TemplateId() templateId: string): Promise<TemplateView> {
     return this.templates.get(caller.application.id, templateId);
   }
@@ -65,7 +65,7 @@ export class TemplatesController {
     ],
   })
   @ApiOperation({ summary: 'Edit a draft or rejected template; given fields replace the stored ones' })
-  @RuntimeSuccess(200, 'The edited template')
+  @RuntimeSuccess(200, 'The edited template', TemplateView)
   update(
     @CurrentCaller() caller: AppCaller,
     @TemplateId() templateId: string,
@@ -78,7 +78,7 @@ export class TemplatesController {
   @HttpCode(200)
   @RuntimeRoute({ permission: 'vouchers:templates:write', rateLimit: 'templates.submit', errors: TRANSITION_ERRORS })
   @ApiOperation({ summary: 'Submit a draft or rejected template for review (→ reviewing)' })
-  @RuntimeSuccess(200, 'The template in its new state')
+  @RuntimeSuccess(200, 'The template in its new state', TemplateView)
   submit(@CurrentCaller() caller: AppCaller, @TemplateId() templateId: string): Promise<TemplateView> {
     return this.templates.transition(caller.application.id, templateId, 'submit');
   }
@@ -87,7 +87,7 @@ export class TemplatesController {
   @HttpCode(200)
   @RuntimeRoute({ permission: 'vouchers:templates:write', rateLimit: 'templates.lifecycle', errors: TRANSITION_ERRORS })
   @ApiOperation({ summary: 'Pause an active template (→ paused); no further issuing' })
-  @RuntimeSuccess(200, 'The template in its new state')
+  @RuntimeSuccess(200, 'The template in its new state', TemplateView)
   pause(@CurrentCaller() caller: AppCaller, @TemplateId() templateId: string): Promise<TemplateView> {
     return this.templates.transition(caller.application.id, templateId, 'pause');
   }
@@ -96,7 +96,7 @@ export class TemplatesController {
   @HttpCode(200)
   @RuntimeRoute({ permission: 'vouchers:templates:write', rateLimit: 'templates.lifecycle', errors: TRANSITION_ERRORS })
   @ApiOperation({ summary: 'Resume a paused template (→ active)' })
-  @RuntimeSuccess(200, 'The template in its new state')
+  @RuntimeSuccess(200, 'The template in its new state', TemplateView)
   resume(@CurrentCaller() caller: AppCaller, @TemplateId() templateId: string): Promise<TemplateView> {
     return this.templates.transition(caller.application.id, templateId, 'resume');
   }
@@ -105,7 +105,7 @@ export class TemplatesController {
   @HttpCode(200)
   @RuntimeRoute({ permission: 'vouchers:templates:write', rateLimit: 'templates.lifecycle', errors: TRANSITION_ERRORS })
   @ApiOperation({ summary: 'End an active or paused template (→ ended)' })
-  @RuntimeSuccess(200, 'The template in its new state')
+  @RuntimeSuccess(200, 'The template in its new state', TemplateView)
   end(@CurrentCaller() caller: AppCaller, @TemplateId() templateId: string): Promise<TemplateView> {
     return this.templates.transition(caller.application.id, templateId, 'end');
   }
@@ -114,7 +114,7 @@ export class TemplatesController {
   @HttpCode(200)
   @RuntimeRoute({ permission: 'vouchers:templates:write', rateLimit: 'templates.lifecycle', errors: TRANSITION_ERRORS })
   @ApiOperation({ summary: 'Archive a draft, rejected or ended template (→ archived)' })
-  @RuntimeSuccess(200, 'The template in its new state')
+  @RuntimeSuccess(200, 'The template in its new state', TemplateView)
   archive(@CurrentCaller() caller: AppCaller, @TemplateId() templateId: string): Promise<TemplateView> {
     return this.templates.transition(caller.application.id, templateId, 'archive');
   }

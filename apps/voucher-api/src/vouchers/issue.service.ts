@@ -7,12 +7,7 @@ import { Template } from '../templates/entities/template.entity';
 import { consumePerUserQuota, consumeTemplateStock } from '../templates/template-stock';
 import type { IssueDto } from './dto/issue.dto';
 import { VoucherFactory } from './voucher.factory';
-import { toVoucherView, VoucherView } from './voucher.view';
-
-export interface IssueResult {
-  issuanceId: string;
-  voucher: VoucherView;
-}
+import { IssueResult, toVoucherView } from './voucher.view';
 
 function isDuplicateIssue(error: unknown): boolean {
   if (!(error instanceof QueryFailedError)) return false;

@@ -9,8 +9,8 @@ import { RuntimeRoute, RuntimeSuccess } from '../app-auth/runtime-route.decorato
 import { IssueDto } from './dto/issue.dto';
 import { VerifyDto } from './dto/verify.dto';
 import { IssueService } from './issue.service';
-import type { VoucherView } from './voucher.view';
-import { VerifyResult, VouchersService } from './vouchers.service';
+import { IssueResult, VerifyResult, VoucherView } from './voucher.view';
+import { VouchersService } from './vouchers.service';
 
 @ApiTags('runtime: vouchers')
 @Controller('api/v1/open-platform/vouchers')
@@ -41,7 +41,7 @@ export class VouchersController {
     ],
   })
   @ApiOperation({ summary: 'Issue a voucher of an active template to a user (no plaintext credential in the answer)' })
-  @RuntimeSuccess(201, '`issuanceId` and `voucher`; a replay carries `Idempotent-Replayed: true`')
+  @RuntimeSuccess(201, '`issuanceId` and `voucher`; a replay carries `Idempotent-Replayed: true`', IssueResult)
   @ApiHeader({ name: 'Idempotency-Key', required: true })
   @Idempotent({ required: true })
   issue(
@@ -65,7 +65,7 @@ export class VouchersController {
     ],
   })
   @ApiOperation({ summary: "Read a voucher's current state by QR token or code; marks an expired one, never redeems" })
-  @RuntimeSuccess(200, '`voucher` (with its current status) and `redeemable`')
+  @RuntimeSuccess(200, '`voucher` (with its current status) and `redeemable`', VerifyResult)
   verify(@CurrentCaller() caller: AppCaller, @Body() body: VerifyDto): Promise<VerifyResult> {
     return this.vouchers.verify(caller, body);
   }
@@ -78,7 +78,7 @@ export class VouchersController {
     errors: [[404, 'NOT_FOUND'], { status: 409, code: 'CONFLICT', when: 'the voucher is not available' }],
   })
   @ApiOperation({ summary: 'Revoke an available voucher; it can no longer be redeemed' })
-  @RuntimeSuccess(200, 'The voucher, status revoked')
+  @RuntimeSuccess(200, 'The voucher, status revoked', VoucherView)
   revoke(
     @CurrentCaller() caller: AppCaller,
     @Param('voucherId', new ResourceIdPipe('Voucher')) voucherId: string,

@@ -5,13 +5,7 @@ import type { AppCaller } from '../app-auth/app-caller';
 import { Voucher } from './entities/voucher.entity';
 import type { VerifyDto } from './dto/verify.dto';
 import { VoucherLookup } from './voucher-lookup';
-import { toVoucherView, VoucherView } from './voucher.view';
-
-export interface VerifyResult {
-  voucher: VoucherView;
-  /** Whether a redeem right now would pass the voucher's state and validity checks. */
-  redeemable: boolean;
-}
+import { toVoucherView, VerifyResult, VoucherView } from './voucher.view';
 
 @Injectable()
 export class VouchersService {
