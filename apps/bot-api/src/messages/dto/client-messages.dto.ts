@@ -82,6 +82,7 @@ export class ListMessagesQuery {
   @Type(() => Number)
   @IsInt()
   @Min(1)
+  @Max(1000000)
   page = 1;
 
   @ApiPropertyOptional({ default: 50, minimum: 1, maximum: 100 })
