@@ -15,7 +15,9 @@ function variablesOf(schema: new () => ServiceConfig): string[] {
   const validated = getMetadataStorage()
     .getTargetValidationMetadatas(schema, '', true, false)
     .map((metadata) => metadata.propertyName);
-  return [...new Set([...Object.keys(new schema()), ...validated])].filter((name) => /^[A-Z][A-Z0-9_]*$/.test(name)).sort();
+  return [...new Set([...Object.keys(new schema()), ...validated])]
+    .filter((name) => /^[A-Z][A-Z0-9_]*$/.test(name))
+    .sort();
 }
 
 /** Variable names in the table under the `### <heading>` of the operations guide. */
@@ -30,7 +32,10 @@ function documented(heading: string): string[] {
 /** What the Kubernetes base gives the container: ConfigMap keys and Secret keys. */
 function deployed(service: string): { config: string[]; secrets: string[] } {
   const env = readFileSync(join(root, `k8s/${service}/base/config.env`), 'utf8');
-  const config = env.split('\n').filter((line) => /^[A-Z]/.test(line)).map((line) => line.split('=')[0]);
+  const config = env
+    .split('\n')
+    .filter((line) => /^[A-Z]/.test(line))
+    .map((line) => line.split('=')[0]);
   const deployment = parse(readFileSync(join(root, `k8s/${service}/base/deployment.yaml`), 'utf8'));
   const secrets = (deployment.spec.template.spec.containers[0].env ?? [])
     .filter((entry: { valueFrom?: { secretKeyRef?: unknown } }) => entry.valueFrom?.secretKeyRef)
@@ -50,13 +55,16 @@ describe('deployment configuration', () => {
     expect(variablesOf(schema).filter((name) => !inGuide.has(name))).toEqual([]);
   });
 
-  it.each(services)('sets every variable %s reads in its Kubernetes ConfigMap or Secret, never both', (service, schema) => {
-    const { config, secrets } = deployed(service);
-    const given = new Set([...config, ...secrets]);
-    expect(variablesOf(schema).filter((name) => !given.has(name))).toEqual([]);
-    expect(config.filter((name) => secrets.includes(name))).toEqual([]);
-    expect(config.filter((name) => /KEY$|SECRET|PASSWORD/.test(name) && name !== 'REDIS_KEY_PREFIX')).toEqual([]);
-  });
+  it.each(services)(
+    'sets every variable %s reads in its Kubernetes ConfigMap or Secret, never both',
+    (service, schema) => {
+      const { config, secrets } = deployed(service);
+      const given = new Set([...config, ...secrets]);
+      expect(variablesOf(schema).filter((name) => !given.has(name))).toEqual([]);
+      expect(config.filter((name) => secrets.includes(name))).toEqual([]);
+      expect(config.filter((name) => /KEY$|SECRET|PASSWORD/.test(name) && name !== 'REDIS_KEY_PREFIX')).toEqual([]);
+    },
+  );
 
   it('documents no variable that no service reads', () => {
     const read = new Set(services.flatMap(([, schema]) => variablesOf(schema)));

@@ -63,9 +63,17 @@ describe('lint:k8s', () => {
     const deployment = {
       kind: 'Deployment',
       metadata: { name: 'x' },
-      spec: { replicas: 3, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [] } } },
+      spec: {
+        replicas: 3,
+        selector: { matchLabels: labels },
+        template: { metadata: { labels }, spec: { containers: [] } },
+      },
     };
-    const hpa = { kind: 'HorizontalPodAutoscaler', metadata: { name: 'x' }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'x' } } };
+    const hpa = {
+      kind: 'HorizontalPodAutoscaler',
+      metadata: { name: 'x' },
+      spec: { scaleTargetRef: { kind: 'Deployment', name: 'x' } },
+    };
     expect(policyProblems([deployment, hpa])).toContain(
       'Deployment/x: drop spec.replicas, the HorizontalPodAutoscaler owns it (apply would reset it)',
     );
@@ -91,6 +99,8 @@ describe('lint:k8s', () => {
         'broken.Dockerfile: the runtime stage needs a HEALTHCHECK',
       ]),
     );
-    expect(problems.some((problem) => /^broken\.Dockerfile:\d+: Invalid containerPort: http$/.test(problem))).toBe(true);
+    expect(problems.some((problem) => /^broken\.Dockerfile:\d+: Invalid containerPort: http$/.test(problem))).toBe(
+      true,
+    );
   });
 });

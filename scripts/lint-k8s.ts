@@ -98,7 +98,10 @@ class StrictFields {
     const unique = [...new Map(kinds.map((k) => [`${k.apiVersion}/${k.kind}`, k])).values()];
     const file = resolve(__dirname, '..', '__kubernetes_types__.ts');
     const source = unique
-      .map((k, i) => `import { I${k.kind} as T${i} } from '${modelModule(k.apiVersion, k.kind)}';\nexport declare const v${i}: T${i};`)
+      .map(
+        (k, i) =>
+          `import { I${k.kind} as T${i} } from '${modelModule(k.apiVersion, k.kind)}';\nexport declare const v${i}: T${i};`,
+      )
       .join('\n');
     // Only the model declarations and ES5's Array: no DOM, no @types packages, so the program stays small.
     const options: ts.CompilerOptions = {
@@ -184,20 +187,26 @@ export function policyProblems(objects: Json[]): string[] {
   const deployments = objects.filter((o) => o.kind === 'Deployment');
   const configMaps = new Map(objects.filter((o) => o.kind === 'ConfigMap').map((o) => [o.metadata?.name, o]));
   for (const object of objects) {
-    if (object.kind === 'Secret') problems.push(`${name(object)}: Secret values never live in the manifests; reference the Secret instead`);
+    if (object.kind === 'Secret')
+      problems.push(`${name(object)}: Secret values never live in the manifests; reference the Secret instead`);
     const pod = podSpecOf(object);
     if (pod) {
-      if (pod.securityContext?.runAsNonRoot !== true) problems.push(`${name(object)}: pod securityContext.runAsNonRoot must be true`);
-      if (pod.automountServiceAccountToken !== false) problems.push(`${name(object)}: automountServiceAccountToken must be false`);
+      if (pod.securityContext?.runAsNonRoot !== true)
+        problems.push(`${name(object)}: pod securityContext.runAsNonRoot must be true`);
+      if (pod.automountServiceAccountToken !== false)
+        problems.push(`${name(object)}: automountServiceAccountToken must be false`);
       for (const container of [...(pod.containers ?? []), ...(pod.initContainers ?? [])]) {
         const where = `${name(object)} container ${container.name}`;
         const security = container.securityContext ?? {};
         if (security.readOnlyRootFilesystem !== true) problems.push(`${where}: readOnlyRootFilesystem must be true`);
-        if (security.allowPrivilegeEscalation !== false) problems.push(`${where}: allowPrivilegeEscalation must be false`);
+        if (security.allowPrivilegeEscalation !== false)
+          problems.push(`${where}: allowPrivilegeEscalation must be false`);
         if (!security.capabilities?.drop?.includes('ALL')) problems.push(`${where}: capabilities must drop ALL`);
-        if (!container.resources?.requests?.cpu || !container.resources?.requests?.memory) problems.push(`${where}: cpu and memory requests are required`);
+        if (!container.resources?.requests?.cpu || !container.resources?.requests?.memory)
+          problems.push(`${where}: cpu and memory requests are required`);
         if (!container.resources?.limits?.memory) problems.push(`${where}: a memory limit is required`);
-        if (typeof container.image !== 'string' || !/:[^/]+$|@sha256:/.test(container.image)) problems.push(`${where}: the image needs a tag or digest (set it in the overlay)`);
+        if (typeof container.image !== 'string' || !/:[^/]+$|@sha256:/.test(container.image))
+          problems.push(`${where}: the image needs a tag or digest (set it in the overlay)`);
         for (const source of container.envFrom ?? []) {
           const ref = source.configMapRef?.name;
           if (ref && !configMaps.has(ref)) problems.push(`${where}: ConfigMap ${ref} is not part of the overlay`);
@@ -207,25 +216,38 @@ export function policyProblems(objects: Json[]): string[] {
     if (object.kind === 'Deployment') {
       for (const container of pod?.containers ?? []) {
         const where = `${name(object)} container ${container.name}`;
-        if (container.livenessProbe?.httpGet?.path !== '/health/live') problems.push(`${where}: livenessProbe must GET /health/live`);
-        if (container.readinessProbe?.httpGet?.path !== '/health/ready') problems.push(`${where}: readinessProbe must GET /health/ready`);
+        if (container.livenessProbe?.httpGet?.path !== '/health/live')
+          problems.push(`${where}: livenessProbe must GET /health/live`);
+        if (container.readinessProbe?.httpGet?.path !== '/health/ready')
+          problems.push(`${where}: readinessProbe must GET /health/ready`);
         for (const source of container.envFrom ?? []) {
           const config = configMaps.get(source.configMapRef?.name);
-          if (config && config.data?.MIGRATIONS_RUN !== 'false') problems.push(`${where}: MIGRATIONS_RUN must be "false" (the migration Job migrates)`);
+          if (config && config.data?.MIGRATIONS_RUN !== 'false')
+            problems.push(`${where}: MIGRATIONS_RUN must be "false" (the migration Job migrates)`);
         }
       }
-      const scaled = objects.some((o) => o.kind === 'HorizontalPodAutoscaler' && o.spec?.scaleTargetRef?.name === object.metadata?.name);
+      const scaled = objects.some(
+        (o) => o.kind === 'HorizontalPodAutoscaler' && o.spec?.scaleTargetRef?.name === object.metadata?.name,
+      );
       if (scaled && object.spec?.replicas !== undefined) {
-        problems.push(`${name(object)}: drop spec.replicas, the HorizontalPodAutoscaler owns it (apply would reset it)`);
+        problems.push(
+          `${name(object)}: drop spec.replicas, the HorizontalPodAutoscaler owns it (apply would reset it)`,
+        );
       }
       if (!matches(object.spec?.selector?.matchLabels, object.spec?.template?.metadata?.labels)) {
         problems.push(`${name(object)}: selector does not match the pod labels`);
       }
     }
-    if (object.kind === 'Service' && !deployments.some((d) => matches(object.spec?.selector, d.spec?.template?.metadata?.labels))) {
+    if (
+      object.kind === 'Service' &&
+      !deployments.some((d) => matches(object.spec?.selector, d.spec?.template?.metadata?.labels))
+    ) {
       problems.push(`${name(object)}: selects no Deployment of the overlay`);
     }
-    if (object.kind === 'PodDisruptionBudget' && !deployments.some((d) => matches(object.spec?.selector?.matchLabels, d.spec?.template?.metadata?.labels))) {
+    if (
+      object.kind === 'PodDisruptionBudget' &&
+      !deployments.some((d) => matches(object.spec?.selector?.matchLabels, d.spec?.template?.metadata?.labels))
+    ) {
       problems.push(`${name(object)}: selects no Deployment of the overlay`);
     }
     if (object.kind === 'HorizontalPodAutoscaler') {
@@ -250,7 +272,9 @@ export function lintKubernetes(overlays: string[], base = process.cwd()): LintRe
       problems.push(`${label}: ${(error as Error).message}`);
     }
   }
-  const strict = new StrictFields(rendered.flatMap((r) => r.objects.map((o) => ({ apiVersion: o.apiVersion, kind: o.kind }))));
+  const strict = new StrictFields(
+    rendered.flatMap((r) => r.objects.map((o) => ({ apiVersion: o.apiVersion, kind: o.kind }))),
+  );
   for (const { overlay, objects } of rendered) {
     if (objects.length === 0) problems.push(`${overlay}: renders no object`);
     for (const object of objects) {
@@ -280,7 +304,8 @@ function instructions(text: string): Instruction[] {
     let line = lines[i];
     while (/\\\s*$/.test(line) && i + 1 < lines.length) line = line.replace(/\\\s*$/, ' ') + lines[++i].trim();
     const match = /^\s*([A-Za-z]+)\s+(.*)$/.exec(line);
-    if (match && !line.trim().startsWith('#')) result.push({ keyword: match[1].toUpperCase(), args: match[2].trim(), line: start + 1 });
+    if (match && !line.trim().startsWith('#'))
+      result.push({ keyword: match[1].toUpperCase(), args: match[2].trim(), line: start + 1 });
   }
   return result;
 }
@@ -290,7 +315,10 @@ export function lintDockerfile(file: string, base = process.cwd()): string[] {
   const text = readFileSync(file, 'utf8');
   // Loaded lazily: the k8s check does not need it.
   const { validate, ValidationSeverity } = require('dockerfile-utils') as typeof import('dockerfile-utils');
-  const problems = validate(text, { deprecatedMaintainer: ValidationSeverity.ERROR, instructionCasing: ValidationSeverity.ERROR })
+  const problems = validate(text, {
+    deprecatedMaintainer: ValidationSeverity.ERROR,
+    instructionCasing: ValidationSeverity.ERROR,
+  })
     .filter((d) => d.severity === 1 || d.severity === 2)
     .map((d) => `${label}:${d.range.start.line + 1}: ${d.message}`);
   const all = instructions(text);
@@ -299,12 +327,18 @@ export function lintDockerfile(file: string, base = process.cwd()): string[] {
   const runtime = all.slice(all.lastIndexOf(froms[froms.length - 1]));
   const last = (keyword: string) => runtime.filter((i) => i.keyword === keyword).pop();
   const user = last('USER');
-  if (!user || /^(root|0)(:|$)/.test(user.args)) problems.push(`${label}: the runtime stage must switch to a non-root USER`);
-  if (!last('HEALTHCHECK') || /^NONE$/i.test(last('HEALTHCHECK')!.args)) problems.push(`${label}: the runtime stage needs a HEALTHCHECK`);
-  if (!runtime.some((i) => i.keyword === 'ENV' && /\bNODE_ENV=production\b/.test(i.args))) problems.push(`${label}: the runtime stage must set NODE_ENV=production`);
-  if (!all.some((i) => i.keyword === 'RUN' && /npm ci\b.*--omit=dev/.test(i.args))) problems.push(`${label}: production dependencies must come from npm ci --omit=dev`);
-  if (runtime.some((i) => i.keyword === 'RUN' && /\bnpm (ci|install)\b(?!.*--omit=dev)/.test(i.args))) problems.push(`${label}: the runtime stage must not install development dependencies`);
-  if (all.some((i) => i.keyword === 'FROM' && /:latest\b/.test(i.args))) problems.push(`${label}: pin the base image, never :latest`);
+  if (!user || /^(root|0)(:|$)/.test(user.args))
+    problems.push(`${label}: the runtime stage must switch to a non-root USER`);
+  if (!last('HEALTHCHECK') || /^NONE$/i.test(last('HEALTHCHECK')!.args))
+    problems.push(`${label}: the runtime stage needs a HEALTHCHECK`);
+  if (!runtime.some((i) => i.keyword === 'ENV' && /\bNODE_ENV=production\b/.test(i.args)))
+    problems.push(`${label}: the runtime stage must set NODE_ENV=production`);
+  if (!all.some((i) => i.keyword === 'RUN' && /npm ci\b.*--omit=dev/.test(i.args)))
+    problems.push(`${label}: production dependencies must come from npm ci --omit=dev`);
+  if (runtime.some((i) => i.keyword === 'RUN' && /\bnpm (ci|install)\b(?!.*--omit=dev)/.test(i.args)))
+    problems.push(`${label}: the runtime stage must not install development dependencies`);
+  if (all.some((i) => i.keyword === 'FROM' && /:latest\b/.test(i.args)))
+    problems.push(`${label}: pin the base image, never :latest`);
   return problems;
 }
 
@@ -330,7 +364,9 @@ export function lintCompose(file: string, base = process.cwd()): string[] {
 }
 
 export function lintDocker(dockerDir: string, base = process.cwd()): LintResult {
-  const dockerfiles = readdirSync(dockerDir).filter((f) => f.endsWith('.Dockerfile') || f === 'Dockerfile').map((f) => join(dockerDir, f));
+  const dockerfiles = readdirSync(dockerDir)
+    .filter((f) => f.endsWith('.Dockerfile') || f === 'Dockerfile')
+    .map((f) => join(dockerDir, f));
   const problems = dockerfiles.flatMap((file) => lintDockerfile(file, base));
   const compose = join(dockerDir, 'compose.yaml');
   if (existsSync(compose)) problems.push(...lintCompose(compose, base));

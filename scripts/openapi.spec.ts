@@ -25,7 +25,9 @@ describe('npm run openapi', () => {
     for (const file of files) {
       const document = JSON.parse(readFileSync(file, 'utf8'));
       expect(document.openapi).toBe('3.0.3');
-      expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/health/live', '/health/ready', '/metrics']));
+      expect(Object.keys(document.paths)).toEqual(
+        expect.arrayContaining(['/health/live', '/health/ready', '/metrics']),
+      );
       expect(Object.keys(document.paths).some((path) => path.startsWith('/api/v1/'))).toBe(true);
     }
   });

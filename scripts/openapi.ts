@@ -24,7 +24,11 @@ interface Target {
 }
 
 const targets: Target[] = [
-  { name: 'voucher-api', spec: VOUCHER_API_DOCS, module: (env) => VoucherAppModule.forRoot(loadConfig(VoucherConfig, env)) },
+  {
+    name: 'voucher-api',
+    spec: VOUCHER_API_DOCS,
+    module: (env) => VoucherAppModule.forRoot(loadConfig(VoucherConfig, env)),
+  },
   { name: 'bot-api', spec: BOT_API_DOCS, module: (env) => BotAppModule.forRoot(loadConfig(BotConfig, env)) },
 ];
 

@@ -21,7 +21,9 @@ import { botMigrations } from '../src/database/migrations';
 const key = (route: HttpRoute) => `${route.method.toUpperCase()} ${route.path}`;
 // SwaggerModule mounts the UI, its assets and the JSON itself; they are the document, not part of it.
 const isDocsRoute = (route: HttpRoute) =>
-  route.path === `/${API_DOCS_PATH}` || route.path === `/${API_DOCS_PATH}-json` || route.path.startsWith(`/${API_DOCS_PATH}/`);
+  route.path === `/${API_DOCS_PATH}` ||
+  route.path === `/${API_DOCS_PATH}-json` ||
+  route.path.startsWith(`/${API_DOCS_PATH}/`);
 
 describe('bot-api OpenAPI document', () => {
   let app: INestApplication;
@@ -45,7 +47,9 @@ describe('bot-api OpenAPI document', () => {
   });
 
   it('documents every route the running app registers, and no route it does not serve', () => {
-    const registered = registeredRoutes(app).filter((route) => !isDocsRoute(route)).map(key);
+    const registered = registeredRoutes(app)
+      .filter((route) => !isDocsRoute(route))
+      .map(key);
     const documented = documentedRoutes(document).map(key);
     expect(registered.length).toBeGreaterThan(3);
     expect(registered.filter((route) => !documented.includes(route))).toEqual([]);
@@ -63,7 +67,11 @@ describe('bot-api OpenAPI document', () => {
   it('describes the account JWT and sbot_ bot token schemes and no application token', () => {
     const schemes = document.components?.securitySchemes ?? {};
     expect(Object.keys(schemes).sort()).toEqual([API_SECURITY.botToken, API_SECURITY.accountJwt].sort());
-    expect(schemes[API_SECURITY.botToken]).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'sbot_<base62>' });
+    expect(schemes[API_SECURITY.botToken]).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'sbot_<base62>',
+    });
     expect(schemes[API_SECURITY.accountJwt]).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   });
 

@@ -21,7 +21,9 @@ import { voucherMigrations } from '../src/database/migrations';
 const key = (route: HttpRoute) => `${route.method.toUpperCase()} ${route.path}`;
 // SwaggerModule mounts the UI, its assets and the JSON itself; they are the document, not part of it.
 const isDocsRoute = (route: HttpRoute) =>
-  route.path === `/${API_DOCS_PATH}` || route.path === `/${API_DOCS_PATH}-json` || route.path.startsWith(`/${API_DOCS_PATH}/`);
+  route.path === `/${API_DOCS_PATH}` ||
+  route.path === `/${API_DOCS_PATH}-json` ||
+  route.path.startsWith(`/${API_DOCS_PATH}/`);
 
 describe('voucher-api OpenAPI document', () => {
   let app: INestApplication;
@@ -45,7 +47,9 @@ describe('voucher-api OpenAPI document', () => {
   });
 
   it('documents every route the running app registers, and no route it does not serve', () => {
-    const registered = registeredRoutes(app).filter((route) => !isDocsRoute(route)).map(key);
+    const registered = registeredRoutes(app)
+      .filter((route) => !isDocsRoute(route))
+      .map(key);
     const documented = documentedRoutes(document).map(key);
     expect(registered.length).toBeGreaterThan(3);
     expect(registered.filter((route) => !documented.includes(route))).toEqual([]);
@@ -63,7 +67,11 @@ describe('voucher-api OpenAPI document', () => {
   it('describes the account JWT and sop_ application token schemes and no bot token', () => {
     const schemes = document.components?.securitySchemes ?? {};
     expect(Object.keys(schemes).sort()).toEqual([API_SECURITY.appToken, API_SECURITY.accountJwt].sort());
-    expect(schemes[API_SECURITY.appToken]).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'sop_<base62>' });
+    expect(schemes[API_SECURITY.appToken]).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'sop_<base62>',
+    });
     expect(schemes[API_SECURITY.accountJwt]).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   });
 

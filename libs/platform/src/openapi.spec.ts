@@ -1,4 +1,15 @@
-import { CanActivate, Controller, Get, HttpCode, Injectable, INestApplication, Module, Param, Post, UseGuards } from '@nestjs/common';
+import {
+  CanActivate,
+  Controller,
+  Get,
+  HttpCode,
+  Injectable,
+  INestApplication,
+  Module,
+  Param,
+  Post,
+  UseGuards,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ApiBearerAuth, ApiOkResponse, ApiProperty } from '@nestjs/swagger';
 import { API_SECURITY, ApiErrorResponses, ApiPublic, buildOpenApiDocument } from './openapi';
@@ -92,8 +103,15 @@ describe('buildOpenApiDocument', () => {
     expect(conflict.description).toBe('`TEMPLATE_NOT_ACTIVE`; `ISSUE_LIMIT_REACHED`: stock is gone');
     const media = conflict.content['application/json'];
     expect(media.schema.allOf[0]).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' });
-    expect(media.schema.allOf[1].properties.error.properties.code.enum).toEqual(['TEMPLATE_NOT_ACTIVE', 'ISSUE_LIMIT_REACHED']);
-    expect(media.examples.ISSUE_LIMIT_REACHED.value).toMatchObject({ success: false, code: 409, error: { code: 'ISSUE_LIMIT_REACHED' } });
+    expect(media.schema.allOf[1].properties.error.properties.code.enum).toEqual([
+      'TEMPLATE_NOT_ACTIVE',
+      'ISSUE_LIMIT_REACHED',
+    ]);
+    expect(media.examples.ISSUE_LIMIT_REACHED.value).toMatchObject({
+      success: false,
+      code: 409,
+      error: { code: 'ISSUE_LIMIT_REACHED' },
+    });
   });
 
   it('lists a code once when several causes share it, and keeps every cause in the description', async () => {
@@ -105,7 +123,11 @@ describe('buildOpenApiDocument', () => {
   it('puts the business code at the top level of the bot error envelope', async () => {
     const notFound = (await documentFor('bot')).paths['/api/v1/things/{id}'].get.responses['404'];
     expect(notFound.content['application/json'].schema.allOf[1].properties.code.enum).toEqual(['NOT_FOUND']);
-    expect(notFound.content['application/json'].examples.NOT_FOUND.value).toEqual({ success: false, code: 'NOT_FOUND', message: 'not found' });
+    expect(notFound.content['application/json'].examples.NOT_FOUND.value).toEqual({
+      success: false,
+      code: 'NOT_FOUND',
+      message: 'not found',
+    });
   });
 
   it('wraps the documented payload in the success envelope and adds 400 and 401 where they can happen', async () => {
@@ -119,7 +141,10 @@ describe('buildOpenApiDocument', () => {
     });
     expect(get.responses['400']['x-error-codes']).toEqual(['VALIDATION_FAILED']);
     expect(get.responses['401']['x-error-codes']).toEqual(['UNAUTHORIZED']);
-    expect(document.components.securitySchemes[API_SECURITY.appToken]).toMatchObject({ scheme: 'bearer', bearerFormat: 'sop_<base62>' });
+    expect(document.components.securitySchemes[API_SECURITY.appToken]).toMatchObject({
+      scheme: 'bearer',
+      bearerFormat: 'sop_<base62>',
+    });
   });
 
   it('keeps the success response of a route that documents only its errors, with the status Nest sends', async () => {

@@ -192,7 +192,9 @@ const OPERATIONS_ROUTES: Record<string, Json> = {
     responses: {
       '200': {
         description: 'The process is alive',
-        content: { 'application/json': { schema: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } } } } },
+        content: {
+          'application/json': { schema: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } } } },
+        },
       },
     },
   },
@@ -200,7 +202,10 @@ const OPERATIONS_ROUTES: Record<string, Json> = {
     summary: 'Readiness: PostgreSQL and Redis answer',
     responses: {
       '200': { description: 'Ready to serve', content: { 'application/json': { schema: terminusBody } } },
-      '503': { description: 'A dependency is down; take the instance out of rotation', content: { 'application/json': { schema: terminusBody } } },
+      '503': {
+        description: 'A dependency is down; take the instance out of rotation',
+        content: { 'application/json': { schema: terminusBody } },
+      },
     },
   },
   '/metrics': {
@@ -231,7 +236,9 @@ const COMMON_DEFAULT_CODES: Record<number, string> = {
 };
 
 function defaultCode(kind: ApiEnvelopeKind, status: number): string {
-  return DEFAULT_CODES[kind][status] ?? COMMON_DEFAULT_CODES[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : 'BAD_REQUEST');
+  return (
+    DEFAULT_CODES[kind][status] ?? COMMON_DEFAULT_CODES[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : 'BAD_REQUEST')
+  );
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -385,7 +392,8 @@ function finishOperation(spec: ApiDocsSpec, path: string, operation: Json, facts
   }
   const responses: Json = (operation.responses ??= {});
   const hasInput = Boolean(operation.requestBody) || (operation.parameters ?? []).length > 0;
-  if (hasInput && !responses['400']) responses['400'] = { description: 'Invalid input', [ERROR_CODES_KEY]: [defaultCode(kind, 400)] };
+  if (hasInput && !responses['400'])
+    responses['400'] = { description: 'Invalid input', [ERROR_CODES_KEY]: [defaultCode(kind, 400)] };
   if ((operation.security ?? []).length > 0 && !responses['401']) {
     responses['401'] = { description: 'Missing, invalid or expired credential', [ERROR_CODES_KEY]: ['UNAUTHORIZED'] };
   }

@@ -29,7 +29,9 @@ export function registeredRoutes(app: INestApplication): HttpRoute[] {
     if (layer.route.methods._all || Object.keys(layer.route.methods).length >= METHODS.length) return [];
     const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
     const methods = Object.keys(layer.route.methods).filter((method) => layer.route?.methods[method]);
-    return paths.flatMap((path) => methods.map((method) => ({ method: method.toLowerCase(), path: toOpenApiPath(path) })));
+    return paths.flatMap((path) =>
+      methods.map((method) => ({ method: method.toLowerCase(), path: toOpenApiPath(path) })),
+    );
   });
 }
 
