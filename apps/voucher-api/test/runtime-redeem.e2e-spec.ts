@@ -197,6 +197,11 @@ describe('runtime verify, redeem, get redemption and reverse', () => {
         'VALIDATION_FAILED',
       );
       expectError(await redeemRequest(ctx, app, { type: 'qr_token', value: 'vq_nope' }), 404, 'NOT_FOUND');
+      expectError(
+        await redeemRequest(ctx, app, { type: 'qr_token', value: v.qrToken }, randomUUID(), { store_id: 's\u0000' }),
+        400,
+        'VALIDATION_FAILED',
+      );
     });
 
     it('replays the byte-identical body for the same key and body; another body with that key gets 409', async () => {

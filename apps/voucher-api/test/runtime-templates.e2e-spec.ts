@@ -119,6 +119,18 @@ describe('runtime templates: create, edit, submit, review and lifecycle', () => 
       expectError(await create(templateBody(overrides)), 400, 'VALIDATION_FAILED');
     });
 
+    it('answers 400 naming the field, never a 500, for a NUL character in a string or in nested structured data', async () => {
+      const inName = await create(templateBody({ name: 'Coffee\u0000' }));
+      expectError(inName, 400, 'VALIDATION_FAILED');
+      expect(inName.body.error.details).toEqual([{ field: 'body.name', problem: 'contains a NUL character' }]);
+      const nested = await create(templateBody({ usage_rules: { stores: ['s1', 's\u0000'] } }));
+      expectError(nested, 400, 'VALIDATION_FAILED');
+      expect(nested.body.error.details[0].field).toBe('body.usage_rules.stores[1]');
+      const id = await draft();
+      await action(id, 'submit').expect(200);
+      expectError(await review(id, 'reject', { reason: 'bad\u0000' }), 400, 'VALIDATION_FAILED');
+    });
+
     it('accepts the range limits: per_user_limit 1 and 100, days_after_claim 1 and 3650', async () => {
       await create(templateBody({ per_user_limit: 100, validity: { days_after_claim: 3650 } })).expect(201);
       await create(templateBody({ per_user_limit: 1, validity: { days_after_claim: 1 } })).expect(201);

@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { ApiError, FieldProblem } from '@app/envelope';
 import type { Request } from 'express';
 import { AppCaller, appCallerOf } from './app-caller';
+import { assertNoNul } from './nul-input';
 import { originAllowed } from './origin-policy';
 import { RUNTIME_ROUTE_KEY, RuntimeRouteOptions } from './runtime-route.options';
 
@@ -45,6 +46,7 @@ function assertApplicationOpen(caller: AppCaller, origin: string | undefined): v
 
 /** Body DTOs refuse unknown fields themselves; this covers query strings and routes without a body. */
 function rejectUndeclaredInput(req: Request, options: RuntimeRouteOptions | undefined): void {
+  assertNoNul(req);
   const allowedQuery = new Set(options?.query ?? []);
   const problems: FieldProblem[] = Object.keys(req.query ?? {})
     .filter((name) => !allowedQuery.has(name))
