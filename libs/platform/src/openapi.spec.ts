@@ -120,6 +120,23 @@ describe('buildOpenApiDocument', () => {
     expect(limited.description).toBe('`RATE_LIMITED`: too many guesses; `RATE_LIMITED`: endpoint limit');
   });
 
+  it('lists every error code with its statuses in the description the UI shows', async () => {
+    const document = await documentFor('voucher');
+    expect(document['x-error-codes']).toEqual(
+      expect.arrayContaining([
+        'CONFLICT',
+        'ISSUE_LIMIT_REACHED',
+        'NOT_FOUND',
+        'RATE_LIMITED',
+        'UNAUTHORIZED',
+        'VALIDATION_FAILED',
+      ]),
+    );
+    expect(document.info.description).toContain('## Error codes');
+    expect(document.info.description).toContain('| `RATE_LIMITED` | 429 |');
+    expect(document.info.description).toContain('in `error.code`');
+  });
+
   it('puts the business code at the top level of the bot error envelope', async () => {
     const notFound = (await documentFor('bot')).paths['/api/v1/things/{id}'].get.responses['404'];
     expect(notFound.content['application/json'].schema.allOf[1].properties.code.enum).toEqual(['NOT_FOUND']);

@@ -415,17 +415,28 @@ function finishDocument(document: OpenAPIObject, spec: ApiDocsSpec, facts: Map<s
   const kind = spec.envelope;
   document.components = document.components ?? {};
   document.components.schemas = { ...envelopeSchemas(kind), ...(document.components.schemas ?? {}) };
-  const allCodes = new Set<string>();
+  const statusesByCode = new Map<string, Set<number>>();
   for (const [path, item] of Object.entries<Json>(document.paths)) {
     for (const method of HTTP_METHODS) {
       const operation = item[method];
       if (!operation) continue;
       finishOperation(spec, path, operation, facts.get(operation.operationId));
-      for (const response of Object.values<Json>(operation.responses ?? {})) {
-        for (const code of response[ERROR_CODES_KEY] ?? []) allCodes.add(code);
+      for (const [status, response] of Object.entries<Json>(operation.responses ?? {})) {
+        for (const code of response[ERROR_CODES_KEY] ?? []) {
+          statusesByCode.set(code, (statusesByCode.get(code) ?? new Set()).add(Number(status)));
+        }
       }
     }
   }
-  (document as Json)[ERROR_CODES_KEY] = [...allCodes].sort();
+  const codes = [...statusesByCode.keys()].sort();
+  (document as Json)[ERROR_CODES_KEY] = codes;
+  // Integrators branch on these codes; the UI shows the description, not the x- extension.
+  const field = kind === 'voucher' ? '`error.code`' : '`code`';
+  const rows = codes.map((code) => `| \`${code}\` | ${[...statusesByCode.get(code)!].sort().join(', ')} |`);
+  document.info.description = [
+    document.info.description,
+    `## Error codes\n\nEvery failure names one of these in ${field}; the operations list which they can return.`,
+    ['| code | HTTP status |', '|---|---|', ...rows].join('\n'),
+  ].join('\n\n');
   return document;
 }
