@@ -8,8 +8,8 @@ import { originAllowed } from './origin-policy';
 import { RUNTIME_ROUTE_KEY, RuntimeRouteOptions } from './runtime-route.options';
 
 /**
- * The application's side of a runtime call: active, vouchers feature open, Origin allowed, and no
- * request field the route does not define. Runs after the rate limit, so these refusals carry the
+ * The application's side of a runtime call: active, vouchers feature open, Origin allowed, no NUL
+ * character and no request field the route does not define. Runs after the rate limit, so these refusals carry the
  * X-RateLimit headers and count against the token like any other call.
  */
 @Injectable()
@@ -21,6 +21,7 @@ export class ApplicationAccessGuard implements CanActivate {
     const caller = appCallerOf(req);
     if (!caller) throw new ApiError(401, undefined, 'Not authenticated');
     assertApplicationOpen(caller, typeof req.headers.origin === 'string' ? req.headers.origin : undefined);
+    assertNoNul(req);
     rejectUndeclaredInput(
       req,
       this.reflector.get<RuntimeRouteOptions | undefined>(RUNTIME_ROUTE_KEY, context.getHandler()),
@@ -46,7 +47,6 @@ function assertApplicationOpen(caller: AppCaller, origin: string | undefined): v
 
 /** Body DTOs refuse unknown fields themselves; this covers query strings and routes without a body. */
 function rejectUndeclaredInput(req: Request, options: RuntimeRouteOptions | undefined): void {
-  assertNoNul(req);
   const allowedQuery = new Set(options?.query ?? []);
   const problems: FieldProblem[] = Object.keys(req.query ?? {})
     .filter((name) => !allowedQuery.has(name))
