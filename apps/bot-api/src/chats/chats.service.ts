@@ -25,7 +25,7 @@ export class ChatsService {
 
   async createGroup(account: Account, dto: CreateGroupDto) {
     return this.dataSource.transaction(async (manager) => {
-      const memberIds = [...new Set(dto.member_ids)].filter((id) => id !== account.id);
+      const memberIds = [...new Set(dto.member_ids ?? [])].filter((id) => id !== account.id);
       const people = await loadPeople(manager, [account.id, ...memberIds]);
       const unknown = memberIds.filter((id) => !people.has(id));
       if (unknown.length > 0) throw new ApiError(404, undefined, `Users not found: ${unknown.join(', ')}`);
@@ -42,9 +42,10 @@ export class ChatsService {
       const actor = people.get(account.id)!;
       for (const userId of memberIds) {
         const target = people.get(userId)!;
-        // Only the added bots hear about it: a new group has no audience for chat_member yet.
-        if (target.isBot)
+        // A bot learns it was added (my_chat_member); people present from the start are not changes to announce.
+        if (target.isBot) {
           await this.events.memberChanged(manager, { chat, actor, target, oldStatus: 'left', newStatus: 'member' });
+        }
       }
       return { ...chatView(chat), members: members.map((m) => memberView(m, people.get(m.userId)!)) };
     });

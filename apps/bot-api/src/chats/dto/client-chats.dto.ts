@@ -1,5 +1,5 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsIn, IsString, Length, Matches, MaxLength } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
 
 export class CreateGroupDto {
   @ApiProperty({ enum: ['group'], description: 'Only groups are created here; private chats have their own route.' })
@@ -11,12 +11,17 @@ export class CreateGroupDto {
   @Length(1, 255)
   title: string;
 
-  @ApiProperty({ type: [String], description: 'User ids to add as members; a bot is added by its system_user_id.' })
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'User ids to add as members; a bot is added by its system_user_id.',
+    default: [],
+  })
+  @IsOptional()
   @IsArray()
   @ArrayMaxSize(200)
   @IsString({ each: true })
   @MaxLength(128, { each: true })
-  member_ids: string[];
+  member_ids?: string[];
 }
 
 export class OpenPrivateChatDto {
