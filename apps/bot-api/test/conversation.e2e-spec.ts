@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { ApprovedBot, BotTestContext, callBot, createApprovedBot, startBotApp } from './app-context';
+import { ApprovedBot, BotTestContext, callBot, createApprovedBot, ensureUsers, startBotApp } from './app-context';
 
 describe('conversation loop: user → bot → user', () => {
   let ctx: BotTestContext;
@@ -81,6 +81,46 @@ describe('conversation loop: user → bot → user', () => {
 
     const confirmed = await callBot(ctx, bot.token, 'getUpdates', { offset: update.update_seq + 1 }).expect(200);
     expect(confirmed.body.data).toEqual([]);
+  });
+
+  it('answers a command in a group: the bot sees the command, replies, and every member sees the reply', async () => {
+    await ensureUsers(ctx, 'bob');
+    const group = await request(server())
+      .post('/api/v1/bots/client/chats')
+      .set('Authorization', `Bearer ${alice}`)
+      .send({ type: 'group', title: 'Shop', member_ids: ['bob', bot.systemUserId] })
+      .expect(201);
+    const groupId = group.body.data.id as string;
+    await request(server())
+      .post(`/api/v1/bots/client/chats/${groupId}/messages`)
+      .set('Authorization', `Bearer ${alice}`)
+      .send({ text: 'good morning' })
+      .expect(201);
+    const command = await request(server())
+      .post(`/api/v1/bots/client/chats/${groupId}/messages`)
+      .set('Authorization', `Bearer ${alice}`)
+      .send({ text: '/price tea' })
+      .expect(201);
+
+    const polled = await callBot(ctx, bot.token, 'getUpdates', {}).expect(200);
+    expect(polled.body.data.map((u: { message: { text: string } }) => u.message.text)).toEqual(['/price tea']);
+    const last = polled.body.data.at(-1);
+    await callBot(ctx, bot.token, 'sendMessage', {
+      chat_id: groupId,
+      text: 'Tea costs 3',
+      reply_to_message_id: command.body.data.message_id,
+    }).expect(201);
+    await callBot(ctx, bot.token, 'getUpdates', { offset: last.update_seq + 1 }).expect(200);
+
+    const seenByBob = await request(server())
+      .get(`/api/v1/bots/client/chats/${groupId}/messages`)
+      .set('Authorization', `Bearer ${await ctx.jwt('bob', 'Bob')}`)
+      .expect(200);
+    expect(seenByBob.body.data.items[0]).toMatchObject({
+      text: 'Tea costs 3',
+      from: { id: bot.systemUserId, is_bot: true },
+      reply_to_message_id: command.body.data.message_id,
+    });
   });
 
   it('answers 404 NOT_FOUND when the bot sends to a chat it is not a member of', async () => {
