@@ -115,6 +115,9 @@ describe('runtime templates: create, edit, submit, review and lifecycle', () => 
       ['an http redemption_url', { fulfillment: { redemption_url: 'http://shop.example.com/r' } }],
       ['an unknown open mode', { fulfillment: { open_mode: 'popup' } }],
       ['an unknown field', { colour: 'red' }],
+      ['per_user_limit null', { per_user_limit: null }],
+      ['name null', { name: null }],
+      ['days_after_claim null', { validity: { days_after_claim: null } }],
     ])('answers 400 VALIDATION_FAILED for %s', async (_case, overrides) => {
       expectError(await create(templateBody(overrides)), 400, 'VALIDATION_FAILED');
     });
@@ -134,6 +137,11 @@ describe('runtime templates: create, edit, submit, review and lifecycle', () => 
     it('accepts the range limits: per_user_limit 1 and 100, days_after_claim 1 and 3650', async () => {
       await create(templateBody({ per_user_limit: 100, validity: { days_after_claim: 3650 } })).expect(201);
       await create(templateBody({ per_user_limit: 1, validity: { days_after_claim: 1 } })).expect(201);
+      // null stands for an absent key, so it can never reach the database's validity CHECK.
+      const nulled = await create(templateBody({ validity: { from: null, to: null, days_after_claim: 3 } })).expect(
+        201,
+      );
+      expect(nulled.body.data.validity).toEqual({ days_after_claim: 3 });
     });
 
     it('answers 409 DUPLICATE_EXTERNAL_ID when external_template_id is reused in the application, not across applications', async () => {
@@ -196,6 +204,19 @@ describe('runtime templates: create, edit, submit, review and lifecycle', () => 
         400,
         'VALIDATION_FAILED',
       );
+      for (const body of [{ name: null }, { issue_limit: null }, { validity: { days_after_claim: null } }]) {
+        expectError(
+          await request(server()).patch(`${API}/vouchers/templates/${id}`).set(bearer(app.token)).send(body),
+          400,
+          'VALIDATION_FAILED',
+        );
+      }
+      const cleared = await request(server())
+        .patch(`${API}/vouchers/templates/${id}`)
+        .set(bearer(app.token))
+        .send({ description: null })
+        .expect(200);
+      expect(cleared.body.data.description).toBeNull();
       await action(id, 'submit').expect(200);
       expectError(
         await request(server()).patch(`${API}/vouchers/templates/${id}`).set(bearer(app.token)).send({ name: 'x' }),

@@ -15,8 +15,29 @@ function duplicateExternalId(error: unknown): boolean {
   return driverError.code === UNIQUE_VIOLATION && driverError.constraint === 'templates_external_id_unique';
 }
 
+/** Fields the template cannot be without: `null` is refused for them (for the others it clears the value). */
+const NOT_NULLABLE = [
+  'external_template_id',
+  'name',
+  'type',
+  'issuer_name',
+  'fulfiller_name',
+  'fulfillment_category',
+  'acquisition_source',
+  'validity',
+  'issue_limit',
+  'per_user_limit',
+] as const;
+
 /** Maps the snake_case body onto the entity; only the fields present are touched. */
 function applyBody(template: Template, body: UpdateTemplateDto): void {
+  const nulls = NOT_NULLABLE.filter((field) => body[field] === null);
+  if (nulls.length > 0) {
+    throw ApiError.badRequest(
+      `Validation failed: ${nulls.map((field) => `${field}: must not be null`).join('; ')}`,
+      nulls.map((field) => ({ field, problem: 'must not be null' })),
+    );
+  }
   if (body.external_template_id !== undefined) template.externalTemplateId = body.external_template_id;
   if (body.name !== undefined) template.name = body.name;
   if (body.type !== undefined) template.type = body.type;
@@ -27,8 +48,8 @@ function applyBody(template: Template, body: UpdateTemplateDto): void {
   if (body.validity !== undefined) {
     const { from, to, days_after_claim } = body.validity;
     template.daysAfterClaim = days_after_claim ?? null;
-    template.validFrom = from !== undefined ? new Date(from) : null;
-    template.validTo = to !== undefined ? new Date(to) : null;
+    template.validFrom = from != null ? new Date(from) : null;
+    template.validTo = to != null ? new Date(to) : null;
   }
   if (body.issue_limit !== undefined) template.issueLimit = body.issue_limit;
   if (body.per_user_limit !== undefined) template.perUserLimit = body.per_user_limit;

@@ -59,11 +59,12 @@ function IsValidityChoice(options?: ValidationOptions): PropertyDecorator {
         validate(value: unknown): boolean {
           if (typeof value !== 'object' || value === null) return true;
           const { from, to, days_after_claim } = value as ValidityDto;
-          const fixed = from !== undefined || to !== undefined;
-          const relative = days_after_claim !== undefined;
+          // null counts as absent: it must not slip past here and reach the database's CHECK.
+          const fixed = from != null || to != null;
+          const relative = days_after_claim != null;
           if (fixed === relative) return false;
           if (!fixed) return true;
-          if (from === undefined || to === undefined) return false;
+          if (from == null || to == null) return false;
           const start = Date.parse(from);
           const end = Date.parse(to);
           return Number.isNaN(start) || Number.isNaN(end) || start < end;
