@@ -225,6 +225,32 @@ describe('runtime verify, redeem, get redemption and reverse', () => {
       expect(count).toBe(1);
     });
 
+    it('parallel retries with one key redeem once: each gets the original 201 or 409 IDEMPOTENCY_KEY_IN_USE', async () => {
+      const v = await issuedVoucher(ctx, app, templateId);
+      const key = randomUUID();
+      const body = { credential: { type: 'qr_token', value: v.qrToken }, external_order_id: 'ORD-RETRY' };
+      const responses = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          request(server())
+            .post(`${API}/vouchers/redeem`)
+            .set(bearer(app.token))
+            .set('Idempotency-Key', key)
+            .send(body),
+        ),
+      );
+      const created = responses.filter((r) => r.status === 201);
+      expect(created.length).toBeGreaterThanOrEqual(1);
+      expect(new Set(created.map((r) => r.body.data.id)).size).toBe(1);
+      for (const res of responses.filter((r) => r.status !== 201)) {
+        expectError(res, 409, 'IDEMPOTENCY_KEY_IN_USE');
+        expect(res.headers['retry-after']).toEqual(expect.any(String));
+      }
+      const [{ count }] = await db().query(`SELECT count(*)::int AS count FROM redemptions WHERE voucher_id = $1`, [
+        v.id,
+      ]);
+      expect(count).toBe(1);
+    });
+
     it('after a 5xx nothing is redeemed and a retry with the original key and body runs again', async () => {
       const v = await issuedVoucher(ctx, app, templateId);
       await db().query(`
