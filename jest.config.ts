@@ -4,6 +4,8 @@ import type { Config } from 'jest';
 const config: Config = {
   projects: ['<rootDir>/apps/*', '<rootDir>/libs/*', '<rootDir>/scripts'],
   maxWorkers: 2,
+  // A global option: Jest ignores testTimeout inside project configs of a multi-project run.
+  testTimeout: 30000,
 };
 
 export default config;

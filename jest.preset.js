@@ -24,5 +24,4 @@ module.exports = {
     '^@app/(auth|envelope|idempotency|platform|testing)$': path.join(__dirname, 'libs/$1/src/index.ts'),
   },
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
-  testTimeout: 30000,
 };
