@@ -21,7 +21,7 @@ module.exports = {
   },
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
-    '^@app/(auth|envelope|idempotency|platform|testing)$': path.join(__dirname, 'libs/$1/src/index.ts'),
+    '^@app/(auth|envelope|idempotency|platform|testing|webhook-queue)$': path.join(__dirname, 'libs/$1/src/index.ts'),
   },
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
 };

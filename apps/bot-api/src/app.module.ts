@@ -24,6 +24,8 @@ import { ChatsModule } from './chats/chats.module';
 import { MessagesModule } from './messages/messages.module';
 import { QuotasModule } from './quotas/quotas.module';
 import { SendingModule } from './sending/sending.module';
+import { DeliveriesModule } from './deliveries/deliveries.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({})
 export class AppModule {
@@ -52,6 +54,8 @@ export class AppModule {
         MessagesModule,
         QuotasModule,
         SendingModule,
+        DeliveriesModule,
+        WebhooksModule,
       ],
       providers: [{ provide: BotConfig, useValue: config }],
       exports: [BotConfig],

@@ -9,8 +9,9 @@ import {
   RedisModule,
 } from '@app/platform';
 import { DispatcherConfig } from './config/dispatcher.config';
+import { DeliveryModule } from './delivery/delivery.module';
 
-/** The worker's only HTTP surface is health and metrics (port 3003, not exposed publicly). */
+/** The webhook worker; its only HTTP surface is health and metrics (port 3003, not exposed publicly). */
 @Module({})
 export class AppModule {
   static forRoot(config: DispatcherConfig): DynamicModule {
@@ -25,6 +26,7 @@ export class AppModule {
         RedisModule.forRoot(config.REDIS_URL, 'bot-dispatcher', config.REDIS_KEY_PREFIX),
         HealthModule.forRoot(),
         MetricsModule,
+        DeliveryModule,
       ],
       providers: [{ provide: DispatcherConfig, useValue: config }],
       exports: [DispatcherConfig],

@@ -2,3 +2,4 @@ export * from './test-app';
 export * from './test-database';
 export * from './migration-round-trip';
 export * from './http-routes';
+export * from './https-receiver';

@@ -1,6 +1,8 @@
 import { AccountAuthConfig } from '@app/auth';
+import { EnvBoolean } from '@app/platform';
+import { DEV_WEBHOOK_SECRET_KEY, isIpOrCidr } from '@app/webhook-queue';
 import { Type } from 'class-transformer';
-import { IsInt, Matches, Min } from 'class-validator';
+import { IsInt, IsString, Matches, Min } from 'class-validator';
 
 export const DEV_BOT_TOKEN_ENCRYPTION_KEY = '000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f';
 
@@ -49,8 +51,36 @@ export class BotConfig extends AccountAuthConfig {
   @Min(100)
   UPDATES_POLL_RECHECK_MS = 5000;
 
+  /** Lets webhook URLs resolve to private, loopback or link-local addresses: development and tests only. */
+  @EnvBoolean()
+  WEBHOOK_ALLOW_PRIVATE = false;
+
+  /** AES-256-GCM key (64 hex characters) sealing webhook secret tokens; bot-dispatcher needs the same key. */
+  @Matches(/^[0-9a-fA-F]{64}$/, { message: 'WEBHOOK_SECRET_KEY must be 64 hexadecimal characters' })
+  WEBHOOK_SECRET_KEY = DEV_WEBHOOK_SECRET_KEY;
+
+  /** Comma-separated addresses the dispatcher connects from, shown by getWebhookInfo for receivers' allow lists. */
+  @IsString()
+  PLATFORM_EGRESS_IPS = '';
+
+  get platformEgressIps(): string[] {
+    return this.PLATFORM_EGRESS_IPS.split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== '');
+  }
+
   override extraProblems(): string[] {
     const problems = super.extraProblems();
+    const badEgress = this.platformEgressIps.filter((entry) => !isIpOrCidr(entry));
+    if (badEgress.length > 0) {
+      problems.push(`PLATFORM_EGRESS_IPS: not an IP address or CIDR block: ${badEgress.join(', ')}`);
+    }
+    if (this.NODE_ENV === 'production' && this.WEBHOOK_SECRET_KEY.toLowerCase() === DEV_WEBHOOK_SECRET_KEY) {
+      problems.push('WEBHOOK_SECRET_KEY: the development default is refused when NODE_ENV=production');
+    }
+    if (this.NODE_ENV === 'production' && this.WEBHOOK_ALLOW_PRIVATE) {
+      problems.push('WEBHOOK_ALLOW_PRIVATE: private webhook targets are refused when NODE_ENV=production');
+    }
     if (
       this.NODE_ENV === 'production' &&
       this.BOT_TOKEN_ENCRYPTION_KEY.toLowerCase() === DEV_BOT_TOKEN_ENCRYPTION_KEY

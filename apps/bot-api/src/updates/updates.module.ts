@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { BotsModule } from '../bots/bots.module';
+import { DeliveriesModule } from '../deliveries/deliveries.module';
 import { UpdateRecord } from './entities/update.entity';
 import { PollingService } from './polling.service';
 import { UpdateNotifier } from './update-notifier';
@@ -10,7 +11,7 @@ import { UpdatesMetrics } from './updates.metrics';
 import { UpdatesService } from './updates.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([UpdateRecord]), BotsModule],
+  imports: [TypeOrmModule.forFeature([UpdateRecord]), BotsModule, DeliveriesModule],
   controllers: [UpdatesController],
   providers: [UpdateNotifier, UpdatesService, PollingService, UpdatesPurgeService, UpdatesMetrics],
   exports: [UpdatesService, UpdateNotifier],

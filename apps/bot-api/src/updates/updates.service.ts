@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { Bot } from '../bots/entities/bot.entity';
+import { WebhookOutbox } from '../deliveries/webhook-outbox';
 import { UpdateNotifier } from './update-notifier';
 import { UpdatesMetrics } from './updates.metrics';
 import { updateIdFor } from './update-id';
@@ -30,10 +31,12 @@ export class UpdatesService {
   constructor(
     private readonly notifier: UpdateNotifier,
     private readonly metrics: UpdatesMetrics,
+    private readonly webhookOutbox: WebhookOutbox,
   ) {}
 
   /**
-   * Writes one Update in the caller's transaction and wakes the bot's waiting getUpdates after commit.
+   * Writes one Update (and, in webhook mode, its delivery) in the caller's transaction and wakes the
+   * bot's waiting getUpdates after commit.
    * Returns null when the bot does not receive this type (no messages:receive scope, not subscribed)
    * or when the same message Update was already written.
    */
@@ -49,8 +52,10 @@ export class UpdatesService {
       [updateId, bot.id, type, JSON.stringify(update)],
     );
     if (rows.length === 0) return null;
+    const updateSeq = Number(rows[0].update_seq);
+    await this.webhookOutbox.record(manager, { botId: bot.id, updateSeq, updateId, type });
     this.notifier.notifyAfterCommit(manager, bot.id);
     this.metrics.written.inc({ type });
-    return { updateSeq: Number(rows[0].update_seq), updateId };
+    return { updateSeq, updateId };
   }
 }

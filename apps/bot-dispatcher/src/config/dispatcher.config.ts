@@ -1,5 +1,8 @@
-import { EnvBoolean, ServiceConfig } from '@app/platform';
-import { IsOptional } from 'class-validator';
+import { EnvBoolean, EnvIntList, ServiceConfig } from '@app/platform';
+import { DEV_WEBHOOK_SECRET_KEY, MAX_DELIVERY_ATTEMPTS } from '@app/webhook-queue';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { accessSync, constants } from 'node:fs';
 
 /**
  * Environment of bot-dispatcher. It works on the bot database that bot-api migrates, so it neither
@@ -13,4 +16,70 @@ export class DispatcherConfig extends ServiceConfig {
   @IsOptional()
   @EnvBoolean()
   override DB_AUTO_CREATE?: boolean = false;
+
+  /** A worker finishes its in-flight POST on shutdown, which may take up to WEBHOOK_TIMEOUT_MS. */
+  override SHUTDOWN_TIMEOUT_MS = 20000;
+
+  /** The AES-256-GCM key bot-api seals secret tokens with (64 hex characters); the same value in both apps. */
+  @Matches(/^[0-9a-fA-F]{64}$/, { message: 'WEBHOOK_SECRET_KEY must be 64 hexadecimal characters' })
+  WEBHOOK_SECRET_KEY = DEV_WEBHOOK_SECRET_KEY;
+
+  /** Lets deliveries connect to private, loopback or link-local addresses: development and tests only. */
+  @EnvBoolean()
+  WEBHOOK_ALLOW_PRIVATE = false;
+
+  /** PEM file of an extra trusted CA (test receivers with their own certificate); empty for none. */
+  @IsString()
+  WEBHOOK_CA_FILE = '';
+
+  /** A receiver must answer 2xx within this time (spec: 15 s). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(50)
+  @Max(120000)
+  WEBHOOK_TIMEOUT_MS = 15000;
+
+  /** Delay before each retry: four values, one per retry of the five attempts (spec 3.4). */
+  @EnvIntList()
+  DELIVERY_RETRY_DELAYS_MS: number[] = [60000, 300000, 900000, 3600000];
+
+  /** How often the sweeper looks for due deliveries whose job never reached Redis or was lost. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(50)
+  DELIVERY_SWEEP_INTERVAL_MS = 30000;
+
+  /** A delivery this long past its due time without a result is considered lost and enqueued again. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  DELIVERY_SWEEP_GRACE_MS = 60000;
+
+  /** Deliveries one replica runs at once (each bot is further limited to its max_connections). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  WEBHOOK_WORKER_CONCURRENCY = 50;
+
+  override extraProblems(): string[] {
+    const problems = super.extraProblems();
+    if (this.DELIVERY_RETRY_DELAYS_MS.length !== MAX_DELIVERY_ATTEMPTS - 1) {
+      problems.push(`DELIVERY_RETRY_DELAYS_MS: exactly ${MAX_DELIVERY_ATTEMPTS - 1} delays are needed (5 attempts)`);
+    }
+    if (this.WEBHOOK_CA_FILE !== '') {
+      try {
+        accessSync(this.WEBHOOK_CA_FILE, constants.R_OK);
+      } catch {
+        problems.push('WEBHOOK_CA_FILE: the file cannot be read');
+      }
+    }
+    if (this.NODE_ENV === 'production' && this.WEBHOOK_SECRET_KEY.toLowerCase() === DEV_WEBHOOK_SECRET_KEY) {
+      problems.push('WEBHOOK_SECRET_KEY: the development default is refused when NODE_ENV=production');
+    }
+    if (this.NODE_ENV === 'production' && this.WEBHOOK_ALLOW_PRIVATE) {
+      problems.push('WEBHOOK_ALLOW_PRIVATE: private webhook targets are refused when NODE_ENV=production');
+    }
+    return problems;
+  }
 }

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { WebhookDelivery, WebhookDeliveryAttempt } from '@app/webhook-queue';
+import { DeliveriesController } from './deliveries.controller';
+import { DeliveriesService } from './deliveries.service';
+import { DeliveryQueue } from './delivery-queue';
+import { WebhookOutbox } from './webhook-outbox';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([WebhookDelivery, WebhookDeliveryAttempt])],
+  controllers: [DeliveriesController],
+  providers: [DeliveriesService, DeliveryQueue, WebhookOutbox],
+  exports: [DeliveryQueue, WebhookOutbox],
+})
+export class DeliveriesModule {}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { DeliveryMetrics } from './delivery.metrics';
+import { DeliveryProcessor } from './delivery.processor';
+import { DeliveryStore } from './delivery.store';
+import { DeliverySweeper } from './delivery-sweeper';
+import { WebhookWorker } from './webhook-worker';
+
+/** Consumes the webhook queue and keeps it in step with the PostgreSQL outbox. */
+@Module({
+  providers: [DeliveryStore, DeliveryMetrics, DeliveryProcessor, WebhookWorker, DeliverySweeper],
+})
+export class DeliveryModule {}

@@ -1,0 +1,66 @@
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { DeliverJobData, MAX_DELIVERY_ATTEMPTS, RetryLaterError, SecretCipher, webhookSecretContext } from '@app/webhook-queue';
+import type { Job } from 'bullmq';
+import { readFileSync } from 'node:fs';
+import { DispatcherConfig } from '../config/dispatcher.config';
+import { DeliveryMetrics } from './delivery.metrics';
+import { AttemptOutcome, DeliveryStore, SkipReason } from './delivery.store';
+import { WebhookSender } from './webhook-sender';
+
+export type DeliverResult = { outcome: AttemptOutcome } | { skipped: SkipReason };
+
+/**
+ * One run of a `deliver` job is one attempt. Success and the final failure end the job; any other
+ * failure is recorded as `retrying` and thrown, so the queue runs the job again after the delay of
+ * the schedule (carried by RetryLaterError).
+ */
+@Injectable()
+export class DeliveryProcessor implements OnModuleDestroy {
+  private readonly cipher: SecretCipher;
+  readonly sender: WebhookSender;
+
+  constructor(
+    private readonly config: DispatcherConfig,
+    private readonly store: DeliveryStore,
+    private readonly metrics: DeliveryMetrics,
+  ) {
+    this.cipher = new SecretCipher(config.WEBHOOK_SECRET_KEY);
+    this.sender = new WebhookSender({
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+      ca: config.WEBHOOK_CA_FILE ? readFileSync(config.WEBHOOK_CA_FILE, 'utf8') : undefined,
+    });
+  }
+
+  async deliver(job: Pick<Job<DeliverJobData>, 'data'>): Promise<DeliverResult> {
+    const delivery = await this.store.load(job.data);
+    if (typeof delivery === 'string') {
+      this.metrics.skipped.inc({ reason: delivery });
+      return { skipped: delivery };
+    }
+    const attempt = delivery.attempts + 1;
+    const secret = this.cipher.decrypt(webhookSecretContext(delivery.botId), delivery.secretCiphertext);
+    // These exact bytes are signed and sent.
+    const rawBody = Buffer.from(JSON.stringify(delivery.payload), 'utf8');
+    const result = await this.sender.send(
+      { botId: delivery.botId, url: delivery.url, secret, allowedIps: delivery.allowedIps, maxConnections: delivery.maxConnections },
+      rawBody,
+      delivery.updateId,
+    );
+    this.metrics.latency.observe(result.latencyMs / 1000);
+    const outcome: AttemptOutcome = result.ok ? 'succeeded' : attempt >= MAX_DELIVERY_ATTEMPTS ? 'dead_letter' : 'retrying';
+    const retryDelayMs = outcome === 'retrying' ? this.config.DELIVERY_RETRY_DELAYS_MS[attempt - 1] : 0;
+    const recorded = await this.store.record({ delivery, attempt, result, outcome, retryDelayMs });
+    if (!recorded) {
+      this.metrics.skipped.inc({ reason: 'superseded' });
+      return { skipped: 'superseded' };
+    }
+    this.metrics.attempts.inc({ outcome });
+    if (outcome === 'retrying') throw new RetryLaterError(result.error ?? 'delivery failed', retryDelayMs);
+    return { outcome };
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.sender.close();
+  }
+}

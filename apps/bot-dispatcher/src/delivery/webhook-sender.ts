@@ -1,0 +1,179 @@
+import {
+  allowListOf,
+  hostOf,
+  isAllowedBy,
+  isRefusedAddress,
+  signWebhook,
+  SIGNATURE_HEADER,
+  SIGNATURE_V2_HEADER,
+  TIMESTAMP_HEADER,
+  UPDATE_ID_HEADER,
+} from '@app/webhook-queue';
+import { lookup as dnsLookup, LookupAddress } from 'node:dns';
+import { isIP } from 'node:net';
+import { rootCertificates } from 'node:tls';
+import { performance } from 'node:perf_hooks';
+import { Agent } from 'undici';
+
+export interface WebhookTarget {
+  botId: string;
+  url: string;
+  secret: string;
+  /** Null: any public address (or any address with allowPrivate). */
+  allowedIps: string[] | null;
+  maxConnections: number;
+}
+
+export interface SendResult {
+  ok: boolean;
+  /** Null when no response arrived (refused address, connection error, timeout). */
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+}
+
+export interface SenderOptions {
+  timeoutMs: number;
+  allowPrivate: boolean;
+  /** Extra trusted CA (PEM), added to the system roots. */
+  ca?: string;
+}
+
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/** Raised from the connection's DNS step: the connection is never opened. */
+export class AddressRefusedError extends Error {
+  readonly code = 'EADDRREFUSEDBYPOLICY';
+}
+
+interface BotAgent {
+  key: string;
+  agent: Agent;
+}
+
+/**
+ * POSTs signed webhooks over one keep-alive undici Agent per bot. The Agent's connection limit is the
+ * bot's max_connections, so one replica never holds more requests open to a bot than it allowed.
+ * Every new connection resolves the host itself, keeps only addresses the policy accepts (public
+ * unless allowPrivate; within allowed_ips when set) and connects to that IP while TLS still uses the
+ * original host name for SNI and certificate checks.
+ */
+export class WebhookSender {
+  private readonly agents = new Map<string, BotAgent>();
+  private readonly systemAndExtraCa?: string[];
+
+  constructor(private readonly options: SenderOptions) {
+    if (options.ca) this.systemAndExtraCa = [...rootCertificates, options.ca];
+  }
+
+  async send(target: WebhookTarget, rawBody: Buffer, updateId: string): Promise<SendResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const url = new URL(target.url);
+    const literal = hostOf(url);
+    if (isIP(literal)) {
+      const refusal = this.refusal([literal], target.allowedIps);
+      if (refusal) return { ok: false, statusCode: null, latencyMs: elapsed(), error: refusal };
+    }
+    const signatures = signWebhook(target.secret, rawBody, Math.floor(Date.now() / 1000));
+    try {
+      const response = await this.agentFor(target).request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'open-platform-webhooks/1',
+          [SIGNATURE_HEADER]: signatures.v1,
+          [SIGNATURE_V2_HEADER]: signatures.v2,
+          [TIMESTAMP_HEADER]: signatures.timestamp,
+          [UPDATE_ID_HEADER]: updateId,
+        },
+        body: rawBody,
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+      // The receiver's answer is not used; reading a bounded part frees the connection for keep-alive.
+      await response.body.dump({ limit: 64 * 1024 });
+      const ok = response.statusCode >= 200 && response.statusCode < 300;
+      return {
+        ok,
+        statusCode: response.statusCode,
+        latencyMs: elapsed(),
+        error: ok ? null : `HTTP ${response.statusCode}`,
+      };
+    } catch (error) {
+      return { ok: false, statusCode: null, latencyMs: elapsed(), error: this.describe(error) };
+    }
+  }
+
+  async close(): Promise<void> {
+    const agents = [...this.agents.values()];
+    this.agents.clear();
+    await Promise.all(agents.map(({ agent }) => agent.close().catch(() => undefined)));
+  }
+
+  private agentFor(target: WebhookTarget): Agent {
+    const key = `${target.maxConnections}|${(target.allowedIps ?? []).join(',')}`;
+    const current = this.agents.get(target.botId);
+    if (current?.key === key) return current.agent;
+    // A changed configuration gets fresh connections; requests in flight on the old Agent finish first.
+    if (current) void current.agent.close().catch(() => undefined);
+    const agent = new Agent({
+      connections: target.maxConnections,
+      keepAliveTimeout: 30_000,
+      connect: {
+        timeout: Math.min(this.options.timeoutMs, 10_000),
+        ...(this.systemAndExtraCa ? { ca: this.systemAndExtraCa } : {}),
+        lookup: this.lookupFor(target.allowedIps),
+      },
+    });
+    this.agents.set(target.botId, { key, agent });
+    return agent;
+  }
+
+  private lookupFor(allowedIps: string[] | null) {
+    return (hostname: string, options: { all?: boolean }, callback: LookupCallback): void => {
+      dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => {
+        if (error) return callback(error, []);
+        const candidates = addresses.map((entry) => entry.address);
+        const refusal = this.refusal(candidates, allowedIps);
+        if (refusal) return callback(new AddressRefusedError(refusal), []);
+        const address = this.acceptable(candidates, allowedIps)[0];
+        const family = isIP(address);
+        if (options.all) callback(null, [{ address, family }]);
+        else callback(null, address, family);
+      });
+    };
+  }
+
+  private acceptable(addresses: string[], allowedIps: string[] | null): string[] {
+    const allowList = allowedIps ? allowListOf(allowedIps) : null;
+    return addresses.filter(
+      (address) =>
+        (this.options.allowPrivate || !isRefusedAddress(address)) && (!allowList || isAllowedBy(allowList, address)),
+    );
+  }
+
+  /** Why none of the addresses may be used, or null when one may. */
+  private refusal(addresses: string[], allowedIps: string[] | null): string | null {
+    if (this.acceptable(addresses, allowedIps).length > 0) return null;
+    return allowedIps
+      ? `no resolved address (${addresses.join(', ')}) is in allowed_ips; not connected`
+      : `the host resolves only to private, loopback or link-local addresses; not connected`;
+  }
+
+  private describe(error: unknown): string {
+    const err = error as Error & { cause?: Error; code?: string };
+    if (err.name === 'TimeoutError' || err.name === 'AbortError') {
+      return `no response within ${this.options.timeoutMs} ms`;
+    }
+    const refused = err instanceof AddressRefusedError ? err : err.cause instanceof AddressRefusedError ? err.cause : null;
+    if (refused) return refused.message;
+    const detail = err.cause?.message && err.cause.message !== err.message ? `: ${err.cause.message}` : '';
+    return `${err.code ? `${err.code} ` : ''}${err.message}${detail}`.slice(0, 500);
+  }
+}

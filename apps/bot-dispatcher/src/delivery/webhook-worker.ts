@@ -1,0 +1,52 @@
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import {
+  createQueueConnection,
+  DeliverJobData,
+  deliveryBackoff,
+  WEBHOOK_JOB_NAMES,
+  WEBHOOK_JOBS,
+  WEBHOOK_QUEUE,
+  webhookQueuePrefix,
+} from '@app/webhook-queue';
+import { Job, Worker } from 'bullmq';
+import type IORedis from 'ioredis';
+import { DispatcherConfig } from '../config/dispatcher.config';
+import { DeliveryProcessor } from './delivery.processor';
+import { createJobRouter } from './job-router';
+
+/**
+ * The BullMQ consumer. On shutdown it stops taking jobs and waits for the ones in flight, so an
+ * attempt is recorded rather than cut off (the dispatcher's SHUTDOWN_TIMEOUT_MS exceeds the POST timeout).
+ */
+@Injectable()
+export class WebhookWorker implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(WebhookWorker.name);
+  private connection?: IORedis;
+  private worker?: Worker;
+
+  constructor(
+    private readonly config: DispatcherConfig,
+    private readonly processor: DeliveryProcessor,
+  ) {}
+
+  onModuleInit(): void {
+    const route = createJobRouter(WEBHOOK_JOB_NAMES, {
+      [WEBHOOK_JOBS.deliver]: (job: Job) => this.processor.deliver(job as Job<DeliverJobData>),
+    });
+    this.connection = createQueueConnection(this.config.REDIS_URL, 'worker', 'bot-dispatcher-worker');
+    this.worker = new Worker(WEBHOOK_QUEUE, route, {
+      connection: this.connection,
+      prefix: webhookQueuePrefix(this.config.REDIS_KEY_PREFIX),
+      concurrency: this.config.WEBHOOK_WORKER_CONCURRENCY,
+      settings: { backoffStrategy: deliveryBackoff },
+      // A job whose worker died is taken over after the lock expires; allow that a few times.
+      maxStalledCount: 3,
+    });
+    this.worker.on('error', (error: Error) => this.logger.warn(`webhook worker: ${error.message}`));
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.worker?.close();
+    await this.connection?.quit().catch(() => this.connection?.disconnect());
+  }
+}

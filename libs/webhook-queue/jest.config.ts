@@ -1,0 +1,5 @@
+export default {
+  displayName: 'webhook-queue',
+  preset: '../../jest.preset.js',
+  rootDir: __dirname,
+};

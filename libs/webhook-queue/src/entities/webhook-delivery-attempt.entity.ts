@@ -1,0 +1,30 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+/** One POST of a delivery: its HTTP status (null when no response came), latency and error. */
+@Entity({ name: 'webhook_delivery_attempts' })
+export class WebhookDeliveryAttempt {
+  @PrimaryGeneratedColumn('identity', { type: 'bigint' })
+  id: string;
+
+  @Column({ name: 'delivery_id', type: 'uuid' })
+  deliveryId: string;
+
+  @Column({ type: 'integer' })
+  series: number;
+
+  /** 1-based number within the series. */
+  @Column({ type: 'integer' })
+  attempt: number;
+
+  @Column({ name: 'status_code', type: 'integer', nullable: true })
+  statusCode: number | null;
+
+  @Column({ name: 'latency_ms', type: 'integer' })
+  latencyMs: number;
+
+  @Column({ type: 'text', nullable: true })
+  error: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+}

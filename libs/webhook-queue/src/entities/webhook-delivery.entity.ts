@@ -1,0 +1,64 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+
+export type DeliveryStatus = 'pending' | 'retrying' | 'succeeded' | 'dead_letter';
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'retrying', 'succeeded', 'dead_letter'];
+/** Statuses the dispatcher still works on. */
+export const OPEN_DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'retrying'];
+/** The terminal code recorded in last_error of a dead letter (spec 7). */
+export const WEBHOOK_DELIVER_FAILED = 'WEBHOOK_DELIVER_FAILED';
+
+const bigintNumber = {
+  to: (value: number | undefined) => value,
+  from: (value: string | null) => (value === null ? null : Number(value)),
+};
+
+/** One webhook delivery of one Update (outbox row written in the Update's transaction). */
+@Entity({ name: 'webhook_deliveries' })
+export class WebhookDelivery {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column({ name: 'bot_id', type: 'varchar', length: 24 })
+  botId: string;
+
+  @Column({ name: 'update_seq', type: 'bigint', transformer: bigintNumber })
+  updateSeq: number;
+
+  @Column({ name: 'update_id', type: 'uuid' })
+  updateId: string;
+
+  @Column({ name: 'update_type', type: 'varchar', length: 32 })
+  updateType: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  status: DeliveryStatus;
+
+  /** Starts at 1; a manual redelivery increments it and restarts the attempt count. */
+  @Column({ type: 'integer' })
+  series: number;
+
+  /** Attempts of the current series. */
+  @Column({ type: 'integer' })
+  attempts: number;
+
+  @Column({ name: 'next_attempt_at', type: 'timestamptz' })
+  nextAttemptAt: Date;
+
+  @Column({ name: 'last_error', type: 'text', nullable: true })
+  lastError: string | null;
+
+  @Column({ name: 'last_status_code', type: 'integer', nullable: true })
+  lastStatusCode: number | null;
+
+  @Column({ name: 'succeeded_at', type: 'timestamptz', nullable: true })
+  succeededAt: Date | null;
+
+  @Column({ name: 'dead_letter_at', type: 'timestamptz', nullable: true })
+  deadLetterAt: Date | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

@@ -1,0 +1,86 @@
+import IORedis, { RedisOptions } from 'ioredis';
+import type { DefaultJobOptions, JobsOptions } from 'bullmq';
+
+/** The one queue between bot-api (producer) and bot-dispatcher (consumer). */
+export const WEBHOOK_QUEUE = 'webhook-deliveries';
+
+/** Every job name of the queue; the dispatcher refuses to start unless each has a handler. */
+export const WEBHOOK_JOBS = {
+  /** POST one Update to the bot's webhook (one attempt per run, retried by the queue). */
+  deliver: 'deliver',
+} as const;
+
+export type WebhookJobName = (typeof WEBHOOK_JOBS)[keyof typeof WEBHOOK_JOBS];
+export const WEBHOOK_JOB_NAMES: readonly WebhookJobName[] = Object.values(WEBHOOK_JOBS);
+
+/** Attempts of one series in total: the first plus one per retry delay (spec 3.4). */
+export const MAX_DELIVERY_ATTEMPTS = 5;
+
+export interface DeliverJobData {
+  deliveryId: string;
+  /** The attempt series; a manual redelivery starts a new one, and jobs of an older series are skipped. */
+  series: number;
+  /** Attempts of this series already recorded when the job was enqueued (non-zero when the sweeper re-enqueues). */
+  priorAttempts: number;
+}
+
+/**
+ * One job per (delivery, series): enqueueing twice (after commit and from the sweeper, or from two
+ * dispatcher replicas) is a no-op while the job exists. BullMQ refuses ':' in custom ids.
+ */
+export function deliverJobId(deliveryId: string, series: number): string {
+  return `delivery-${deliveryId}-s${series}`;
+}
+
+/** Finished jobs are kept only as a short trace; PostgreSQL is the delivery log. */
+export const WEBHOOK_DEFAULT_JOB_OPTIONS: DefaultJobOptions = {
+  removeOnComplete: { count: 1000, age: 3600 },
+  removeOnFail: { count: 5000, age: 7 * 24 * 3600 },
+};
+
+export function deliverJobOptions(data: DeliverJobData, delayMs = 0): JobsOptions {
+  return {
+    jobId: deliverJobId(data.deliveryId, data.series),
+    attempts: Math.max(1, MAX_DELIVERY_ATTEMPTS - data.priorAttempts),
+    // The processor decides each delay from the delivery's own attempt count (see RetryLaterError).
+    backoff: { type: 'delivery-schedule' },
+    delay: delayMs,
+    ...WEBHOOK_DEFAULT_JOB_OPTIONS,
+  };
+}
+
+/** BullMQ keys live under `${REDIS_KEY_PREFIX}bull`, beside the app's other prefixed keys. */
+export function webhookQueuePrefix(redisKeyPrefix: string): string {
+  return `${redisKeyPrefix}bull`;
+}
+
+export type QueueConnectionRole = 'producer' | 'worker';
+
+/**
+ * A dedicated ioredis connection for BullMQ (it must not carry ioredis' keyPrefix; BullMQ prefixes
+ * itself). The producer fails fast while Redis is down, so an API request never waits on it (the
+ * sweeper enqueues later); the worker blocks and reconnects, as BullMQ requires.
+ */
+export function createQueueConnection(redisUrl: string, role: QueueConnectionRole, name: string): IORedis {
+  const options: RedisOptions =
+    role === 'worker'
+      ? { connectionName: name, maxRetriesPerRequest: null }
+      : { connectionName: name, maxRetriesPerRequest: 1, enableOfflineQueue: false };
+  return new IORedis(redisUrl, options);
+}
+
+/** Thrown by the processor after a failed attempt that will be retried; carries the delay of the schedule. */
+export class RetryLaterError extends Error {
+  constructor(
+    message: string,
+    readonly delayMs: number,
+  ) {
+    super(message);
+    this.name = 'RetryLaterError';
+  }
+}
+
+/** Worker setting: the retry delay comes from the failed attempt itself. */
+export function deliveryBackoff(_attemptsMade: number, _type?: string, error?: Error): number {
+  return error instanceof RetryLaterError ? error.delayMs : 0;
+}
