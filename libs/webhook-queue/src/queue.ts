@@ -82,5 +82,6 @@ export class RetryLaterError extends Error {
 
 /** Worker setting: the retry delay comes from the failed attempt itself. */
 export function deliveryBackoff(_attemptsMade: number, _type?: string, error?: Error): number {
-  return error instanceof RetryLaterError ? error.delayMs : 0;
+  // An unexpected failure (database unreachable) is retried after a pause rather than at once.
+  return error instanceof RetryLaterError ? error.delayMs : 5000;
 }

@@ -96,11 +96,11 @@ export class DeliveryStore {
     return this.dataSource.transaction(async (manager) => {
       const updated: [Array<{ update_seq: string }>, number] = await manager.query(
         `UPDATE webhook_deliveries
-            SET status = $4, attempts = $3, last_error = $5, last_status_code = $6,
-                next_attempt_at = CASE WHEN $4 = 'retrying' THEN now() + make_interval(secs => $7::double precision / 1000)
+            SET status = $4::varchar, attempts = $3, last_error = $5, last_status_code = $6,
+                next_attempt_at = CASE WHEN $4::varchar = 'retrying' THEN now() + make_interval(secs => $7::double precision / 1000)
                                        ELSE next_attempt_at END,
-                succeeded_at = CASE WHEN $4 = 'succeeded' THEN now() END,
-                dead_letter_at = CASE WHEN $4 = 'dead_letter' THEN now() END,
+                succeeded_at = CASE WHEN $4::varchar = 'succeeded' THEN now() END,
+                dead_letter_at = CASE WHEN $4::varchar = 'dead_letter' THEN now() END,
                 updated_at = now()
           WHERE id = $1 AND series = $2 AND attempts = $3 - 1 AND status IN ('pending', 'retrying')
           RETURNING update_seq`,

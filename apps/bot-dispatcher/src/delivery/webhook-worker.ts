@@ -3,6 +3,7 @@ import {
   createQueueConnection,
   DeliverJobData,
   deliveryBackoff,
+  RetryLaterError,
   WEBHOOK_JOB_NAMES,
   WEBHOOK_JOBS,
   WEBHOOK_QUEUE,
@@ -43,6 +44,10 @@ export class WebhookWorker implements OnModuleInit, OnModuleDestroy {
       maxStalledCount: 3,
     });
     this.worker.on('error', (error: Error) => this.logger.warn(`webhook worker: ${error.message}`));
+    this.worker.on('failed', (job, error) => {
+      // A failed attempt is routine and already in the delivery log; anything else is not.
+      if (!(error instanceof RetryLaterError)) this.logger.error(`job ${job?.id} failed: ${error.message}`);
+    });
   }
 
   async onModuleDestroy(): Promise<void> {

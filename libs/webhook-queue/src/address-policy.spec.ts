@@ -1,0 +1,28 @@
+import { allowListOf, isAllowedBy, isIpOrCidr, isRefusedAddress } from './address-policy';
+
+describe('webhook address policy', () => {
+  it.each(['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:10.0.0.1', '::'])(
+    'refuses the private, loopback or link-local address %s',
+    (address) => expect(isRefusedAddress(address)).toBe(true),
+  );
+
+  it.each(['8.8.8.8', '203.0.114.1', '2001:4860:4860::8888', '::ffff:8.8.8.8'])('accepts the public address %s', (address) =>
+    expect(isRefusedAddress(address)).toBe(false),
+  );
+
+  it('accepts IP addresses and CIDR blocks as allowed_ips entries, nothing else', () => {
+    for (const entry of ['1.2.3.4', '10.0.0.0/8', '2001:db8::/32', '::1']) expect(isIpOrCidr(entry)).toBe(true);
+    for (const entry of ['example.com', '1.2.3.4/33', '1.2.3.4/', '1.2.3/24', '::/129', '1.2.3.4/8/1', ''])
+      expect(isIpOrCidr(entry)).toBe(false);
+  });
+
+  it('matches resolved addresses against exact entries and blocks', () => {
+    const list = allowListOf(['203.0.113.7', '198.51.100.0/24', '2001:db8::/32']);
+    expect(isAllowedBy(list, '203.0.113.7')).toBe(true);
+    expect(isAllowedBy(list, '203.0.113.8')).toBe(false);
+    expect(isAllowedBy(list, '198.51.100.250')).toBe(true);
+    expect(isAllowedBy(list, '::ffff:198.51.100.1')).toBe(true);
+    expect(isAllowedBy(list, '2001:db8::5')).toBe(true);
+    expect(isAllowedBy(list, '2001:db9::5')).toBe(false);
+  });
+});
