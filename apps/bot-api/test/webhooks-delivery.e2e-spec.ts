@@ -180,7 +180,9 @@ describe('webhook delivery end to end: bot-api writes, bot-dispatcher POSTs (spe
     const info = await callBot(ctx, bot.token, 'getWebhookInfo').expect(200);
     expect(info.body.data).toMatchObject({ last_error_message: 'HTTP 500', last_error_date: expect.any(Number) });
 
-    // Manual redelivery: pending again with a new series, delivered under the same update_id.
+    // Manual redelivery, even after the Update left the getUpdates retention: the delivery keeps its copy.
+    const firstBody = requestsOf('dead')[0].rawBody;
+    await db().query(`DELETE FROM updates WHERE update_id = $1`, [row.update_id]);
     answers.set('dead', () => 200);
     const again = await deliveryConsole(bot, `/${row.update_id}/redeliver`, 'post');
     expect(again.body.data).toMatchObject({ status: 'pending', series: 2, attempts: 0, dead_letter_at: null });
@@ -188,6 +190,7 @@ describe('webhook delivery end to end: bot-api writes, bot-dispatcher POSTs (spe
     expect(redelivered).toMatchObject({ series: 2, attempts: 1 });
     expect(requestsOf('dead')).toHaveLength(6);
     expect(requestsOf('dead')[5].headers['x-service-update-id']).toBe(row.update_id);
+    expect(requestsOf('dead')[5].rawBody.equals(firstBody)).toBe(true);
     const log = await deliveryConsole(bot, `/${row.update_id}`);
     expect(log.body.data.attempt_log.at(-1)).toMatchObject({ series: 2, attempt: 1, status_code: 200, error: null });
   });
@@ -250,20 +253,27 @@ describe('webhook delivery end to end: bot-api writes, bot-dispatcher POSTs (spe
   it('delivers through the sweeper a pending delivery whose job never reached Redis', async () => {
     const bot = await hookBot('swept');
     const payload = { type: 'message', bot_id: bot.botId, message: { message_id: 1, text: 'from the outbox only' } };
+    // What bot-api commits when Redis is unreachable: the Update and its delivery, but no job.
     const [update] = await db().query(
-      `INSERT INTO updates (update_id, bot_id, type, payload)
-       VALUES (gen_random_uuid(), $1, 'message', $2::jsonb || jsonb_build_object('update_id', gen_random_uuid()))
-       RETURNING update_seq, update_id`,
+      `WITH id AS (SELECT gen_random_uuid() AS update_id)
+       INSERT INTO updates (update_id, bot_id, type, payload)
+       SELECT update_id, $1, 'message', $2::jsonb || jsonb_build_object('update_id', update_id) FROM id
+       RETURNING update_seq, update_id, payload`,
       [bot.botId, JSON.stringify(payload)],
     );
     await db().query(
-      `INSERT INTO webhook_deliveries (bot_id, update_seq, update_id, update_type) VALUES ($1, $2, $3, 'message')`,
-      [bot.botId, update.update_seq, update.update_id],
+      `INSERT INTO webhook_deliveries (bot_id, update_seq, update_id, update_type, payload)
+       VALUES ($1, $2, $3, 'message', $4)`,
+      [bot.botId, update.update_seq, update.update_id, JSON.stringify(update.payload)],
     );
     const [row] = await waitForDeliveries(bot, (rows) => rows[0]?.status === 'succeeded');
     expect(row.update_id).toBe(update.update_id);
     expect(requestsOf('swept')).toHaveLength(1);
     expect(requestsOf('swept')[0].headers['x-service-update-id']).toBe(update.update_id);
+    expect(JSON.parse(requestsOf('swept')[0].rawBody.toString('utf8'))).toMatchObject({
+      update_id: update.update_id,
+      message: { text: 'from the outbox only' },
+    });
   });
 
   it('stops POSTing after deleteWebhook, and getUpdates works again', async () => {

@@ -7,6 +7,8 @@ export interface WrittenUpdate {
   updateSeq: number;
   updateId: string;
   type: string;
+  /** The Update exactly as written to `updates`. */
+  payload: Record<string, unknown>;
 }
 
 /** Writes the webhook delivery of an Update in the Update's own transaction (outbox). */
@@ -17,10 +19,10 @@ export class WebhookOutbox {
   /** Only a bot in webhook mode gets a delivery row; the mode is read in the same statement. */
   async record(manager: EntityManager, update: WrittenUpdate): Promise<void> {
     const rows: Array<{ id: string }> = await manager.query(
-      `INSERT INTO webhook_deliveries (bot_id, update_seq, update_id, update_type)
-       SELECT id, $2, $3, $4 FROM bots WHERE id = $1 AND delivery_mode = 'webhook'
+      `INSERT INTO webhook_deliveries (bot_id, update_seq, update_id, update_type, payload)
+       SELECT id, $2, $3, $4, $5 FROM bots WHERE id = $1 AND delivery_mode = 'webhook'
        RETURNING id`,
-      [update.botId, update.updateSeq, update.updateId, update.type],
+      [update.botId, update.updateSeq, update.updateId, update.type, JSON.stringify(update.payload)],
     );
     if (rows.length > 0) {
       this.queue.enqueueAfterCommit(manager, [{ deliveryId: rows[0].id, series: 1, priorAttempts: 0 }]);

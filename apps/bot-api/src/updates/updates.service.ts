@@ -53,7 +53,7 @@ export class UpdatesService {
     );
     if (rows.length === 0) return null;
     const updateSeq = Number(rows[0].update_seq);
-    await this.webhookOutbox.record(manager, { botId: bot.id, updateSeq, updateId, type });
+    await this.webhookOutbox.record(manager, { botId: bot.id, updateSeq, updateId, type, payload: update });
     this.notifier.notifyAfterCommit(manager, bot.id);
     this.metrics.written.inc({ type });
     return { updateSeq, updateId };

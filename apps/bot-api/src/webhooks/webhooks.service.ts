@@ -75,8 +75,8 @@ export class WebhooksService {
         return;
       }
       const waiting: Array<{ id: string; series: number }> = await manager.query(
-        `INSERT INTO webhook_deliveries (bot_id, update_seq, update_id, update_type)
-         SELECT bot_id, update_seq, update_id, type FROM updates
+        `INSERT INTO webhook_deliveries (bot_id, update_seq, update_id, update_type, payload)
+         SELECT bot_id, update_seq, update_id, type, payload FROM updates
           WHERE bot_id = $1 AND NOT acknowledged AND created_at > now() - make_interval(hours => $2)
           ORDER BY update_seq
          ON CONFLICT (update_id) DO NOTHING

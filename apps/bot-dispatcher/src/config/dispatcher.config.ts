@@ -55,6 +55,12 @@ export class DispatcherConfig extends ServiceConfig {
   @Min(0)
   DELIVERY_SWEEP_GRACE_MS = 60000;
 
+  /** Succeeded deliveries and dead letters (with their attempts) are kept this long for the console, then purged. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  DELIVERY_LOG_RETENTION_DAYS = 30;
+
   /** Deliveries one replica runs at once (each bot is further limited to its max_connections). */
   @Type(() => Number)
   @IsInt()

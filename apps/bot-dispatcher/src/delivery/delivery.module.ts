@@ -3,10 +3,11 @@ import { DeliveryMetrics } from './delivery.metrics';
 import { DeliveryProcessor } from './delivery.processor';
 import { DeliveryStore } from './delivery.store';
 import { DeliverySweeper } from './delivery-sweeper';
+import { DeliveryLogPurge } from './delivery-log-purge';
 import { WebhookWorker } from './webhook-worker';
 
 /** Consumes the webhook queue and keeps it in step with the PostgreSQL outbox. */
 @Module({
-  providers: [DeliveryStore, DeliveryMetrics, DeliveryProcessor, WebhookWorker, DeliverySweeper],
+  providers: [DeliveryStore, DeliveryMetrics, DeliveryProcessor, WebhookWorker, DeliverySweeper, DeliveryLogPurge],
 })
 export class DeliveryModule {}

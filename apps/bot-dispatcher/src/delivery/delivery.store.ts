@@ -53,11 +53,10 @@ export class DeliveryStore {
 
   async load(job: DeliverJobData): Promise<DueDelivery | SkipReason> {
     const rows: LoadedRow[] = await this.dataSource.query(
-      `SELECT d.id, d.bot_id, d.update_id, d.status, d.series, d.attempts, u.payload,
+      `SELECT d.id, d.bot_id, d.update_id, d.status, d.series, d.attempts, d.payload,
               b.delivery_mode, b.webhook_url, b.webhook_secret_ciphertext, b.webhook_allowed_ips,
               b.webhook_max_connections, (b.review_status = 'approved' AND b.status = 'enabled') AS available
          FROM webhook_deliveries d
-         JOIN updates u ON u.update_seq = d.update_seq
          JOIN bots b ON b.id = d.bot_id
         WHERE d.id = $1`,
       [job.deliveryId],
@@ -124,6 +123,18 @@ export class DeliveryStore {
       }
       return true;
     });
+  }
+
+  /** Finished deliveries (succeeded, dead letters) older than the retention, in batches; returns how many. */
+  async purgeFinished(retentionDays: number, batch: number): Promise<number> {
+    const result: [unknown[], number] = await this.dataSource.query(
+      `DELETE FROM webhook_deliveries WHERE id IN (
+         SELECT id FROM webhook_deliveries
+          WHERE status IN ('succeeded', 'dead_letter') AND updated_at < now() - make_interval(days => $1)
+          LIMIT $2)`,
+      [retentionDays, batch],
+    );
+    return result[1];
   }
 
   /** Open deliveries past their due time by more than the grace: their job was never added or got lost. */

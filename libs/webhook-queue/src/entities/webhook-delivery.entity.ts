@@ -30,6 +30,10 @@ export class WebhookDelivery {
   @Column({ name: 'update_type', type: 'varchar', length: 32 })
   updateType: string;
 
+  /** The Update as delivered (a copy, so the delivery outlives the getUpdates retention). */
+  @Column({ type: 'jsonb', select: false })
+  payload: Record<string, unknown>;
+
   @Column({ type: 'varchar', length: 16 })
   status: DeliveryStatus;
 

@@ -2,7 +2,7 @@ import { CreateIdempotencyKeys1763683200000 } from '@app/idempotency';
 import { CreateUsers1763683300000 } from './1763683300000-CreateUsers';
 import { CreateBots1763683400000 } from './1763683400000-CreateBots';
 import { CreateConversations1763720000000 } from './1763720000000-CreateConversations';
-import { CreateWebhookDeliveries1795306213369 } from './1795306213369-CreateWebhookDeliveries';
+import { CreateWebhookDeliveries1795306900000 } from './1795306900000-CreateWebhookDeliveries';
 
 /** Every migration of the bot database, in order. New migrations are appended here. */
 export const botMigrations = [
@@ -10,5 +10,5 @@ export const botMigrations = [
   CreateUsers1763683300000,
   CreateBots1763683400000,
   CreateConversations1763720000000,
-  CreateWebhookDeliveries1795306213369,
+  CreateWebhookDeliveries1795306900000,
 ];

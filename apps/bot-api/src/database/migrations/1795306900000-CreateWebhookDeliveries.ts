@@ -1,8 +1,12 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Webhook configuration of a bot, and the delivery outbox with every attempt. */
-export class CreateWebhookDeliveries1795306213369 implements MigrationInterface {
-  name = 'CreateWebhookDeliveries1795306213369';
+/**
+ * Webhook configuration of a bot, and the delivery outbox with every attempt. A delivery keeps its
+ * own copy of the Update, so dead letters outlive the getUpdates retention of the updates table and
+ * can be redelivered until the delivery log's own retention removes them.
+ */
+export class CreateWebhookDeliveries1795306900000 implements MigrationInterface {
+  name = 'CreateWebhookDeliveries1795306900000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
@@ -19,9 +23,10 @@ export class CreateWebhookDeliveries1795306213369 implements MigrationInterface 
       CREATE TABLE webhook_deliveries (
         id                uuid PRIMARY KEY DEFAULT gen_random_uuid(),
         bot_id            varchar(24)  NOT NULL REFERENCES bots (id) ON DELETE CASCADE,
-        update_seq        bigint       NOT NULL REFERENCES updates (update_seq) ON DELETE CASCADE,
+        update_seq        bigint       NOT NULL,
         update_id         uuid         NOT NULL UNIQUE,
         update_type       varchar(32)  NOT NULL,
+        payload           jsonb        NOT NULL,
         status            varchar(16)  NOT NULL DEFAULT 'pending'
                           CHECK (status IN ('pending', 'retrying', 'succeeded', 'dead_letter')),
         series            integer      NOT NULL DEFAULT 1 CHECK (series >= 1),
@@ -41,6 +46,11 @@ export class CreateWebhookDeliveries1795306213369 implements MigrationInterface 
         WHERE status IN ('pending', 'retrying')`,
     );
     await queryRunner.query(`CREATE INDEX webhook_deliveries_bot ON webhook_deliveries (bot_id, update_seq DESC)`);
+    // The delivery log purge: finished deliveries by age.
+    await queryRunner.query(
+      `CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (updated_at)
+        WHERE status IN ('succeeded', 'dead_letter')`,
+    );
     await queryRunner.query(
       `CREATE INDEX webhook_deliveries_bot_dead ON webhook_deliveries (bot_id, dead_letter_at)
         WHERE status = 'dead_letter'`,
