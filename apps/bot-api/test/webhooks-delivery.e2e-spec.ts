@@ -235,6 +235,24 @@ describe('webhook delivery end to end: bot-api writes, bot-dispatcher POSTs (spe
     expect(requestsOf('bulk')).toHaveLength(12);
   });
 
+  it('keeps at most max_connections POSTs open to a bot, without counting the wait as an attempt', async () => {
+    const bot = await hookBot('narrow', { max_connections: 1 });
+    let open = 0;
+    let peak = 0;
+    answers.set('narrow', () => {
+      open++;
+      peak = Math.max(peak, open);
+      // The window closes just before the answer is written.
+      setTimeout(() => open--, 140);
+      return { status: 200, delayMs: 150 };
+    });
+    await Promise.all(['m1', 'm2', 'm3', 'm4'].map((text) => say(bot, text)));
+    const rows = await waitForDeliveries(bot, (list) => list.length === 4 && list.every((r) => r.status === 'succeeded'));
+    expect(rows.map((r) => r.attempts)).toEqual([1, 1, 1, 1]);
+    expect(requestsOf('narrow')).toHaveLength(4);
+    expect(peak).toBe(1);
+  });
+
   it('never connects when no resolved address is in allowed_ips, and records why', async () => {
     const bot = await hookBot('fenced', { allowed_ips: ['203.0.113.7'] });
     await say(bot, 'fenced off');

@@ -69,6 +69,26 @@ export function createQueueConnection(redisUrl: string, role: QueueConnectionRol
   return new IORedis(redisUrl, options);
 }
 
+/**
+ * Closes a BullMQ Queue or Worker and then the connection it was given. BullMQ never closes a
+ * connection it did not create, and quitting one while BullMQ still waits for it to become ready
+ * surfaces as an unhandled "Connection is closed" error, hence the bounded wait for readiness first.
+ */
+export async function closeQueueClient(
+  client: { close(): Promise<void>; waitUntilReady(): Promise<unknown> },
+  connection: IORedis,
+  readyWaitMs = 2000,
+): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    client.waitUntilReady().catch(() => undefined),
+    new Promise((resolve) => (timer = setTimeout(resolve, readyWaitMs))),
+  ]);
+  clearTimeout(timer);
+  await client.close().catch(() => undefined);
+  await connection.quit().catch(() => connection.disconnect());
+}
+
 /** Thrown by the processor after a failed attempt that will be retried; carries the delay of the schedule. */
 export class RetryLaterError extends Error {
   constructor(

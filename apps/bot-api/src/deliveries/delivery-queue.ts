@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
+  closeQueueClient,
   createQueueConnection,
   DeliverJobData,
   deliverJobOptions,
@@ -83,7 +84,6 @@ export class DeliveryQueue implements EntitySubscriberInterface, OnModuleDestroy
   }
 
   async onModuleDestroy(): Promise<void> {
-    await this.queue.close().catch(() => undefined);
-    await this.connection.quit().catch(() => this.connection.disconnect());
+    await closeQueueClient(this.queue, this.connection);
   }
 }

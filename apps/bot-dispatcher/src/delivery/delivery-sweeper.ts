@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import {
+  closeQueueClient,
   createQueueConnection,
   DeliverJobData,
   deliverJobId,
@@ -87,7 +88,6 @@ export class DeliverySweeper implements OnModuleInit, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     clearInterval(this.timer);
     await this.running;
-    await this.queue?.close().catch(() => undefined);
-    await this.connection?.quit().catch(() => this.connection?.disconnect());
+    if (this.queue && this.connection) await closeQueueClient(this.queue, this.connection);
   }
 }

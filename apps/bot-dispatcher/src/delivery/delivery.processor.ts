@@ -1,11 +1,15 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { DeliverJobData, MAX_DELIVERY_ATTEMPTS, RetryLaterError, SecretCipher, webhookSecretContext } from '@app/webhook-queue';
-import type { Job } from 'bullmq';
+import { DelayedError, type Job } from 'bullmq';
 import { readFileSync } from 'node:fs';
 import { DispatcherConfig } from '../config/dispatcher.config';
+import { BotSlots } from './bot-slots';
 import { DeliveryMetrics } from './delivery.metrics';
-import { AttemptOutcome, DeliveryStore, SkipReason } from './delivery.store';
+import { AttemptOutcome, DeliveryStore, DueDelivery, SkipReason } from './delivery.store';
 import { WebhookSender } from './webhook-sender';
+
+/** How long a job waits when its bot is at max_connections on this replica. */
+const BUSY_RETRY_MS = 250;
 
 export type DeliverResult = { outcome: AttemptOutcome } | { skipped: SkipReason };
 
@@ -17,6 +21,7 @@ export type DeliverResult = { outcome: AttemptOutcome } | { skipped: SkipReason 
 @Injectable()
 export class DeliveryProcessor implements OnModuleDestroy {
   private readonly cipher: SecretCipher;
+  private readonly slots = new BotSlots();
   readonly sender: WebhookSender;
 
   constructor(
@@ -32,12 +37,25 @@ export class DeliveryProcessor implements OnModuleDestroy {
     });
   }
 
-  async deliver(job: Pick<Job<DeliverJobData>, 'data'>): Promise<DeliverResult> {
+  async deliver(job: Job<DeliverJobData>, token?: string): Promise<DeliverResult> {
     const delivery = await this.store.load(job.data);
     if (typeof delivery === 'string') {
       this.metrics.skipped.inc({ reason: delivery });
       return { skipped: delivery };
     }
+    if (!this.slots.tryAcquire(delivery.botId, delivery.maxConnections)) {
+      // Not an attempt: back to the queue shortly, freeing this worker slot for other bots.
+      await job.moveToDelayed(Date.now() + BUSY_RETRY_MS + Math.floor(Math.random() * BUSY_RETRY_MS), token);
+      throw new DelayedError();
+    }
+    try {
+      return await this.attempt(delivery);
+    } finally {
+      this.slots.release(delivery.botId);
+    }
+  }
+
+  private async attempt(delivery: DueDelivery): Promise<DeliverResult> {
     const attempt = delivery.attempts + 1;
     const secret = this.cipher.decrypt(webhookSecretContext(delivery.botId), delivery.secretCiphertext);
     // These exact bytes are signed and sent.

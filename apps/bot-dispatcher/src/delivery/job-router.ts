@@ -1,6 +1,6 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 
-export type JobHandler = (job: Job) => Promise<unknown>;
+export type JobHandler = (job: Job, token?: string) => Promise<unknown>;
 
 /**
  * Maps each job name of the queue contract to its handler. Built at start-up: a name without a
@@ -10,7 +10,7 @@ export type JobHandler = (job: Job) => Promise<unknown>;
 export function createJobRouter(
   names: readonly string[],
   handlers: Record<string, JobHandler>,
-): (job: Job) => Promise<unknown> {
+): (job: Job, token?: string) => Promise<unknown> {
   const missing = names.filter((name) => typeof handlers[name] !== 'function');
   const unknown = Object.keys(handlers).filter((name) => !names.includes(name));
   if (missing.length > 0 || unknown.length > 0) {
@@ -21,10 +21,10 @@ export function createJobRouter(
     throw new Error(`webhook worker refuses to start: ${problems.join('; ')}`);
   }
   const table = new Map(Object.entries(handlers));
-  return async (job: Job) => {
+  return async (job: Job, token?: string) => {
     const handler = table.get(job.name);
     // A producer newer than this worker: failing for good is safer than guessing.
     if (!handler) throw new UnrecoverableError(`no handler for job name ${job.name}`);
-    return handler(job);
+    return handler(job, token);
   };
 }

@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import {
+  closeQueueClient,
   createQueueConnection,
   DeliverJobData,
   deliveryBackoff,
@@ -32,7 +33,7 @@ export class WebhookWorker implements OnModuleInit, OnModuleDestroy {
 
   onModuleInit(): void {
     const route = createJobRouter(WEBHOOK_JOB_NAMES, {
-      [WEBHOOK_JOBS.deliver]: (job: Job) => this.processor.deliver(job as Job<DeliverJobData>),
+      [WEBHOOK_JOBS.deliver]: (job: Job, token?: string) => this.processor.deliver(job as Job<DeliverJobData>, token),
     });
     this.connection = createQueueConnection(this.config.REDIS_URL, 'worker', 'bot-dispatcher-worker');
     this.worker = new Worker(WEBHOOK_QUEUE, route, {
@@ -51,7 +52,7 @@ export class WebhookWorker implements OnModuleInit, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    await this.worker?.close();
-    await this.connection?.quit().catch(() => this.connection?.disconnect());
+    // Worker.close() waits for the jobs in flight: their attempts are recorded before the process exits.
+    if (this.worker && this.connection) await closeQueueClient(this.worker, this.connection);
   }
 }
