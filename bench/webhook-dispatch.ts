@@ -81,10 +81,14 @@ async function main(): Promise<void> {
 
   const viaHttps: Deliver = (body) =>
     new Promise((resolve) => {
-      const req = httpsRequest(receiver.url, { method: 'POST', headers: signedHeaders(body), ca, agent: false }, (res) => {
-        res.resume();
-        res.on('end', () => resolve((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300));
-      });
+      const req = httpsRequest(
+        receiver.url,
+        { method: 'POST', headers: signedHeaders(body), ca, agent: false },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300));
+        },
+      );
       req.on('error', () => resolve(false));
       req.end(body);
     });

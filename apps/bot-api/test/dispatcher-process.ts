@@ -27,7 +27,10 @@ async function freePort(): Promise<number> {
 }
 
 /** bot-dispatcher on the test app's database and Redis prefix, ready once /health/ready answers 200. */
-export async function startDispatcher(ctx: BotTestContext, extraEnv: Record<string, string>): Promise<DispatcherProcess> {
+export async function startDispatcher(
+  ctx: BotTestContext,
+  extraEnv: Record<string, string>,
+): Promise<DispatcherProcess> {
   const port = await freePort();
   const env = {
     ...process.env,

@@ -53,7 +53,11 @@ describe('webhook configuration and delivery console', () => {
       ['max_connections 0', { url: HOOK, secret_token: SECRET, max_connections: 0 }, 'max_connections'],
       ['max_connections 101', { url: HOOK, secret_token: SECRET, max_connections: 101 }, 'max_connections'],
       ['unknown update type', { url: HOOK, secret_token: SECRET, allowed_updates: ['messages'] }, 'allowed_updates'],
-      ['allowed_ips with a host name', { url: HOOK, secret_token: SECRET, allowed_ips: ['example.com'] }, 'allowed_ips'],
+      [
+        'allowed_ips with a host name',
+        { url: HOOK, secret_token: SECRET, allowed_ips: ['example.com'] },
+        'allowed_ips',
+      ],
       ['unknown field', { url: HOOK, secret_token: SECRET, certificate: 'x' }, 'certificate'],
     ])('answers 400 VALIDATION for %s', async (_case, body, field) => {
       const res = await callBot(ctx, bot.token, 'setWebhook', body).expect(400);
@@ -109,10 +113,9 @@ describe('webhook configuration and delivery console', () => {
       .expect(200);
     expect(byGet.body.data).toEqual(expected);
     expect((await callBot(ctx, bot.token, 'getWebhookInfo').expect(200)).body.data).toEqual(expected);
-    const [row] = await db().query(
-      `SELECT delivery_mode, webhook_secret_ciphertext FROM bots WHERE id = $1`,
-      [bot.botId],
-    );
+    const [row] = await db().query(`SELECT delivery_mode, webhook_secret_ciphertext FROM bots WHERE id = $1`, [
+      bot.botId,
+    ]);
     expect(row.delivery_mode).toBe('webhook');
     expect(row.webhook_secret_ciphertext).not.toContain(SECRET);
     await callBot(ctx, bot.token, 'getUpdates', {}).expect(409);
@@ -192,7 +195,9 @@ describe('webhook configuration and delivery console', () => {
       const server = ctx.app.getHttpServer();
       const other = await owner('intruder');
       const calls = [
-        request(server).put(`/api/v1/bots/my/${bot.botId}/webhook`).send({ url: localHook('x'), secret_token: SECRET }),
+        request(server)
+          .put(`/api/v1/bots/my/${bot.botId}/webhook`)
+          .send({ url: localHook('x'), secret_token: SECRET }),
         request(server).delete(`/api/v1/bots/my/${bot.botId}/webhook`),
         request(server).get(`/api/v1/bots/my/${bot.botId}/webhook`),
         request(server).get(`/api/v1/bots/my/${bot.botId}/deliveries`),
@@ -305,11 +310,15 @@ describe('webhook configuration and delivery console', () => {
       for (const body of [{}, { status: 'pending' }, { status: 'dead_letter', since: 'yesterday' }]) {
         expect((await consolePost('/redeliver', body, 400)).body.code).toBe('VALIDATION');
       }
-      const reversed = await consolePost('/redeliver', {
+      const reversed = await consolePost(
+        '/redeliver',
+        {
           status: 'dead_letter',
           since: '2030-01-02T00:00:00Z',
           until: '2030-01-01T00:00:00Z',
-        }, 400);
+        },
+        400,
+      );
       expect(reversed.body.code).toBe('VALIDATION');
     });
 
@@ -324,12 +333,19 @@ describe('webhook configuration and delivery console', () => {
       );
       expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409]);
       const winner = results.find((r) => r.status === 200)!;
-      expect(winner.body.data).toMatchObject({ status: 'pending', series: 2, attempts: 0, dead_letter_at: null, last_error: null });
+      expect(winner.body.data).toMatchObject({
+        status: 'pending',
+        series: 2,
+        attempts: 0,
+        dead_letter_at: null,
+        last_error: null,
+      });
       const bulk = await consolePost('/redeliver', { status: 'dead_letter' }, 200);
       expect(bulk.body.data).toEqual({ redelivered: 1 });
-      const rows = await db().query(`SELECT status, series FROM webhook_deliveries WHERE bot_id = $1 ORDER BY update_seq`, [
-        hooked.botId,
-      ]);
+      const rows = await db().query(
+        `SELECT status, series FROM webhook_deliveries WHERE bot_id = $1 ORDER BY update_seq`,
+        [hooked.botId],
+      );
       expect(rows).toEqual([
         { status: 'pending', series: 2 },
         { status: 'pending', series: 2 },

@@ -105,7 +105,8 @@ describe('webhook delivery end to end: bot-api writes, bot-dispatcher POSTs (spe
     for (;;) {
       const rows = await deliveries(bot.botId);
       if (done(rows)) return rows;
-      if (Date.now() > deadline) throw new Error(`deliveries did not settle: ${JSON.stringify(rows)}\n${dispatcher.output()}`);
+      if (Date.now() > deadline)
+        throw new Error(`deliveries did not settle: ${JSON.stringify(rows)}\n${dispatcher.output()}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -173,7 +174,13 @@ describe('webhook delivery end to end: bot-api writes, bot-dispatcher POSTs (spe
     });
     expect(one.body.data.attempt_log).toHaveLength(5);
     one.body.data.attempt_log.forEach((attempt: Record<string, unknown>, i: number) =>
-      expect(attempt).toMatchObject({ series: 1, attempt: i + 1, status_code: 500, error: 'HTTP 500', latency_ms: expect.any(Number) }),
+      expect(attempt).toMatchObject({
+        series: 1,
+        attempt: i + 1,
+        status_code: 500,
+        error: 'HTTP 500',
+        latency_ms: expect.any(Number),
+      }),
     );
     const dead = await deliveryConsole(bot, '?status=dead_letter');
     expect(dead.body.data.total).toBe(1);
@@ -226,9 +233,15 @@ describe('webhook delivery end to end: bot-api writes, bot-dispatcher POSTs (spe
     await waitForDeliveries(bot, (rows) => rows.length === 2 && rows.every((r) => r.status === 'dead_letter'));
     answers.set('bulk', () => 200);
 
-    const none = await deliveryConsole(bot, '/redeliver', 'post', { status: 'dead_letter', until: '2001-01-01T00:00:00Z' });
+    const none = await deliveryConsole(bot, '/redeliver', 'post', {
+      status: 'dead_letter',
+      until: '2001-01-01T00:00:00Z',
+    });
     expect(none.body.data).toEqual({ redelivered: 0 });
-    const all = await deliveryConsole(bot, '/redeliver', 'post', { status: 'dead_letter', since: '2001-01-01T00:00:00Z' });
+    const all = await deliveryConsole(bot, '/redeliver', 'post', {
+      status: 'dead_letter',
+      since: '2001-01-01T00:00:00Z',
+    });
     expect(all.body.data).toEqual({ redelivered: 2 });
     const rows = await waitForDeliveries(bot, (list) => list.every((r) => r.status === 'succeeded'));
     expect(rows.map((r) => r.series)).toEqual([2, 2]);
@@ -247,7 +260,10 @@ describe('webhook delivery end to end: bot-api writes, bot-dispatcher POSTs (spe
       return { status: 200, delayMs: 150 };
     });
     await Promise.all(['m1', 'm2', 'm3', 'm4'].map((text) => say(bot, text)));
-    const rows = await waitForDeliveries(bot, (list) => list.length === 4 && list.every((r) => r.status === 'succeeded'));
+    const rows = await waitForDeliveries(
+      bot,
+      (list) => list.length === 4 && list.every((r) => r.status === 'succeeded'),
+    );
     expect(rows.map((r) => r.attempts)).toEqual([1, 1, 1, 1]);
     expect(requestsOf('narrow')).toHaveLength(4);
     expect(peak).toBe(1);

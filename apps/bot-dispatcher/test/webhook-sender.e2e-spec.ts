@@ -48,13 +48,15 @@ describe('webhook POST path (real HTTPS receiver)', () => {
     expect(request.headers['x-service-update-id']).toBe(UPDATE_ID);
     const timestamp = request.headers['x-service-timestamp'] as string;
     expect(Math.abs(Number(timestamp) - Date.now() / 1000)).toBeLessThan(5);
-    expect(verifyWebhookSignatureV1(SECRET, request.rawBody, request.headers['x-service-signature'] as string)).toBe(true);
+    expect(verifyWebhookSignatureV1(SECRET, request.rawBody, request.headers['x-service-signature'] as string)).toBe(
+      true,
+    );
     expect(
       verifyWebhookSignatureV2(SECRET, request.rawBody, request.headers['x-service-signature-v2'] as string, timestamp),
     ).toBe(true);
-    expect(verifyWebhookSignatureV1('other-secret', request.rawBody, request.headers['x-service-signature'] as string)).toBe(
-      false,
-    );
+    expect(
+      verifyWebhookSignatureV1('other-secret', request.rawBody, request.headers['x-service-signature'] as string),
+    ).toBe(false);
   });
 
   it('reuses keep-alive connections for consecutive deliveries to the same bot', async () => {
@@ -81,7 +83,11 @@ describe('webhook POST path (real HTTPS receiver)', () => {
 
   it('never connects when no resolved address of the host is in allowed_ips, and says why', async () => {
     const byName = await sender.send(target({ allowedIps: ['203.0.113.7'] }), body(), UPDATE_ID);
-    const byAddress = await sender.send(target({ url: receiver.ipUrl, allowedIps: ['198.51.100.0/24'] }), body(), UPDATE_ID);
+    const byAddress = await sender.send(
+      target({ url: receiver.ipUrl, allowedIps: ['198.51.100.0/24'] }),
+      body(),
+      UPDATE_ID,
+    );
     for (const result of [byName, byAddress]) {
       expect(result).toMatchObject({ ok: false, statusCode: null, error: expect.stringContaining('allowed_ips') });
     }

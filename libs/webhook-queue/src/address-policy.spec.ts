@@ -1,13 +1,26 @@
 import { allowListOf, isAllowedBy, isIpOrCidr, isRefusedAddress } from './address-policy';
 
 describe('webhook address policy', () => {
-  it.each(['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:10.0.0.1', '::'])(
-    'refuses the private, loopback or link-local address %s',
-    (address) => expect(isRefusedAddress(address)).toBe(true),
+  it.each([
+    '127.0.0.1',
+    '10.1.2.3',
+    '172.16.0.1',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '::1',
+    'fe80::1',
+    'fd00::1',
+    '::ffff:10.0.0.1',
+    '::',
+  ])('refuses the private, loopback or link-local address %s', (address) =>
+    expect(isRefusedAddress(address)).toBe(true),
   );
 
-  it.each(['8.8.8.8', '203.0.114.1', '2001:4860:4860::8888', '::ffff:8.8.8.8'])('accepts the public address %s', (address) =>
-    expect(isRefusedAddress(address)).toBe(false),
+  it.each(['8.8.8.8', '203.0.114.1', '2001:4860:4860::8888', '::ffff:8.8.8.8'])(
+    'accepts the public address %s',
+    (address) => expect(isRefusedAddress(address)).toBe(false),
   );
 
   it('accepts IP addresses and CIDR blocks as allowed_ips entries, nothing else', () => {

@@ -9,7 +9,9 @@ describe('webhook signatures', () => {
     const signed = signWebhook(secret, raw, 1_700_000_000);
     expect(signed.v1).toBe(`sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`);
     expect(signed.v2).toBe(
-      `sha256=${createHmac('sha256', secret).update(Buffer.concat([Buffer.from('1700000000.'), raw])).digest('hex')}`,
+      `sha256=${createHmac('sha256', secret)
+        .update(Buffer.concat([Buffer.from('1700000000.'), raw]))
+        .digest('hex')}`,
     );
     expect(signed.timestamp).toBe('1700000000');
   });

@@ -41,11 +41,7 @@ export class DeliveriesService {
     return { items: rows.map(deliveryView), total, page, page_size: pageSize };
   }
 
-  async get(
-    ownerId: string,
-    botId: string,
-    updateId: string,
-  ): Promise<DeliveryView & { attempt_log: AttemptView[] }> {
+  async get(ownerId: string, botId: string, updateId: string): Promise<DeliveryView & { attempt_log: AttemptView[] }> {
     await this.ownedBot(this.dataSource.manager, ownerId, botId);
     const delivery = await this.findDelivery(this.dataSource.manager, botId, updateId);
     const attempts = await this.dataSource.getRepository(WebhookDeliveryAttempt).find({

@@ -7,7 +7,8 @@ import { RejectNulInterceptor } from '../messages/reject-nul.interceptor';
 import { DropPendingDto, SetWebhookDto } from './dto/webhook.dto';
 import { WebhookInfo, WebhooksService } from './webhooks.service';
 
-const INFO = 'getWebhookInfo: url, pending_update_count, last error, max_connections, allowed_updates, allowed_ips, platform_egress_ips';
+const INFO =
+  'getWebhookInfo: url, pending_update_count, last error, max_connections, allowed_updates, allowed_ips, platform_egress_ips';
 
 @ApiTags('bot webhook')
 @BotAuth()

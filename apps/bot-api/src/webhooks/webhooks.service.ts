@@ -103,10 +103,9 @@ export class WebhooksService {
           WHERE id = $1`,
         [botId, DEFAULT_MAX_CONNECTIONS],
       );
-      await manager.query(
-        `DELETE FROM webhook_deliveries WHERE bot_id = $1 AND status IN ('pending', 'retrying')`,
-        [botId],
-      );
+      await manager.query(`DELETE FROM webhook_deliveries WHERE bot_id = $1 AND status IN ('pending', 'retrying')`, [
+        botId,
+      ]);
       if (dto.drop_pending_updates) await this.dropPending(manager, botId);
     });
   }
@@ -180,9 +179,8 @@ export class WebhooksService {
 
   private async dropPending(manager: EntityManager, botId: string): Promise<void> {
     await manager.query(`UPDATE updates SET acknowledged = true WHERE bot_id = $1 AND NOT acknowledged`, [botId]);
-    await manager.query(
-      `DELETE FROM webhook_deliveries WHERE bot_id = $1 AND status IN ('pending', 'retrying')`,
-      [botId],
-    );
+    await manager.query(`DELETE FROM webhook_deliveries WHERE bot_id = $1 AND status IN ('pending', 'retrying')`, [
+      botId,
+    ]);
   }
 }

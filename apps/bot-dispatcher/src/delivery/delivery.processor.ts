@@ -1,5 +1,11 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
-import { DeliverJobData, MAX_DELIVERY_ATTEMPTS, RetryLaterError, SecretCipher, webhookSecretContext } from '@app/webhook-queue';
+import {
+  DeliverJobData,
+  MAX_DELIVERY_ATTEMPTS,
+  RetryLaterError,
+  SecretCipher,
+  webhookSecretContext,
+} from '@app/webhook-queue';
 import { DelayedError, type Job } from 'bullmq';
 import { readFileSync } from 'node:fs';
 import { DispatcherConfig } from '../config/dispatcher.config';
@@ -61,12 +67,22 @@ export class DeliveryProcessor implements OnModuleDestroy {
     // These exact bytes are signed and sent.
     const rawBody = Buffer.from(JSON.stringify(delivery.payload), 'utf8');
     const result = await this.sender.send(
-      { botId: delivery.botId, url: delivery.url, secret, allowedIps: delivery.allowedIps, maxConnections: delivery.maxConnections },
+      {
+        botId: delivery.botId,
+        url: delivery.url,
+        secret,
+        allowedIps: delivery.allowedIps,
+        maxConnections: delivery.maxConnections,
+      },
       rawBody,
       delivery.updateId,
     );
     this.metrics.latency.observe(result.latencyMs / 1000);
-    const outcome: AttemptOutcome = result.ok ? 'succeeded' : attempt >= MAX_DELIVERY_ATTEMPTS ? 'dead_letter' : 'retrying';
+    const outcome: AttemptOutcome = result.ok
+      ? 'succeeded'
+      : attempt >= MAX_DELIVERY_ATTEMPTS
+        ? 'dead_letter'
+        : 'retrying';
     const retryDelayMs = outcome === 'retrying' ? this.config.DELIVERY_RETRY_DELAYS_MS[attempt - 1] : 0;
     const recorded = await this.store.record({ delivery, attempt, result, outcome, retryDelayMs });
     if (!recorded) {

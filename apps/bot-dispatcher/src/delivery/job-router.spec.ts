@@ -12,9 +12,9 @@ describe('createJobRouter', () => {
   });
 
   it('refuses a handler for a job name the contract does not define', () => {
-    expect(() =>
-      createJobRouter(['deliver'], { deliver: async () => 'ok', delivr: async () => 'typo' }),
-    ).toThrow(/handler for unknown job name\(s\): delivr/);
+    expect(() => createJobRouter(['deliver'], { deliver: async () => 'ok', delivr: async () => 'typo' })).toThrow(
+      /handler for unknown job name\(s\): delivr/,
+    );
   });
 
   it('routes each job to the handler of its name', async () => {

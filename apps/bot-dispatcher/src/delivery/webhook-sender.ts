@@ -39,11 +39,7 @@ export interface SenderOptions {
   ca?: string;
 }
 
-type LookupCallback = (
-  error: NodeJS.ErrnoException | null,
-  address: string | LookupAddress[],
-  family?: number,
-) => void;
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /** Raised from the connection's DNS step: the connection is never opened. */
 export class AddressRefusedError extends Error {
@@ -171,7 +167,8 @@ export class WebhookSender {
     if (err.name === 'TimeoutError' || err.name === 'AbortError') {
       return `no response within ${this.options.timeoutMs} ms`;
     }
-    const refused = err instanceof AddressRefusedError ? err : err.cause instanceof AddressRefusedError ? err.cause : null;
+    const refused =
+      err instanceof AddressRefusedError ? err : err.cause instanceof AddressRefusedError ? err.cause : null;
     if (refused) return refused.message;
     const detail = err.cause?.message && err.cause.message !== err.message ? `: ${err.cause.message}` : '';
     return `${err.code ? `${err.code} ` : ''}${err.message}${detail}`.slice(0, 500);

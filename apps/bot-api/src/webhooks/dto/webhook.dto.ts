@@ -47,7 +47,8 @@ export class SetWebhookDto extends DropPendingDto {
   url: string;
 
   @ApiProperty({
-    description: 'Key of the HMAC-SHA256 signatures (X-Service-Signature, X-Service-Signature-V2); 1–256 of A-Z a-z 0-9 _ -',
+    description:
+      'Key of the HMAC-SHA256 signatures (X-Service-Signature, X-Service-Signature-V2); 1–256 of A-Z a-z 0-9 _ -',
     maxLength: 256,
   })
   @IsString()
