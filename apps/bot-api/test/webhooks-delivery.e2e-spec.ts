@@ -310,6 +310,22 @@ describe('webhook delivery end to end: bot-api writes, bot-dispatcher POSTs (spe
     });
   });
 
+  it('delivers through the sweeper an Update of a webhook bot that has no delivery row', async () => {
+    const bot = await hookBot('orphan');
+    // An Update committed while a concurrent setWebhook switched the mode: written without a delivery.
+    const [update] = await db().query(
+      `WITH id AS (SELECT gen_random_uuid() AS update_id)
+       INSERT INTO updates (update_id, bot_id, type, payload)
+       SELECT update_id, $1::varchar, 'message', jsonb_build_object('update_id', update_id, 'type', 'message', 'bot_id', $1::varchar)
+         FROM id
+       RETURNING update_id`,
+      [bot.botId],
+    );
+    const [row] = await waitForDeliveries(bot, (rows) => rows[0]?.status === 'succeeded');
+    expect(row.update_id).toBe(update.update_id);
+    expect(requestsOf('orphan').map((r) => r.headers['x-service-update-id'])).toEqual([update.update_id]);
+  });
+
   it('stops POSTing after deleteWebhook, and getUpdates works again', async () => {
     const bot = await hookBot('unhooked');
     await callBot(ctx, bot.token, 'getUpdates', {}).expect(409);

@@ -22,6 +22,7 @@ const SWEEP_BATCH = 500;
  * PostgreSQL is the outbox, Redis only the transport: every few seconds the sweeper enqueues open
  * deliveries that are overdue (bot-api crashed before enqueueing, Redis was down or lost data). The
  * job id makes this a no-op for a job that is still queued, delayed or running, on any replica.
+ * It also gives a delivery to any Update of a webhook bot that lacks one (see adoptOrphans).
  */
 @Injectable()
 export class DeliverySweeper implements OnModuleInit, OnModuleDestroy {
@@ -64,7 +65,14 @@ export class DeliverySweeper implements OnModuleInit, OnModuleDestroy {
   private async sweep(): Promise<number> {
     const queue = this.queue;
     if (!queue) return 0;
-    const overdue = await this.store.overdue(this.config.DELIVERY_SWEEP_GRACE_MS, SWEEP_BATCH);
+    const adopted = await this.store.adoptOrphans(this.config.DELIVERY_SWEEP_GRACE_MS, SWEEP_BATCH);
+    if (adopted.length > 0) {
+      this.logger.warn(`${adopted.length} Updates of webhook bots had no delivery; delivering them now`);
+    }
+    const overdue = [
+      ...adopted.map((row) => ({ id: row.id, series: 1, attempts: 0 })),
+      ...(await this.store.overdue(this.config.DELIVERY_SWEEP_GRACE_MS, SWEEP_BATCH)),
+    ];
     let enqueued = 0;
     for (const row of overdue) {
       const data: DeliverJobData = { deliveryId: row.id, series: row.series, priorAttempts: row.attempts };

@@ -137,6 +137,30 @@ export class DeliveryStore {
     return result[1];
   }
 
+  /**
+   * Updates of webhook-mode bots that have no delivery although they are older than the grace: an
+   * Update committed while a concurrent setWebhook switched the mode saw polling mode and wrote no
+   * delivery. Gives each one (its own copy of the payload); returns the new deliveries.
+   */
+  async adoptOrphans(graceMs: number, limit: number): Promise<Array<{ id: string }>> {
+    const rows: Array<{ id: string }> = await this.dataSource.query(
+      `INSERT INTO webhook_deliveries (bot_id, update_seq, update_id, update_type, payload)
+       SELECT u.bot_id, u.update_seq, u.update_id, u.type, u.payload
+         FROM updates u
+         JOIN bots b ON b.id = u.bot_id
+        WHERE NOT u.acknowledged
+          AND u.created_at <= now() - make_interval(secs => $1::double precision / 1000)
+          AND b.delivery_mode = 'webhook' AND b.webhook_url IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.update_id = u.update_id)
+        ORDER BY u.update_seq
+        LIMIT $2
+       ON CONFLICT (update_id) DO NOTHING
+       RETURNING id`,
+      [graceMs, limit],
+    );
+    return rows;
+  }
+
   /** Open deliveries past their due time by more than the grace: their job was never added or got lost. */
   async overdue(graceMs: number, limit: number): Promise<Array<{ id: string; series: number; attempts: number }>> {
     return this.dataSource.query(
