@@ -96,6 +96,15 @@ describe('voucher envelope', () => {
     expect(res.body.error.details).toEqual([{ field: 'application_id', problem: 'is not a known field' }]);
   });
 
+  it('refuses a NUL character anywhere in the input with 400 naming its path, on every route', async () => {
+    const res = await request(app.getHttpServer())
+      .post('/things')
+      .set('Content-Type', 'application/json')
+      .send('{"name": "la\\u0000mp", "count": 1}')
+      .expect(400);
+    expect(res.body.error.details).toEqual([{ field: 'body.name', problem: 'contains a NUL character' }]);
+  });
+
   it('renders an unknown route as 404 NOT_FOUND', async () => {
     const res = await request(app.getHttpServer()).get('/nowhere').expect(404);
     expect(res.body).toMatchObject({ success: false, code: 404, error: { code: 'NOT_FOUND' } });

@@ -1,7 +1,8 @@
 import { DynamicModule, Inject, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
-import { APP_PIPE } from '@nestjs/core';
+import { APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import type { Request } from 'express';
 import { jsonBodyMiddleware } from './json-body';
+import { RejectNulInterceptor } from './reject-nul.interceptor';
 import { createValidationPipe } from './validation';
 
 export interface HttpFoundationOptions {
@@ -12,7 +13,7 @@ export interface HttpFoundationOptions {
 
 const OPTIONS = Symbol('HTTP_FOUNDATION_OPTIONS');
 
-/** Body parsing and validation shared by every HTTP app; pair it with EnvelopeModule. */
+/** Body parsing, NUL refusal and validation shared by every HTTP app; pair it with EnvelopeModule. */
 @Module({})
 export class HttpFoundationModule implements NestModule {
   constructor(@Inject(OPTIONS) private readonly options: HttpFoundationOptions) {}
@@ -23,6 +24,7 @@ export class HttpFoundationModule implements NestModule {
       providers: [
         { provide: OPTIONS, useValue: options },
         { provide: APP_PIPE, useFactory: createValidationPipe },
+        { provide: APP_INTERCEPTOR, useClass: RejectNulInterceptor },
       ],
     };
   }

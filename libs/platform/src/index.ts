@@ -7,5 +7,6 @@ export * from './json-body';
 export * from './logging';
 export * from './metrics.module';
 export * from './redis';
+export * from './reject-nul.interceptor';
 export * from './validation';
 export * from './openapi';

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Post, Query, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { BotAuth, CurrentBot } from '../bot-auth';
 import type { Bot } from '../bots/entities/bot.entity';
@@ -14,7 +14,6 @@ import {
   SetChatTitleDto,
   UnpinMessageDto,
 } from './dto/bot-chats.dto';
-import { RejectNulInterceptor } from '../messages/reject-nul.interceptor';
 
 const OK = (description: string) => ({ status: 200, description }) as const;
 const NOT_MEMBER = {
@@ -33,7 +32,6 @@ const GOVERN_ERRORS = [
 /** Chat reads (POST, and GET with query parameters) and group governance for bots. */
 @ApiTags('bot chats')
 @BotAuth()
-@UseInterceptors(RejectNulInterceptor)
 @Controller('api/v1/bots')
 export class BotChatsController {
   constructor(private readonly chats: BotChatsService) {}

@@ -1,28 +1,15 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  HttpCode,
-  Param,
-  Patch,
-  Post,
-  Res,
-  UseGuards,
-  UseInterceptors,
-} from '@nestjs/common';
+import { Body, Controller, Delete, HttpCode, Param, Patch, Post, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { Account, AccountGuard, CurrentAccount } from '@app/auth';
 import type { Response } from 'express';
 import { MethodDocs } from '../messages/method-docs';
 import { ChatsService } from './chats.service';
 import { CreateGroupDto, MemberRefDto, MemberRoleDto, OpenPrivateChatDto } from './dto/client-chats.dto';
-import { RejectNulInterceptor } from '../messages/reject-nul.interceptor';
 
 /** End-user side of chats (account JWT); every change becomes Updates for the bots of the chat. */
 @ApiTags('client chats')
 @ApiBearerAuth()
 @UseGuards(AccountGuard)
-@UseInterceptors(RejectNulInterceptor)
 @Controller('api/v1/bots/client/chats')
 export class ClientChatsController {
   constructor(private readonly chats: ChatsService) {}

@@ -1,27 +1,13 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  HttpCode,
-  Param,
-  Patch,
-  Post,
-  Query,
-  UseGuards,
-  UseInterceptors,
-} from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { Account, AccountGuard, CurrentAccount } from '@app/auth';
 import { MethodDocs } from './method-docs';
 import { ClientMessagesService } from './client-messages.service';
 import { EditMessageTextDto, ListMessagesQuery, PostMessageDto } from './dto/client-messages.dto';
-import { RejectNulInterceptor } from './reject-nul.interceptor';
 
 @ApiTags('client messages')
 @ApiBearerAuth()
 @UseGuards(AccountGuard)
-@UseInterceptors(RejectNulInterceptor)
 @Controller('api/v1/bots/client/chats/:chatId/messages')
 export class ClientMessagesController {
   constructor(private readonly messages: ClientMessagesService) {}

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Post, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { ApiErrorDoc } from '@app/platform';
 import { BotAuth, CurrentBot } from '../bot-auth';
@@ -32,7 +32,6 @@ import {
 } from './dto/send.dto';
 import { MessageEditsService } from './message-edits.service';
 import { SendingService } from './sending.service';
-import { RejectNulInterceptor } from '../messages/reject-nul.interceptor';
 
 const SENT = {
   status: 201,
@@ -54,7 +53,6 @@ const EDIT_ERRORS = [
 /** Bot send operations (spec 4.2 "Sending"). New messages answer 201; changes to existing ones 200. */
 @ApiTags('bot sending')
 @BotAuth()
-@UseInterceptors(RejectNulInterceptor)
 @Controller('api/v1/bots')
 export class SendingController {
   constructor(

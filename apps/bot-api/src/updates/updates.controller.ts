@@ -1,15 +1,13 @@
-import { Body, Controller, Get, HttpCode, Post, Query, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { BotAuth, CurrentBot } from '../bot-auth';
 import type { Bot } from '../bots/entities/bot.entity';
 import { MethodDocs } from '../messages/method-docs';
 import { GetUpdatesDto } from './dto/get-updates.dto';
 import { PollingService } from './polling.service';
-import { RejectNulInterceptor } from '../messages/reject-nul.interceptor';
 
 @ApiTags('bot updates')
 @BotAuth()
-@UseInterceptors(RejectNulInterceptor)
 @Controller('api/v1/bots')
 export class UpdatesController {
   constructor(private readonly polling: PollingService) {}

@@ -1,9 +1,8 @@
-import { Body, Controller, Get, HttpCode, Post, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { BotAuth, CurrentBot } from '../bot-auth';
 import type { Bot } from '../bots/entities/bot.entity';
 import { MethodDocs } from '../messages/method-docs';
-import { RejectNulInterceptor } from '../messages/reject-nul.interceptor';
 import { DropPendingDto, SetWebhookDto } from './dto/webhook.dto';
 import { WebhookInfo, WebhooksService } from './webhooks.service';
 
@@ -12,7 +11,6 @@ const INFO =
 
 @ApiTags('bot webhook')
 @BotAuth()
-@UseInterceptors(RejectNulInterceptor)
 @Controller('api/v1/bots')
 export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}

@@ -2,14 +2,13 @@ import { Body, Controller, Param, Patch, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AccountGuard, PlatformAdminGuard } from '@app/auth';
 import { ApiErrorResponses } from '@app/platform';
-import { NulInputGuard } from '../app-auth/nul-input';
 import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
 import { AdminApplicationsService, AdminApplicationView } from './admin-applications.service';
 import { UpdateApplicationFeaturesDto } from './dto/update-application-features.dto';
 
 @ApiTags('admin: applications')
 @ApiBearerAuth()
-@UseGuards(AccountGuard, PlatformAdminGuard, NulInputGuard)
+@UseGuards(AccountGuard, PlatformAdminGuard)
 @Controller('api/v1/open-platform/admin/applications')
 export class AdminApplicationsController {
   constructor(private readonly applications: AdminApplicationsService) {}

@@ -2,7 +2,6 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AccountGuard, PlatformAdminGuard } from '@app/auth';
 import { ApiErrorResponses } from '@app/platform';
-import { NulInputGuard } from '../app-auth/nul-input';
 import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
 import { TemplateView } from '../templates/template.view';
 import { TemplatesService } from '../templates/templates.service';
@@ -13,7 +12,7 @@ const TemplateId = () => Param('templateId', new ResourceIdPipe('Template'));
 
 @ApiTags('admin: template review')
 @ApiBearerAuth()
-@UseGuards(AccountGuard, PlatformAdminGuard, NulInputGuard)
+@UseGuards(AccountGuard, PlatformAdminGuard)
 @ApiErrorResponses({ status: 403, code: 'FORBIDDEN', when: 'the account is not platform staff' })
 @Controller('api/v1/open-platform/admin/templates')
 export class AdminTemplatesController {

@@ -3,13 +3,12 @@ import { Reflector } from '@nestjs/core';
 import { ApiError, FieldProblem } from '@app/envelope';
 import type { Request } from 'express';
 import { AppCaller, appCallerOf } from './app-caller';
-import { assertNoNul } from './nul-input';
 import { originAllowed } from './origin-policy';
 import { RUNTIME_ROUTE_KEY, RuntimeRouteOptions } from './runtime-route.options';
 
 /**
- * The application's side of a runtime call: active, vouchers feature open, Origin allowed, no NUL
- * character and no request field the route does not define. Runs after the rate limit, so these refusals carry the
+ * The application's side of a runtime call: active, vouchers feature open, Origin allowed, and no
+ * request field the route does not define (NUL characters are refused globally by @app/platform). Runs after the rate limit, so these refusals carry the
  * X-RateLimit headers and count against the token like any other call.
  */
 @Injectable()
@@ -21,7 +20,6 @@ export class ApplicationAccessGuard implements CanActivate {
     const caller = appCallerOf(req);
     if (!caller) throw new ApiError(401, undefined, 'Not authenticated');
     assertApplicationOpen(caller, typeof req.headers.origin === 'string' ? req.headers.origin : undefined);
-    assertNoNul(req);
     rejectUndeclaredInput(
       req,
       this.reflector.get<RuntimeRouteOptions | undefined>(RUNTIME_ROUTE_KEY, context.getHandler()),

@@ -50,7 +50,9 @@ export class CreateConversations1763720000000 implements MigrationInterface {
       )`);
     await queryRunner.query(`CREATE INDEX chat_members_user ON chat_members (user_id) WHERE state = 'active'`);
     // At most one owner per chat, enforced by the database rather than by read-then-write checks.
-    await queryRunner.query(`CREATE UNIQUE INDEX chat_members_one_owner ON chat_members (chat_id) WHERE rank = 'owner'`);
+    await queryRunner.query(
+      `CREATE UNIQUE INDEX chat_members_one_owner ON chat_members (chat_id) WHERE rank = 'owner'`,
+    );
 
     await queryRunner.query(`
       CREATE TABLE chat_join_requests (

@@ -1,0 +1,40 @@
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { ApiError } from '@app/envelope';
+import type { Request } from 'express';
+import type { Observable } from 'rxjs';
+
+const NUL = '\u0000';
+const MAX_DEPTH = 32;
+
+/** The first place a NUL character occurs in parsed input, e.g. `body.media[1].caption`. */
+export function nulPath(value: unknown, path: string, depth = 0): string | null {
+  if (typeof value === 'string') return value.includes(NUL) ? path : null;
+  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return null;
+  for (const [key, item] of Object.entries(value)) {
+    if (key.includes(NUL)) return path;
+    const found = nulPath(item, Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`, depth + 1);
+    if (found) return found;
+  }
+  return null;
+}
+
+/**
+ * PostgreSQL cannot store U+0000 in text or jsonb: without this check such input would fail inside
+ * a transaction as a 500 instead of being refused as the bad input it is. Global, so no route can
+ * forget it; it runs after authentication (guards) and before any route interceptor or pipe.
+ */
+@Injectable()
+export class RejectNulInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (context.getType() === 'http') {
+      const req = context.switchToHttp().getRequest<Request>();
+      const found = nulPath(req.body, 'body') ?? nulPath(req.query, 'query') ?? nulPath(req.params, 'params');
+      if (found) {
+        throw ApiError.badRequest(`${found} contains a NUL character`, [
+          { field: found, problem: 'contains a NUL character' },
+        ]);
+      }
+    }
+    return next.handle();
+  }
+}
