@@ -3,3 +3,4 @@ export * from './test-database';
 export * from './migration-round-trip';
 export * from './http-routes';
 export * from './https-receiver';
+export * from './service-test-app';

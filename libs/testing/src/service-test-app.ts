@@ -1,0 +1,42 @@
+import type { INestApplication } from '@nestjs/common';
+import { AccountAuthConfig, signAccountJwt } from '@app/auth';
+import { loadConfig, MigrationList } from '@app/platform';
+import { createTestApp, deleteRedisKeys, testEnv, testRedisPrefix } from './test-app';
+import { createTestDatabase } from './test-database';
+
+export interface ServiceTestContext<C extends AccountAuthConfig> {
+  app: INestApplication;
+  config: C;
+  /** An account JWT signed with the test app's secret. */
+  jwt(sub: string, name?: string, roles?: string[]): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface ServiceTestAppOptions<C extends AccountAuthConfig> {
+  /** Names the template and the per-file databases, e.g. `voucher`. */
+  service: string;
+  migrations: MigrationList;
+  schema: new () => C;
+  module: (config: C) => unknown;
+  env?: Record<string, string>;
+}
+
+/** A service instance on its own freshly migrated database and Redis prefix, removed again by close(). */
+export async function startServiceTestApp<C extends AccountAuthConfig>(
+  options: ServiceTestAppOptions<C>,
+): Promise<ServiceTestContext<C>> {
+  const database = await createTestDatabase(options.service, options.migrations);
+  const prefix = testRedisPrefix();
+  const config = loadConfig(options.schema, testEnv(database.name, prefix, options.env));
+  const app = await createTestApp(options.module(config));
+  return {
+    app,
+    config,
+    jwt: (sub, name = sub, roles = []) => signAccountJwt(config.ACCOUNT_JWT_SECRET, { sub, name, roles }),
+    async close() {
+      await app.close();
+      await database.drop();
+      await deleteRedisKeys(config.REDIS_URL, prefix);
+    },
+  };
+}
