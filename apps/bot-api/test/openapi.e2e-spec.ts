@@ -1,18 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import request from 'supertest';
-import { API_DOCS_PATH, API_SECURITY, loadConfig, setupOpenApi } from '@app/platform';
-import {
-  createTestApp,
-  createTestDatabase,
-  deleteRedisKeys,
-  documentedRoutes,
-  HttpRoute,
-  registeredRoutes,
-  TestDatabase,
-  testEnv,
-  testRedisPrefix,
-} from '@app/testing';
+import { API_DOCS_PATH, API_SECURITY, setupOpenApi } from '@app/platform';
+import { documentedRoutes, HttpRoute, registeredRoutes, ServiceTestContext, startServiceTestApp } from '@app/testing';
 import { BOT_API_DOCS } from '../src/api-docs';
 import { AppModule } from '../src/app.module';
 import { BotConfig } from '../src/config/bot.config';
@@ -26,25 +16,25 @@ const isDocsRoute = (route: HttpRoute) =>
   route.path.startsWith(`/${API_DOCS_PATH}/`);
 
 describe('bot-api OpenAPI document', () => {
+  let ctx: ServiceTestContext<BotConfig>;
   let app: INestApplication;
-  let database: TestDatabase;
   let document: OpenAPIObject;
-  let config: BotConfig;
-  const prefix = testRedisPrefix();
 
   beforeAll(async () => {
-    database = await createTestDatabase('bot', botMigrations);
-    config = loadConfig(BotConfig, testEnv(database.name, prefix));
-    app = await createTestApp(AppModule.forRoot(config), (created) => {
-      document = setupOpenApi(created, BOT_API_DOCS);
+    ctx = await startServiceTestApp({
+      service: 'bot',
+      migrations: botMigrations,
+      schema: BotConfig,
+      module: (config) => AppModule.forRoot(config),
+      // As main.ts does through runHttpApp's afterCreate.
+      beforeInit: (created) => {
+        document = setupOpenApi(created, BOT_API_DOCS);
+      },
     });
+    app = ctx.app;
   });
 
-  afterAll(async () => {
-    await app?.close();
-    await database?.drop();
-    await deleteRedisKeys(config.REDIS_URL, prefix);
-  });
+  afterAll(() => ctx?.close());
 
   it('documents every route the running app registers, and no route it does not serve', () => {
     const registered = registeredRoutes(app)

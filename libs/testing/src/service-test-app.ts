@@ -19,6 +19,8 @@ export interface ServiceTestAppOptions<C extends AccountAuthConfig> {
   schema: new () => C;
   module: (config: C) => unknown;
   env?: Record<string, string>;
+  /** Runs where main.ts's afterCreate does, before init (e.g. to mount the API docs). */
+  beforeInit?: (app: INestApplication) => void;
 }
 
 /** A service instance on its own freshly migrated database and Redis prefix, removed again by close(). */
@@ -28,7 +30,7 @@ export async function startServiceTestApp<C extends AccountAuthConfig>(
   const database = await createTestDatabase(options.service, options.migrations);
   const prefix = testRedisPrefix();
   const config = loadConfig(options.schema, testEnv(database.name, prefix, options.env));
-  const app = await createTestApp(options.module(config));
+  const app = await createTestApp(options.module(config), options.beforeInit);
   return {
     app,
     config,
