@@ -1,7 +1,11 @@
 import { ConfigError, loadConfig } from '@app/platform';
 import { BotConfig, DEV_BOT_TOKEN_ENCRYPTION_KEY } from '../config/bot.config';
 
-const production = { NODE_ENV: 'production', ACCOUNT_JWT_SECRET: 'a-production-secret-of-some-length' };
+const production = {
+  NODE_ENV: 'production',
+  ACCOUNT_JWT_SECRET: 'a-production-secret-of-some-length',
+  WEBHOOK_SECRET_KEY: 'cd'.repeat(32),
+};
 
 describe('BOT_TOKEN_ENCRYPTION_KEY', () => {
   it('has a development default of 64 hex characters', () => {
