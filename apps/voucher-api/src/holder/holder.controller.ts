@@ -6,7 +6,7 @@ import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
 import { AuthorizationView } from './dto/authorization.view';
 import { CreateAuthorizationDto } from './dto/create-authorization.dto';
 import { HolderVoucherView } from './dto/holder-voucher.view';
-import { Page, PageQueryDto } from './dto/page-query.dto';
+import { Page, PageQueryDto } from '../pagination/page-query.dto';
 import { HolderService } from './holder.service';
 
 @ApiTags('holder')

@@ -6,7 +6,7 @@ import type { VoucherStatus } from '../vouchers/entities/voucher.entity';
 import { VoucherCredentials } from '../vouchers/voucher-credentials';
 import { AuthorizationView } from './dto/authorization.view';
 import { HolderVoucherView } from './dto/holder-voucher.view';
-import { Page, PageQueryDto } from './dto/page-query.dto';
+import { Page, PageQueryDto } from '../pagination/page-query.dto';
 
 interface HolderVoucherRow {
   id: string;

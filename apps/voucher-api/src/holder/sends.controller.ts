@@ -4,7 +4,7 @@ import { Account, AccountGuard, CurrentAccount } from '@app/auth';
 import { ApiErrorResponses } from '@app/platform';
 import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
 import { CreateSendDto } from './dto/create-send.dto';
-import { Page, PageQueryDto } from './dto/page-query.dto';
+import { Page, PageQueryDto } from '../pagination/page-query.dto';
 import { InboxItemView, SendView } from './dto/send.view';
 import { BackpackItemView, ClaimResult, SendsService } from './sends.service';
 

@@ -12,7 +12,7 @@ import { consumePerUserQuota } from '../templates/template-stock';
 import { User } from '../users/user.entity';
 import { VoucherFactory } from '../vouchers/voucher.factory';
 import { toVoucherView, VoucherView } from '../vouchers/voucher.view';
-import { Page, PageQueryDto } from './dto/page-query.dto';
+import { Page, PageQueryDto } from '../pagination/page-query.dto';
 import { InboxItemView, SendView, toSendView } from './dto/send.view';
 
 export interface BackpackItemView extends AllocationView {

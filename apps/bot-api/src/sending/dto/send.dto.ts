@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -16,7 +16,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { CAPTION_MAX, TEXT_MAX } from '../../messages/dto/client-messages.dto';
+import { CAPTION_MAX, LocationDto, TEXT_MAX } from '../../messages/dto/client-messages.dto';
 import { DICE_EMOJI, DiceEmoji } from '../dice';
 import { IsReplyMarkup, ReplyMarkup } from './reply-markup';
 
@@ -158,19 +158,7 @@ export class SendStickerDto extends SendBaseDto {
   height?: number;
 }
 
-export class SendLocationDto extends SendBaseDto {
-  @ApiProperty({ minimum: -90, maximum: 90 })
-  @IsNumber()
-  @Min(-90)
-  @Max(90)
-  latitude: number;
-
-  @ApiProperty({ minimum: -180, maximum: 180 })
-  @IsNumber()
-  @Min(-180)
-  @Max(180)
-  longitude: number;
-
+export class SendLocationDto extends IntersectionType(SendBaseDto, LocationDto) {
   @ApiPropertyOptional()
   @IsOptional()
   @IsString()
@@ -178,19 +166,7 @@ export class SendLocationDto extends SendBaseDto {
   name?: string;
 }
 
-export class SendVenueDto extends SendBaseDto {
-  @ApiProperty({ minimum: -90, maximum: 90 })
-  @IsNumber()
-  @Min(-90)
-  @Max(90)
-  latitude: number;
-
-  @ApiProperty({ minimum: -180, maximum: 180 })
-  @IsNumber()
-  @Min(-180)
-  @Max(180)
-  longitude: number;
-
+export class SendVenueDto extends IntersectionType(SendBaseDto, LocationDto) {
   @ApiProperty({ description: 'Name of the venue' })
   @IsString()
   @Length(1, 255)

@@ -2,8 +2,9 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 
-export const MAX_HOLDER_PAGE_SIZE = 100;
+export const MAX_PAGE_SIZE = 100;
 
+/** `page` and `limit` of every paged voucher-service list. */
 export class PageQueryDto {
   @ApiPropertyOptional({ minimum: 1, default: 1 })
   @IsOptional()
@@ -13,12 +14,12 @@ export class PageQueryDto {
   @Max(100_000)
   page = 1;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_HOLDER_PAGE_SIZE, default: 20 })
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_SIZE, default: 20 })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(1)
-  @Max(MAX_HOLDER_PAGE_SIZE)
+  @Max(MAX_PAGE_SIZE)
   limit = 20;
 }
 
