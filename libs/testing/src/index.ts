@@ -4,3 +4,4 @@ export * from './migration-round-trip';
 export * from './http-routes';
 export * from './https-receiver';
 export * from './service-test-app';
+export * from './openapi-expectations';
