@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
+import { ApplicationView, toApplicationView } from '../applications/dto/application.view';
 import type { AppCaller } from './app-caller';
 
 export class TokenSelfView {
@@ -19,36 +20,7 @@ export class TokenSelfView {
   expires_at: string | null;
 }
 
-export class ApplicationFeaturesView {
-  @ApiProperty()
-  vouchers: boolean;
-}
-
-export class ApplicationSelfView {
-  @ApiProperty({ format: 'uuid' })
-  id: string;
-
-  @ApiProperty()
-  name: string;
-
-  @ApiProperty({ type: String, nullable: true })
-  description: string | null;
-
-  @ApiProperty({ enum: ['active', 'disabled'] })
-  status: string;
-
-  @ApiProperty({ type: [String], example: ['*'] })
-  allowed_origins: string[];
-
-  @ApiProperty({ type: ApplicationFeaturesView })
-  features: ApplicationFeaturesView;
-
-  @ApiProperty({ format: 'date-time' })
-  created_at: string;
-
-  @ApiProperty({ format: 'date-time' })
-  updated_at: string;
-
+export class ApplicationSelfView extends ApplicationView {
   @ApiProperty({ type: TokenSelfView, description: 'The calling token' })
   token: TokenSelfView;
 }
@@ -57,16 +29,8 @@ export class ApplicationSelfView {
 export class MeService {
   /** The application that owns the token, as the guard loaded it, plus the calling token's grants. */
   selfCheck(caller: AppCaller): ApplicationSelfView {
-    const app = caller.application;
     return {
-      id: app.id,
-      name: app.name,
-      description: app.description,
-      status: app.status,
-      allowed_origins: app.allowedOrigins,
-      features: app.features,
-      created_at: app.createdAt.toISOString(),
-      updated_at: app.updatedAt.toISOString(),
+      ...toApplicationView(caller.application),
       token: {
         id: caller.tokenId,
         name: caller.tokenName,

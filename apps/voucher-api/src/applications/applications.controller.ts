@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Patch, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account, AccountGuard, CurrentAccount } from '@app/auth';
 import { ApiErrorResponses } from '@app/platform';
 import { ApplicationsService } from './applications.service';
@@ -16,19 +16,21 @@ export class ApplicationsController {
   constructor(private readonly applications: ApplicationsService) {}
 
   @Get()
+  @ApiOkResponse({ description: 'The applications of the caller', type: [ApplicationView] })
   @ApiOperation({ summary: 'List the applications owned by the caller' })
   list(@CurrentAccount() account: Account): Promise<ApplicationView[]> {
     return this.applications.list(account.id);
   }
 
   @Post()
+  @ApiCreatedResponse({ description: 'The new application', type: ApplicationView })
   @ApiOperation({ summary: 'Create an application owned by the caller' })
   create(@CurrentAccount() account: Account, @Body() dto: CreateApplicationDto): Promise<ApplicationView> {
     return this.applications.create(account.id, dto);
   }
 
   @Get(':id')
-  @ApiOkResponse({ description: 'The application' })
+  @ApiOkResponse({ description: 'The application', type: ApplicationView })
   @ApiErrorResponses([404, 'NOT_FOUND'])
   @ApiOperation({ summary: 'One application of the caller' })
   get(
@@ -39,7 +41,7 @@ export class ApplicationsController {
   }
 
   @Patch(':id')
-  @ApiOkResponse({ description: 'The updated application' })
+  @ApiOkResponse({ description: 'The updated application', type: ApplicationView })
   @ApiErrorResponses([404, 'NOT_FOUND'])
   @ApiOperation({ summary: 'Change name, description, allowed origins or status' })
   update(

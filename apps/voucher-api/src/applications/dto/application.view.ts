@@ -1,17 +1,44 @@
+import { ApiProperty } from '@nestjs/swagger';
 import type { Application } from '../entities/application.entity';
 
-export interface ApplicationView {
+export class ApplicationFeaturesView {
+  @ApiProperty()
+  vouchers: boolean;
+}
+
+/** The application as every route shows it: console, staff and the token's self-check. */
+export class ApplicationView {
+  @ApiProperty({ format: 'uuid' })
   id: string;
+
+  @ApiProperty()
   name: string;
+
+  @ApiProperty({ type: String, nullable: true })
   description: string | null;
+
+  @ApiProperty({ enum: ['active', 'disabled'] })
   status: 'active' | 'disabled';
+
+  @ApiProperty({ type: [String], example: ['*'] })
   allowed_origins: string[];
-  features: { vouchers: boolean };
+
+  @ApiProperty({ type: ApplicationFeaturesView })
+  features: ApplicationFeaturesView;
+
+  @ApiProperty({ format: 'date-time' })
   created_at: string;
+
+  @ApiProperty({ format: 'date-time' })
   updated_at: string;
 }
 
-export function toApplicationView(application: Application): ApplicationView {
+type ApplicationFields = Pick<
+  Application,
+  'id' | 'name' | 'description' | 'status' | 'allowedOrigins' | 'features' | 'createdAt' | 'updatedAt'
+>;
+
+export function toApplicationView(application: ApplicationFields): ApplicationView {
   return {
     id: application.id,
     name: application.name,
