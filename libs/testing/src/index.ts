@@ -5,3 +5,4 @@ export * from './http-routes';
 export * from './https-receiver';
 export * from './service-test-app';
 export * from './openapi-expectations';
+export * from './service-process';
