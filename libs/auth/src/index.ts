@@ -3,4 +3,5 @@ export * from './auth.config';
 export * from './auth.module';
 export * from './guards';
 export * from './principal';
+export * from './secret-cipher';
 export * from './secret-tokens';

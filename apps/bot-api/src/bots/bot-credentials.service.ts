@@ -1,10 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { displayPrefix, generateSecretToken, hashSecretToken } from '@app/auth';
+import { displayPrefix, generateSecretToken, hashSecretToken, SecretCipher } from '@app/auth';
 import { ApiError } from '@app/envelope';
 import { DataSource, EntityManager } from 'typeorm';
 import { BotConfig } from '../config/bot.config';
-import { OneTimeTokenCipher } from './one-time-token.cipher';
 
 /** How long the approval token waits for its single read (spec 3.3). */
 export const ONE_TIME_TOKEN_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -23,14 +22,14 @@ interface TokenRow {
 /** Issuing, reading once, rotating and revoking bot tokens. Only hashes and one sealed copy are stored. */
 @Injectable()
 export class BotCredentialsService {
-  private readonly cipher: OneTimeTokenCipher;
+  private readonly cipher: SecretCipher;
   private readonly logger = new Logger(BotCredentialsService.name);
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     config: BotConfig,
   ) {
-    this.cipher = new OneTimeTokenCipher(config.BOT_TOKEN_ENCRYPTION_KEY);
+    this.cipher = new SecretCipher(config.BOT_TOKEN_ENCRYPTION_KEY);
   }
 
   /** At approval: the new token is sealed for the developer's one read within seven days. */

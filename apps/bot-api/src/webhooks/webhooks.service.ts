@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ApiError } from '@app/envelope';
-import { SecretCipher, webhookSecretContext } from '@app/webhook-queue';
+import { SecretCipher } from '@app/auth';
+import { webhookSecretContext } from '@app/webhook-queue';
 import { DataSource, EntityManager } from 'typeorm';
 import { BotConfig } from '../config/bot.config';
 import { DeliveryQueue } from '../deliveries/delivery-queue';

@@ -1,11 +1,6 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
-import {
-  DeliverJobData,
-  MAX_DELIVERY_ATTEMPTS,
-  RetryLaterError,
-  SecretCipher,
-  webhookSecretContext,
-} from '@app/webhook-queue';
+import { SecretCipher } from '@app/auth';
+import { DeliverJobData, MAX_DELIVERY_ATTEMPTS, RetryLaterError, webhookSecretContext } from '@app/webhook-queue';
 import { DelayedError, type Job } from 'bullmq';
 import { readFileSync } from 'node:fs';
 import { DispatcherConfig } from '../config/dispatcher.config';

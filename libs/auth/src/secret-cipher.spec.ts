@@ -1,0 +1,35 @@
+import { SecretCipher } from './secret-cipher';
+
+const KEY = 'a'.repeat(64);
+
+describe('SecretCipher', () => {
+  const cipher = new SecretCipher(KEY);
+
+  it('round-trips a secret without keeping the plaintext in the sealed form', () => {
+    const sealed = cipher.encrypt('0123456789abcdef01234567', 'sbot_secret');
+    expect(sealed).not.toContain('sbot_secret');
+    expect(cipher.decrypt('0123456789abcdef01234567', sealed)).toBe('sbot_secret');
+  });
+
+  it('uses a fresh IV so the same secret never encrypts to the same text', () => {
+    expect(cipher.encrypt('b1', 'same')).not.toBe(cipher.encrypt('b1', 'same'));
+  });
+
+  it('refuses to open a ciphertext under another context, such as another bot id', () => {
+    const sealed = cipher.encrypt('bot-a', 'sbot_secret');
+    expect(() => cipher.decrypt('bot-b', sealed)).toThrow();
+  });
+
+  it('refuses a ciphertext under another key, and a tampered one', () => {
+    const sealed = cipher.encrypt('bot-a', 'sbot_secret');
+    expect(() => new SecretCipher('b'.repeat(64)).decrypt('bot-a', sealed)).toThrow();
+    const [version, iv, tag, body] = sealed.split(':');
+    const flipped = Buffer.from(body, 'base64');
+    flipped[0] ^= 1;
+    expect(() => cipher.decrypt('bot-a', [version, iv, tag, flipped.toString('base64')].join(':'))).toThrow();
+  });
+
+  it('refuses a key that is not 32 bytes', () => {
+    expect(() => new SecretCipher('abcd')).toThrow(/32 bytes/);
+  });
+});
