@@ -109,7 +109,12 @@ describe('bot send operations (spec 4.2 Sending, 2.3, 8)', () => {
         'audio',
         { duration: 180, performer: 'Band', title: 'Song' },
       ],
-      ['sendVoice', { file_id: audio, duration: 5 }, 'voice', { duration: 5 }],
+      [
+        'sendVoice',
+        { file_id: audio, duration: 5, performer: 'Me', title: 'Memo' },
+        'voice',
+        { duration: 5, performer: 'Me', title: 'Memo' },
+      ],
       ['sendVideoNote', { file_id: video }, 'video_note', { duration: 42 }],
       ['sendAnimation', { file_id: video, duration: 3 }, 'animation', { duration: 3 }],
       ['sendSticker', { file_id: photo }, 'sticker', { width: 800 }],
@@ -123,6 +128,9 @@ describe('bot send operations (spec 4.2 Sending, 2.3, 8)', () => {
 
   it('answers 400 for a missing file_id or a caption over 1024, 404 for a file the bot cannot see', async () => {
     const photo = await insertFile(ctx, { botId: bot.botId });
+    const voice = await insertFile(ctx, { botId: bot.botId, mimeType: 'audio/ogg' });
+    expectValidation(await send('sendVoice', { file_id: voice, width: 10 }));
+    expectValidation(await send('sendLocation', { latitude: 91, longitude: 0 }));
     expectValidation(await send('sendPhoto', {}));
     expectValidation(await send('sendPhoto', { file_id: photo, caption: 'x'.repeat(1025) }));
     const foreign = await createApprovedBot(ctx, 'dev-2', { username: 'other_bot' });

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, IntersectionType, PickType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -102,7 +102,8 @@ export class SendVideoDto extends SendPhotoDto {
 export class SendVideoNoteDto extends SendVideoDto {}
 export class SendAnimationDto extends SendVideoDto {}
 
-export class SendAudioDto extends SendVideoDto {
+/** Audio metadata carried into Update payloads (spec 2.3: performer and title of audio and voice). */
+class AudioTagsDto {
   @ApiPropertyOptional()
   @IsOptional()
   @IsString()
@@ -116,26 +117,14 @@ export class SendAudioDto extends SendVideoDto {
   title?: string;
 }
 
-export class SendVoiceDto extends SendFileDto {
-  @ApiPropertyOptional({ description: 'seconds; taken from the stored file when omitted' })
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(86400)
-  duration?: number;
+export class SendAudioDto extends IntersectionType(SendVideoDto, AudioTagsDto) {}
 
-  @ApiPropertyOptional()
-  @IsOptional()
-  @IsString()
-  @MaxLength(128)
-  performer?: string;
-
-  @ApiPropertyOptional()
-  @IsOptional()
-  @IsString()
-  @MaxLength(128)
-  title?: string;
-}
+/** A voice note has a duration and audio tags but, unlike audio, no picture dimensions. */
+export class SendVoiceDto extends IntersectionType(
+  SendFileDto,
+  PickType(SendVideoDto, ['duration'] as const),
+  AudioTagsDto,
+) {}
 
 export class SendStickerDto extends SendBaseDto {
   @ApiProperty()
