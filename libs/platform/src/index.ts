@@ -10,3 +10,4 @@ export * from './redis';
 export * from './reject-nul.interceptor';
 export * from './validation';
 export * from './openapi';
+export * from './sql';
