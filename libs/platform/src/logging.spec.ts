@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { Writable } from 'node:stream';
-import { REDACTED_PATHS } from './logging';
+import { REDACTED_PATHS, requestLogRecord } from './logging';
 
 function capture() {
   const lines: string[] = [];
@@ -30,5 +30,20 @@ describe('log redaction', () => {
     });
     const line = lines.join('');
     for (const secret of ['sbot_x', 'sbot_y', 'whsec', 'ABC234']) expect(line).not.toContain(secret);
+  });
+
+  it('logs only an allow-list of request headers and the path without its query string', () => {
+    const record = requestLogRecord({
+      id: 'r1',
+      method: 'PUT',
+      url: '/files/upload/k?signature=abc',
+      headers: {
+        authorization: 'Bearer sop_secret',
+        cookie: 'sid=1',
+        'user-agent': 'curl/8',
+        'x-service-signature': 's',
+      },
+    });
+    expect(record).toEqual({ id: 'r1', method: 'PUT', url: '/files/upload/k', headers: { 'user-agent': 'curl/8' } });
   });
 });

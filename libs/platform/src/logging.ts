@@ -19,6 +19,25 @@ export const REDACTED_PATHS = [
   '*.redeem_code',
 ];
 
+/** The request headers worth a log line; credentials and signatures never reach the serializer at all. */
+const LOGGED_REQUEST_HEADERS = [
+  'user-agent',
+  'content-type',
+  'content-length',
+  'origin',
+  'x-request-id',
+  'idempotency-key',
+];
+
+/** A small request record: the path without its query string (it may hold signed upload parameters). */
+export function requestLogRecord(req: { id: string; method: string; url: string; headers: Record<string, unknown> }) {
+  const headers: Record<string, unknown> = {};
+  for (const name of LOGGED_REQUEST_HEADERS) {
+    if (req.headers[name] !== undefined) headers[name] = req.headers[name];
+  }
+  return { id: req.id, method: req.method, url: req.url?.split('?')[0], headers };
+}
+
 export function loggingModule(service: string, level: string): DynamicModule {
   return LoggerModule.forRoot({
     pinoHttp: {
@@ -27,14 +46,10 @@ export function loggingModule(service: string, level: string): DynamicModule {
       genReqId: (req: IncomingMessage) => assignRequestId(req as Request),
       customProps: (req: IncomingMessage) => ({ requestId: (req as Request & { id?: string }).id }),
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      // Whole header maps cost a serialisation and a redaction pass on every request line.
       serializers: {
-        // The query string may hold signed upload parameters: log the path only.
-        req: (req: { id: string; method: string; url: string; headers: Record<string, unknown> }) => ({
-          id: req.id,
-          method: req.method,
-          url: req.url?.split('?')[0],
-          headers: req.headers,
-        }),
+        req: requestLogRecord,
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
       autoLogging: { ignore: (req: IncomingMessage) => req.url?.startsWith('/health') ?? false },
     },
