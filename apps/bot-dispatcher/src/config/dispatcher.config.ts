@@ -68,6 +68,13 @@ export class DispatcherConfig extends ServiceConfig {
   @Max(1000)
   WEBHOOK_WORKER_CONCURRENCY = 50;
 
+  /** Bots whose keep-alive connections one replica keeps open; the least recently used beyond it are closed. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  WEBHOOK_MAX_AGENTS = 1000;
+
   override extraProblems(): string[] {
     const problems = super.extraProblems();
     if (this.DELIVERY_RETRY_DELAYS_MS.length !== MAX_DELIVERY_ATTEMPTS - 1) {

@@ -35,6 +35,7 @@ export class DeliveryProcessor implements OnModuleDestroy {
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
       allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
       ca: config.WEBHOOK_CA_FILE ? readFileSync(config.WEBHOOK_CA_FILE, 'utf8') : undefined,
+      maxAgents: config.WEBHOOK_MAX_AGENTS,
     });
   }
 
