@@ -4,6 +4,7 @@ import { DeliverJobData, MAX_DELIVERY_ATTEMPTS, RetryLaterError, webhookSecretCo
 import { DelayedError, type Job } from 'bullmq';
 import { readFileSync } from 'node:fs';
 import { DispatcherConfig } from '../config/dispatcher.config';
+import { AttemptRecorder } from './attempt-recorder';
 import { BotSlots } from './bot-slots';
 import { DeliveryMetrics } from './delivery.metrics';
 import { AttemptOutcome, DeliveryStore, DueDelivery, SkipReason } from './delivery.store';
@@ -28,6 +29,7 @@ export class DeliveryProcessor implements OnModuleDestroy {
   constructor(
     private readonly config: DispatcherConfig,
     private readonly store: DeliveryStore,
+    private readonly recorder: AttemptRecorder,
     private readonly metrics: DeliveryMetrics,
   ) {
     this.cipher = new SecretCipher(config.WEBHOOK_SECRET_KEY);
@@ -80,7 +82,7 @@ export class DeliveryProcessor implements OnModuleDestroy {
         ? 'dead_letter'
         : 'retrying';
     const retryDelayMs = outcome === 'retrying' ? this.config.DELIVERY_RETRY_DELAYS_MS[attempt - 1] : 0;
-    const recorded = await this.store.record({ delivery, attempt, result, outcome, retryDelayMs });
+    const recorded = await this.recorder.record({ delivery, attempt, result, outcome, retryDelayMs });
     if (!recorded) {
       this.metrics.skipped.inc({ reason: 'superseded' });
       return { skipped: 'superseded' };
