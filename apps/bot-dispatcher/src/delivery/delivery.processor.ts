@@ -12,6 +12,8 @@ import { WebhookSender } from './webhook-sender';
 
 /** How long a job waits when its bot is at max_connections on this replica. */
 const BUSY_RETRY_MS = 250;
+/** Opened webhook secrets kept, keyed by their ciphertext, so a changed secret is never served stale. */
+const MAX_OPENED_SECRETS = 1000;
 
 export type DeliverResult = { outcome: AttemptOutcome } | { skipped: SkipReason };
 
@@ -24,6 +26,7 @@ export type DeliverResult = { outcome: AttemptOutcome } | { skipped: SkipReason 
 export class DeliveryProcessor implements OnModuleDestroy {
   private readonly cipher: SecretCipher;
   private readonly slots = new BotSlots();
+  private readonly secrets = new Map<string, string>();
   readonly sender: WebhookSender;
 
   constructor(
@@ -61,7 +64,7 @@ export class DeliveryProcessor implements OnModuleDestroy {
 
   private async attempt(delivery: DueDelivery): Promise<DeliverResult> {
     const attempt = delivery.attempts + 1;
-    const secret = this.cipher.decrypt(webhookSecretContext(delivery.botId), delivery.secretCiphertext);
+    const secret = this.secretOf(delivery);
     // These exact bytes are signed and sent.
     const rawBody = Buffer.from(JSON.stringify(delivery.payload), 'utf8');
     const result = await this.sender.send(
@@ -90,6 +93,17 @@ export class DeliveryProcessor implements OnModuleDestroy {
     this.metrics.attempts.inc({ outcome });
     if (outcome === 'retrying') throw new RetryLaterError(result.error ?? 'delivery failed', retryDelayMs);
     return { outcome };
+  }
+
+  private secretOf(delivery: DueDelivery): string {
+    const key = `${delivery.botId} ${delivery.secretCiphertext}`;
+    let secret = this.secrets.get(key);
+    if (secret === undefined) {
+      secret = this.cipher.decrypt(webhookSecretContext(delivery.botId), delivery.secretCiphertext);
+      if (this.secrets.size >= MAX_OPENED_SECRETS) this.secrets.delete(this.secrets.keys().next().value as string);
+      this.secrets.set(key, secret);
+    }
+    return secret;
   }
 
   async onModuleDestroy(): Promise<void> {
