@@ -227,4 +227,43 @@ describe('delivery store: attempts recorded in batches (real PostgreSQL)', () =>
       await replica.destroy();
     }
   });
+  it('loads the deliveries of many jobs with one statement, each with what it finds', async () => {
+    const botId = await webhookBot();
+    const [due, redelivered, finished, unhooked, disabled] = await Promise.all(
+      [1, 2, 3, 4, 5].map(async (i) => (i < 4 ? pendingDelivery(botId) : pendingDelivery(await webhookBot()))),
+    );
+    await dataSource.query(`UPDATE webhook_deliveries SET series = 2 WHERE id = $1`, [redelivered.id]);
+    await dataSource.query(
+      `UPDATE webhook_deliveries SET status = 'succeeded', attempts = 1, succeeded_at = now() WHERE id = $1`,
+      [finished.id],
+    );
+    await dataSource.query(`UPDATE bots SET delivery_mode = 'polling', webhook_url = NULL WHERE id = $1`, [
+      unhooked.botId,
+    ]);
+    await dataSource.query(`UPDATE bots SET status = 'disabled' WHERE id = $1`, [disabled.botId]);
+    const job = (deliveryId: string, series = 1) => ({ deliveryId, series, priorAttempts: 0 });
+
+    const found = await store.loadMany([
+      job(due.id),
+      job(redelivered.id),
+      job(finished.id),
+      job(unhooked.id),
+      job(disabled.id),
+      job('2b1f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d'),
+      // Not a uuid: answered without failing the statement of the others.
+      job('not-a-delivery'),
+      job(due.id),
+    ]);
+    expect(found).toEqual([
+      expect.objectContaining({ id: due.id, botId, series: 1, attempts: 0, url: `https://hooks.example/${botId}` }),
+      'superseded',
+      'finished',
+      'not_webhook',
+      'bot_unavailable',
+      'gone',
+      'gone',
+      expect.objectContaining({ id: due.id }),
+    ]);
+    expect((found[0] as DueDelivery).payload).toEqual({ update_id: due.updateId });
+  });
 });

@@ -5,6 +5,7 @@ import { DelayedError, type Job } from 'bullmq';
 import { readFileSync } from 'node:fs';
 import { DispatcherConfig } from '../config/dispatcher.config';
 import { AttemptRecorder } from './attempt-recorder';
+import { BatchQueue } from './batch-queue';
 import { BotSlots } from './bot-slots';
 import { DeliveryMetrics } from './delivery.metrics';
 import { AttemptOutcome, DeliveryStore, DueDelivery, SkipReason } from './delivery.store';
@@ -27,6 +28,8 @@ export class DeliveryProcessor implements OnModuleDestroy {
   private readonly cipher: SecretCipher;
   private readonly slots = new BotSlots();
   private readonly secrets = new Map<string, string>();
+  /** Jobs that start while a load is running share the next one. */
+  private readonly loads: BatchQueue<DeliverJobData, DueDelivery | SkipReason>;
   readonly sender: WebhookSender;
 
   constructor(
@@ -36,6 +39,10 @@ export class DeliveryProcessor implements OnModuleDestroy {
     private readonly metrics: DeliveryMetrics,
   ) {
     this.cipher = new SecretCipher(config.WEBHOOK_SECRET_KEY);
+    this.loads = new BatchQueue((jobs) => this.store.loadMany(jobs), {
+      maxBatch: config.WEBHOOK_WORKER_CONCURRENCY,
+      windowMs: 0,
+    });
     this.sender = new WebhookSender({
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
       allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
@@ -45,7 +52,7 @@ export class DeliveryProcessor implements OnModuleDestroy {
   }
 
   async deliver(job: Job<DeliverJobData>, token?: string): Promise<DeliverResult> {
-    const delivery = await this.store.load(job.data);
+    const delivery = await this.loads.push(job.data);
     if (typeof delivery === 'string') {
       this.metrics.skipped.inc({ reason: delivery });
       return { skipped: delivery };

@@ -47,15 +47,18 @@ export interface AttemptRecord {
   retryDelayMs: number;
 }
 
-const loadDelivery = namedStatement(
-  'dispatcher.delivery.load',
+/** The deliveries of a batch of jobs with their bots' current webhook configuration. */
+const loadDeliveries = namedStatement(
+  'dispatcher.delivery.load-many',
   `SELECT d.id, d.bot_id, d.update_id, d.status, d.series, d.attempts, d.payload,
           b.delivery_mode, b.webhook_url, b.webhook_secret_ciphertext, b.webhook_allowed_ips,
           b.webhook_max_connections, (b.review_status = 'approved' AND b.status = 'enabled') AS available
      FROM webhook_deliveries d
      JOIN bots b ON b.id = d.bot_id
-    WHERE d.id = $1`,
+    WHERE d.id = ANY($1::uuid[])`,
 );
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Records a batch of attempts in one statement (one implicit transaction): each delivery moves on only
@@ -103,6 +106,27 @@ const recordAttempts = namedStatement(
    SELECT arrival FROM moved`,
 );
 
+function dueOrSkipped(job: DeliverJobData, row: LoadedRow | undefined): DueDelivery | SkipReason {
+  if (!row) return 'gone';
+  if (row.series !== job.series) return 'superseded';
+  if (row.status !== 'pending' && row.status !== 'retrying') return 'finished';
+  if (row.attempts >= MAX_DELIVERY_ATTEMPTS) return 'finished';
+  if (row.delivery_mode !== 'webhook' || !row.webhook_url || !row.webhook_secret_ciphertext) return 'not_webhook';
+  if (!row.available) return 'bot_unavailable';
+  return {
+    id: row.id,
+    botId: row.bot_id,
+    updateId: row.update_id,
+    series: row.series,
+    attempts: row.attempts,
+    payload: row.payload,
+    url: row.webhook_url,
+    secretCiphertext: row.webhook_secret_ciphertext,
+    allowedIps: row.webhook_allowed_ips,
+    maxConnections: row.webhook_max_connections,
+  };
+}
+
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** PostgreSQL side of the dispatcher: the delivery log stays the source of truth. */
@@ -110,27 +134,13 @@ const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 export class DeliveryStore {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async load(job: DeliverJobData): Promise<DueDelivery | SkipReason> {
-    const { rows } = await runNamed<LoadedRow>(this.dataSource, loadDelivery, [job.deliveryId]);
-    const row = rows[0];
-    if (!row) return 'gone';
-    if (row.series !== job.series) return 'superseded';
-    if (row.status !== 'pending' && row.status !== 'retrying') return 'finished';
-    if (row.attempts >= MAX_DELIVERY_ATTEMPTS) return 'finished';
-    if (row.delivery_mode !== 'webhook' || !row.webhook_url || !row.webhook_secret_ciphertext) return 'not_webhook';
-    if (!row.available) return 'bot_unavailable';
-    return {
-      id: row.id,
-      botId: row.bot_id,
-      updateId: row.update_id,
-      series: row.series,
-      attempts: row.attempts,
-      payload: row.payload,
-      url: row.webhook_url,
-      secretCiphertext: row.webhook_secret_ciphertext,
-      allowedIps: row.webhook_allowed_ips,
-      maxConnections: row.webhook_max_connections,
-    };
+  /** What each job finds, in order: its due delivery, or why it has nothing to do. One statement for all. */
+  async loadMany(jobs: readonly DeliverJobData[]): Promise<Array<DueDelivery | SkipReason>> {
+    // A malformed id (a job not written by bot-api) must not fail the statement of the whole batch.
+    const ids = [...new Set(jobs.map((job) => job.deliveryId).filter((id) => UUID.test(id)))];
+    const { rows } = ids.length > 0 ? await runNamed<LoadedRow>(this.dataSource, loadDeliveries, [ids]) : { rows: [] };
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return jobs.map((job) => dueOrSkipped(job, byId.get(job.deliveryId.toLowerCase())));
   }
 
   /**
