@@ -266,4 +266,29 @@ describe('delivery store: attempts recorded in batches (real PostgreSQL)', () =>
     ]);
     expect((found[0] as DueDelivery).payload).toEqual({ update_id: due.updateId });
   });
+  it('gives a delivery to an unconfirmed Update of a webhook bot that has none, never to one of a polling bot', async () => {
+    const hooked = await webhookBot();
+    const polling = await webhookBot();
+    await dataSource.query(`UPDATE bots SET delivery_mode = 'polling', webhook_url = NULL WHERE id = $1`, [polling]);
+    const orphan = async (botId: string): Promise<string> => {
+      const [row] = await dataSource.query(
+        `INSERT INTO updates (update_id, bot_id, type, payload)
+         VALUES (gen_random_uuid(), $1::varchar, 'message', '{}') RETURNING update_id`,
+        [botId],
+      );
+      return row.update_id;
+    };
+    const [hookedUpdate, pollingUpdate] = [await orphan(hooked), await orphan(polling)];
+    const alreadyDelivered = await pendingDelivery(hooked);
+
+    const adopted = await store.adoptOrphans(0, 500);
+    const created = await dataSource.query(
+      `SELECT update_id, bot_id, status FROM webhook_deliveries WHERE id = ANY($1::uuid[])`,
+      [adopted.map((row) => row.id)],
+    );
+    expect(created).toContainEqual({ update_id: hookedUpdate, bot_id: hooked, status: 'pending' });
+    expect(created.map((row: { update_id: string }) => row.update_id)).not.toContain(pollingUpdate);
+    expect(created.map((row: { update_id: string }) => row.update_id)).not.toContain(alreadyDelivered.updateId);
+    expect(await store.adoptOrphans(0, 500)).toEqual([]);
+  });
 });

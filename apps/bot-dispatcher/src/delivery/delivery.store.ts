@@ -194,15 +194,20 @@ export class DeliveryStore {
    * delivery. Gives each one (its own copy of the payload); returns the new deliveries.
    */
   async adoptOrphans(graceMs: number, limit: number): Promise<Array<{ id: string }>> {
+    // Driven by the webhook bots: the waiting Updates of polling bots (getUpdates backlogs) are never read.
     const rows: Array<{ id: string }> = await this.dataSource.query(
       `INSERT INTO webhook_deliveries (bot_id, update_seq, update_id, update_type, payload)
        SELECT u.bot_id, u.update_seq, u.update_id, u.type, u.payload
-         FROM updates u
-         JOIN bots b ON b.id = u.bot_id
-        WHERE NOT u.acknowledged
-          AND u.created_at <= now() - make_interval(secs => $1::double precision / 1000)
-          AND b.delivery_mode = 'webhook' AND b.webhook_url IS NOT NULL
-          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.update_id = u.update_id)
+         FROM bots b
+         CROSS JOIN LATERAL (
+           SELECT u.bot_id, u.update_seq, u.update_id, u.type, u.payload
+             FROM updates u
+            WHERE u.bot_id = b.id AND NOT u.acknowledged
+              AND u.created_at <= now() - make_interval(secs => $1::double precision / 1000)
+              AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.update_id = u.update_id)
+            ORDER BY u.update_seq
+            LIMIT $2) u
+        WHERE b.delivery_mode = 'webhook' AND b.webhook_url IS NOT NULL
         ORDER BY u.update_seq
         LIMIT $2
        ON CONFLICT (update_id) DO NOTHING
