@@ -19,7 +19,7 @@ describe('webhook connections across many bots (real HTTPS receiver)', () => {
   });
   const body = Buffer.from(JSON.stringify({ update_id: UPDATE_ID, type: 'message' }), 'utf8');
   const sender = (options: { maxAgents?: number; agentIdleMs?: number } = {}) => {
-    const created = new WebhookSender({ timeoutMs: 2000, allowPrivate: true, ca, ...options });
+    const created = new WebhookSender({ timeoutMs: 10_000, allowPrivate: true, ca, ...options });
     senders.push(created);
     return created;
   };
@@ -44,7 +44,7 @@ describe('webhook connections across many bots (real HTTPS receiver)', () => {
     const results = await Promise.all(
       Array.from({ length: 6 }, (_, i) => shared.send(target(`tls-bot-${i}`), body, UPDATE_ID)),
     );
-    expect(results.every((result) => result.ok)).toBe(true);
+    expect(results.filter((result) => !result.ok)).toEqual([]);
     // Six bots, so six Agents and at least six TLS connections.
     expect(new Set(receiver.requests.map((r) => r.socketId)).size).toBeGreaterThanOrEqual(6);
     expect(contexts).toHaveBeenCalledTimes(1);
