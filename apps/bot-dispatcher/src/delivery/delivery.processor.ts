@@ -9,7 +9,7 @@ import { BatchQueue } from './batch-queue';
 import { BotSlots } from './bot-slots';
 import { DeliveryMetrics } from './delivery.metrics';
 import { AttemptOutcome, DeliveryStore, DueDelivery, SkipReason } from './delivery.store';
-import { WebhookSender } from './webhook-sender';
+import { SendResult, WebhookSender } from './webhook-sender';
 
 /** How long a job waits when its bot is at max_connections on this replica. */
 const BUSY_RETRY_MS = 250;
@@ -62,19 +62,21 @@ export class DeliveryProcessor implements OnModuleDestroy {
       await job.moveToDelayed(Date.now() + BUSY_RETRY_MS + Math.floor(Math.random() * BUSY_RETRY_MS), token);
       throw new DelayedError();
     }
+    let result: SendResult;
     try {
-      return await this.attempt(delivery);
+      result = await this.post(delivery);
     } finally {
+      // The slot bounds open POSTs; waiting for the outcome's batch must not keep the bot's next delivery out.
       this.slots.release(delivery.botId);
     }
+    return this.record(delivery, result);
   }
 
-  private async attempt(delivery: DueDelivery): Promise<DeliverResult> {
-    const attempt = delivery.attempts + 1;
+  private post(delivery: DueDelivery): Promise<SendResult> {
     const secret = this.secretOf(delivery);
     // These exact bytes are signed and sent.
     const rawBody = Buffer.from(JSON.stringify(delivery.payload), 'utf8');
-    const result = await this.sender.send(
+    return this.sender.send(
       {
         botId: delivery.botId,
         url: delivery.url,
@@ -85,6 +87,10 @@ export class DeliveryProcessor implements OnModuleDestroy {
       rawBody,
       delivery.updateId,
     );
+  }
+
+  private async record(delivery: DueDelivery, result: SendResult): Promise<DeliverResult> {
+    const attempt = delivery.attempts + 1;
     this.metrics.latency.observe(result.latencyMs / 1000);
     const outcome: AttemptOutcome = result.ok
       ? 'succeeded'
