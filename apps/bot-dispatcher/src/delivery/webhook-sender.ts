@@ -87,7 +87,7 @@ export class WebhookSender {
     this.idleSweep.unref();
   }
 
-  /** Bots that currently have an Agent (for tests and metrics). */
+  /** How many bots currently hold an Agent with its connections. */
   get agentCount(): number {
     return this.agents.size;
   }
