@@ -68,6 +68,27 @@ export class DispatcherConfig extends ServiceConfig {
   @Max(1000)
   WEBHOOK_WORKER_CONCURRENCY = 50;
 
+  /** Most attempts recorded by one statement; outcomes that finish together are written together. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  WEBHOOK_RECORD_BATCH_MAX = 200;
+
+  /** How long an outcome waits for others to share its statement when none is being written. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(100)
+  WEBHOOK_RECORD_BATCH_WINDOW_MS = 2;
+
+  /** Bots whose keep-alive connections one replica keeps open; the least recently used beyond it are closed. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  WEBHOOK_MAX_AGENTS = 1000;
+
   override extraProblems(): string[] {
     const problems = super.extraProblems();
     if (this.DELIVERY_RETRY_DELAYS_MS.length !== MAX_DELIVERY_ATTEMPTS - 1) {

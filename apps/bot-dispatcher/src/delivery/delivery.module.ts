@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AttemptRecorder } from './attempt-recorder';
 import { DeliveryMetrics } from './delivery.metrics';
 import { DeliveryProcessor } from './delivery.processor';
 import { DeliveryStore } from './delivery.store';
@@ -8,6 +9,14 @@ import { WebhookWorker } from './webhook-worker';
 
 /** Consumes the webhook queue and keeps it in step with the PostgreSQL outbox. */
 @Module({
-  providers: [DeliveryStore, DeliveryMetrics, DeliveryProcessor, WebhookWorker, DeliverySweeper, DeliveryLogPurge],
+  providers: [
+    DeliveryStore,
+    AttemptRecorder,
+    DeliveryMetrics,
+    DeliveryProcessor,
+    WebhookWorker,
+    DeliverySweeper,
+    DeliveryLogPurge,
+  ],
 })
 export class DeliveryModule {}

@@ -11,7 +11,7 @@ import {
 } from '@app/webhook-queue';
 import { lookup as dnsLookup, LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates, SecureContext } from 'node:tls';
 import { performance } from 'node:perf_hooks';
 import { Agent } from 'undici';
 
@@ -37,6 +37,10 @@ export interface SenderOptions {
   allowPrivate: boolean;
   /** Extra trusted CA (PEM), added to the system roots. */
   ca?: string;
+  /** Bots whose Agent (and keep-alive connections) are kept; the least recently used beyond it is closed. */
+  maxAgents?: number;
+  /** An Agent unused for this long is closed with its connections. */
+  agentIdleMs?: number;
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -49,7 +53,12 @@ export class AddressRefusedError extends Error {
 interface BotAgent {
   key: string;
   agent: Agent;
+  lastUsed: number;
 }
+
+const DEFAULT_MAX_AGENTS = 1000;
+const DEFAULT_AGENT_IDLE_MS = 120_000;
+const KEEP_ALIVE_MS = 30_000;
 
 /**
  * POSTs signed webhooks over one keep-alive undici Agent per bot. The Agent's connection limit is the
@@ -57,13 +66,30 @@ interface BotAgent {
  * Every new connection resolves the host itself, keeps only addresses the policy accepts (public
  * unless allowPrivate; within allowed_ips when set) and connects to that IP while TLS still uses the
  * original host name for SNI and certificate checks.
+ *
+ * All connections share one TLS context: building one per connection (parsing every root certificate)
+ * was a large share of the CPU of a fresh connection. The Agents are kept in least-recently-used order
+ * and bounded, and an idle one is closed, so a replica serving many bots keeps its memory flat.
  */
 export class WebhookSender {
+  /** Insertion order is use order: the first entry is the least recently used. */
   private readonly agents = new Map<string, BotAgent>();
-  private readonly systemAndExtraCa?: string[];
+  private readonly tlsContext: SecureContext;
+  private readonly maxAgents: number;
+  private readonly agentIdleMs: number;
+  private readonly idleSweep: NodeJS.Timeout;
 
   constructor(private readonly options: SenderOptions) {
-    if (options.ca) this.systemAndExtraCa = [...rootCertificates, options.ca];
+    this.tlsContext = createSecureContext(options.ca ? { ca: [...rootCertificates, options.ca] } : {});
+    this.maxAgents = options.maxAgents ?? DEFAULT_MAX_AGENTS;
+    this.agentIdleMs = options.agentIdleMs ?? DEFAULT_AGENT_IDLE_MS;
+    this.idleSweep = setInterval(() => this.closeIdleAgents(), Math.min(this.agentIdleMs, KEEP_ALIVE_MS));
+    this.idleSweep.unref();
+  }
+
+  /** How many bots currently hold an Agent with its connections. */
+  get agentCount(): number {
+    return this.agents.size;
   }
 
   async send(target: WebhookTarget, rawBody: Buffer, updateId: string): Promise<SendResult> {
@@ -76,6 +102,10 @@ export class WebhookSender {
       if (refusal) return { ok: false, statusCode: null, latencyMs: elapsed(), error: refusal };
     }
     const signatures = signWebhook(target.secret, rawBody, Math.floor(Date.now() / 1000));
+    // Not AbortSignal.timeout: its timer would outlive a fast answer by the whole timeout, and at
+    // thousands of deliveries a second those timers were a large part of the heap.
+    const abort = new AbortController();
+    const deadline = setTimeout(() => abort.abort(), this.options.timeoutMs);
     try {
       const response = await this.agentFor(target).request({
         origin: url.origin,
@@ -90,7 +120,7 @@ export class WebhookSender {
           [UPDATE_ID_HEADER]: updateId,
         },
         body: rawBody,
-        signal: AbortSignal.timeout(this.options.timeoutMs),
+        signal: abort.signal,
       });
       // The receiver's answer is not used; reading a bounded part frees the connection for keep-alive.
       await response.body.dump({ limit: 64 * 1024 });
@@ -103,10 +133,13 @@ export class WebhookSender {
       };
     } catch (error) {
       return { ok: false, statusCode: null, latencyMs: elapsed(), error: this.describe(error) };
+    } finally {
+      clearTimeout(deadline);
     }
   }
 
   async close(): Promise<void> {
+    clearInterval(this.idleSweep);
     const agents = [...this.agents.values()];
     this.agents.clear();
     await Promise.all(agents.map(({ agent }) => agent.close().catch(() => undefined)));
@@ -115,20 +148,45 @@ export class WebhookSender {
   private agentFor(target: WebhookTarget): Agent {
     const key = `${target.maxConnections}|${(target.allowedIps ?? []).join(',')}`;
     const current = this.agents.get(target.botId);
-    if (current?.key === key) return current.agent;
+    if (current) this.agents.delete(target.botId);
+    if (current?.key === key) {
+      current.lastUsed = Date.now();
+      this.agents.set(target.botId, current);
+      return current.agent;
+    }
     // A changed configuration gets fresh connections; requests in flight on the old Agent finish first.
     if (current) void current.agent.close().catch(() => undefined);
     const agent = new Agent({
       connections: target.maxConnections,
-      keepAliveTimeout: 30_000,
+      keepAliveTimeout: KEEP_ALIVE_MS,
       connect: {
         timeout: Math.min(this.options.timeoutMs, 10_000),
-        ...(this.systemAndExtraCa ? { ca: this.systemAndExtraCa } : {}),
+        secureContext: this.tlsContext,
         lookup: this.lookupFor(target.allowedIps),
       },
     });
-    this.agents.set(target.botId, { key, agent });
+    this.agents.set(target.botId, { key, agent, lastUsed: Date.now() });
+    this.evictBeyondLimit();
     return agent;
+  }
+
+  /** close() lets requests in flight on an evicted Agent finish; the per-bot slots still bound them. */
+  private evictBeyondLimit(): void {
+    for (const [botId, entry] of this.agents) {
+      if (this.agents.size <= this.maxAgents) return;
+      this.agents.delete(botId);
+      void entry.agent.close().catch(() => undefined);
+    }
+  }
+
+  private closeIdleAgents(): void {
+    const cutoff = Date.now() - this.agentIdleMs;
+    for (const [botId, entry] of this.agents) {
+      // Use order: every later entry was used more recently.
+      if (entry.lastUsed > cutoff) return;
+      this.agents.delete(botId);
+      void entry.agent.close().catch(() => undefined);
+    }
   }
 
   private lookupFor(allowedIps: string[] | null) {

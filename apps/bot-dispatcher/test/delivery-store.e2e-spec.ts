@@ -1,0 +1,294 @@
+import { createTestDatabase, REPO_ROOT, TestDatabase, testDataSource } from '@app/testing';
+import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadConfig } from '@app/platform';
+import { DataSource } from 'typeorm';
+import { DispatcherConfig } from '../src/config/dispatcher.config';
+import { AttemptRecorder } from '../src/delivery/attempt-recorder';
+import { AttemptOutcome, AttemptRecord, DeliveryStore, DueDelivery } from '../src/delivery/delivery.store';
+
+/** The dispatcher works on the schema bot-api migrates: bot-api's migration files build the test database. */
+async function botMigrations(): Promise<Function[]> {
+  const dir = join(REPO_ROOT, 'apps/bot-api/src/database/migrations');
+  const files = readdirSync(dir)
+    .filter((name) => /^\d+-\w+\.ts$/.test(name))
+    .sort();
+  const modules: Array<Record<string, Function>> = await Promise.all(files.map((name) => import(join(dir, name))));
+  return modules.flatMap((exported) => Object.values(exported));
+}
+
+interface DeliveryRow {
+  status: string;
+  attempts: number;
+  series: number;
+  last_error: string | null;
+  last_status_code: number | null;
+  due_in_ms: number;
+  succeeded: boolean;
+  dead: boolean;
+  acknowledged: boolean;
+}
+
+describe('delivery store: attempts recorded in batches (real PostgreSQL)', () => {
+  let database: TestDatabase;
+  let dataSource: DataSource;
+  let store: DeliveryStore;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('bot', await botMigrations());
+    dataSource = testDataSource(database.name);
+    await dataSource.initialize();
+    store = new DeliveryStore(dataSource);
+  });
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await database?.drop();
+  });
+
+  async function webhookBot(): Promise<string> {
+    const id = randomBytes(12).toString('hex');
+    await dataSource.query(
+      `INSERT INTO bots (id, owner_id, name, review_status, status, delivery_mode, webhook_url, webhook_secret_ciphertext)
+       VALUES ($1::varchar, 'owner', 'store test', 'approved', 'enabled', 'webhook', 'https://hooks.example/' || $1::varchar, 'sealed')`,
+      [id],
+    );
+    return id;
+  }
+
+  /** An Update and its pending delivery, as bot-api writes them. */
+  async function pendingDelivery(botId: string): Promise<DueDelivery> {
+    const [row] = await dataSource.query(
+      `WITH u AS (
+         INSERT INTO updates (update_id, bot_id, type, payload)
+         VALUES (gen_random_uuid(), $1::varchar, 'message', '{}') RETURNING update_seq, update_id)
+       INSERT INTO webhook_deliveries (bot_id, update_seq, update_id, update_type, payload)
+       SELECT $1::varchar, update_seq, update_id, 'message', jsonb_build_object('update_id', update_id) FROM u
+       RETURNING id, update_id`,
+      [botId],
+    );
+    return {
+      id: row.id,
+      botId,
+      updateId: row.update_id,
+      series: 1,
+      attempts: 0,
+      payload: {},
+      url: 'https://hooks.example/',
+      secretCiphertext: 'sealed',
+      allowedIps: null,
+      maxConnections: 40,
+    };
+  }
+
+  function outcome(delivery: DueDelivery, result: AttemptOutcome, attempt = delivery.attempts + 1): AttemptRecord {
+    const ok = result === 'succeeded';
+    return {
+      delivery,
+      attempt,
+      outcome: result,
+      retryDelayMs: result === 'retrying' ? 60_000 : 0,
+      result: { ok, statusCode: ok ? 200 : 502, latencyMs: 12, error: ok ? null : `HTTP 502 (${attempt})` },
+    };
+  }
+
+  async function deliveryRow(id: string): Promise<DeliveryRow> {
+    const [row] = await dataSource.query(
+      `SELECT d.status, d.attempts, d.series, d.last_error, d.last_status_code,
+              extract(epoch FROM d.next_attempt_at - now()) * 1000 AS due_in_ms,
+              d.succeeded_at IS NOT NULL AS succeeded, d.dead_letter_at IS NOT NULL AS dead, u.acknowledged
+         FROM webhook_deliveries d JOIN updates u ON u.update_seq = d.update_seq
+        WHERE d.id = $1`,
+      [id],
+    );
+    return { ...row, due_in_ms: Number(row.due_in_ms) };
+  }
+
+  async function attemptLog(id: string) {
+    return dataSource.query(
+      `SELECT series, attempt, status_code, latency_ms, error FROM webhook_delivery_attempts
+        WHERE delivery_id = $1 ORDER BY series, attempt`,
+      [id],
+    );
+  }
+
+  it('records a mixed batch with one statement: each delivery moves on and logs its attempt', async () => {
+    const botId = await webhookBot();
+    const [good, flaky, last] = await Promise.all([1, 2, 3].map(() => pendingDelivery(botId)));
+    await dataSource.query(`UPDATE webhook_deliveries SET attempts = 4, status = 'retrying' WHERE id = $1`, [last.id]);
+    const recorded = await store.recordMany([
+      outcome(good, 'succeeded'),
+      outcome(flaky, 'retrying'),
+      outcome({ ...last, attempts: 4 }, 'dead_letter'),
+    ]);
+    expect(recorded).toEqual([true, true, true]);
+
+    expect(await deliveryRow(good.id)).toMatchObject({
+      status: 'succeeded',
+      attempts: 1,
+      succeeded: true,
+      dead: false,
+      last_error: null,
+      last_status_code: 200,
+      // Delivered by webhook means confirmed for getUpdates.
+      acknowledged: true,
+    });
+    const retrying = await deliveryRow(flaky.id);
+    expect(retrying).toMatchObject({
+      status: 'retrying',
+      attempts: 1,
+      last_error: 'HTTP 502 (1)',
+      acknowledged: false,
+    });
+    expect(retrying.due_in_ms).toBeGreaterThan(55_000);
+    expect(retrying.due_in_ms).toBeLessThanOrEqual(60_000);
+    expect(await deliveryRow(last.id)).toMatchObject({
+      status: 'dead_letter',
+      attempts: 5,
+      dead: true,
+      last_error: 'WEBHOOK_DELIVER_FAILED: 5 attempts failed; last: HTTP 502 (5)',
+      acknowledged: false,
+    });
+    expect(await attemptLog(good.id)).toEqual([
+      { series: 1, attempt: 1, status_code: 200, latency_ms: 12, error: null },
+    ]);
+    expect(await attemptLog(last.id)).toEqual([
+      { series: 1, attempt: 5, status_code: 502, latency_ms: 12, error: 'HTTP 502 (5)' },
+    ]);
+    // The bot shows the latest failure of the batch.
+    const [bot] = await dataSource.query(
+      `SELECT webhook_last_error_message, webhook_last_error_at IS NOT NULL AS failed FROM bots WHERE id = $1`,
+      [botId],
+    );
+    expect(bot).toEqual({ webhook_last_error_message: 'HTTP 502 (5)', failed: true });
+  });
+
+  it('records nothing for an attempt whose delivery moved on, and still records the rest of the batch', async () => {
+    const botId = await webhookBot();
+    const [redelivered, counted, deleted, fine] = await Promise.all([1, 2, 3, 4].map(() => pendingDelivery(botId)));
+    // A manual redelivery started series 2 while the series-1 attempt was in flight.
+    await dataSource.query(`UPDATE webhook_deliveries SET series = 2 WHERE id = $1`, [redelivered.id]);
+    // Another run of the same job already counted this attempt.
+    await dataSource.query(`UPDATE webhook_deliveries SET attempts = 1, status = 'retrying' WHERE id = $1`, [
+      counted.id,
+    ]);
+    // deleteWebhook removed the open delivery.
+    await dataSource.query(`DELETE FROM webhook_deliveries WHERE id = $1`, [deleted.id]);
+
+    const recorded = await store.recordMany([
+      outcome(redelivered, 'succeeded'),
+      outcome(counted, 'retrying'),
+      outcome(deleted, 'succeeded'),
+      outcome(fine, 'succeeded'),
+    ]);
+    expect(recorded).toEqual([false, false, false, true]);
+    expect(await deliveryRow(redelivered.id)).toMatchObject({ status: 'pending', series: 2, attempts: 0 });
+    expect(await deliveryRow(counted.id)).toMatchObject({ status: 'retrying', attempts: 1 });
+    for (const stale of [redelivered, counted, deleted]) expect(await attemptLog(stale.id)).toEqual([]);
+    expect(await deliveryRow(fine.id)).toMatchObject({ status: 'succeeded', attempts: 1, acknowledged: true });
+  });
+
+  it('counts one attempt once when it appears twice in a batch', async () => {
+    const delivery = await pendingDelivery(await webhookBot());
+    const recorded = await store.recordMany([outcome(delivery, 'retrying'), outcome(delivery, 'retrying')]);
+    expect(recorded.filter(Boolean)).toHaveLength(1);
+    expect(await deliveryRow(delivery.id)).toMatchObject({ status: 'retrying', attempts: 1 });
+    expect(await attemptLog(delivery.id)).toHaveLength(1);
+  });
+
+  it('counts each attempt once when two replicas record the same attempts at the same time', async () => {
+    const botId = await webhookBot();
+    const deliveries = await Promise.all(Array.from({ length: 40 }, () => pendingDelivery(botId)));
+    const replica = testDataSource(database.name);
+    await replica.initialize();
+    try {
+      const config = loadConfig(DispatcherConfig, { WEBHOOK_RECORD_BATCH_WINDOW_MS: '5' });
+      const recorders = [new AttemptRecorder(config, store), new AttemptRecorder(config, new DeliveryStore(replica))];
+      const batch = deliveries.map((delivery, i) => outcome(delivery, i % 3 === 0 ? 'succeeded' : 'retrying'));
+      const answers = await Promise.all(
+        recorders.map((recorder, r) =>
+          Promise.all((r === 0 ? batch : [...batch].reverse()).map((record) => recorder.record(record))),
+        ),
+      );
+      answers[1].reverse();
+      // Exactly one of the two recorded each attempt.
+      expect(answers[0].map((recorded, i) => Number(recorded) + Number(answers[1][i]))).toEqual(
+        deliveries.map(() => 1),
+      );
+      const [counts] = await dataSource.query(
+        `SELECT count(*)::int AS attempts, count(DISTINCT delivery_id)::int AS deliveries
+           FROM webhook_delivery_attempts WHERE delivery_id = ANY($1::uuid[])`,
+        [deliveries.map((d) => d.id)],
+      );
+      expect(counts).toEqual({ attempts: 40, deliveries: 40 });
+      const rows = await Promise.all(deliveries.map((d) => deliveryRow(d.id)));
+      expect(rows.every((row) => row.attempts === 1)).toBe(true);
+    } finally {
+      await replica.destroy();
+    }
+  });
+  it('loads the deliveries of many jobs with one statement, each with what it finds', async () => {
+    const botId = await webhookBot();
+    const [due, redelivered, finished, unhooked, disabled] = await Promise.all(
+      [1, 2, 3, 4, 5].map(async (i) => (i < 4 ? pendingDelivery(botId) : pendingDelivery(await webhookBot()))),
+    );
+    await dataSource.query(`UPDATE webhook_deliveries SET series = 2 WHERE id = $1`, [redelivered.id]);
+    await dataSource.query(
+      `UPDATE webhook_deliveries SET status = 'succeeded', attempts = 1, succeeded_at = now() WHERE id = $1`,
+      [finished.id],
+    );
+    await dataSource.query(`UPDATE bots SET delivery_mode = 'polling', webhook_url = NULL WHERE id = $1`, [
+      unhooked.botId,
+    ]);
+    await dataSource.query(`UPDATE bots SET status = 'disabled' WHERE id = $1`, [disabled.botId]);
+    const job = (deliveryId: string, series = 1) => ({ deliveryId, series, priorAttempts: 0 });
+
+    const found = await store.loadMany([
+      job(due.id),
+      job(redelivered.id),
+      job(finished.id),
+      job(unhooked.id),
+      job(disabled.id),
+      job('2b1f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d'),
+      // Not a uuid: answered without failing the statement of the others.
+      job('not-a-delivery'),
+      job(due.id),
+    ]);
+    expect(found).toEqual([
+      expect.objectContaining({ id: due.id, botId, series: 1, attempts: 0, url: `https://hooks.example/${botId}` }),
+      'superseded',
+      'finished',
+      'not_webhook',
+      'bot_unavailable',
+      'gone',
+      'gone',
+      expect.objectContaining({ id: due.id }),
+    ]);
+    expect((found[0] as DueDelivery).payload).toEqual({ update_id: due.updateId });
+  });
+  it('gives a delivery to an unconfirmed Update of a webhook bot that has none, never to one of a polling bot', async () => {
+    const hooked = await webhookBot();
+    const polling = await webhookBot();
+    await dataSource.query(`UPDATE bots SET delivery_mode = 'polling', webhook_url = NULL WHERE id = $1`, [polling]);
+    const orphan = async (botId: string): Promise<string> => {
+      const [row] = await dataSource.query(
+        `INSERT INTO updates (update_id, bot_id, type, payload)
+         VALUES (gen_random_uuid(), $1::varchar, 'message', '{}') RETURNING update_id`,
+        [botId],
+      );
+      return row.update_id;
+    };
+    const [hookedUpdate, pollingUpdate] = [await orphan(hooked), await orphan(polling)];
+    const alreadyDelivered = await pendingDelivery(hooked);
+
+    const adopted = await store.adoptOrphans(0, 500);
+    const created = await dataSource.query(
+      `SELECT update_id, bot_id, status FROM webhook_deliveries WHERE id = ANY($1::uuid[])`,
+      [adopted.map((row) => row.id)],
+    );
+    expect(created).toContainEqual({ update_id: hookedUpdate, bot_id: hooked, status: 'pending' });
+    expect(created.map((row: { update_id: string }) => row.update_id)).not.toContain(pollingUpdate);
+    expect(created.map((row: { update_id: string }) => row.update_id)).not.toContain(alreadyDelivered.updateId);
+    expect(await store.adoptOrphans(0, 500)).toEqual([]);
+  });
+});
