@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@app/envelope';
-import { EntityManager } from 'typeorm';
-import { loadPeople } from '../chats/chat-queries';
+import { namedStatement, runNamed } from '@app/platform';
+import { DataSource, EntityManager } from 'typeorm';
+import { isUuid, loadPeople } from '../chats/chat-queries';
 import { Chat } from '../chats/entities/chat.entity';
 import { FilesService } from '../files/files.service';
 import { StoredFile } from '../files/entities/file.entity';
@@ -18,6 +19,50 @@ export interface NewMessage {
   mentions?: string[];
   metadata?: MessageMetadata;
   replyMarkup?: Record<string, unknown> | null;
+}
+
+/**
+ * The whole send of a member in one statement: the sender's active membership, the reply target
+ * (live, same chat) and the insert are checked and done atomically, and the chat and the sender's
+ * directory entry come back with the new row, so nothing is read again afterwards.
+ */
+const INSERT_AS_MEMBER = namedStatement(
+  'bot_api_message_insert_as_member',
+  `WITH member AS (
+     SELECT c.id, c.type, c.title, u.name, u.username, u.is_bot
+       FROM chats c
+       JOIN chat_members cm ON cm.chat_id = c.id AND cm.user_id = $2 AND cm.state = 'active'
+       JOIN users u ON u.id = cm.user_id
+      WHERE c.id = $1
+   ), reply AS (
+     SELECT $6::bigint IS NULL
+            OR EXISTS (SELECT 1 FROM messages r WHERE r.id = $6::bigint AND r.chat_id = $1 AND r.deleted_at IS NULL) AS ok
+   ), written AS (
+     INSERT INTO messages (chat_id, sender_id, kind, text, file_id, reply_to_message_id, mentions, metadata, reply_markup)
+     SELECT member.id, $2, $3, $4, $5, $6::bigint, $7::jsonb, $8::jsonb, $9::jsonb FROM member, reply WHERE reply.ok
+     RETURNING id, created_at
+   )
+   SELECT member.type, member.title, member.name, member.username, member.is_bot,
+          reply.ok AS reply_ok, written.id, written.created_at
+     FROM member CROSS JOIN reply LEFT JOIN written ON true`,
+);
+
+interface InsertAsMemberRow {
+  type: ChatRef['type'];
+  title: string | null;
+  name: string;
+  username: string | null;
+  is_bot: boolean;
+  reply_ok: boolean;
+  id: string | null;
+  created_at: Date | null;
+}
+
+/** A message written by `insertAsMember`, with what its view needs. */
+export interface WrittenMessage {
+  message: Message;
+  chat: ChatRef;
+  sender: Person;
 }
 
 export function parseMessageId(value: unknown): number | null {
@@ -43,6 +88,54 @@ export class MessageStore {
       replyMarkup: input.replyMarkup ?? null,
     });
     return manager.getRepository(Message).save(message);
+  }
+
+  /**
+   * Writes the message if its sender is an active member of the chat (else 404 like an unknown chat)
+   * and its reply target is a live message of that chat (else 404). One statement: on the pool it is
+   * its own transaction; given a transaction's manager it joins that transaction.
+   */
+  async insertAsMember(on: DataSource | EntityManager, input: NewMessage): Promise<WrittenMessage> {
+    const chatNotFound = new ApiError(404, undefined, 'Chat not found');
+    if (!isUuid(input.chatId)) throw chatNotFound;
+    const replyTo = input.replyToMessageId ?? null;
+    if (input.replyToMessageId != null && parseMessageId(replyTo) === null) {
+      throw new ApiError(404, undefined, 'Message not found');
+    }
+    const message = {
+      chatId: input.chatId,
+      senderId: input.senderId,
+      kind: input.kind,
+      text: input.text ?? null,
+      fileId: input.fileId ?? null,
+      replyToMessageId: replyTo,
+      mentions: input.mentions ?? [],
+      metadata: input.metadata ?? {},
+      replyMarkup: input.replyMarkup ?? null,
+      editedAt: null,
+      deletedAt: null,
+    };
+    const { rows } = await runNamed<InsertAsMemberRow>(on, INSERT_AS_MEMBER, [
+      message.chatId,
+      message.senderId,
+      message.kind,
+      message.text,
+      message.fileId,
+      message.replyToMessageId,
+      JSON.stringify(message.mentions),
+      JSON.stringify(message.metadata),
+      message.replyMarkup === null ? null : JSON.stringify(message.replyMarkup),
+    ]);
+    const row = rows[0];
+    if (!row) throw chatNotFound;
+    if (!row.reply_ok || row.id === null || row.created_at === null) {
+      throw new ApiError(404, undefined, 'Message not found');
+    }
+    return {
+      message: { ...message, id: Number(row.id), createdAt: row.created_at },
+      chat: { id: input.chatId, type: row.type, title: row.title },
+      sender: { id: input.senderId, name: row.name, username: row.username, isBot: row.is_bot },
+    };
   }
 
   /** A live (not deleted) message of the chat, else 404; `lock` serialises edits and deletions of it. */
