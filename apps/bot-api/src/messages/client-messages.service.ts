@@ -56,8 +56,8 @@ export class ClientMessagesService {
     if (parts > 1) throw ApiError.badRequest('Send either file_id or location, not both');
     if (parts === 0 && dto.text === undefined) throw ApiError.badRequest('text, file_id or location is required');
     if (dto.location && dto.text !== undefined) throw ApiError.badRequest('A location message carries no text');
+    // The file decides the kind, so it is checked first; the membership check is part of the insert.
     return this.dataSource.transaction(async (manager) => {
-      const { chat } = await requireActiveMember(manager, chatId, account.id);
       let file: StoredFile | null = null;
       if (dto.file_id) {
         file = await this.files.visibleToUser(manager, dto.file_id, account.id);
@@ -65,23 +65,25 @@ export class ClientMessagesService {
           throw ApiError.badRequest(`A caption has at most ${CAPTION_MAX} characters`);
         }
       }
-      if (dto.reply_to_message_id !== undefined) await this.store.findInChat(manager, chat.id, dto.reply_to_message_id);
       const kind: MessageKind = file ? kindForMime(file.mimeType) : dto.location ? 'location' : 'text';
-      const message = await this.store.insert(manager, {
-        chatId: chat.id,
-        senderId: account.id,
-        kind,
-        text: dto.text,
-        fileId: file?.id,
-        replyToMessageId: dto.reply_to_message_id,
-        mentions: dto.mentions,
-        metadata: dto.location
-          ? { location: { latitude: dto.location.latitude, longitude: dto.location.longitude } }
-          : {},
-      });
-      const sender = await loadPerson(manager, account.id);
-      await this.events.messagePosted(manager, chat, message, sender, file);
-      return this.store.view(message, chat, sender, file);
+      const written = await this.store.insertAsMember(
+        manager,
+        {
+          chatId,
+          senderId: account.id,
+          kind,
+          text: dto.text,
+          fileId: file?.id,
+          replyToMessageId: dto.reply_to_message_id,
+          mentions: dto.mentions,
+          metadata: dto.location
+            ? { location: { latitude: dto.location.latitude, longitude: dto.location.longitude } }
+            : {},
+        },
+        true,
+      );
+      await this.events.messagePosted(manager, written, file);
+      return this.store.view(written.message, written.chat, written.sender, file);
     });
   }
 

@@ -5,7 +5,7 @@ import { UpdatesService } from '../updates/updates.service';
 import { UpdateType } from '../updates/update-types';
 import { Message, MessageKind } from './entities/message.entity';
 import { ChatRef, messageView, Person, unixSeconds, userView } from './message-view';
-import { MessageStore } from './message-store.service';
+import { MessageStore, WrittenMessage } from './message-store.service';
 import { groupMessageVisibleTo } from './privacy';
 import type { StoredFile } from '../files/entities/file.entity';
 
@@ -31,20 +31,31 @@ export class MessageEventsService {
     private readonly store: MessageStore,
   ) {}
 
-  /** Bots never receive messages of bots (their own or others'), as in Telegram. */
-  async messagePosted(
-    manager: EntityManager,
-    chat: ChatRef,
-    message: Message,
-    sender: Person,
-    file: StoredFile | null,
-  ) {
+  /**
+   * A new message, as written by MessageStore.insertAsMember with its chat's bots: one statement
+   * writes the Updates of every bot that sees it. Bots never receive messages of bots (their own
+   * or others'), as in Telegram.
+   */
+  async messagePosted(manager: EntityManager, written: WrittenMessage, file: StoredFile | null) {
+    const { message, chat, sender } = written;
     if (sender.isBot) return;
+    const bots =
+      chat.type === 'private'
+        ? written.bots
+        : written.bots.filter((bot) =>
+            groupMessageVisibleTo(bot, {
+              text: message.text,
+              mentions: message.mentions,
+              replyToSenderId: written.replyToSenderId,
+            }),
+          );
+    if (bots.length === 0) return;
     const type = updateTypeOf(message.kind);
-    const view = messageView(message, chat, sender, file);
-    for (const bot of await this.audience(manager, chat, message)) {
-      await this.updates.emit(manager, { bot, type, payload: { message: view }, messageId: message.id });
-    }
+    const payload = { message: messageView(message, chat, sender, file) };
+    await this.updates.emitAll(
+      manager,
+      bots.map((bot) => ({ bot, type, payload, messageId: message.id })),
+    );
   }
 
   async messageEdited(manager: EntityManager, chat: ChatRef, message: Message, sender: Person) {

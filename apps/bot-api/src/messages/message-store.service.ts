@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '@app/envelope';
 import { namedStatement, runNamed } from '@app/platform';
 import { DataSource, EntityManager } from 'typeorm';
-import { isUuid, loadPeople } from '../chats/chat-queries';
+import { botsInChatJson, ChatBot, ChatBotRow, isUuid, loadPeople, toChatBot } from '../chats/chat-queries';
 import { Chat } from '../chats/entities/chat.entity';
 import { FilesService } from '../files/files.service';
 import { StoredFile } from '../files/entities/file.entity';
@@ -24,27 +24,36 @@ export interface NewMessage {
 /**
  * The whole send of a member in one statement: the sender's active membership, the reply target
  * (live, same chat) and the insert are checked and done atomically, and the chat and the sender's
- * directory entry come back with the new row, so nothing is read again afterwards.
+ * directory entry come back with the new row, so nothing is read again afterwards. `extra` adds
+ * columns read in the same statement.
  */
-const INSERT_AS_MEMBER = namedStatement(
-  'bot_api_message_insert_as_member',
-  `WITH member AS (
+function insertAsMemberSql(extra = ''): string {
+  return `WITH member AS (
      SELECT c.id, c.type, c.title, u.name, u.username, u.is_bot
        FROM chats c
        JOIN chat_members cm ON cm.chat_id = c.id AND cm.user_id = $2 AND cm.state = 'active'
        JOIN users u ON u.id = cm.user_id
       WHERE c.id = $1
    ), reply AS (
-     SELECT $6::bigint IS NULL
-            OR EXISTS (SELECT 1 FROM messages r WHERE r.id = $6::bigint AND r.chat_id = $1 AND r.deleted_at IS NULL) AS ok
+     SELECT $6::bigint IS NULL OR r.id IS NOT NULL AS ok, r.sender_id
+       FROM (SELECT 1) one
+       LEFT JOIN messages r ON r.id = $6::bigint AND r.chat_id = $1 AND r.deleted_at IS NULL
    ), written AS (
      INSERT INTO messages (chat_id, sender_id, kind, text, file_id, reply_to_message_id, mentions, metadata, reply_markup)
      SELECT member.id, $2, $3, $4, $5, $6::bigint, $7::jsonb, $8::jsonb, $9::jsonb FROM member, reply WHERE reply.ok
      RETURNING id, created_at
    )
    SELECT member.type, member.title, member.name, member.username, member.is_bot,
-          reply.ok AS reply_ok, written.id, written.created_at
-     FROM member CROSS JOIN reply LEFT JOIN written ON true`,
+          reply.ok AS reply_ok, reply.sender_id AS reply_to_sender_id, written.id, written.created_at${extra}
+     FROM member CROSS JOIN reply LEFT JOIN written ON true`;
+}
+
+const INSERT_AS_MEMBER = namedStatement('bot_api_message_insert_as_member', insertAsMemberSql());
+
+/** The same, also reading the bots of the chat that a person's message may have to reach. */
+const INSERT_AS_MEMBER_WITH_BOTS = namedStatement(
+  'bot_api_message_insert_as_member_with_bots',
+  insertAsMemberSql(`, ${botsInChatJson('member.id')} AS bots`),
 );
 
 interface InsertAsMemberRow {
@@ -54,8 +63,10 @@ interface InsertAsMemberRow {
   username: string | null;
   is_bot: boolean;
   reply_ok: boolean;
+  reply_to_sender_id: string | null;
   id: string | null;
   created_at: Date | null;
+  bots?: ChatBotRow[];
 }
 
 /** A message written by `insertAsMember`, with what its view needs. */
@@ -63,6 +74,10 @@ export interface WrittenMessage {
   message: Message;
   chat: ChatRef;
   sender: Person;
+  /** Sender of the message replied to, if any. */
+  replyToSenderId: string | null;
+  /** Usable bots that are active members of the chat; only when asked for with `withBots`. */
+  bots: ChatBot[];
 }
 
 export function parseMessageId(value: unknown): number | null {
@@ -95,7 +110,11 @@ export class MessageStore {
    * and its reply target is a live message of that chat (else 404). One statement: on the pool it is
    * its own transaction; given a transaction's manager it joins that transaction.
    */
-  async insertAsMember(on: DataSource | EntityManager, input: NewMessage): Promise<WrittenMessage> {
+  async insertAsMember(
+    on: DataSource | EntityManager,
+    input: NewMessage,
+    withBots = false,
+  ): Promise<WrittenMessage> {
     const chatNotFound = new ApiError(404, undefined, 'Chat not found');
     if (!isUuid(input.chatId)) throw chatNotFound;
     const replyTo = input.replyToMessageId ?? null;
@@ -115,7 +134,8 @@ export class MessageStore {
       editedAt: null,
       deletedAt: null,
     };
-    const { rows } = await runNamed<InsertAsMemberRow>(on, INSERT_AS_MEMBER, [
+    const statement = withBots ? INSERT_AS_MEMBER_WITH_BOTS : INSERT_AS_MEMBER;
+    const { rows } = await runNamed<InsertAsMemberRow>(on, statement, [
       message.chatId,
       message.senderId,
       message.kind,
@@ -135,6 +155,8 @@ export class MessageStore {
       message: { ...message, id: Number(row.id), createdAt: row.created_at },
       chat: { id: input.chatId, type: row.type, title: row.title },
       sender: { id: input.senderId, name: row.name, username: row.username, isBot: row.is_bot },
+      replyToSenderId: row.reply_to_sender_id,
+      bots: (row.bots ?? []).map(toChatBot),
     };
   }
 
