@@ -6,6 +6,7 @@ import { DataSource, IsNull } from 'typeorm';
 import { isManager, loadPerson, requireActiveMember } from '../chats/chat-queries';
 import { FilesService } from '../files/files.service';
 import { StoredFile } from '../files/entities/file.entity';
+import { UpdatesService } from '../updates/updates.service';
 import { ChatActionsService } from './chat-actions.service';
 import { CAPTION_MAX, EditMessageTextDto, ListMessagesQuery, PostMessageDto } from './dto/client-messages.dto';
 import { Message, MessageKind } from './entities/message.entity';
@@ -30,6 +31,7 @@ export class ClientMessagesService {
     private readonly events: MessageEventsService,
     private readonly files: FilesService,
     private readonly actions: ChatActionsService,
+    private readonly updates: UpdatesService,
   ) {}
 
   /** Newest first; page 1 is the latest messages. Bot replies are ordinary messages of the chat. */
@@ -56,35 +58,37 @@ export class ClientMessagesService {
     if (parts > 1) throw ApiError.badRequest('Send either file_id or location, not both');
     if (parts === 0 && dto.text === undefined) throw ApiError.badRequest('text, file_id or location is required');
     if (dto.location && dto.text !== undefined) throw ApiError.badRequest('A location message carries no text');
-    // The file decides the kind, so it is checked first; the membership check is part of the insert.
-    return this.dataSource.transaction(async (manager) => {
-      let file: StoredFile | null = null;
-      if (dto.file_id) {
-        file = await this.files.visibleToUser(manager, dto.file_id, account.id);
-        if (dto.text && dto.text.length > CAPTION_MAX) {
-          throw ApiError.badRequest(`A caption has at most ${CAPTION_MAX} characters`);
-        }
+    // Two statements and no explicit transaction: a read that draws the message id (so the Updates,
+    // whose ids derive from it, are built here), then one statement that writes the message, its
+    // Updates and outbox rows atomically, and only while the sender is still a member.
+    let file: StoredFile | null = null;
+    if (dto.file_id) {
+      file = await this.files.visibleToUser(this.dataSource.manager, dto.file_id, account.id);
+      if (dto.text && dto.text.length > CAPTION_MAX) {
+        throw ApiError.badRequest(`A caption has at most ${CAPTION_MAX} characters`);
       }
-      const kind: MessageKind = file ? kindForMime(file.mimeType) : dto.location ? 'location' : 'text';
-      const written = await this.store.insertAsMember(
-        manager,
-        {
-          chatId,
-          senderId: account.id,
-          kind,
-          text: dto.text,
-          fileId: file?.id,
-          replyToMessageId: dto.reply_to_message_id,
-          mentions: dto.mentions,
-          metadata: dto.location
-            ? { location: { latitude: dto.location.latitude, longitude: dto.location.longitude } }
-            : {},
-        },
-        true,
-      );
-      await this.events.messagePosted(manager, written, file);
-      return this.store.view(written.message, written.chat, written.sender, file);
-    });
+    }
+    const replyTo = dto.reply_to_message_id ?? null;
+    const reserved = await this.store.reserveAsMember(this.dataSource, chatId, account.id, replyTo);
+    const message: Message = {
+      id: reserved.id,
+      chatId,
+      senderId: account.id,
+      kind: file ? kindForMime(file.mimeType) : dto.location ? 'location' : 'text',
+      text: dto.text ?? null,
+      fileId: file?.id ?? null,
+      replyToMessageId: replyTo,
+      mentions: dto.mentions ?? [],
+      metadata: dto.location ? { location: { latitude: dto.location.latitude, longitude: dto.location.longitude } } : {},
+      replyMarkup: null,
+      createdAt: reserved.createdAt,
+      editedAt: null,
+      deletedAt: null,
+    };
+    const updates = this.updates.columnsOf(this.events.messagePostedEvents(reserved, message, file));
+    const written = await this.store.insertReserved(this.dataSource, message, updates);
+    this.updates.written(this.dataSource.manager, written);
+    return this.store.view(message, reserved.chat, reserved.sender, file);
   }
 
   async edit(account: Account, chatId: string, messageId: string, dto: EditMessageTextDto) {

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { botOfUser, botsInChat, ChatBot } from '../chats/chat-queries';
-import { UpdatesService } from '../updates/updates.service';
+import { UpdateEvent, UpdatesService } from '../updates/updates.service';
 import { UpdateType } from '../updates/update-types';
 import { Message, MessageKind } from './entities/message.entity';
 import { ChatRef, messageView, Person, unixSeconds, userView } from './message-view';
-import { MessageStore, WrittenMessage } from './message-store.service';
+import { MessageStore, ReservedMessage } from './message-store.service';
 import { groupMessageVisibleTo } from './privacy';
 import type { StoredFile } from '../files/entities/file.entity';
 
@@ -32,30 +32,26 @@ export class MessageEventsService {
   ) {}
 
   /**
-   * A new message, as written by MessageStore.insertAsMember with its chat's bots: one statement
-   * writes the Updates of every bot that sees it. Bots never receive messages of bots (their own
-   * or others'), as in Telegram.
+   * The Updates of a person's new message (reserved with MessageStore.reserveAsMember, which read
+   * the chat's bots): every bot of a private chat, and the bots of a group that privacy lets it
+   * reach. Bots never receive messages of bots (their own or others'), as in Telegram.
    */
-  async messagePosted(manager: EntityManager, written: WrittenMessage, file: StoredFile | null) {
-    const { message, chat, sender } = written;
-    if (sender.isBot) return;
+  messagePostedEvents(reserved: ReservedMessage, message: Message, file: StoredFile | null): UpdateEvent[] {
+    const { chat, sender } = reserved;
+    if (sender.isBot) return [];
     const bots =
       chat.type === 'private'
-        ? written.bots
-        : written.bots.filter((bot) =>
+        ? reserved.bots
+        : reserved.bots.filter((bot) =>
             groupMessageVisibleTo(bot, {
               text: message.text,
               mentions: message.mentions,
-              replyToSenderId: written.replyToSenderId,
+              replyToSenderId: reserved.replyToSenderId,
             }),
           );
-    if (bots.length === 0) return;
     const type = updateTypeOf(message.kind);
     const payload = { message: messageView(message, chat, sender, file) };
-    await this.updates.emitAll(
-      manager,
-      bots.map((bot) => ({ bot, type, payload, messageId: message.id })),
-    );
+    return bots.map((bot) => ({ bot, type, payload, messageId: message.id }));
   }
 
   async messageEdited(manager: EntityManager, chat: ChatRef, message: Message, sender: Person) {
