@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ApiError } from '@app/envelope';
-import { createRedis, REDIS } from '@app/platform';
+import { createRedis, namedStatement, REDIS, runNamed } from '@app/platform';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { BotTokenCache } from '../bot-auth/bot-token-cache';
@@ -13,6 +13,21 @@ import { pollsChannel, updatesChannel } from './update-notifier';
 import { UpdatesMetrics } from './updates.metrics';
 
 export const DEFAULT_UPDATES_LIMIT = 100;
+
+/** Walks updates_pending (bot_id, update_seq) WHERE NOT acknowledged: the bot's own backlog only. */
+const PENDING_UPDATES = namedStatement(
+  'bot_api_updates_pending',
+  `SELECT update_seq, payload FROM updates
+    WHERE bot_id = $1 AND NOT acknowledged AND update_seq >= $2
+      AND created_at > now() - make_interval(hours => $3)
+    ORDER BY update_seq
+    LIMIT $4`,
+);
+
+const ACKNOWLEDGE_BELOW = namedStatement(
+  'bot_api_updates_acknowledge_below',
+  `UPDATE updates SET acknowledged = true WHERE bot_id = $1 AND update_seq < $2 AND NOT acknowledged`,
+);
 
 function sameList(a: readonly string[] | null, b: readonly string[] | null): boolean {
   if (a === null || b === null) return a === b;
@@ -150,20 +165,16 @@ export class PollingService implements OnModuleInit, OnModuleDestroy {
     this.tokenCache.invalidate(bot.id);
   }
 
+  /** update_seq starts at 1, so an offset of 1 or less confirms nothing and costs no statement. */
   private async acknowledgeBelow(botId: string, offset: number): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE updates SET acknowledged = true WHERE bot_id = $1 AND update_seq < $2 AND NOT acknowledged`,
-      [botId, offset],
-    );
+    if (offset <= 1) return;
+    await runNamed(this.dataSource, ACKNOWLEDGE_BELOW, [botId, offset]);
   }
 
   private async pending(botId: string, offset: number | undefined, limit: number) {
-    const rows: Array<{ update_seq: string; payload: Record<string, unknown> }> = await this.dataSource.query(
-      `SELECT update_seq, payload FROM updates
-        WHERE bot_id = $1 AND NOT acknowledged AND update_seq >= $2
-          AND created_at > now() - make_interval(hours => $3)
-        ORDER BY update_seq
-        LIMIT $4`,
+    const { rows } = await runNamed<{ update_seq: string; payload: Record<string, unknown> }>(
+      this.dataSource,
+      PENDING_UPDATES,
       [botId, offset ?? 0, this.config.UPDATES_RETENTION_HOURS, limit],
     );
     return rows.map((row) => ({ ...row.payload, update_seq: Number(row.update_seq) }));
