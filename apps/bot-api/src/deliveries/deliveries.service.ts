@@ -32,9 +32,15 @@ const DELIVERY_PAGE = namedStatement(
     WHERE b.id = $1 AND b.owner_id = $2`,
 );
 
+/** Without a status filter the count is an index-only scan of webhook_deliveries_bot. */
 const DELIVERY_COUNT = namedStatement(
   'bot_api_deliveries_count',
-  `SELECT count(*) AS total FROM webhook_deliveries WHERE bot_id = $1 AND ($2::varchar IS NULL OR status = $2::varchar)`,
+  `SELECT count(*) AS total FROM webhook_deliveries WHERE bot_id = $1`,
+);
+
+const DELIVERY_COUNT_IN_STATUS = namedStatement(
+  'bot_api_deliveries_count_in_status',
+  `SELECT count(*) AS total FROM webhook_deliveries WHERE bot_id = $1 AND status = $2`,
 );
 
 /**
@@ -100,7 +106,11 @@ export class DeliveriesService {
     const key = `${botId}:${status ?? ''}`;
     const remembered = this.totals.get(key);
     if (remembered && remembered.until > Date.now()) return remembered.total;
-    const { rows } = await runNamed<{ total: string }>(this.dataSource, DELIVERY_COUNT, [botId, status]);
+    const { rows } = await runNamed<{ total: string }>(
+      this.dataSource,
+      status === null ? DELIVERY_COUNT : DELIVERY_COUNT_IN_STATUS,
+      status === null ? [botId] : [botId, status],
+    );
     const total = Number(rows[0].total);
     this.totals.delete(key);
     if (total >= LARGE_TOTAL) {
