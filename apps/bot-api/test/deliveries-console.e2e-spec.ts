@@ -48,14 +48,20 @@ describe('deliveries console list', () => {
     await seed(bot, 7);
     const all = await ok('dev-1', bot.botId);
     expect(all.body.data).toMatchObject({ total: 7, page: 1, page_size: 20 });
-    expect(await seqs(bot.botId, all.body.data.items.map((d: { update_id: string }) => d.update_id))).toEqual([
-      7, 6, 5, 4, 3, 2, 1,
-    ]);
+    expect(
+      await seqs(
+        bot.botId,
+        all.body.data.items.map((d: { update_id: string }) => d.update_id),
+      ),
+    ).toEqual([7, 6, 5, 4, 3, 2, 1]);
     const second = await ok('dev-1', bot.botId, '?page=2&pageSize=3');
     expect(second.body.data).toMatchObject({ total: 7, page: 2, page_size: 3 });
-    expect(await seqs(bot.botId, second.body.data.items.map((d: { update_id: string }) => d.update_id))).toEqual([
-      4, 3, 2,
-    ]);
+    expect(
+      await seqs(
+        bot.botId,
+        second.body.data.items.map((d: { update_id: string }) => d.update_id),
+      ),
+    ).toEqual([4, 3, 2]);
     const dead = await ok('dev-1', bot.botId, '?status=dead_letter&pageSize=1');
     expect(dead.body.data.total).toBe(2);
     expect(dead.body.data.items[0]).toMatchObject({ status: 'dead_letter', dead_letter_at: expect.any(String) });

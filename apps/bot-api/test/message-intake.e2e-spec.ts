@@ -17,9 +17,10 @@ describe('message intake writes', () => {
     hooked = await createApprovedBot(ctx, 'dev-1', { username: 'hooked_bot' });
     polled = await createApprovedBot(ctx, 'dev-2', { username: 'polled_bot' });
     // No dispatcher runs here: deliveries stay pending, so their rows can be counted.
-    await callBot(ctx, hooked.token, 'setWebhook', { url: 'https://127.0.0.1:9/hook', secret_token: 'secret-1' }).expect(
-      200,
-    );
+    await callBot(ctx, hooked.token, 'setWebhook', {
+      url: 'https://127.0.0.1:9/hook',
+      secret_token: 'secret-1',
+    }).expect(200);
     await ensureUsers(ctx, 'bob');
     const group = await request(ctx.app.getHttpServer())
       .post('/api/v1/bots/client/chats')
@@ -68,7 +69,9 @@ describe('message intake writes', () => {
       .get(`/api/v1/bots/client/chats/${groupId}/messages`)
       .set('Authorization', `Bearer ${await ctx.jwt('alice')}`)
       .expect(200);
-    const dateOf = new Map(listed.body.data.items.map((m: { message_id: number; date: number }) => [m.message_id, m.date]));
+    const dateOf = new Map(
+      listed.body.data.items.map((m: { message_id: number; date: number }) => [m.message_id, m.date]),
+    );
     for (const update of updates) expect(dateOf.get(Number(update.message_id))).toBe(Number(update.date));
   });
 
@@ -82,7 +85,10 @@ describe('message intake writes', () => {
       .send({ bot_id: polled.botId })
       .expect(201);
     const elsewhere = await postAs('alice', other.body.data.id, { text: 'hi' });
-    const crossReply = await postAs('alice', groupId, { text: '/x', reply_to_message_id: elsewhere.body.data.message_id });
+    const crossReply = await postAs('alice', groupId, {
+      text: '/x',
+      reply_to_message_id: elsewhere.body.data.message_id,
+    });
     expect(crossReply.status).toBe(404);
     const after: Array<{ n: string }> = await db.query(`SELECT count(*) AS n FROM updates`);
     // Only the private message to the polled bot added an Update.

@@ -97,8 +97,7 @@ export class DeliveriesService {
     ]);
     if (rows.length === 0) throw ApiError.notFound('Bot');
     const items = rows.filter((row) => row.update_id !== null).map((row) => deliveryView(deliveryOf(row)));
-    const total =
-      skip === 0 && items.length < pageSize ? items.length : await this.total(botId, status);
+    const total = skip === 0 && items.length < pageSize ? items.length : await this.total(botId, status);
     return { items, total, page, page_size: pageSize };
   }
 

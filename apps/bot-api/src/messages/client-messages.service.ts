@@ -58,9 +58,9 @@ export class ClientMessagesService {
     if (parts > 1) throw ApiError.badRequest('Send either file_id or location, not both');
     if (parts === 0 && dto.text === undefined) throw ApiError.badRequest('text, file_id or location is required');
     if (dto.location && dto.text !== undefined) throw ApiError.badRequest('A location message carries no text');
-    // Two statements and no explicit transaction: a read that draws the message id (so the Updates,
-    // whose ids derive from it, are built here), then one statement that writes the message, its
-    // Updates and outbox rows atomically, and only while the sender is still a member.
+    // No explicit transaction: reads (the file, then the chat with a drawn message id, from which the
+    // Updates' ids derive), then one statement that writes the message, its Updates and outbox rows
+    // atomically, and only while the sender is still a member.
     let file: StoredFile | null = null;
     if (dto.file_id) {
       file = await this.files.visibleToUser(this.dataSource.manager, dto.file_id, account.id);
@@ -79,7 +79,9 @@ export class ClientMessagesService {
       fileId: file?.id ?? null,
       replyToMessageId: replyTo,
       mentions: dto.mentions ?? [],
-      metadata: dto.location ? { location: { latitude: dto.location.latitude, longitude: dto.location.longitude } } : {},
+      metadata: dto.location
+        ? { location: { latitude: dto.location.latitude, longitude: dto.location.longitude } }
+        : {},
       replyMarkup: null,
       createdAt: reserved.createdAt,
       editedAt: null,
