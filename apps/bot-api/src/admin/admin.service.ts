@@ -8,6 +8,7 @@ import { botView, BotView, Page } from '../bots/bot.view';
 import { pageOf } from '../bots/dto/page-query.dto';
 import { Bot, systemUserIdFor } from '../bots/entities/bot.entity';
 import { compactRateLimits } from '../bots/rate-limits';
+import { BotTokenCache } from '../bot-auth/bot-token-cache';
 import { BotConfig } from '../config/bot.config';
 import { AdminBotsQueryDto, AdminUpdateBotDto, RejectBotDto } from './dto/admin-bots.dto';
 
@@ -18,6 +19,7 @@ export class AdminBotsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly credentials: BotCredentialsService,
     private readonly config: BotConfig,
+    private readonly tokenCache: BotTokenCache,
   ) {}
 
   async list(query: AdminBotsQueryDto): Promise<Page<BotView>> {
@@ -75,7 +77,7 @@ export class AdminBotsService {
   }
 
   async update(botId: string, dto: AdminUpdateBotDto): Promise<BotView> {
-    return this.dataSource.transaction(async (manager) => {
+    const view = await this.dataSource.transaction(async (manager) => {
       const repo = manager.getRepository(Bot);
       const bot = await repo.findOne({ where: { id: botId }, lock: { mode: 'pessimistic_write' } });
       if (!bot) throw ApiError.notFound('Bot');
@@ -88,6 +90,8 @@ export class AdminBotsService {
       await repo.save(bot);
       return botView(bot, this.config);
     });
+    this.tokenCache.invalidate(botId);
+    return view;
   }
 
   private async explainNotPending(botId: string): Promise<never> {

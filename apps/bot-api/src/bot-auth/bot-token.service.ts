@@ -3,13 +3,17 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { constantTimeEqual, hashSecretToken } from '@app/auth';
 import { DataSource } from 'typeorm';
 import { Bot } from '../bots/entities/bot.entity';
+import { BotTokenCache } from './bot-token-cache';
 
 /** `sbot_` plus 43 base62 characters, as issued by generateSecretToken('sbot_'). */
 const BOT_TOKEN_SHAPE = /^sbot_[0-9A-Za-z]{43}$/;
 
 @Injectable()
 export class BotTokenService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly cache: BotTokenCache,
+  ) {}
 
   /**
    * The bot whose current, unrevoked token this is, whatever its availability. Every input is
@@ -17,6 +21,9 @@ export class BotTokenService {
    */
   async findByToken(token: string): Promise<Bot | null> {
     const hash = hashSecretToken(token);
+    const cached = this.cache.get(hash);
+    if (cached) return BOT_TOKEN_SHAPE.test(token) ? cached : null;
+    const startedAt = this.cache.readStarted();
     const bot = await this.dataSource
       .getRepository(Bot)
       .createQueryBuilder('bot')
@@ -27,6 +34,7 @@ export class BotTokenService {
       return null;
     }
     bot.tokenHash = null;
+    this.cache.put(hash, bot, startedAt);
     return bot;
   }
 }

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { displayPrefix, generateSecretToken, hashSecretToken, SecretCipher } from '@app/auth';
 import { ApiError } from '@app/envelope';
 import { DataSource, EntityManager } from 'typeorm';
+import { BotTokenCache } from '../bot-auth/bot-token-cache';
 import { BotConfig } from '../config/bot.config';
 
 /** How long the approval token waits for its single read (spec 3.3). */
@@ -28,6 +29,7 @@ export class BotCredentialsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     config: BotConfig,
+    private readonly tokenCache: BotTokenCache,
   ) {
     this.cipher = new SecretCipher(config.BOT_TOKEN_ENCRYPTION_KEY);
   }
@@ -85,6 +87,7 @@ export class BotCredentialsService {
       );
       if (rows.length === 0) await this.explainMissing(manager, ownerId, botId);
     });
+    this.tokenCache.invalidate(botId);
     return { one_time_token: token, token_prefix: displayPrefix(token) };
   }
 
@@ -99,6 +102,7 @@ export class BotCredentialsService {
       );
       if (rows.length === 0) await this.explainMissing(manager, ownerId, botId);
     });
+    this.tokenCache.invalidate(botId);
   }
 
   /** Sealed copies nobody read within their 7 days are destroyed, not kept encrypted forever. */

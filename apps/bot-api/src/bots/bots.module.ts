@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { BotTokenCache } from '../bot-auth/bot-token-cache';
 import { BotTokenGuard } from '../bot-auth/bot-token.guard';
 import { BotTokenService } from '../bot-auth/bot-token.service';
 import { BotCredentialsService } from './bot-credentials.service';
@@ -11,7 +12,14 @@ import { OneTimeTokenPurgeService } from './one-time-token-purge.service';
 @Module({
   imports: [TypeOrmModule.forFeature([Bot])],
   controllers: [BotsController],
-  providers: [BotsService, BotCredentialsService, OneTimeTokenPurgeService, BotTokenService, BotTokenGuard],
-  exports: [TypeOrmModule, BotTokenService, BotTokenGuard, BotCredentialsService],
+  providers: [
+    BotsService,
+    BotCredentialsService,
+    OneTimeTokenPurgeService,
+    BotTokenCache,
+    BotTokenService,
+    BotTokenGuard,
+  ],
+  exports: [TypeOrmModule, BotTokenCache, BotTokenService, BotTokenGuard, BotCredentialsService],
 })
 export class BotsModule {}

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { ApiError } from '@app/envelope';
 import { randomBytes } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
+import { BotTokenCache } from '../bot-auth/bot-token-cache';
 import { BotConfig } from '../config/bot.config';
 import { usernameTaken } from './bot-errors';
 import { botView, BotView, Page } from './bot.view';
@@ -22,6 +23,7 @@ export class BotsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly config: BotConfig,
+    private readonly tokenCache: BotTokenCache,
   ) {}
 
   async submit(ownerId: string, dto: SubmitBotDto): Promise<BotView> {
@@ -85,7 +87,7 @@ export class BotsService {
   async update(ownerId: string, botId: string, dto: UpdateBotDto): Promise<BotView> {
     this.assertWithinDefaults(dto);
     try {
-      return await this.dataSource.transaction(async (manager) => {
+      const view = await this.dataSource.transaction(async (manager) => {
         const repo = manager.getRepository(Bot);
         const bot = await repo.findOne({ where: { id: botId, ownerId }, lock: { mode: 'pessimistic_write' } });
         if (!bot) throw ApiError.notFound('Bot');
@@ -106,6 +108,8 @@ export class BotsService {
         await this.syncSystemUser(manager, bot);
         return botView(bot, this.config);
       });
+      this.tokenCache.invalidate(botId);
+      return view;
     } catch (error) {
       throw usernameTaken(error) ?? error;
     }

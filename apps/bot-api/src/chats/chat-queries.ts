@@ -18,7 +18,7 @@ export interface ChatBot extends UpdateRecipient {
   rank: MemberRank;
 }
 
-interface ChatBotRow {
+export interface ChatBotRow {
   id: string;
   scopes: string[];
   allowed_updates: string[] | null;
@@ -27,7 +27,7 @@ interface ChatBotRow {
   rank: MemberRank;
 }
 
-function toChatBot(row: ChatBotRow): ChatBot {
+export function toChatBot(row: ChatBotRow): ChatBot {
   return {
     id: row.id,
     scopes: row.scopes,
@@ -40,6 +40,18 @@ function toChatBot(row: ChatBotRow): ChatBot {
 
 const BOT_COLUMNS = `b.id, b.scopes, b.allowed_updates, b.username, b.system_user_id`;
 const BOT_USABLE = `b.review_status = 'approved' AND b.status = 'enabled'`;
+
+/**
+ * SQL expression: the ChatBotRow objects (a JSON array) of the usable bots that are active members
+ * of the chat `chatIdSql`, for statements that read them together with other rows.
+ */
+export function botsInChatJson(chatIdSql: string): string {
+  return `(SELECT coalesce(json_agg(json_build_object('id', b.id, 'scopes', b.scopes,
+            'allowed_updates', b.allowed_updates, 'username', b.username, 'system_user_id', b.system_user_id,
+            'rank', cm.rank) ORDER BY b.id), '[]'::json)
+       FROM chat_members cm JOIN bots b ON b.system_user_id = cm.user_id
+      WHERE cm.chat_id = ${chatIdSql} AND cm.state = 'active' AND ${BOT_USABLE})`;
+}
 
 /** Usable bots that are active members of the chat. */
 export async function botsInChat(manager: EntityManager, chatId: string): Promise<ChatBot[]> {

@@ -31,6 +31,24 @@ export class BotConfig extends AccountAuthConfig {
   @Min(1)
   BOT_DEFAULT_SEND_PER_DAY = 100000;
 
+  /**
+   * How long a bot token's look-up is reused without reading the database. Changes to a bot reach
+   * every instance through Redis at once; this bounds staleness only if such a message is lost. 0 turns it off.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  BOT_TOKEN_CACHE_MS = 5000;
+
+  /**
+   * An account's directory entry (id, name) is written at most once per this period by one process
+   * while its name stays the same; a changed name is written on its first call. 0 writes on every call.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  USER_DIRECTORY_CACHE_MS = 60000;
+
   /** Unconfirmed Updates are kept this long for getUpdates, then purged. */
   @Type(() => Number)
   @IsInt()

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { ApiError } from '@app/envelope';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
+import { BotTokenCache } from '../bot-auth/bot-token-cache';
 import { isUniqueViolation } from '../bots/bot-errors';
 import { Page } from '../bots/bot.view';
 import { PageQueryDto, pageOf } from '../bots/dto/page-query.dto';
@@ -19,6 +20,7 @@ export class FriendsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly updates: UpdatesService,
+    private readonly tokenCache: BotTokenCache,
   ) {}
 
   /** Whether the user may open a private chat with the bot: an effective relation, or a bot that accepts everyone. */
@@ -52,6 +54,7 @@ export class FriendsService {
           settled.map((row) => row.user_id),
         );
     });
+    this.tokenCache.invalidate(botId);
     return true;
   }
 

@@ -6,6 +6,7 @@ import { DataSource, IsNull } from 'typeorm';
 import { isManager, loadPerson, requireActiveMember } from '../chats/chat-queries';
 import { FilesService } from '../files/files.service';
 import { StoredFile } from '../files/entities/file.entity';
+import { UpdatesService } from '../updates/updates.service';
 import { ChatActionsService } from './chat-actions.service';
 import { CAPTION_MAX, EditMessageTextDto, ListMessagesQuery, PostMessageDto } from './dto/client-messages.dto';
 import { Message, MessageKind } from './entities/message.entity';
@@ -30,6 +31,7 @@ export class ClientMessagesService {
     private readonly events: MessageEventsService,
     private readonly files: FilesService,
     private readonly actions: ChatActionsService,
+    private readonly updates: UpdatesService,
   ) {}
 
   /** Newest first; page 1 is the latest messages. Bot replies are ordinary messages of the chat. */
@@ -56,33 +58,39 @@ export class ClientMessagesService {
     if (parts > 1) throw ApiError.badRequest('Send either file_id or location, not both');
     if (parts === 0 && dto.text === undefined) throw ApiError.badRequest('text, file_id or location is required');
     if (dto.location && dto.text !== undefined) throw ApiError.badRequest('A location message carries no text');
-    return this.dataSource.transaction(async (manager) => {
-      const { chat } = await requireActiveMember(manager, chatId, account.id);
-      let file: StoredFile | null = null;
-      if (dto.file_id) {
-        file = await this.files.visibleToUser(manager, dto.file_id, account.id);
-        if (dto.text && dto.text.length > CAPTION_MAX) {
-          throw ApiError.badRequest(`A caption has at most ${CAPTION_MAX} characters`);
-        }
+    // No explicit transaction: reads (the file, then the chat with a drawn message id, from which the
+    // Updates' ids derive), then one statement that writes the message, its Updates and outbox rows
+    // atomically, and only while the sender is still a member.
+    let file: StoredFile | null = null;
+    if (dto.file_id) {
+      file = await this.files.visibleToUser(this.dataSource.manager, dto.file_id, account.id);
+      if (dto.text && dto.text.length > CAPTION_MAX) {
+        throw ApiError.badRequest(`A caption has at most ${CAPTION_MAX} characters`);
       }
-      if (dto.reply_to_message_id !== undefined) await this.store.findInChat(manager, chat.id, dto.reply_to_message_id);
-      const kind: MessageKind = file ? kindForMime(file.mimeType) : dto.location ? 'location' : 'text';
-      const message = await this.store.insert(manager, {
-        chatId: chat.id,
-        senderId: account.id,
-        kind,
-        text: dto.text,
-        fileId: file?.id,
-        replyToMessageId: dto.reply_to_message_id,
-        mentions: dto.mentions,
-        metadata: dto.location
-          ? { location: { latitude: dto.location.latitude, longitude: dto.location.longitude } }
-          : {},
-      });
-      const sender = await loadPerson(manager, account.id);
-      await this.events.messagePosted(manager, chat, message, sender, file);
-      return this.store.view(message, chat, sender, file);
-    });
+    }
+    const replyTo = dto.reply_to_message_id ?? null;
+    const reserved = await this.store.reserveAsMember(this.dataSource, chatId, account.id, replyTo);
+    const message: Message = {
+      id: reserved.id,
+      chatId,
+      senderId: account.id,
+      kind: file ? kindForMime(file.mimeType) : dto.location ? 'location' : 'text',
+      text: dto.text ?? null,
+      fileId: file?.id ?? null,
+      replyToMessageId: replyTo,
+      mentions: dto.mentions ?? [],
+      metadata: dto.location
+        ? { location: { latitude: dto.location.latitude, longitude: dto.location.longitude } }
+        : {},
+      replyMarkup: null,
+      createdAt: reserved.createdAt,
+      editedAt: null,
+      deletedAt: null,
+    };
+    const updates = this.updates.columnsOf(this.events.messagePostedEvents(reserved, message, file));
+    const written = await this.store.insertReserved(this.dataSource, message, updates);
+    this.updates.written(this.dataSource.manager, written);
+    return this.store.view(message, reserved.chat, reserved.sender, file);
   }
 
   async edit(account: Account, chatId: string, messageId: string, dto: EditMessageTextDto) {

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { botOfUser, botsInChat, ChatBot } from '../chats/chat-queries';
-import { UpdatesService } from '../updates/updates.service';
+import { UpdateEvent, UpdatesService } from '../updates/updates.service';
 import { UpdateType } from '../updates/update-types';
 import { Message, MessageKind } from './entities/message.entity';
 import { ChatRef, messageView, Person, unixSeconds, userView } from './message-view';
-import { MessageStore } from './message-store.service';
+import { MessageStore, ReservedMessage } from './message-store.service';
 import { groupMessageVisibleTo } from './privacy';
 import type { StoredFile } from '../files/entities/file.entity';
 
@@ -31,20 +31,27 @@ export class MessageEventsService {
     private readonly store: MessageStore,
   ) {}
 
-  /** Bots never receive messages of bots (their own or others'), as in Telegram. */
-  async messagePosted(
-    manager: EntityManager,
-    chat: ChatRef,
-    message: Message,
-    sender: Person,
-    file: StoredFile | null,
-  ) {
-    if (sender.isBot) return;
+  /**
+   * The Updates of a person's new message (reserved with MessageStore.reserveAsMember, which read
+   * the chat's bots): every bot of a private chat, and the bots of a group that privacy lets it
+   * reach. Bots never receive messages of bots (their own or others'), as in Telegram.
+   */
+  messagePostedEvents(reserved: ReservedMessage, message: Message, file: StoredFile | null): UpdateEvent[] {
+    const { chat, sender } = reserved;
+    if (sender.isBot) return [];
+    const bots =
+      chat.type === 'private'
+        ? reserved.bots
+        : reserved.bots.filter((bot) =>
+            groupMessageVisibleTo(bot, {
+              text: message.text,
+              mentions: message.mentions,
+              replyToSenderId: reserved.replyToSenderId,
+            }),
+          );
     const type = updateTypeOf(message.kind);
-    const view = messageView(message, chat, sender, file);
-    for (const bot of await this.audience(manager, chat, message)) {
-      await this.updates.emit(manager, { bot, type, payload: { message: view }, messageId: message.id });
-    }
+    const payload = { message: messageView(message, chat, sender, file) };
+    return bots.map((bot) => ({ bot, type, payload, messageId: message.id }));
   }
 
   async messageEdited(manager: EntityManager, chat: ChatRef, message: Message, sender: Person) {

@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@app/envelope';
-import { EntityManager } from 'typeorm';
-import { loadPeople } from '../chats/chat-queries';
+import { namedStatement, runNamed } from '@app/platform';
+import { DataSource, EntityManager } from 'typeorm';
+import { botsInChatJson, ChatBot, ChatBotRow, isUuid, loadPeople, toChatBot } from '../chats/chat-queries';
 import { Chat } from '../chats/entities/chat.entity';
 import { FilesService } from '../files/files.service';
 import { StoredFile } from '../files/entities/file.entity';
 import { Message, MessageKind, MessageMetadata } from './entities/message.entity';
 import { ChatRef, messageView, Person } from './message-view';
+import { UpdateColumns, updatesWriteSql, WRITTEN_UPDATE_COLUMNS, WrittenUpdateRow } from '../updates/updates.service';
 
 export interface NewMessage {
   chatId: string;
@@ -18,6 +20,113 @@ export interface NewMessage {
   mentions?: string[];
   metadata?: MessageMetadata;
   replyMarkup?: Record<string, unknown> | null;
+}
+
+/**
+ * The whole send of a member in one statement: the sender's active membership, the reply target
+ * (live, same chat) and the insert are checked and done atomically, and the chat and the sender's
+ * directory entry come back with the new row, so nothing is read again afterwards.
+ */
+const INSERT_AS_MEMBER = namedStatement(
+  'bot_api_message_insert_as_member',
+  `WITH member AS (
+     SELECT c.id, c.type, c.title, u.name, u.username, u.is_bot
+       FROM chats c
+       JOIN chat_members cm ON cm.chat_id = c.id AND cm.user_id = $2 AND cm.state = 'active'
+       JOIN users u ON u.id = cm.user_id
+      WHERE c.id = $1
+   ), reply AS (
+     SELECT $6::bigint IS NULL OR r.id IS NOT NULL AS ok
+       FROM (SELECT 1) one
+       LEFT JOIN messages r ON r.id = $6::bigint AND r.chat_id = $1 AND r.deleted_at IS NULL
+   ), written AS (
+     INSERT INTO messages (chat_id, sender_id, kind, text, file_id, reply_to_message_id, mentions, metadata, reply_markup)
+     SELECT member.id, $2, $3, $4, $5, $6::bigint, $7::jsonb, $8::jsonb, $9::jsonb FROM member, reply WHERE reply.ok
+     RETURNING id, created_at
+   )
+   SELECT member.type, member.title, member.name, member.username, member.is_bot,
+          reply.ok AS reply_ok, written.id, written.created_at
+     FROM member CROSS JOIN reply LEFT JOIN written ON true`,
+);
+
+/**
+ * A person's message, step one of two: the membership, the reply target and the chat's bots are
+ * read, and the message id and time are drawn, so its Updates can be built before it is written.
+ */
+const RESERVE_AS_MEMBER = namedStatement(
+  'bot_api_message_reserve_as_member',
+  `SELECT c.type, c.title, u.name, u.username, u.is_bot,
+          r.id IS NOT NULL AS reply_found, r.sender_id AS reply_to_sender_id,
+          nextval(pg_get_serial_sequence('messages', 'id')) AS id, now() AS created_at,
+          ${botsInChatJson('c.id')} AS bots
+     FROM chats c
+     JOIN chat_members cm ON cm.chat_id = c.id AND cm.user_id = $2 AND cm.state = 'active'
+     JOIN users u ON u.id = cm.user_id
+     LEFT JOIN messages r ON r.id = $3::bigint AND r.chat_id = c.id AND r.deleted_at IS NULL
+    WHERE c.id = $1`,
+);
+
+/**
+ * Step two: the message under its reserved id with all its Updates and outbox rows, in one statement
+ * (so one transaction), written only while the sender is still an active member of the chat.
+ */
+const INSERT_RESERVED = namedStatement(
+  'bot_api_message_insert_reserved',
+  `WITH message AS (
+     INSERT INTO messages (id, chat_id, sender_id, kind, text, file_id, reply_to_message_id, mentions, metadata,
+                           reply_markup, created_at)
+     OVERRIDING SYSTEM VALUE
+     SELECT $1::bigint, $2::uuid, $3::varchar, $4::varchar, $5::text, $6::uuid, $7::bigint, $8::jsonb, $9::jsonb,
+            $10::jsonb, $11::timestamptz
+      WHERE EXISTS (SELECT 1 FROM chat_members WHERE chat_id = $2::uuid AND user_id = $3::varchar AND state = 'active')
+     RETURNING id
+   ), ${updatesWriteSql(12, 'message')}
+   SELECT EXISTS (SELECT 1 FROM message) AS message_written, ${WRITTEN_UPDATE_COLUMNS}
+     FROM (SELECT 1) one
+     LEFT JOIN (written_updates w LEFT JOIN delivered d ON d.update_id = w.update_id) ON true`,
+);
+
+interface ReservedRow {
+  type: ChatRef['type'];
+  title: string | null;
+  name: string;
+  username: string | null;
+  is_bot: boolean;
+  reply_found: boolean;
+  reply_to_sender_id: string | null;
+  id: string;
+  created_at: Date;
+  bots: ChatBotRow[];
+}
+
+/** A message id and time drawn for a member's message, with what its Updates need. */
+export interface ReservedMessage {
+  id: number;
+  createdAt: Date;
+  chat: ChatRef;
+  sender: Person;
+  /** Sender of the message replied to, if any. */
+  replyToSenderId: string | null;
+  /** Usable bots that are active members of the chat. */
+  bots: ChatBot[];
+}
+
+interface InsertAsMemberRow {
+  type: ChatRef['type'];
+  title: string | null;
+  name: string;
+  username: string | null;
+  is_bot: boolean;
+  reply_ok: boolean;
+  id: string | null;
+  created_at: Date | null;
+}
+
+/** A message written by `insertAsMember`, with what its view needs. */
+export interface WrittenMessage {
+  message: Message;
+  chat: ChatRef;
+  sender: Person;
 }
 
 export function parseMessageId(value: unknown): number | null {
@@ -43,6 +152,104 @@ export class MessageStore {
       replyMarkup: input.replyMarkup ?? null,
     });
     return manager.getRepository(Message).save(message);
+  }
+
+  /**
+   * Writes the message if its sender is an active member of the chat (else 404 like an unknown chat)
+   * and its reply target is a live message of that chat (else 404). One statement: on the pool it is
+   * its own transaction; given a transaction's manager it joins that transaction.
+   */
+  async insertAsMember(on: DataSource | EntityManager, input: NewMessage): Promise<WrittenMessage> {
+    // Errors are built only when thrown: capturing a stack costs more than the rest of the call.
+    const chatNotFound = () => new ApiError(404, undefined, 'Chat not found');
+    if (!isUuid(input.chatId)) throw chatNotFound();
+    const replyTo = input.replyToMessageId ?? null;
+    if (input.replyToMessageId != null && parseMessageId(replyTo) === null) {
+      throw new ApiError(404, undefined, 'Message not found');
+    }
+    const message = {
+      chatId: input.chatId,
+      senderId: input.senderId,
+      kind: input.kind,
+      text: input.text ?? null,
+      fileId: input.fileId ?? null,
+      replyToMessageId: replyTo,
+      mentions: input.mentions ?? [],
+      metadata: input.metadata ?? {},
+      replyMarkup: input.replyMarkup ?? null,
+      editedAt: null,
+      deletedAt: null,
+    };
+    const { rows } = await runNamed<InsertAsMemberRow>(on, INSERT_AS_MEMBER, [
+      message.chatId,
+      message.senderId,
+      message.kind,
+      message.text,
+      message.fileId,
+      message.replyToMessageId,
+      JSON.stringify(message.mentions),
+      JSON.stringify(message.metadata),
+      message.replyMarkup === null ? null : JSON.stringify(message.replyMarkup),
+    ]);
+    const row = rows[0];
+    if (!row) throw chatNotFound();
+    if (!row.reply_ok || row.id === null || row.created_at === null) {
+      throw new ApiError(404, undefined, 'Message not found');
+    }
+    return {
+      message: { ...message, id: Number(row.id), createdAt: row.created_at },
+      chat: { id: input.chatId, type: row.type, title: row.title },
+      sender: { id: input.senderId, name: row.name, username: row.username, isBot: row.is_bot },
+    };
+  }
+
+  /** Step one of a person's message (see RESERVE_AS_MEMBER): 404 unless a member, or for a reply target not live. */
+  async reserveAsMember(
+    on: DataSource | EntityManager,
+    chatId: string,
+    senderId: string,
+    replyToMessageId: number | null,
+  ): Promise<ReservedMessage> {
+    if (!isUuid(chatId)) throw new ApiError(404, undefined, 'Chat not found');
+    if (replyToMessageId !== null && parseMessageId(replyToMessageId) === null) {
+      throw new ApiError(404, undefined, 'Message not found');
+    }
+    const { rows } = await runNamed<ReservedRow>(on, RESERVE_AS_MEMBER, [chatId, senderId, replyToMessageId]);
+    const row = rows[0];
+    if (!row) throw new ApiError(404, undefined, 'Chat not found');
+    if (replyToMessageId !== null && !row.reply_found) throw new ApiError(404, undefined, 'Message not found');
+    return {
+      id: Number(row.id),
+      createdAt: row.created_at,
+      chat: { id: chatId, type: row.type, title: row.title },
+      sender: { id: senderId, name: row.name, username: row.username, isBot: row.is_bot },
+      replyToSenderId: row.reply_to_sender_id,
+      bots: row.bots.map(toChatBot),
+    };
+  }
+
+  /** Step two: the message and its Updates in one statement; 404 if the sender left the chat meanwhile. */
+  async insertReserved(
+    on: DataSource | EntityManager,
+    message: Message,
+    updates: UpdateColumns | null,
+  ): Promise<WrittenUpdateRow[]> {
+    const { rows } = await runNamed<WrittenUpdateRow & { message_written: boolean }>(on, INSERT_RESERVED, [
+      message.id,
+      message.chatId,
+      message.senderId,
+      message.kind,
+      message.text,
+      message.fileId,
+      message.replyToMessageId,
+      JSON.stringify(message.mentions),
+      JSON.stringify(message.metadata),
+      message.replyMarkup === null ? null : JSON.stringify(message.replyMarkup),
+      message.createdAt,
+      ...(updates ?? [[], [], [], []]),
+    ]);
+    if (!rows[0]?.message_written) throw new ApiError(404, undefined, 'Chat not found');
+    return rows.filter((row) => row.update_id !== null);
   }
 
   /** A live (not deleted) message of the chat, else 404; `lock` serialises edits and deletions of it. */

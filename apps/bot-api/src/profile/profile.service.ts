@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ApiError } from '@app/envelope';
 import { DataSource } from 'typeorm';
+import { BotTokenCache } from '../bot-auth/bot-token-cache';
 import { BotTokenService } from '../bot-auth/bot-token.service';
 import { Bot, isBotAvailable } from '../bots/entities/bot.entity';
 
@@ -26,6 +27,7 @@ export class ProfileService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly tokens: BotTokenService,
+    private readonly tokenCache: BotTokenCache,
   ) {}
 
   /** `id` is the system user the bot speaks as in chats, as in Telegram's getMe. */
@@ -61,6 +63,7 @@ export class ProfileService {
       botId,
       text ? text : null,
     ]);
+    this.tokenCache.invalidate(botId);
     return true;
   }
 
@@ -74,6 +77,7 @@ export class ProfileService {
       botId,
       text ? text : null,
     ]);
+    this.tokenCache.invalidate(botId);
     return true;
   }
 

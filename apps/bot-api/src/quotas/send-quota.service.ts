@@ -1,7 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { ApiError } from '@app/envelope';
-import { REDIS } from '@app/platform';
-import type Redis from 'ioredis';
+import Redis from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { effectiveRateLimits } from '../bots/rate-limits';
 import type { Bot } from '../bots/entities/bot.entity';
@@ -27,40 +26,62 @@ export function quotaHeaders(state: QuotaState): Record<string, string> {
 /**
  * Per-bot send quotas in Redis (fixed windows of a second, a minute and a day). The counter key does
  * not depend on the limit, so changing a bot's rate_limits applies to the running window at once.
+ * The three windows are counted together on a client that pipelines, so a send costs one Redis
+ * round trip; a refused send gives its points back to the windows that had accepted them, so only
+ * sends that go through count against the longer windows (as when the windows were asked in turn).
  */
 @Injectable()
-export class SendQuotaService {
+export class SendQuotaService implements OnModuleDestroy {
   private readonly limiters = new Map<string, RateLimiterRedis>();
+  private readonly redis: Redis;
 
-  constructor(
-    @Inject(REDIS) private readonly redis: Redis,
-    private readonly config: BotConfig,
-  ) {}
+  constructor(private readonly config: BotConfig) {
+    this.redis = new Redis(config.REDIS_URL, {
+      connectionName: 'bot-api-send-quota',
+      keyPrefix: config.REDIS_KEY_PREFIX,
+      maxRetriesPerRequest: 2,
+      enableAutoPipelining: true,
+    });
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
 
   /** Counts `points` sends against every window; throws 429 BOT_RATE_LIMIT when one is exhausted. */
   async consume(bot: Pick<Bot, 'id' | 'rateLimits'>, points = 1): Promise<QuotaState> {
     const limits = effectiveRateLimits(bot.rateLimits, this.config);
+    const limiters = WINDOWS.map((window) => this.limiter(window.name, window.seconds, limits[window.limit]));
+    const outcomes = await Promise.allSettled(limiters.map((limiter) => limiter.consume(bot.id, points)));
+    const failure = outcomes.find(
+      (outcome): outcome is PromiseRejectedResult =>
+        outcome.status === 'rejected' && !(outcome.reason instanceof RateLimiterRes),
+    );
+    const refusedAt = outcomes.findIndex((outcome) => outcome.status === 'rejected');
+    if (refusedAt >= 0) {
+      await Promise.all(
+        outcomes.map((outcome, index) =>
+          outcome.status === 'fulfilled' ? limiters[index].reward(bot.id, points).catch(() => undefined) : undefined,
+        ),
+      );
+      if (failure) throw failure.reason;
+      const rejection = (outcomes[refusedAt] as PromiseRejectedResult).reason as RateLimiterRes;
+      const window = WINDOWS[refusedAt];
+      const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+      const state = { remaining: 0, resetAt: Math.ceil((Date.now() + rejection.msBeforeNext) / 1000) };
+      throw new ApiError(
+        429,
+        'BOT_RATE_LIMIT',
+        `Send quota of ${limits[window.limit]} per ${window.name} reached; retry after ${retryAfter} s`,
+        undefined,
+        { 'Retry-After': String(retryAfter), ...quotaHeaders(state) },
+      );
+    }
     let tightest: QuotaState | undefined;
-    for (const window of WINDOWS) {
-      const limiter = this.limiter(window.name, window.seconds, limits[window.limit]);
-      let result: RateLimiterRes;
-      try {
-        result = await limiter.consume(bot.id, points);
-      } catch (rejection) {
-        if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-        const state = { remaining: 0, resetAt: Math.ceil((Date.now() + rejection.msBeforeNext) / 1000) };
-        throw new ApiError(
-          429,
-          'BOT_RATE_LIMIT',
-          `Send quota of ${limits[window.limit]} per ${window.name} reached; retry after ${retryAfter} s`,
-          undefined,
-          { 'Retry-After': String(retryAfter), ...quotaHeaders(state) },
-        );
-      }
+    for (const outcome of outcomes as PromiseFulfilledResult<RateLimiterRes>[]) {
       const state = {
-        remaining: result.remainingPoints,
-        resetAt: Math.ceil((Date.now() + result.msBeforeNext) / 1000),
+        remaining: outcome.value.remainingPoints,
+        resetAt: Math.ceil((Date.now() + outcome.value.msBeforeNext) / 1000),
       };
       if (!tightest || state.remaining < tightest.remaining) tightest = state;
     }

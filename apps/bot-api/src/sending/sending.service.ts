@@ -148,11 +148,38 @@ export class SendingService {
     return true;
   }
 
+  /**
+   * A send without a file is one statement (membership, reply target and insert together), so it
+   * needs no explicit transaction; a file send checks the file's visibility in the same transaction.
+   */
   private sendOne(bot: Bot, dto: SendBaseDto, content: Content) {
+    const fileId = content.fileId;
+    if (!fileId) return this.writeAsMember(this.dataSource, bot, dto, content, null);
     return this.dataSource.transaction(async (manager) => {
-      const chat = await this.writableChat(manager, bot, dto);
-      return this.write(manager, bot, chat, dto, content, dto.reply_markup);
+      const file = await this.files.visibleToBot(manager, fileId, bot);
+      return this.writeAsMember(manager, bot, dto, content, file);
     });
+  }
+
+  private async writeAsMember(
+    on: DataSource | EntityManager,
+    bot: Bot,
+    dto: SendBaseDto,
+    content: Content,
+    file: StoredFile | null,
+  ) {
+    const { message, chat, sender } = await this.store.insertAsMember(on, {
+      chatId: dto.chat_id,
+      senderId: bot.systemUserId ?? '',
+      kind: content.kind,
+      text: content.text,
+      fileId: file?.id,
+      replyToMessageId: dto.reply_to_message_id,
+      mentions: content.mentions,
+      metadata: content.metadata,
+      replyMarkup: dto.reply_markup ? { ...dto.reply_markup } : null,
+    });
+    return this.store.view(message, chat, sender, file);
   }
 
   private async writableChat(manager: EntityManager, bot: Bot, dto: SendBaseDto): Promise<Chat> {

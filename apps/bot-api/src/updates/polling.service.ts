@@ -1,9 +1,10 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ApiError } from '@app/envelope';
-import { createRedis, REDIS } from '@app/platform';
+import { createRedis, namedStatement, REDIS, runNamed } from '@app/platform';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
+import { BotTokenCache } from '../bot-auth/bot-token-cache';
 import type { Bot } from '../bots/entities/bot.entity';
 import { BotConfig } from '../config/bot.config';
 import { GetUpdatesDto } from './dto/get-updates.dto';
@@ -12,6 +13,26 @@ import { pollsChannel, updatesChannel } from './update-notifier';
 import { UpdatesMetrics } from './updates.metrics';
 
 export const DEFAULT_UPDATES_LIMIT = 100;
+
+/** Walks updates_pending (bot_id, update_seq) WHERE NOT acknowledged: the bot's own backlog only. */
+const PENDING_UPDATES = namedStatement(
+  'bot_api_updates_pending',
+  `SELECT update_seq, payload FROM updates
+    WHERE bot_id = $1 AND NOT acknowledged AND update_seq >= $2
+      AND created_at > now() - make_interval(hours => $3)
+    ORDER BY update_seq
+    LIMIT $4`,
+);
+
+const ACKNOWLEDGE_BELOW = namedStatement(
+  'bot_api_updates_acknowledge_below',
+  `UPDATE updates SET acknowledged = true WHERE bot_id = $1 AND update_seq < $2 AND NOT acknowledged`,
+);
+
+function sameList(a: readonly string[] | null, b: readonly string[] | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.length === b.length && a.every((value, index) => value === b[index]);
+}
 
 interface PollAnnouncement {
   botId: string;
@@ -36,6 +57,7 @@ export class PollingService implements OnModuleInit, OnModuleDestroy {
     @Inject(REDIS) private readonly redis: Redis,
     private readonly config: BotConfig,
     private readonly metrics: UpdatesMetrics,
+    private readonly tokenCache: BotTokenCache,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -56,10 +78,10 @@ export class PollingService implements OnModuleInit, OnModuleDestroy {
     if (bot.deliveryMode === 'webhook') {
       throw ApiError.conflict('CONFLICT', 'getUpdates is unavailable while a webhook is set; call deleteWebhook first');
     }
-    if (dto.allowed_updates !== undefined) await this.rememberAllowedUpdates(bot.id, dto.allowed_updates);
+    if (dto.allowed_updates !== undefined) await this.rememberAllowedUpdates(bot, dto.allowed_updates);
     if (dto.offset !== undefined) await this.acknowledgeBelow(bot.id, dto.offset);
 
-    const waiter = await this.register(bot.id);
+    const waiter = this.register(bot.id);
     try {
       const deadline = Date.now() + (dto.timeout ?? 0) * 1000;
       for (;;) {
@@ -99,13 +121,14 @@ export class PollingService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  private async register(botId: string): Promise<PollWaiter> {
+  private register(botId: string): PollWaiter {
     const waiter = new PollWaiter(botId);
     this.waiters.get(botId)?.supersede();
     this.waiters.set(botId, waiter);
     const announcement: PollAnnouncement = { botId, pollId: waiter.id, startedAt: waiter.startedAt };
+    // Not awaited: the local predecessor is already superseded, other instances learn it a moment later.
     // Without Redis only the cross-instance 409 is lost; the Updates themselves come from PostgreSQL.
-    await this.redis
+    void this.redis
       .publish(pollsChannel(this.config), JSON.stringify(announcement))
       .catch((error: Error) => this.logger.warn(`poll announcement not published: ${error.message}`));
     return waiter;
@@ -129,28 +152,29 @@ export class PollingService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  private async rememberAllowedUpdates(botId: string, allowed: string[]): Promise<void> {
+  /** Written only when it differs, so a poller repeating the same list on every call costs no write. */
+  private async rememberAllowedUpdates(bot: Bot, allowed: string[]): Promise<void> {
     // An empty list means "every default type", stored as null like a bot that never chose.
-    await this.dataSource.query(`UPDATE bots SET allowed_updates = $2, updated_at = now() WHERE id = $1`, [
-      botId,
-      allowed.length > 0 ? [...new Set(allowed)] : null,
-    ]);
+    const wanted = allowed.length > 0 ? [...new Set(allowed)] : null;
+    if (sameList(wanted, bot.allowedUpdates)) return;
+    await this.dataSource.query(
+      `UPDATE bots SET allowed_updates = $2, updated_at = now()
+        WHERE id = $1 AND allowed_updates IS DISTINCT FROM $2::text[]`,
+      [bot.id, wanted],
+    );
+    this.tokenCache.invalidate(bot.id);
   }
 
+  /** update_seq starts at 1, so an offset of 1 or less confirms nothing and costs no statement. */
   private async acknowledgeBelow(botId: string, offset: number): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE updates SET acknowledged = true WHERE bot_id = $1 AND update_seq < $2 AND NOT acknowledged`,
-      [botId, offset],
-    );
+    if (offset <= 1) return;
+    await runNamed(this.dataSource, ACKNOWLEDGE_BELOW, [botId, offset]);
   }
 
   private async pending(botId: string, offset: number | undefined, limit: number) {
-    const rows: Array<{ update_seq: string; payload: Record<string, unknown> }> = await this.dataSource.query(
-      `SELECT update_seq, payload FROM updates
-        WHERE bot_id = $1 AND NOT acknowledged AND update_seq >= $2
-          AND created_at > now() - make_interval(hours => $3)
-        ORDER BY update_seq
-        LIMIT $4`,
+    const { rows } = await runNamed<{ update_seq: string; payload: Record<string, unknown> }>(
+      this.dataSource,
+      PENDING_UPDATES,
       [botId, offset ?? 0, this.config.UPDATES_RETENTION_HOURS, limit],
     );
     return rows.map((row) => ({ ...row.payload, update_seq: Number(row.update_seq) }));

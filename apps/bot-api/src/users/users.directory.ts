@@ -2,22 +2,50 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Account, AccountDirectory } from '@app/auth';
 import { ApiError } from '@app/envelope';
+import { namedStatement, runNamed } from '@app/platform';
 import { DataSource } from 'typeorm';
 import { isBotSystemUserId } from '../bots/entities/bot.entity';
+import { BotConfig } from '../config/bot.config';
+
+/** Bounds memory however many accounts call; the oldest entry goes first. */
+const MAX_REMEMBERED = 10_000;
+
+const UPSERT_USER = namedStatement(
+  'bot_api_users_upsert',
+  `INSERT INTO users (id, name) VALUES ($1, $2)
+   ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, updated_at = now()
+   WHERE users.name IS DISTINCT FROM EXCLUDED.name AND NOT users.is_bot`,
+);
 
 @Injectable()
 export class UsersDirectory implements AccountDirectory {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  /** Account id → the name this process last wrote for it, and when. */
+  private readonly recent = new Map<string, { name: string; at: number }>();
 
-  /** One statement, and no write at all when nothing changed. A bot's system user is never renamed by a login. */
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly config: BotConfig,
+  ) {}
+
+  /**
+   * One statement, and no write at all when nothing changed; a caller whose id and name this
+   * process wrote within USER_DIRECTORY_CACHE_MS costs no statement. A bot's system user is never
+   * renamed by a login.
+   */
   async upsert(account: Account): Promise<void> {
     // An account under a bot's system user id would speak in chats as that bot.
     if (isBotSystemUserId(account.id)) throw new ApiError(401, undefined, 'This account id is reserved for bots');
-    await this.dataSource.query(
-      `INSERT INTO users (id, name) VALUES ($1, $2)
-       ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, updated_at = now()
-       WHERE users.name IS DISTINCT FROM EXCLUDED.name AND NOT users.is_bot`,
-      [account.id, account.name],
-    );
+    const now = Date.now();
+    const seen = this.recent.get(account.id);
+    if (seen && seen.name === account.name && now - seen.at < this.config.USER_DIRECTORY_CACHE_MS) return;
+    await runNamed(this.dataSource, UPSERT_USER, [account.id, account.name]);
+    this.remember(account, now);
+  }
+
+  private remember(account: Account, at: number): void {
+    if (this.config.USER_DIRECTORY_CACHE_MS <= 0) return;
+    this.recent.delete(account.id);
+    if (this.recent.size >= MAX_REMEMBERED) this.recent.delete(this.recent.keys().next().value as string);
+    this.recent.set(account.id, { name: account.name, at });
   }
 }

@@ -4,6 +4,7 @@ import { ApiError } from '@app/envelope';
 import { SecretCipher } from '@app/auth';
 import { webhookSecretContext } from '@app/webhook-queue';
 import { DataSource, EntityManager } from 'typeorm';
+import { BotTokenCache } from '../bot-auth/bot-token-cache';
 import { BotConfig } from '../config/bot.config';
 import { DeliveryQueue } from '../deliveries/delivery-queue';
 import { DEFAULT_MAX_CONNECTIONS, DropPendingDto, SetWebhookDto } from './dto/webhook.dto';
@@ -43,6 +44,7 @@ export class WebhooksService {
     private readonly config: BotConfig,
     private readonly urlPolicy: WebhookUrlPolicy,
     private readonly queue: DeliveryQueue,
+    private readonly tokenCache: BotTokenCache,
   ) {
     this.cipher = new SecretCipher(config.WEBHOOK_SECRET_KEY);
   }
@@ -89,6 +91,7 @@ export class WebhooksService {
         waiting.map((row) => ({ deliveryId: row.id, series: Number(row.series), priorAttempts: 0 })),
       );
     });
+    this.tokenCache.invalidate(botId);
   }
 
   /**
@@ -109,6 +112,7 @@ export class WebhooksService {
       ]);
       if (dto.drop_pending_updates) await this.dropPending(manager, botId);
     });
+    this.tokenCache.invalidate(botId);
   }
 
   async info(botId: string): Promise<WebhookInfo> {

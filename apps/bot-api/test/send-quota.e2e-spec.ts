@@ -1,0 +1,43 @@
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { BotTestContext, callBot, createApprovedBot, startBotApp } from './app-context';
+
+/** The three quota windows are counted together; only sends that go through count against them. */
+describe('send quota windows', () => {
+  let ctx: BotTestContext;
+
+  beforeAll(async () => {
+    ctx = await startBotApp();
+  });
+  afterAll(() => ctx.close());
+
+  it('does not count sends refused by the per-second window against the per-minute window', async () => {
+    const bot = await createApprovedBot(ctx, 'dev-q', { username: 'quota_bot' });
+    await ctx.app
+      .get(DataSource)
+      .query(`UPDATE bots SET rate_limits = '{"send_per_sec": 2, "send_per_min": 5}' WHERE id = $1`, [bot.botId]);
+    const chat = await request(ctx.app.getHttpServer())
+      .post('/api/v1/bots/client/chats/private')
+      .set('Authorization', `Bearer ${await ctx.jwt('quinn')}`)
+      .send({ bot_id: bot.botId })
+      .expect(201);
+    const send = (text: string) => callBot(ctx, bot.token, 'sendMessage', { chat_id: chat.body.data.id, text });
+
+    // A window starts with its first send and lasts its length, so the burst falls in one second.
+    const burst = await Promise.all(Array.from({ length: 6 }, (_, i) => send(`burst ${i}`)));
+    expect(burst.filter((res) => res.status === 201)).toHaveLength(2);
+    const refused = burst.filter((res) => res.status === 429);
+    expect(refused).toHaveLength(4);
+    expect(refused[0].body.message).toContain('per sec');
+
+    // 2 of 5 per-minute sends used: three more go through (one per second), the next is refused by the minute.
+    const nextSecond = () => new Promise((resolve) => setTimeout(resolve, 1100));
+    for (const text of ['later 1', 'later 2', 'later 3']) {
+      await nextSecond();
+      await send(text).expect(201);
+    }
+    await nextSecond();
+    const overMinute = await send('one too many').expect(429);
+    expect(overMinute.body.message).toContain('per min');
+  });
+});
