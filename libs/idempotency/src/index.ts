@@ -4,3 +4,4 @@ export * from './idempotency.module';
 export * from './idempotency.options';
 export * from './idempotency.store';
 export * from './idempotent-call';
+export type { IdempotencyTarget } from './transactional-claim';
