@@ -29,6 +29,7 @@ export class IssueService {
   async issue(applicationId: string, body: IssueDto, call: IdempotentCall): Promise<RenderedBody> {
     try {
       return await this.dataSource.transaction(async (manager) => {
+        await call.begin(manager);
         const template = await this.activeTemplate(manager, applicationId, body.template_id);
         await this.assertRecipientAuthorized(manager, applicationId, body.recipient_user_id);
         const duplicate: unknown[] = await manager.query(
