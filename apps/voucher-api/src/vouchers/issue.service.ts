@@ -1,18 +1,57 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError, RenderedBody } from '@app/envelope';
 import type { IdempotentCall } from '@app/idempotency';
+import { namedStatement, runNamed } from '@app/platform';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { isUuid } from '../app-auth/resource-id.pipe';
-import { Template } from '../templates/entities/template.entity';
-import { consumePerUserQuota, consumeTemplateStock } from '../templates/template-stock';
+import type { Template } from '../templates/entities/template.entity';
+import { consumePerUserQuota, consumeTemplateStock, remainingStock } from '../templates/template-stock';
 import type { IssueDto } from './dto/issue.dto';
 import { VoucherFactory } from './voucher.factory';
 import { IssueResult, toVoucherView } from './voucher.view';
 
+type IssuingTemplate = Pick<
+  Template,
+  | 'id'
+  | 'applicationId'
+  | 'status'
+  | 'validFrom'
+  | 'validTo'
+  | 'daysAfterClaim'
+  | 'perUserLimit'
+  | 'issueLimit'
+  | 'issuedCount'
+  | 'allocatedCount'
+>;
+
+interface IssueChecks extends IssuingTemplate {
+  recipientAuthorized: boolean;
+  duplicate: boolean;
+}
+
+/**
+ * Everything an issue checks before it writes, in one read without locks: the template, the recipient
+ * rule (consent, or already a holder of the application's vouchers) and a reused external_issue_id.
+ * $1 application id, $2 template id, $3 recipient, $4 external issue id.
+ */
+const ISSUE_CHECKS = namedStatement(
+  'voucher_issue_checks',
+  `SELECT t.id, t.application_id AS "applicationId", t.status, t.valid_from AS "validFrom", t.valid_to AS "validTo",
+          t.days_after_claim AS "daysAfterClaim", t.per_user_limit AS "perUserLimit", t.issue_limit AS "issueLimit",
+          t.issued_count AS "issuedCount", t.allocated_count AS "allocatedCount",
+          (EXISTS (SELECT 1 FROM authorizations WHERE application_id = $1 AND user_id = $3)
+           OR EXISTS (SELECT 1 FROM vouchers WHERE application_id = $1 AND recipient_user_id = $3))
+            AS "recipientAuthorized",
+          EXISTS (SELECT 1 FROM vouchers WHERE application_id = $1 AND external_issue_id = $4) AS duplicate
+     FROM templates t WHERE t.id = $2 AND t.application_id = $1`,
+);
+
 function isDuplicateIssue(error: unknown): boolean {
-  if (!(error instanceof QueryFailedError)) return false;
-  const driverError = error.driverError as { code?: string; constraint?: string };
-  return driverError.code === '23505' && driverError.constraint === 'vouchers_external_issue_unique';
+  const driverError = (error instanceof QueryFailedError ? error.driverError : error) as {
+    code?: string;
+    constraint?: string;
+  };
+  return driverError?.code === '23505' && driverError.constraint === 'vouchers_external_issue_unique';
 }
 
 @Injectable()
@@ -23,35 +62,29 @@ export class IssueService {
   ) {}
 
   /**
-   * One transaction: checks, per-user quota, stock, voucher and the idempotency record commit together,
-   * so a failure anywhere gives back the quota and the stock it took.
+   * One transaction: checks, per-user quota, voucher, idempotency record and stock commit together, so
+   * a failure anywhere gives back the quota and the stock it took. The template's stock is taken last:
+   * its row lock queues every other issue of the template, so it is held only for that statement and
+   * the commit. The per-user row is locked first; every issue takes the two in this order.
    */
   async issue(applicationId: string, body: IssueDto, call: IdempotentCall): Promise<RenderedBody> {
     try {
       return await this.dataSource.transaction(async (manager) => {
         await call.begin(manager);
-        const template = await this.activeTemplate(manager, applicationId, body.template_id);
-        await this.assertRecipientAuthorized(manager, applicationId, body.recipient_user_id);
-        const duplicate: unknown[] = await manager.query(
-          `SELECT 1 FROM vouchers WHERE application_id = $1 AND external_issue_id = $2`,
-          [applicationId, body.external_issue_id],
-        );
-        if (duplicate.length > 0) throw this.duplicateIssue();
-        // Per-user row first, template row second: every issue locks in this order, so they cannot deadlock.
+        const template = await this.checkedTemplate(manager, applicationId, body);
         if (!(await consumePerUserQuota(manager, template.id, body.recipient_user_id, template.perUserLimit))) {
           throw ApiError.conflict(
             'PER_USER_LIMIT_REACHED',
             `The recipient already holds the template's limit of ${template.perUserLimit} voucher(s)`,
           );
         }
-        if (!(await consumeTemplateStock(manager, template.id, 1, 'issued'))) {
-          throw ApiError.conflict('ISSUE_LIMIT_REACHED', 'The template has no stock left to issue');
-        }
         const voucher = await this.factory.create(manager, template, body.recipient_user_id, {
           externalIssueId: body.external_issue_id,
         });
         const result: IssueResult = { issuanceId: voucher.issuanceId, voucher: toVoucherView(voucher) };
-        return call.complete(manager, result);
+        const rendered = await call.complete(manager, result);
+        if (!(await consumeTemplateStock(manager, template.id, 1, 'issued'))) throw this.noStock();
+        return rendered;
       });
     } catch (error) {
       if (isDuplicateIssue(error)) throw this.duplicateIssue();
@@ -59,10 +92,20 @@ export class IssueService {
     }
   }
 
-  private async activeTemplate(manager: EntityManager, applicationId: string, templateId: string): Promise<Template> {
-    const template = isUuid(templateId)
-      ? await manager.findOneBy(Template, { id: templateId.toLowerCase(), applicationId })
-      : null;
+  private async checkedTemplate(
+    manager: EntityManager,
+    applicationId: string,
+    body: IssueDto,
+  ): Promise<IssuingTemplate> {
+    const { rows } = isUuid(body.template_id)
+      ? await runNamed<IssueChecks>(manager, ISSUE_CHECKS, [
+          applicationId,
+          body.template_id.toLowerCase(),
+          body.recipient_user_id,
+          body.external_issue_id,
+        ])
+      : { rows: [] };
+    const template = rows[0];
     if (!template) throw ApiError.notFound('Template');
     if (template.status !== 'active') {
       throw ApiError.conflict('TEMPLATE_NOT_ACTIVE', `The template is ${template.status}; only active templates issue`);
@@ -70,29 +113,21 @@ export class IssueService {
     if (template.validTo && template.validTo.getTime() <= Date.now()) {
       throw ApiError.conflict('TEMPLATE_NOT_ACTIVE', "The template's validity has ended");
     }
-    return template;
-  }
-
-  /** The recipient rule: the user consented to this application, or already holds one of its vouchers. */
-  private async assertRecipientAuthorized(
-    manager: EntityManager,
-    applicationId: string,
-    userId: string,
-  ): Promise<void> {
-    const rows: unknown[] = await manager.query(
-      `SELECT 1 FROM authorizations WHERE application_id = $1 AND user_id = $2
-       UNION ALL
-       SELECT 1 FROM vouchers WHERE application_id = $1 AND recipient_user_id = $2
-       LIMIT 1`,
-      [applicationId, userId],
-    );
-    if (rows.length === 0) {
+    if (!template.recipientAuthorized) {
       throw new ApiError(
         403,
         'RECIPIENT_NOT_AUTHORIZED',
         'The recipient has not authorised this application and holds none of its vouchers',
       );
     }
+    if (template.duplicate) throw this.duplicateIssue();
+    // A cheap early answer when the stock is visibly gone; the conditional UPDATE at the end decides.
+    if (remainingStock(template) === 0) throw this.noStock();
+    return template;
+  }
+
+  private noStock(): ApiError {
+    return ApiError.conflict('ISSUE_LIMIT_REACHED', 'The template has no stock left to issue');
   }
 
   private duplicateIssue(): ApiError {
