@@ -5,7 +5,7 @@ import { namedStatement, runNamed } from '@app/platform';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { isUuid } from '../app-auth/resource-id.pipe';
 import type { Template } from '../templates/entities/template.entity';
-import { consumePerUserQuota, consumeTemplateStock, remainingStock } from '../templates/template-stock';
+import { consumePerUserQuota, remainingStock } from '../templates/template-stock';
 import type { IssueDto } from './dto/issue.dto';
 import { VoucherFactory } from './voucher.factory';
 import { IssueResult, toVoucherView } from './voucher.view';
@@ -46,12 +46,13 @@ const ISSUE_CHECKS = namedStatement(
      FROM templates t WHERE t.id = $2 AND t.application_id = $1`,
 );
 
-function isDuplicateIssue(error: unknown): boolean {
+/** A unique or check violation of the given constraint, whether raised through TypeORM or pg directly. */
+function violates(error: unknown, constraint: string): boolean {
   const driverError = (error instanceof QueryFailedError ? error.driverError : error) as {
     code?: string;
     constraint?: string;
   };
-  return driverError?.code === '23505' && driverError.constraint === 'vouchers_external_issue_unique';
+  return (driverError?.code === '23505' || driverError?.code === '23514') && driverError.constraint === constraint;
 }
 
 @Injectable()
@@ -62,10 +63,11 @@ export class IssueService {
   ) {}
 
   /**
-   * One transaction: checks, per-user quota, voucher, idempotency record and stock commit together, so
-   * a failure anywhere gives back the quota and the stock it took. The template's stock is taken last:
-   * its row lock queues every other issue of the template, so it is held only for that statement and
-   * the commit. The per-user row is locked first; every issue takes the two in this order.
+   * One transaction: checks, per-user quota, voucher and idempotency record commit together, so a
+   * failure anywhere gives back the quota it took. The template's issued_count is counted by the
+   * database at COMMIT (migration CountIssuesAtCommit): its row lock, which queues every other issue
+   * of the template, lasts only for the commit itself, and an overdraw fails the commit on the
+   * templates_stock_within_limit check. The per-user row is locked first, the template row last.
    */
   async issue(applicationId: string, body: IssueDto, call: IdempotentCall): Promise<RenderedBody> {
     try {
@@ -82,12 +84,11 @@ export class IssueService {
           externalIssueId: body.external_issue_id,
         });
         const result: IssueResult = { issuanceId: voucher.issuanceId, voucher: toVoucherView(voucher) };
-        const rendered = await call.complete(manager, result);
-        if (!(await consumeTemplateStock(manager, template.id, 1, 'issued'))) throw this.noStock();
-        return rendered;
+        return call.complete(manager, result);
       });
     } catch (error) {
-      if (isDuplicateIssue(error)) throw this.duplicateIssue();
+      if (violates(error, 'vouchers_external_issue_unique')) throw this.duplicateIssue();
+      if (violates(error, 'templates_stock_within_limit')) throw this.noStock();
       throw error;
     }
   }
