@@ -75,20 +75,36 @@ export class IdempotencyStore {
    * when the key belongs to another request; returns the stored answer of a completed one.
    */
   async claimInTransaction(manager: EntityManager, target: IdempotencyTarget): Promise<ClaimOutcome> {
-    const { scope, key, route, fingerprint } = target;
-    const lockToken = randomUUID();
-    const { rows } = await runNamed<{ held: boolean; claimed: boolean }>(manager, CLAIM_IN_TRANSACTION, [
-      scope,
-      key,
-      route,
-      fingerprint,
-      lockToken,
+    const parameters = this.claimParameters(target);
+    const { rows } = await runNamed<{ held: boolean; claimed: boolean }>(manager, CLAIM_IN_TRANSACTION, parameters);
+    return this.claimOutcome(manager, target, parameters, rows[0].held, rows[0].claimed);
+  }
+
+  /** The values of `claimCtes` for one attempt to claim the target (a fresh lock token each time). */
+  claimParameters(target: IdempotencyTarget): unknown[] {
+    return [
+      target.scope,
+      target.key,
+      target.route,
+      target.fingerprint,
+      randomUUID(),
       this.options.ttlMs,
       this.options.lockTimeoutMs,
-      advisoryLockId(scope, key),
-    ]);
-    if (rows[0].claimed) return { kind: 'claimed', claim: { scope, key, lockToken } };
-    if (!rows[0].held) throw this.inUse();
+      advisoryLockId(target.scope, target.key),
+    ];
+  }
+
+  /** What a claim made with `parameters` came to, from the `held` and `claimed` its statement returned. */
+  async claimOutcome(
+    manager: EntityManager,
+    target: IdempotencyTarget,
+    parameters: unknown[],
+    held: boolean,
+    claimed: boolean,
+  ): Promise<ClaimOutcome> {
+    if (claimed)
+      return { kind: 'claimed', claim: { scope: target.scope, key: target.key, lockToken: parameters[4] as string } };
+    if (!held) throw this.inUse();
     return this.existingAnswer(manager, target);
   }
 

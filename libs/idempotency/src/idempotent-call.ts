@@ -1,6 +1,6 @@
 import { RenderedBody } from '@app/envelope';
 import type { EntityManager } from 'typeorm';
-import type { Claim, IdempotencyStore, Replay } from './idempotency.store';
+import type { Claim, ClaimOutcome, IdempotencyStore, Replay } from './idempotency.store';
 import type { IdempotencyTarget } from './transactional-claim';
 
 /** Thrown out of the use case's transaction when the key already holds a completed answer. */
@@ -20,6 +20,7 @@ export class IdempotentCall {
   private done = false;
   private refused = false;
   private held: Claim | undefined;
+  private pending: unknown[] | undefined;
   /** True when the key was claimed in a transaction of its own before the handler ran. */
   readonly claimedUpFront: boolean;
 
@@ -55,9 +56,31 @@ export class IdempotentCall {
   /** Claims the key inside the use case's transaction; throws 409 or a replay that ends the transaction. */
   async begin(manager: EntityManager): Promise<void> {
     if (this.held) return;
-    let outcome;
+    await this.settle(() => this.store.claimInTransaction(manager, this.target));
+  }
+
+  /**
+   * For a use case whose first statement carries the claim (`claimCtes`): the values of those CTEs.
+   * Hand `held` and `claimed` of the statement's answer to `claimed` before anything else.
+   */
+  claimParameters(): unknown[] {
+    if (this.claimedUpFront) throw new Error('the key of this route is claimed before its handler runs');
+    this.pending = this.store.claimParameters(this.target);
+    return this.pending;
+  }
+
+  /** Settles a claim made by the use case's own first statement, like `begin` does its own. */
+  async claimed(manager: EntityManager, held: boolean, claimed: boolean): Promise<void> {
+    const parameters = this.pending;
+    if (!parameters) throw new Error('claimed() without claimParameters()');
+    this.pending = undefined;
+    await this.settle(() => this.store.claimOutcome(manager, this.target, parameters, held, claimed));
+  }
+
+  private async settle(claim: () => Promise<ClaimOutcome>): Promise<void> {
+    let outcome: ClaimOutcome;
     try {
-      outcome = await this.store.claimInTransaction(manager, this.target);
+      outcome = await claim();
     } catch (error) {
       this.refused = true;
       throw error;

@@ -18,28 +18,39 @@ export function advisoryLockId(scope: string, key: string): string {
 }
 
 /**
- * The claim as the first statement of the business transaction: the advisory lock is tried first, so a
- * second request with the key never waits on the first one's uncommitted row, then the in-progress row
- * is written. Only an expired record, or a claim of the same request older than the lock timeout,
- * is replaced; anything else stays and is read apart (replay, reuse, in use).
- * $1 scope, $2 key, $3 route, $4 fingerprint, $5 lock token, $6 ttl ms, $7 lock timeout ms, $8 lock id.
+ * The claim as two common table expressions: `idempotency_lock` tries the advisory lock first, so a
+ * second request with the key never waits on the first one's uncommitted row, and `idempotency_claim`
+ * then writes the in-progress row (one row when claimed). Only an expired record, or a claim of the
+ * same request older than the lock timeout, is replaced; anything else stays and is read apart
+ * (replay, reuse, in use). Parameters from `$first` on: scope, key, route, fingerprint, lock token,
+ * ttl ms, lock timeout ms, lock id — the values of `claimParameters`. A use case may put its first
+ * business statement behind these CTEs, guarded by `EXISTS (SELECT 1 FROM idempotency_claim)`, to save
+ * the claim's round trip.
  */
-export const CLAIM_IN_TRANSACTION = namedStatement(
-  'idempotency_claim_in_transaction',
-  `WITH lock AS MATERIALIZED (SELECT pg_try_advisory_xact_lock($8::bigint) AS held),
-        claimed AS (
+export function claimCtes(first: number): string {
+  const p = (n: number) => `$${first + n - 1}`;
+  return `idempotency_lock AS MATERIALIZED (SELECT pg_try_advisory_xact_lock(${p(8)}::bigint) AS held),
+        idempotency_claim AS (
           INSERT INTO idempotency_keys (scope, key, route, fingerprint, status, lock_token, locked_at, expires_at)
-          SELECT $1, $2, $3, $4, 'in_progress', $5, now(), now() + $6 * interval '1 millisecond' FROM lock WHERE held
+          SELECT ${p(1)}::varchar, ${p(2)}::varchar, ${p(3)}::varchar, ${p(4)}::text, 'in_progress', ${p(5)}::uuid,
+                 now(), now() + ${p(6)}::float8 * interval '1 millisecond'
+            FROM idempotency_lock WHERE held
           ON CONFLICT (scope, key) DO UPDATE
              SET route = EXCLUDED.route, fingerprint = EXCLUDED.fingerprint, status = 'in_progress',
                  lock_token = EXCLUDED.lock_token, locked_at = now(), response_status = NULL,
                  response_body = NULL, created_at = now(), expires_at = EXCLUDED.expires_at
            WHERE idempotency_keys.expires_at < now()
               OR (idempotency_keys.status = 'in_progress'
-                  AND idempotency_keys.locked_at < now() - $7 * interval '1 millisecond'
+                  AND idempotency_keys.locked_at < now() - ${p(7)}::float8 * interval '1 millisecond'
                   AND idempotency_keys.route = EXCLUDED.route AND idempotency_keys.fingerprint = EXCLUDED.fingerprint)
-          RETURNING 1)
-   SELECT lock.held, EXISTS (SELECT 1 FROM claimed) AS claimed FROM lock`,
+          RETURNING 1)`;
+}
+
+/** The claim on its own, as the first statement of the business transaction. */
+export const CLAIM_IN_TRANSACTION = namedStatement(
+  'idempotency_claim_in_transaction',
+  `WITH ${claimCtes(1)}
+   SELECT held, EXISTS (SELECT 1 FROM idempotency_claim) AS claimed FROM idempotency_lock`,
 );
 
 /**

@@ -24,6 +24,7 @@ import {
   Idempotent,
   IdempotencyKey,
   IdempotencyModule,
+  claimCtes,
   IdempotentCall,
   requestFingerprint,
 } from '../src';
@@ -74,6 +75,25 @@ class OrdersController {
     });
   }
 
+  /** The claim folded into the use case's first statement: one round trip for claim and insert. */
+  @Post('folded')
+  @Idempotent({ required: true, claim: 'in-transaction' })
+  async folded(@Body() body: OrderDto, @IdempotencyKey() call: IdempotentCall) {
+    return this.dataSource.transaction(async (manager) => {
+      const [row] = await manager.query(
+        `WITH ${claimCtes(2)},
+              inserted AS (INSERT INTO orders (tenant, item) SELECT 't', $1 WHERE EXISTS (SELECT 1 FROM idempotency_claim)
+                           RETURNING id, item)
+         SELECT held, EXISTS (SELECT 1 FROM idempotency_claim) AS claimed, inserted.id, inserted.item
+           FROM idempotency_lock LEFT JOIN inserted ON true`,
+        [body.item, ...call.claimParameters()],
+      );
+      await call.claimed(manager, row.held, row.claimed);
+      if (body.delayMs) await new Promise((resolve) => setTimeout(resolve, body.delayMs));
+      return call.complete(manager, { order: { id: row.id, item: row.item } });
+    });
+  }
+
   @Post('other')
   @HttpCode(200)
   @Idempotent({ required: true, claim: 'in-transaction' })
@@ -89,7 +109,8 @@ describe('idempotency claimed inside the business transaction, against real Post
   let app: INestApplication;
   let database: TestDatabase;
   let dataSource: DataSource;
-  const TTL_MS = 1500;
+  // Long enough that a burst of 50 on a loaded machine finishes before the first key expires.
+  const TTL_MS = 5000;
   const LOCK_TIMEOUT_MS = 2000;
 
   beforeAll(async () => {
@@ -163,6 +184,27 @@ describe('idempotency claimed inside the business transaction, against real Post
       expect(r.headers['retry-after']).toBe('1');
     }
     expect(responses.every((r) => r.status === 201 || r.status === 409)).toBe(true);
+  });
+
+  it('folds the claim into the first business statement: one of 50 concurrent requests inserts, the others replay or get IN_USE', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        post('folded-1', { item: 'folded', delayMs: 150 }, 'tenant-a', '/orders/folded'),
+      ),
+    );
+    expect(await countOrders('folded')).toBe(1);
+    const executed = responses.filter((r) => r.status === 201 && r.headers['idempotent-replayed'] === undefined);
+    expect(executed).toHaveLength(1);
+    for (const r of responses.filter((r) => r.status !== 201)) {
+      expect(r.status).toBe(409);
+      expect(r.body.error.code).toBe('IDEMPOTENCY_KEY_IN_USE');
+    }
+    const replay = await post('folded-1', { item: 'folded', delayMs: 150 }, 'tenant-a', '/orders/folded').expect(201);
+    expect(replay.text).toBe(executed[0].text);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    const reused = await post('folded-1', { item: 'other' }, 'tenant-a', '/orders/folded').expect(409);
+    expect(reused.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(await countOrders('other')).toBe(0);
   });
 
   it('answers IDEMPOTENCY_KEY_IN_USE at once while the first request runs, without waiting for it', async () => {
