@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError, RenderedBody } from '@app/envelope';
-import type { IdempotentCall } from '@app/idempotency';
+import { claimCtes, IdempotentCall } from '@app/idempotency';
 import { runNamed } from '@app/platform';
 import { DataSource, EntityManager } from 'typeorm';
 import type { AppCaller } from '../app-auth/app-caller';
@@ -21,7 +21,10 @@ import {
   toReversalView,
 } from './redemption.view';
 
+/** The claim's outcome, and the redeemed voucher with its redemption (all null when nothing was redeemed). */
 interface RedeemedRow extends VoucherViewSource {
+  claimHeld: boolean;
+  claimed: boolean;
   redemptionId: string;
   externalOrderId: string;
   storeId: string | null;
@@ -32,26 +35,33 @@ interface RedeemedRow extends VoucherViewSource {
 }
 
 /**
- * Consumes the voucher and records its redemption in one statement; no row back means the voucher
- * was missing or not redeemable, and nothing was written.
- * $1 application id, $2 credential hash, $3 external order id, $4 store id, $5 operator id, $6 occurred at.
+ * Claims the idempotency key, consumes the voucher and records its redemption in ONE statement; the
+ * voucher is touched only when the key was claimed. No redeemed row back means the key was not
+ * claimed, or the voucher was missing or not redeemable, and nothing but the claim was written.
+ * $1 application id, $2 credential hash, $3 external order id, $4 store id, $5 operator id,
+ * $6 occurred at, $7… the claim's parameters.
  */
 const REDEEM = perCredentialType(
   'redemption_redeem',
   (voucherId) => `
-  WITH redeemed AS (
+  WITH ${claimCtes(7)},
+       redeemed AS (
          UPDATE vouchers SET status = 'redeemed', redeemed_at = now(), updated_at = now()
           WHERE id = (${voucherId}) AND status = 'available' AND valid_from <= now() AND valid_to > now()
+            AND EXISTS (SELECT 1 FROM idempotency_claim)
          RETURNING ${VOUCHER_VIEW_COLUMNS}),
        redemption AS (
          INSERT INTO redemptions (application_id, voucher_id, external_order_id, store_id, operator_id, occurred_at)
          SELECT $1::uuid, id, $3::varchar, $4::varchar, $5::varchar, $6::timestamptz FROM redeemed
          RETURNING id, external_order_id, store_id, operator_id, occurred_at, status, created_at)
-  SELECT redeemed.*, redemption.id AS "redemptionId", redemption.external_order_id AS "externalOrderId",
-         redemption.store_id AS "storeId", redemption.operator_id AS "operatorId",
-         redemption.occurred_at AS "occurredAt", redemption.status AS "redemptionStatus",
-         redemption.created_at AS "createdAt"
-    FROM redeemed, redemption`,
+  SELECT idempotency_lock.held AS "claimHeld", EXISTS (SELECT 1 FROM idempotency_claim) AS claimed, done.*
+    FROM idempotency_lock
+    LEFT JOIN (
+      SELECT redeemed.*, redemption.id AS "redemptionId", redemption.external_order_id AS "externalOrderId",
+             redemption.store_id AS "storeId", redemption.operator_id AS "operatorId",
+             redemption.occurred_at AS "occurredAt", redemption.status AS "redemptionStatus",
+             redemption.created_at AS "createdAt"
+        FROM redeemed, redemption) done ON true`,
 );
 
 @Injectable()
@@ -63,17 +73,19 @@ export class RedemptionsService {
   ) {}
 
   /**
-   * One transaction of three statements: the idempotency claim, then ONE statement that consumes the
-   * voucher with a conditional UPDATE and writes the redemption from its RETURNING row, then the
-   * stored response. Of concurrent redeems the row lock lets exactly one match `status = 'available'`;
+   * One transaction of two statements: ONE that claims the idempotency key, consumes the voucher with a
+   * conditional UPDATE and writes the redemption from its RETURNING row, then the stored response.
+   * Of concurrent redeems the row lock lets exactly one match `status = 'available'`;
    * the others re-check the committed row, match nothing and get 409.
    */
   async redeem(caller: AppCaller, body: RedeemDto, call: IdempotentCall): Promise<RenderedBody> {
     const applicationId = caller.application.id;
     const key = this.lookup.keyOf(applicationId, body.credential);
     return this.dataSource.transaction(async (manager) => {
-      await call.begin(manager);
-      if (!key) return this.lookup.miss(caller.tokenId);
+      if (!key) {
+        await call.begin(manager);
+        return this.lookup.miss(caller.tokenId);
+      }
       const { rows } = await runNamed<RedeemedRow>(manager, REDEEM[key.type], [
         applicationId,
         key.hash,
@@ -81,9 +93,11 @@ export class RedemptionsService {
         body.store_id ?? null,
         body.operator_id ?? null,
         body.occurred_at ? new Date(body.occurred_at) : new Date(),
+        ...call.claimParameters(),
       ]);
       const row = rows[0];
-      if (!row) throw await this.whyNotRedeemed(manager, applicationId, caller.tokenId, key);
+      await call.claimed(manager, row.claimHeld, row.claimed);
+      if (row.id === null) throw await this.whyNotRedeemed(manager, applicationId, caller.tokenId, key);
       const redemption: RedemptionViewSource = {
         id: row.redemptionId,
         voucherId: row.id,
