@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError, RenderedBody } from '@app/envelope';
-import type { IdempotentCall } from '@app/idempotency';
+import { claimCtes, IdempotentCall } from '@app/idempotency';
 import { namedStatement, runNamed } from '@app/platform';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { isUuid } from '../app-auth/resource-id.pipe';
@@ -25,25 +25,32 @@ type IssuingTemplate = Pick<
 >;
 
 interface IssueChecks extends IssuingTemplate {
+  claimHeld: boolean;
+  claimed: boolean;
   recipientAuthorized: boolean;
   duplicate: boolean;
 }
 
 /**
- * Everything an issue checks before it writes, in one read without locks: the template, the recipient
- * rule (consent, or already a holder of the application's vouchers) and a reused external_issue_id.
- * $1 application id, $2 template id, $3 recipient, $4 external issue id.
+ * The idempotency claim, and everything an issue checks before it writes, in one round trip: the
+ * template, the recipient rule (consent, or already a holder of the application's vouchers) and a
+ * reused external_issue_id, read without locks. The template columns are null when it does not exist.
+ * $1 application id, $2 template id, $3 recipient, $4 external issue id, $5… the claim's parameters.
  */
-const ISSUE_CHECKS = namedStatement(
-  'voucher_issue_checks',
-  `SELECT t.id, t.application_id AS "applicationId", t.status, t.valid_from AS "validFrom", t.valid_to AS "validTo",
-          t.days_after_claim AS "daysAfterClaim", t.per_user_limit AS "perUserLimit", t.issue_limit AS "issueLimit",
-          t.issued_count AS "issuedCount", t.allocated_count AS "allocatedCount",
-          (EXISTS (SELECT 1 FROM authorizations WHERE application_id = $1 AND user_id = $3)
-           OR EXISTS (SELECT 1 FROM vouchers WHERE application_id = $1 AND recipient_user_id = $3))
-            AS "recipientAuthorized",
-          EXISTS (SELECT 1 FROM vouchers WHERE application_id = $1 AND external_issue_id = $4) AS duplicate
-     FROM templates t WHERE t.id = $2 AND t.application_id = $1`,
+const CLAIM_AND_CHECK = namedStatement(
+  'voucher_issue_claim_and_checks',
+  `WITH ${claimCtes(5)}
+   SELECT idempotency_lock.held AS "claimHeld", EXISTS (SELECT 1 FROM idempotency_claim) AS claimed, checks.*
+     FROM idempotency_lock
+     LEFT JOIN (
+       SELECT t.id, t.application_id AS "applicationId", t.status, t.valid_from AS "validFrom", t.valid_to AS "validTo",
+              t.days_after_claim AS "daysAfterClaim", t.per_user_limit AS "perUserLimit", t.issue_limit AS "issueLimit",
+              t.issued_count AS "issuedCount", t.allocated_count AS "allocatedCount",
+              (EXISTS (SELECT 1 FROM authorizations WHERE application_id = $1 AND user_id = $3)
+               OR EXISTS (SELECT 1 FROM vouchers WHERE application_id = $1 AND recipient_user_id = $3))
+                AS "recipientAuthorized",
+              EXISTS (SELECT 1 FROM vouchers WHERE application_id = $1 AND external_issue_id = $4) AS duplicate
+         FROM templates t WHERE t.id = $2::uuid AND t.application_id = $1) checks ON true`,
 );
 
 /** A unique or check violation of the given constraint, whether raised through TypeORM or pg directly. */
@@ -72,8 +79,7 @@ export class IssueService {
   async issue(applicationId: string, body: IssueDto, call: IdempotentCall): Promise<RenderedBody> {
     try {
       return await this.dataSource.transaction(async (manager) => {
-        await call.begin(manager);
-        const template = await this.checkedTemplate(manager, applicationId, body);
+        const template = await this.checkedTemplate(manager, applicationId, body, call);
         if (!(await consumePerUserQuota(manager, template.id, body.recipient_user_id, template.perUserLimit))) {
           throw ApiError.conflict(
             'PER_USER_LIMIT_REACHED',
@@ -93,21 +99,27 @@ export class IssueService {
     }
   }
 
+  /** Claims the key, then answers the first check the request fails, in the order the API documents. */
   private async checkedTemplate(
     manager: EntityManager,
     applicationId: string,
     body: IssueDto,
+    call: IdempotentCall,
   ): Promise<IssuingTemplate> {
-    const { rows } = isUuid(body.template_id)
-      ? await runNamed<IssueChecks>(manager, ISSUE_CHECKS, [
-          applicationId,
-          body.template_id.toLowerCase(),
-          body.recipient_user_id,
-          body.external_issue_id,
-        ])
-      : { rows: [] };
+    if (!isUuid(body.template_id)) {
+      await call.begin(manager);
+      throw ApiError.notFound('Template');
+    }
+    const { rows } = await runNamed<IssueChecks>(manager, CLAIM_AND_CHECK, [
+      applicationId,
+      body.template_id.toLowerCase(),
+      body.recipient_user_id,
+      body.external_issue_id,
+      ...call.claimParameters(),
+    ]);
+    await call.claimed(manager, rows[0].claimHeld, rows[0].claimed);
     const template = rows[0];
-    if (!template) throw ApiError.notFound('Template');
+    if (template.id === null) throw ApiError.notFound('Template');
     if (template.status !== 'active') {
       throw ApiError.conflict('TEMPLATE_NOT_ACTIVE', `The template is ${template.status}; only active templates issue`);
     }
