@@ -23,8 +23,9 @@ import {
 import type { Request, Response } from 'express';
 import { createHash } from 'node:crypto';
 import { catchError, from, mergeMap, Observable, of } from 'rxjs';
-import { IdempotencyStore } from './idempotency.store';
-import { IdempotentCall } from './idempotent-call';
+import { IdempotencyStore, Replay } from './idempotency.store';
+import { IdempotentCall, IdempotentReplay } from './idempotent-call';
+import type { IdempotencyTarget } from './transactional-claim';
 
 export interface IdempotentOptions {
   /** Whether a request without a key is refused (400) or simply runs without idempotency. */
@@ -33,6 +34,12 @@ export interface IdempotentOptions {
   keyFrom?: (req: Request) => unknown;
   /** How error details name the key (default `Idempotency-Key`); set it when `keyFrom` reads a body field. */
   keyName?: string;
+  /**
+   * `before` (default): the key is claimed in a short transaction of its own before the handler runs.
+   * `in-transaction`: the use case claims it with `IdempotentCall.begin` as the first statement of its
+   * own transaction, so a request costs no commit besides the business one.
+   */
+  claim?: 'before' | 'in-transaction';
 }
 
 const OPTIONS_KEY = 'idempotency:options';
@@ -89,43 +96,81 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const route = `${req.method} ${(req.route?.path as string | undefined) ?? req.path}`;
     const fingerprint = requestFingerprint(req.method, req.path, req.rawBody);
     const status = routeStatus(context);
+    const target: IdempotencyTarget = { scope, key: rawKey, route, fingerprint };
+    const render = (data: unknown) => this.style.success(req, status, data);
 
+    if (options.claim === 'in-transaction') {
+      const call = new IdempotentCall(this.store, target, undefined, status, render);
+      req.idempotentCall = call;
+      return this.handleClaimed(call, route, req, res, next);
+    }
     return from(this.store.claim(scope, rawKey, route, fingerprint)).pipe(
       mergeMap((outcome) => {
-        if (outcome.kind === 'replay') {
-          res.setHeader(REPLAY_HEADER, 'true');
-          if (outcome.status >= 400)
-            throw new RenderedErrorResponse(outcome.status, outcome.body, { [REPLAY_HEADER]: 'true' });
-          res.status(outcome.status);
-          return of(new RenderedBody(outcome.body));
-        }
-        const call = new IdempotentCall(this.store, outcome.claim, status, (data) =>
-          this.style.success(req, status, data),
-        );
+        if (outcome.kind === 'replay') return of(this.replay(outcome, res));
+        const call = new IdempotentCall(this.store, target, outcome.claim, status, render);
         req.idempotentCall = call;
-        return next.handle().pipe(
-          mergeMap(async (result) => {
-            if (!call.completed || !(result instanceof RenderedBody)) {
-              throw new Error(`idempotent route ${route} returned without completing its key inside its transaction`);
-            }
-            return result;
-          }),
-          catchError((error: unknown) => from(this.settleFailure(call, req, error))),
-        );
+        return this.handleClaimed(call, route, req, res, next);
       }),
     );
   }
 
-  /** Deterministic 4xx answers are stored and replayed; 429 and 5xx release the key for a retry. */
-  private async settleFailure(call: IdempotentCall, req: Request, error: unknown): Promise<never> {
+  private handleClaimed(
+    call: IdempotentCall,
+    route: string,
+    req: Request,
+    res: Response,
+    next: CallHandler,
+  ): Observable<unknown> {
+    return next.handle().pipe(
+      mergeMap(async (result) => {
+        if (!call.completed || !(result instanceof RenderedBody)) {
+          throw new Error(`idempotent route ${route} returned without completing its key inside its transaction`);
+        }
+        return result;
+      }),
+      catchError((error: unknown) => {
+        if (error instanceof IdempotentReplay) return of(this.replay(error.replay, res));
+        if (call.turnedAway) throw error;
+        return from(this.settleFailure(call, req, res, error));
+      }),
+    );
+  }
+
+  private replay(outcome: Replay, res: Response): RenderedBody {
+    res.setHeader(REPLAY_HEADER, 'true');
+    if (outcome.status >= 400) {
+      throw new RenderedErrorResponse(outcome.status, outcome.body, { [REPLAY_HEADER]: 'true' });
+    }
+    res.status(outcome.status);
+    return new RenderedBody(outcome.body);
+  }
+
+  /**
+   * Deterministic 4xx answers are stored and replayed; 429 and 5xx release the key for a retry. A claim
+   * made inside the use case's transaction went away with its rollback, so the failure is recorded
+   * anew, unless a request with the same key got in first: then its answer is the one given.
+   */
+  private async settleFailure(
+    call: IdempotentCall,
+    req: Request,
+    res: Response,
+    error: unknown,
+  ): Promise<RenderedBody> {
     const view = toErrorView(error, this.style);
     const deterministic = view.status >= 400 && view.status < 500 && view.status !== 429;
+    const claim = call.claim;
+    const claimedBefore = call.claimedUpFront && claim !== undefined;
     if (!deterministic) {
-      await this.store.release(call.claim);
+      if (claimedBefore) await this.store.release(claim);
       throw error;
     }
     const body = this.style.error(req, view);
-    await this.store.storeFailure(call.claim, view.status, body);
+    if (claimedBefore) {
+      await this.store.storeFailure(claim, view.status, body);
+    } else {
+      const earlier = await this.store.recordFailure(call.target, view.status, body);
+      if (earlier) return this.replay(earlier, res);
+    }
     throw new RenderedErrorResponse(view.status, body, (error as ApiError).headers ?? {});
   }
 }

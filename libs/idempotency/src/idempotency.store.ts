@@ -1,8 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ApiError } from '@app/envelope';
+import { runNamed } from '@app/platform';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { IDEMPOTENCY_OPTIONS, IdempotencyOptions } from './idempotency.options';
+import {
+  advisoryLockId,
+  CLAIM_IN_TRANSACTION,
+  COMPLETE_KEY,
+  IdempotencyTarget,
+  READ_KEY,
+  RECORD_FAILURE,
+} from './transactional-claim';
 
 export interface Claim {
   scope: string;
@@ -11,6 +20,7 @@ export interface Claim {
 }
 
 export type ClaimOutcome = { kind: 'claimed'; claim: Claim } | { kind: 'replay'; status: number; body: string };
+export type Replay = Extract<ClaimOutcome, { kind: 'replay' }>;
 
 interface StoredKey {
   route: string;
@@ -52,29 +62,79 @@ export class IdempotencyStore {
     );
     // Deleted by expiry between our insert and select: the caller may simply retry.
     if (!existing) throw this.inUse();
-    if (existing.route !== route || existing.fingerprint !== fingerprint) {
-      throw new ApiError(
-        409,
-        'IDEMPOTENCY_KEY_REUSED',
-        'This Idempotency-Key was already used with a different request',
-      );
-    }
-    if (existing.status === 'completed') {
-      return { kind: 'replay', status: existing.response_status ?? 200, body: existing.response_body ?? '' };
-    }
+    const replay = this.judge(existing, route, fingerprint);
+    if (replay) return replay;
     if (!existing.stale) throw this.inUse();
     return this.takeOver(scope, key, existing.lock_token);
   }
 
+  /**
+   * The claim as the first statement of the use case's own transaction: no commit of its own, and the
+   * in-flight mark (an advisory lock and an uncommitted row) vanishes with the transaction, whether it
+   * commits, rolls back or its process dies. Throws 409 while another request with the key runs or
+   * when the key belongs to another request; returns the stored answer of a completed one.
+   */
+  async claimInTransaction(manager: EntityManager, target: IdempotencyTarget): Promise<ClaimOutcome> {
+    const parameters = this.claimParameters(target);
+    const { rows } = await runNamed<{ held: boolean; claimed: boolean }>(manager, CLAIM_IN_TRANSACTION, parameters);
+    return this.claimOutcome(manager, target, parameters, rows[0].held, rows[0].claimed);
+  }
+
+  /** The values of `claimCtes` for one attempt to claim the target (a fresh lock token each time). */
+  claimParameters(target: IdempotencyTarget): unknown[] {
+    return [
+      target.scope,
+      target.key,
+      target.route,
+      target.fingerprint,
+      randomUUID(),
+      this.options.ttlMs,
+      this.options.lockTimeoutMs,
+      advisoryLockId(target.scope, target.key),
+    ];
+  }
+
+  /** What a claim made with `parameters` came to, from the `held` and `claimed` its statement returned. */
+  async claimOutcome(
+    manager: EntityManager,
+    target: IdempotencyTarget,
+    parameters: unknown[],
+    held: boolean,
+    claimed: boolean,
+  ): Promise<ClaimOutcome> {
+    if (claimed)
+      return { kind: 'claimed', claim: { scope: target.scope, key: target.key, lockToken: parameters[4] as string } };
+    if (!held) throw this.inUse();
+    return this.existingAnswer(manager, target);
+  }
+
+  /**
+   * Records the deterministic failure of a request that holds no claim (its transaction rolled back, or
+   * it failed before claiming). Another request with the key that runs or completed meanwhile wins:
+   * its answer is returned instead; `undefined` means this failure is now the stored answer.
+   */
+  async recordFailure(target: IdempotencyTarget, status: number, body: string): Promise<Replay | undefined> {
+    const { scope, key, route, fingerprint } = target;
+    const { rows } = await runNamed<{ held: boolean; recorded: boolean }>(this.dataSource, RECORD_FAILURE, [
+      scope,
+      key,
+      route,
+      fingerprint,
+      this.options.ttlMs,
+      status,
+      body,
+      advisoryLockId(scope, key),
+    ]);
+    if (rows[0].recorded) return undefined;
+    if (!rows[0].held) throw this.inUse();
+    const answer = await this.existingAnswer(this.dataSource, target);
+    return answer.kind === 'replay' ? answer : undefined;
+  }
+
   /** Marks the key completed inside the business transaction: both commit or neither does. */
   async complete(manager: EntityManager, claim: Claim, status: number, body: string): Promise<void> {
-    const [, affected] = await manager.query(
-      `UPDATE idempotency_keys
-          SET status = 'completed', response_status = $4, response_body = $5, locked_at = NULL
-        WHERE scope = $1 AND key = $2 AND lock_token = $3 AND status = 'in_progress'`,
-      [claim.scope, claim.key, claim.lockToken, status, body],
-    );
-    if (affected !== 1) {
+    const { rowCount } = await runNamed(manager, COMPLETE_KEY, [claim.scope, claim.key, claim.lockToken, status, body]);
+    if (rowCount !== 1) {
       throw new Error('idempotency claim was lost (taken over after the lock timeout); rolling back');
     }
   }
@@ -108,6 +168,31 @@ export class IdempotencyStore {
     );
     if (affected !== 1) throw this.inUse();
     return { kind: 'claimed', claim: { scope, key, lockToken } };
+  }
+
+  /** A key this request could not claim although nobody runs with it: the stored answer, or 409. */
+  private async existingAnswer(on: EntityManager | DataSource, target: IdempotencyTarget): Promise<ClaimOutcome> {
+    const { rows } = await runNamed<StoredKey>(on, READ_KEY, [target.scope, target.key, this.options.lockTimeoutMs]);
+    const existing = rows[0];
+    if (!existing) throw this.inUse();
+    const replay = this.judge(existing, target.route, target.fingerprint);
+    if (replay) return replay;
+    throw this.inUse();
+  }
+
+  /** Another request's key gives 409 IDEMPOTENCY_KEY_REUSED; the same request's completed key its stored answer. */
+  private judge(existing: Omit<StoredKey, 'lock_token'>, route: string, fingerprint: string): Replay | undefined {
+    if (existing.route !== route || existing.fingerprint !== fingerprint) {
+      throw new ApiError(
+        409,
+        'IDEMPOTENCY_KEY_REUSED',
+        'This Idempotency-Key was already used with a different request',
+      );
+    }
+    if (existing.status === 'completed') {
+      return { kind: 'replay', status: existing.response_status ?? 200, body: existing.response_body ?? '' };
+    }
+    return undefined;
   }
 
   private inUse(): ApiError {

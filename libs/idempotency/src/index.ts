@@ -4,3 +4,5 @@ export * from './idempotency.module';
 export * from './idempotency.options';
 export * from './idempotency.store';
 export * from './idempotent-call';
+export { claimCtes } from './transactional-claim';
+export type { IdempotencyTarget } from './transactional-claim';

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ApiError } from '@app/envelope';
 import { constantTimeEqual, hashSecretToken } from '@app/auth';
+import { namedStatement, runNamed } from '@app/platform';
 import { DataSource } from 'typeorm';
 import type { AppCaller } from './app-caller';
 
@@ -23,6 +24,17 @@ interface TokenRow {
   updated_at: Date;
 }
 
+/** The token and the application it is bound to, in one indexed look-up by the token's hash. */
+const TOKEN_BY_HASH = namedStatement(
+  'app_token_by_hash',
+  `SELECT t.id AS token_id, t.token_hash, t.name AS token_name, t.prefix, t.permissions, t.expires_at, t.revoked_at,
+          (t.expires_at IS NOT NULL AND t.expires_at <= now()) AS expired,
+          a.id AS application_id, a.name, a.description, a.status, a.allowed_origins, a.features,
+          a.created_at, a.updated_at
+     FROM app_tokens t JOIN applications a ON a.id = t.application_id
+    WHERE t.token_hash = $1`,
+);
+
 /** last_used_at is informational: writing it once a minute per token keeps hot paths free of row contention. */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
@@ -36,15 +48,9 @@ export class AppTokenAuthenticator {
   /** Resolves an `sop_` token to its caller, or throws 401. The application's own state is checked apart. */
   async authenticate(token: string): Promise<AppCaller> {
     const tokenHash = hashSecretToken(token);
-    const [row]: TokenRow[] = await this.dataSource.query(
-      `SELECT t.id AS token_id, t.token_hash, t.name AS token_name, t.prefix, t.permissions, t.expires_at, t.revoked_at,
-              (t.expires_at IS NOT NULL AND t.expires_at <= now()) AS expired,
-              a.id AS application_id, a.name, a.description, a.status, a.allowed_origins, a.features,
-              a.created_at, a.updated_at
-         FROM app_tokens t JOIN applications a ON a.id = t.application_id
-        WHERE t.token_hash = $1`,
-      [tokenHash],
-    );
+    const {
+      rows: [row],
+    } = await runNamed<TokenRow>(this.dataSource, TOKEN_BY_HASH, [tokenHash]);
     if (!row || !constantTimeEqual(row.token_hash, tokenHash)) {
       throw new ApiError(401, undefined, 'Application token is invalid');
     }

@@ -27,20 +27,25 @@ export class GuessingLimiter {
   }
 
   async assertNotLocked(tokenId: string): Promise<void> {
+    const lockout = await this.lockout(tokenId);
+    if (lockout) throw lockout;
+  }
+
+  /** The 429 a locked-out token gets, or undefined; never throws, so it can run beside the rate limit. */
+  async lockout(tokenId: string): Promise<ApiError | undefined> {
     const state = await this.failures.get(tokenId).catch((error: Error) => {
       this.logger.warn(`guessing lock-out not checked, counter unavailable: ${error.message}`);
       return null;
     });
-    if (state && state.consumedPoints >= this.threshold) {
-      const retryAfter = Math.max(Math.ceil(state.msBeforeNext / 1000), 1);
-      throw new ApiError(
-        429,
-        'RATE_LIMITED',
-        'Too many failed credential look-ups; verify and redeem are locked for this token',
-        undefined,
-        { 'Retry-After': String(retryAfter) },
-      );
-    }
+    if (!state || state.consumedPoints < this.threshold) return undefined;
+    const retryAfter = Math.max(Math.ceil(state.msBeforeNext / 1000), 1);
+    return new ApiError(
+      429,
+      'RATE_LIMITED',
+      'Too many failed credential look-ups; verify and redeem are locked for this token',
+      undefined,
+      { 'Retry-After': String(retryAfter) },
+    );
   }
 
   async recordFailure(tokenId: string): Promise<void> {

@@ -76,7 +76,13 @@ export function toReversalView(r: Reversal): ReversalView {
   };
 }
 
-export function toRedemptionView(r: Redemption, reversal: Reversal | null): RedemptionView {
+/** What the view reads of a redemption: an entity, or a row returned under these names. */
+export type RedemptionViewSource = Pick<
+  Redemption,
+  'id' | 'voucherId' | 'externalOrderId' | 'storeId' | 'operatorId' | 'occurredAt' | 'status' | 'createdAt'
+>;
+
+export function toRedemptionView(r: RedemptionViewSource, reversal: Reversal | null): RedemptionView {
   return {
     id: r.id,
     voucher_id: r.voucherId,

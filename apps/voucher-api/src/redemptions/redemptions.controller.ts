@@ -40,7 +40,7 @@ export class RedemptionsController {
     RedeemResult,
   )
   @ApiHeader({ name: 'Idempotency-Key', required: true })
-  @Idempotent({ required: true })
+  @Idempotent({ required: true, claim: 'in-transaction' })
   redeem(
     @CurrentCaller() caller: AppCaller,
     @Body() body: RedeemDto,
@@ -76,7 +76,7 @@ export class RedemptionsController {
   @ApiOperation({ summary: 'Reverse a redemption: the voucher is available again, or expired when past validity' })
   @RuntimeSuccess(201, 'The reversal record with the `redemption` and the `voucher`', ReverseResult)
   @ApiHeader({ name: 'Idempotency-Key', required: true, description: 'A new key, not the redemption’s' })
-  @Idempotent({ required: true })
+  @Idempotent({ required: true, claim: 'in-transaction' })
   reverse(
     @CurrentCaller() caller: AppCaller,
     @RedemptionId() redemptionId: string,

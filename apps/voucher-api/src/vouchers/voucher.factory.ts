@@ -1,13 +1,33 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { namedStatement, runNamed } from '@app/platform';
 import type { EntityManager } from 'typeorm';
 import type { Template } from '../templates/entities/template.entity';
-import { Voucher } from './entities/voucher.entity';
 import { VoucherCredentials } from './voucher-credentials';
+import { VOUCHER_VIEW_COLUMNS } from './voucher-lookup';
+import type { VoucherViewSource } from './voucher.view';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** A code clash needs another live voucher of the same application with the same 6 characters; a few retries suffice. */
 const CODE_ATTEMPTS = 8;
+
+/**
+ * The arbiter is the partial unique index on live codes: a clash inserts nothing and the caller draws
+ * again, while any other unique violation (e.g. external_issue_id) still raises.
+ */
+const INSERT_VOUCHER = namedStatement(
+  'voucher_insert',
+  `INSERT INTO vouchers (id, application_id, template_id, recipient_user_id, external_issue_id, valid_from, valid_to,
+                         issued_at, qr_token_hash, qr_token_enc, code_hash, code_enc, send_id)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+   ON CONFLICT (application_id, code_hash) WHERE status NOT IN ('redeemed', 'expired') DO NOTHING
+   RETURNING issuance_id AS "issuanceId", ${VOUCHER_VIEW_COLUMNS}`,
+);
+
+/** A created voucher as its callers answer with it: the view's columns and the issuance id. */
+export interface CreatedVoucher extends VoucherViewSource {
+  issuanceId: string;
+}
 
 export interface CreateVoucherOptions {
   /** The caller's issue number (runtime issue). */
@@ -31,32 +51,16 @@ export class VoucherFactory {
     template: Pick<Template, 'id' | 'applicationId' | 'validFrom' | 'validTo' | 'daysAfterClaim'>,
     recipientUserId: string,
     options: CreateVoucherOptions = {},
-  ): Promise<Voucher> {
+  ): Promise<CreatedVoucher> {
     const now = options.now ?? new Date();
     const [validFrom, validTo] =
       template.daysAfterClaim !== null
         ? [now, new Date(now.getTime() + template.daysAfterClaim * DAY_MS)]
         : [template.validFrom!, template.validTo!];
     const id = randomUUID();
-    const columns = [
-      'id',
-      'application_id',
-      'template_id',
-      'recipient_user_id',
-      'external_issue_id',
-      'valid_from',
-      'valid_to',
-      'issued_at',
-      'qr_token_hash',
-      'qr_token_enc',
-      'code_hash',
-      'code_enc',
-    ];
-    if (options.sendId !== undefined) columns.push('send_id');
-
     for (let attempt = 0; attempt < CODE_ATTEMPTS; attempt++) {
       const { qrToken, code } = this.credentials.generate();
-      const values: unknown[] = [
+      const { rows } = await runNamed<CreatedVoucher>(manager, INSERT_VOUCHER, [
         id,
         template.applicationId,
         template.id,
@@ -69,18 +73,9 @@ export class VoucherFactory {
         this.credentials.encrypt(id, 'qr_token', qrToken),
         this.credentials.codeHash(template.applicationId, code),
         this.credentials.encrypt(id, 'redeem_code', code),
-      ];
-      if (options.sendId !== undefined) values.push(options.sendId);
-      // The arbiter is the partial unique index on live codes: a clash inserts nothing and we draw again,
-      // while any other unique violation (e.g. external_issue_id) still raises.
-      const inserted: unknown[] = await manager.query(
-        `INSERT INTO vouchers (${columns.join(', ')})
-         VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})
-         ON CONFLICT (application_id, code_hash) WHERE status NOT IN ('redeemed', 'expired') DO NOTHING
-         RETURNING id`,
-        values,
-      );
-      if (inserted.length === 1) return manager.findOneByOrFail(Voucher, { id });
+        options.sendId ?? null,
+      ]);
+      if (rows.length === 1) return rows[0];
     }
     throw new Error('could not draw a unique voucher code');
   }

@@ -31,7 +31,21 @@ export class VoucherView {
   redeemed_at: string | null;
 }
 
-export function toVoucherView(v: Voucher): VoucherView {
+/** What the view reads of a voucher: an entity, or a row selected with VOUCHER_VIEW_COLUMNS. */
+export type VoucherViewSource = Pick<
+  Voucher,
+  | 'id'
+  | 'templateId'
+  | 'status'
+  | 'recipientUserId'
+  | 'externalIssueId'
+  | 'validFrom'
+  | 'validTo'
+  | 'issuedAt'
+  | 'redeemedAt'
+>;
+
+export function toVoucherView(v: VoucherViewSource): VoucherView {
   return {
     id: v.id,
     template_id: v.templateId,

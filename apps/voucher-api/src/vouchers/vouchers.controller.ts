@@ -43,7 +43,7 @@ export class VouchersController {
   @ApiOperation({ summary: 'Issue a voucher of an active template to a user (no plaintext credential in the answer)' })
   @RuntimeSuccess(201, '`issuanceId` and `voucher`; a replay carries `Idempotent-Replayed: true`', IssueResult)
   @ApiHeader({ name: 'Idempotency-Key', required: true })
-  @Idempotent({ required: true })
+  @Idempotent({ required: true, claim: 'in-transaction' })
   issue(
     @CurrentCaller() caller: AppCaller,
     @Body() body: IssueDto,

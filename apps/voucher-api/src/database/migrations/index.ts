@@ -2,6 +2,7 @@ import { CreateIdempotencyKeys1763683200000 } from '@app/idempotency';
 import { CreateUsers1763683300000 } from './1763683300000-CreateUsers';
 import { CreateVoucherRuntime1763683500000 } from './1763683500000-CreateVoucherRuntime';
 import { CreateAllocations1763683900000 } from './1763683900000-CreateAllocations';
+import { CountIssuesAtCommit1763684100000 } from './1763684100000-CountIssuesAtCommit';
 
 /** Every migration of the voucher database, in order. New migrations are appended here. */
 export const voucherMigrations = [
@@ -9,4 +10,5 @@ export const voucherMigrations = [
   CreateUsers1763683300000,
   CreateVoucherRuntime1763683500000,
   CreateAllocations1763683900000,
+  CountIssuesAtCommit1763684100000,
 ];
