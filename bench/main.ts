@@ -13,13 +13,13 @@ import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import IORedis from 'ioredis';
 import { botProbeRequests, runBotPaths, startBotSection, BotSection } from './bots/section';
-import { botGrowth, GrowthRow, growthTable, voucherGrowth } from './growth/run';
-import { BENCH_DATABASES, connect, dropDatabase, recreateDatabase } from './lib/db';
+import { runGrowth } from './growth/section';
+import { BENCH_DATABASES, dropDatabase, recreateDatabase } from './lib/db';
 import { BenchProcess, ROOT, rssMb, stopAllOnExit } from './lib/processes';
 import { startWebhookReceiver, WebhookReceiver } from './lib/receiver';
 import { formatTable, Report } from './lib/report';
 import { botEnv, StackSettings, startApp, throwAwaySecrets, voucherEnv } from './lib/stack';
-import { explainStatements, probeStatements, ProbeResult, statementReport } from './probe';
+import { probeStatements, ProbeResult, statementReport } from './probe';
 import {
   runVoucherPaths,
   startVoucherSection,
@@ -136,67 +136,7 @@ async function main(): Promise<void> {
       );
     }
 
-    if (selected('growth') && vouchers && bots) {
-      console.log('growth: seeding bulk rows and measuring at two sizes…');
-      const growthSeconds = Math.max(3, Math.round(durationSeconds / 2));
-      const rate = vouchers.redeemRate ?? 500;
-      const supply = await voucherSupply(vouchers, Math.ceil(2 * rate * growthSeconds * 1.2), 3 * durationSeconds);
-      const explains: string[] = [];
-      const explain = (database: string, names: string[], tables: string[]) => async () => {
-        const db = await connect(database);
-        try {
-          for (const probe of probes.filter((p) => names.includes(p.name)))
-            explains.push(await explainStatements(db, probe, tables));
-        } finally {
-          await db.end();
-        }
-      };
-      const rows: GrowthRow[] = [];
-      const voucherDb = await connect(BENCH_DATABASES.voucher);
-      try {
-        rows.push(
-          ...(await voucherGrowth(
-            vouchers.app,
-            vouchers.world,
-            voucherDb,
-            supply,
-            [100_000, 1_000_000],
-            growthSeconds,
-            explain(
-              BENCH_DATABASES.voucher,
-              ['redeem', 'verify'],
-              ['vouchers', 'redemptions', 'idempotency_keys', 'app_tokens'],
-            ),
-          )),
-        );
-      } finally {
-        await voucherDb.end();
-      }
-      const botDb = await connect(BENCH_DATABASES.bot);
-      try {
-        rows.push(
-          ...(await botGrowth(
-            bots.app,
-            bots.world,
-            botDb,
-            { updates: [10_000, 100_000], deliveries: [100_000, 1_000_000] },
-            growthSeconds,
-            explain(
-              BENCH_DATABASES.bot,
-              ['getUpdates', 'deliveries console'],
-              ['updates', 'webhook_deliveries', 'messages'],
-            ),
-          )),
-        );
-      } finally {
-        await botDb.end();
-      }
-      report.section(`Growth (${growthSeconds} s per measurement; bulk rows seeded with SQL)`, growthTable(rows));
-      report.section(
-        'EXPLAIN (ANALYZE, BUFFERS) at the larger size, statements as the probe captured them',
-        explains.join('\n\n'),
-      );
-    }
+    if (selected('growth') && vouchers && bots) await runGrowth(vouchers, bots, settings, report, durationSeconds);
 
     const rss: string[][] = [];
     if (vouchers) rss.push(['voucher-api', vouchers.idleRssMb.toFixed(0), rssMb(vouchers.app.pid).toFixed(0)]);

@@ -11,6 +11,8 @@ export interface ProbedRequest {
   send(attempt: number): Promise<void>;
 }
 
+export type ProbeRequests = (app: BenchProcess) => ProbedRequest[];
+
 export interface ProbeResult {
   name: string;
   statements: CapturedStatement[];
@@ -23,7 +25,7 @@ export interface ProbeResult {
  */
 export async function probeStatements(
   start: (dbPort: number) => Promise<BenchProcess>,
-  requests: (app: BenchProcess) => ProbedRequest[],
+  requests: ProbeRequests,
 ): Promise<ProbeResult[]> {
   const counter: SqlCounter = await startSqlCounter({ host: PG.host, port: PG.port });
   const app = await start(counter.port);

@@ -23,7 +23,7 @@ export interface BotWorld {
 }
 
 /** Apply as the developer, approve as platform staff, read the one-time token as the developer. */
-async function approvedBot(api: ApiClient, accounts: Accounts, owner: string, username: string) {
+export async function approvedBot(api: ApiClient, accounts: Accounts, owner: string, username: string) {
   const developer = await accounts.user(owner);
   const applied = await api.call('POST', `${BOT_API}/my`, developer, { name: `Bench ${username}`, username });
   await api.call('POST', `${BOT_API}/admin/bots/${applied.bot_id}/approve`, await accounts.admin());
@@ -31,7 +31,12 @@ async function approvedBot(api: ApiClient, accounts: Accounts, owner: string, us
   return { botId: applied.bot_id as string, token: read.one_time_token as string, owner };
 }
 
-async function privateChats(api: ApiClient, accounts: Accounts, botId: string, users: string[]): Promise<string[]> {
+export async function privateChats(
+  api: ApiClient,
+  accounts: Accounts,
+  botId: string,
+  users: string[],
+): Promise<string[]> {
   return inParallel(users, 8, async (user) => {
     const chat = await api.call('POST', `${BOT_API}/client/chats/private`, await accounts.user(user), {
       bot_id: botId,

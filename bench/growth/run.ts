@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Client } from 'pg';
-import { BOT_API, BotWorld } from '../bots/world';
+import { approvedBot, BOT_API, BotWorld, privateChats } from '../bots/world';
+import { inParallel } from '../lib/api';
 import { describeFailures, LoadResult, runLoad } from '../lib/load';
 import type { BenchProcess } from '../lib/processes';
 import { formatTable } from '../lib/report';
@@ -41,25 +42,28 @@ async function timed<T>(label: string, work: () => Promise<T>): Promise<T> {
   return result;
 }
 
-/** Redeem and verify with the vouchers table at `sizes[0]` and then `sizes[1]` rows. */
+/** Redeem and verify with the vouchers table at `sizes[0]` and then `sizes[1]` rows; redeemed vouchers join `used`. */
 export async function voucherGrowth(
   app: BenchProcess,
   world: VoucherWorld,
   db: Client,
-  vouchers: HeldVoucher[],
+  supply: { vouchers: HeldVoucher[]; used: Set<string> },
   sizes: [number, number],
   durationSeconds: number,
   explainAtLargeSize: () => Promise<void>,
 ): Promise<GrowthRow[]> {
-  const qr = vouchers.map((v) => v.qrToken);
-  const halves = [qr.slice(0, Math.floor(qr.length / 2)), qr.slice(Math.floor(qr.length / 2))];
+  const half = Math.floor(supply.vouchers.length / 2);
+  const halves = [supply.vouchers.slice(0, half), supply.vouchers.slice(half)];
   const results: Record<string, LoadResult[]> = { redeem: [], verify: [] };
   for (const [index, size] of sizes.entries()) {
     await timed(`seeded vouchers up to ${size}`, () =>
       seedVouchers(db, world.applicationId, world.manyTemplates[0], size),
     );
-    results.verify.push(await verifyLoad(app.port, world.appToken, halves[index], durationSeconds, app.pid));
-    results.redeem.push(await redeemLoad(app.port, world.appToken, halves[index], durationSeconds, app.pid));
+    const qr = halves[index].map((v) => v.qrToken);
+    results.verify.push(await verifyLoad(app.port, world.appToken, qr, durationSeconds, app.pid));
+    const redeem = await redeemLoad(app.port, world.appToken, qr, durationSeconds, app.pid);
+    for (const voucher of halves[index].slice(0, redeem.consumed)) supply.used.add(voucher.id);
+    results.redeem.push(redeem);
   }
   await explainAtLargeSize();
   const labels: [string, string] = [sizes[0].toLocaleString('en'), sizes[1].toLocaleString('en')];
@@ -69,9 +73,33 @@ export async function voucherGrowth(
   ];
 }
 
+/** Polling bots with `waiting` Updates each, made through the public API (users write to them). */
+async function pollingBots(
+  world: BotWorld,
+  howMany: number,
+  waiting: number,
+): Promise<Array<{ token: string; offset: number }>> {
+  const { api, accounts, users } = world;
+  const user = await accounts.user(users[0]);
+  return inParallel(
+    Array.from({ length: howMany }, (_, i) => i),
+    4,
+    async (i) => {
+      const bot = await approvedBot(api, accounts, `bench-dev-poller-${i}`, `bench_poller_${i}_bot`);
+      const [chat] = await privateChats(api, accounts, bot.botId, [users[0]]);
+      for (let n = 0; n < waiting; n++) {
+        await api.call('POST', `${BOT_API}/client/chats/${chat}/messages`, user, { text: `waiting ${n}` });
+      }
+      return { token: bot.token, offset: 0 };
+    },
+  );
+}
+
 /**
- * getUpdates of a bot with 100 waiting Updates of its own while `sizes` Updates wait across all bots,
- * and the deliveries console of a bot while the delivery log holds `deliverySizes` rows.
+ * getUpdates of polling bots with 100 waiting Updates each (one connection per bot: a second
+ * concurrent getUpdates of the same bot is refused with 409) while `sizes.updates` Updates wait
+ * across all bots, and the deliveries console of a bot while the delivery log holds
+ * `sizes.deliveries` rows.
  */
 export async function botGrowth(
   app: BenchProcess,
@@ -81,29 +109,26 @@ export async function botGrowth(
   durationSeconds: number,
   explainAtLargeSize: () => Promise<void>,
 ): Promise<GrowthRow[]> {
-  const { api, accounts, polling, webhook, users } = world;
-  // 100 Updates of the measured bot itself, made the way users make them.
-  let offset = 0;
-  for (;;) {
-    const pending = await api.call('POST', `${BOT_API}/getUpdates`, polling.token, { offset, timeout: 0 });
-    if (pending.length === 0) break;
-    offset = pending[pending.length - 1].update_seq + 1;
-  }
-  const user = await accounts.user(users[0]);
-  for (let i = 0; i < 100; i++) {
-    await api.call('POST', `${BOT_API}/client/chats/${polling.chats[0]}/messages`, user, { text: `waiting ${i}` });
-  }
+  const { accounts, webhook } = world;
+  const pollers = await pollingBots(world, 8, 100);
+  let assigned = 0;
   const getUpdates = () =>
     runLoad({
       port: app.port,
       durationSeconds,
       serverPid: app.pid,
-      next: () => ({
-        method: 'POST',
-        path: `${BOT_API}/getUpdates`,
-        headers: { authorization: `Bearer ${polling.token}` },
-        body: JSON.stringify({ offset, timeout: 0, limit: 100 }),
-      }),
+      connections: pollers.length,
+      next: (connection) => {
+        connection.bot ??= pollers[assigned++ % pollers.length];
+        const bot = connection.bot as (typeof pollers)[number];
+        return {
+          method: 'POST',
+          path: `${BOT_API}/getUpdates`,
+          headers: { authorization: `Bearer ${bot.token}` },
+          // Offset 0 confirms nothing: every call returns the same 100 waiting Updates.
+          body: JSON.stringify({ offset: bot.offset, timeout: 0, limit: 100 }),
+        };
+      },
     });
   const owner = await accounts.user(webhook.owner);
   const deliveries = () =>
@@ -134,7 +159,7 @@ export async function botGrowth(
   const label = (n: number) => n.toLocaleString('en');
   return [
     {
-      path: 'getUpdates (100 waiting for the bot)',
+      path: `getUpdates (${pollers.length} bots, 100 waiting each)`,
       small: updates[0],
       large: updates[1],
       sizes: [`${label(sizes.updates[0])} Updates`, `${label(sizes.updates[1])} Updates`],

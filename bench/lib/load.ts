@@ -10,8 +10,11 @@ export interface RequestShape {
 
 export interface LoadOptions {
   port: number;
-  /** Called once per request; a distinct body (new voucher, new idempotency key) each time. */
-  next: () => RequestShape;
+  /**
+   * Called once per request; a distinct body (new voucher, new idempotency key) each time. `connection`
+   * is the state of the connection sending it (e.g. the one bot this connection polls for).
+   */
+  next: (connection: Record<string, unknown>) => RequestShape;
   durationSeconds: number;
   connections?: number;
   /** Stop after this many requests even before the duration ends (a finite pool of vouchers). */
@@ -45,8 +48,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     timeout: 30,
     requests: [
       {
-        setupRequest: (request) => {
-          const shape = options.next();
+        setupRequest: (request, context) => {
+          const shape = options.next(context as Record<string, unknown>);
           return {
             ...request,
             method: shape.method,
