@@ -28,6 +28,7 @@ import {
   VoucherSection,
 } from './voucher/section';
 
+const RUN_LIMIT_MINUTES = 30;
 const ALL_PATHS = ['issue', 'verify', 'redeem', 'send', 'intake', 'drain', 'latency', 'wakeup', 'statements', 'growth'];
 
 function options() {
@@ -86,6 +87,12 @@ async function main(): Promise<void> {
     await deleteRedisKeys(settings.redisUrl, settings.redisKeyPrefix).catch(() => undefined);
   };
   stopAllOnExit(cleanup);
+  // Every wait of the bench is bounded; this is the bound of the whole run.
+  const watchdog = setTimeout(() => {
+    console.error(`the bench did not finish within ${RUN_LIMIT_MINUTES} minutes; stopping`);
+    void cleanup().finally(() => process.exit(1));
+  }, RUN_LIMIT_MINUTES * 60_000);
+  watchdog.unref();
 
   const report = new Report();
   const benchStarted = Date.now();

@@ -91,7 +91,9 @@ export async function explainStatements(db: Client, result: ProbeResult, largeTa
     parts.push(
       `-- ${shorten(statement.text)}`,
       ...plan.map((line) => `   ${line}`),
-      ...(seqScans.length > 0 ? ['   !! sequential scan of a large table: an index is missing for this query'] : []),
+      ...(seqScans.length > 0
+        ? ['   !! sequential scan of a large table: an index is missing, or the query reads every row it matches']
+        : []),
     );
   }
   return `${result.name}:\n${parts.join('\n')}`;

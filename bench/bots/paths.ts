@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { BASELINE_BOT_TOKEN } from '../baselines/schema';
 import { describeFailures, LoadResult, quantile, runLoad } from '../lib/load';
-import type { BenchProcess } from '../lib/processes';
+import { BenchProcess, cpuMicros } from '../lib/processes';
 import type { WebhookReceiver } from '../lib/receiver';
 import { Report, rowFromLoad } from '../lib/report';
 import { BOT_API, BotWorld, intakeRequests, sendMessageRequests } from './world';
@@ -62,6 +62,7 @@ export interface DrainResult {
   delivered: number;
   perSecond: number;
   complete: boolean;
+  cpuMicrosPerDelivery: number | null;
 }
 
 /** Deliveries per second from the first to the last arrival of `expected` Updates on a receiver channel. */
@@ -70,11 +71,19 @@ export async function measureDrain(
   channel: string,
   expected: number,
   timeoutMs: number,
+  workerPid: number,
 ): Promise<DrainResult> {
+  const cpuBefore = cpuMicros(workerPid);
   const complete = await receiver.waitFor(channel, expected, timeoutMs);
+  const cpu = cpuMicros(workerPid) - cpuBefore;
   const times = [...receiver.arrivals(channel).values()];
   const seconds = (Math.max(...times) - Math.min(...times)) / 1000;
-  return { delivered: times.length, perSecond: seconds > 0 ? times.length / seconds : NaN, complete };
+  return {
+    delivered: times.length,
+    perSecond: seconds > 0 ? times.length / seconds : NaN,
+    complete,
+    cpuMicrosPerDelivery: times.length > 0 ? cpu / times.length : null,
+  };
 }
 
 /**

@@ -5,7 +5,16 @@ import { BASELINE_SCHEMA, seedSendBaseline } from '../baselines/schema';
 import type { BaselineDeliveryJob } from '../baselines/drain-worker';
 import { Accounts, apiClient } from '../lib/api';
 import { BENCH_DATABASES, withClient } from '../lib/db';
-import { BenchProcess, freePort, httpReady, outputReady, rssMb, scriptArgs, startProcess } from '../lib/processes';
+import {
+  BenchProcess,
+  freePort,
+  httpReady,
+  outputReady,
+  rssMb,
+  scriptArgs,
+  sleep,
+  startProcess,
+} from '../lib/processes';
 import type { WebhookReceiver } from '../lib/receiver';
 import type { Report } from '../lib/report';
 import { baselineDbEnv, botEnv, dispatcherEnv, StackSettings, startApp } from '../lib/stack';
@@ -99,7 +108,7 @@ async function drainBaseline(settings: StackSettings, receiver: WebhookReceiver,
     ready: outputReady('baseline worker ready'),
   });
   try {
-    return await measureDrain(receiver, BASELINE_CHANNEL, count, timeoutMs);
+    return await measureDrain(receiver, BASELINE_CHANNEL, count, timeoutMs, worker.pid);
   } finally {
     await worker.stop();
   }
@@ -127,6 +136,8 @@ export async function runBotPaths(
   if (selected('intake')) queued = (await benchIntake(run)).ok;
   const drainTimeoutMs = 180_000;
   if (selected('drain')) await queueUpdates(run, queued, drainUpdates);
+  // Requests still in flight when a load run ended finish on the server; let them commit first.
+  await sleep(1000);
   // The outbox itself says how many deliveries wait (a request in flight when a load run ended counts too).
   queued = await withClient(BENCH_DATABASES.bot, async (db) =>
     Number(
@@ -138,14 +149,18 @@ export async function runBotPaths(
     section.dispatcher = await startApp('bot-dispatcher', dispatcherEnv(settings, receiver.caFile));
     section.dispatcherIdleRssMb = rssMb(section.dispatcher.pid);
     // Whatever was queued drains now, so the latency run starts from an empty queue.
-    const drained = queued > 0 ? await measureDrain(receiver, APP_CHANNEL, queued, drainTimeoutMs) : undefined;
+    const drained =
+      queued > 0
+        ? await measureDrain(receiver, APP_CHANNEL, queued, drainTimeoutMs, section.dispatcher.pid)
+        : undefined;
     if (selected('drain') && drained) {
       const baseline = await drainBaseline(settings, receiver, queued, drainTimeoutMs);
       report.add({
         path: `dispatcher drain (${queued} queued Updates)`,
         perSecond: drained.perSecond,
         baselinePerSecond: baseline.perSecond,
-        note: `deliveries/s first→last arrival; ${drained.delivered}/${queued} received${drained.complete ? '' : ' (TIMED OUT)'}; baseline ${baseline.delivered}/${queued}`,
+        cpuMicros: drained.cpuMicrosPerDelivery,
+        note: `deliveries/s (baseline CPU ${baseline.cpuMicrosPerDelivery?.toFixed(0)} µs/delivery) first→last arrival; ${drained.delivered}/${queued} received${drained.complete ? '' : ' (TIMED OUT)'}; baseline ${baseline.delivered}/${queued}`,
       });
     }
   }

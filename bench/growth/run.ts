@@ -2,8 +2,8 @@ import { performance } from 'node:perf_hooks';
 import type { Client } from 'pg';
 import { approvedBot, BOT_API, BotWorld, privateChats } from '../bots/world';
 import { inParallel } from '../lib/api';
-import { describeFailures, LoadResult, runLoad } from '../lib/load';
-import type { BenchProcess } from '../lib/processes';
+import { combineLoads, describeFailures, LoadResult, runLoad } from '../lib/load';
+import { BenchProcess, cpuMicros } from '../lib/processes';
 import { formatTable } from '../lib/report';
 import { redeemLoad, verifyLoad } from '../voucher/paths';
 import type { HeldVoucher, VoucherWorld } from '../voucher/world';
@@ -74,11 +74,7 @@ export async function voucherGrowth(
 }
 
 /** Polling bots with `waiting` Updates each, made through the public API (users write to them). */
-async function pollingBots(
-  world: BotWorld,
-  howMany: number,
-  waiting: number,
-): Promise<Array<{ token: string; offset: number }>> {
+async function pollingBots(world: BotWorld, howMany: number, waiting: number): Promise<Array<{ token: string }>> {
   const { api, accounts, users } = world;
   const user = await accounts.user(users[0]);
   return inParallel(
@@ -90,7 +86,7 @@ async function pollingBots(
       for (let n = 0; n < waiting; n++) {
         await api.call('POST', `${BOT_API}/client/chats/${chat}/messages`, user, { text: `waiting ${n}` });
       }
-      return { token: bot.token, offset: 0 };
+      return { token: bot.token };
     },
   );
 }
@@ -111,25 +107,27 @@ export async function botGrowth(
 ): Promise<GrowthRow[]> {
   const { accounts, webhook } = world;
   const pollers = await pollingBots(world, 8, 100);
-  let assigned = 0;
-  const getUpdates = () =>
-    runLoad({
-      port: app.port,
-      durationSeconds,
-      serverPid: app.pid,
-      connections: pollers.length,
-      next: (connection) => {
-        connection.bot ??= pollers[assigned++ % pollers.length];
-        const bot = connection.bot as (typeof pollers)[number];
-        return {
-          method: 'POST',
-          path: `${BOT_API}/getUpdates`,
-          headers: { authorization: `Bearer ${bot.token}` },
-          // Offset 0 confirms nothing: every call returns the same 100 waiting Updates.
-          body: JSON.stringify({ offset: bot.offset, timeout: 0, limit: 100 }),
-        };
-      },
-    });
+  // One autocannon client per bot with one connection each: a bot never has two polls at once.
+  const getUpdates = async () => {
+    const cpuBefore = cpuMicros(app.pid);
+    const perBot = await Promise.all(
+      pollers.map((bot) =>
+        runLoad({
+          port: app.port,
+          durationSeconds,
+          connections: 1,
+          next: () => ({
+            method: 'POST',
+            path: `${BOT_API}/getUpdates`,
+            headers: { authorization: `Bearer ${bot.token}` },
+            // Offset 0 confirms nothing: every call returns the same 100 waiting Updates.
+            body: JSON.stringify({ offset: 0, timeout: 0, limit: 100 }),
+          }),
+        }),
+      ),
+    );
+    return combineLoads(perBot, cpuMicros(app.pid) - cpuBefore);
+  };
   const owner = await accounts.user(webhook.owner);
   const deliveries = () =>
     runLoad({

@@ -88,7 +88,7 @@ export async function runGrowth(
   }
   report.section(`Growth (${growthSeconds} s per measurement; bulk rows seeded with SQL)`, growthTable(rows));
   report.section(
-    'EXPLAIN (ANALYZE, BUFFERS) at the larger size, statements as the probe captured them',
+    'EXPLAIN (ANALYZE, BUFFERS) at the larger size, of the statements one request runs there',
     explains.join('\n\n'),
   );
 }

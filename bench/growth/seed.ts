@@ -12,6 +12,14 @@ async function count(db: Client, sql: string, values: unknown[] = []): Promise<n
 
 const FILLER_USER = 'bench-filler';
 
+/**
+ * A long-lived table is mostly vacuumed (visibility map set) and analysed; a freshly bulk-loaded one
+ * is neither, and autovacuum would start in the middle of the next measurement.
+ */
+async function settle(db: Client, table: string): Promise<void> {
+  await db.query(`VACUUM (ANALYZE) ${table}`);
+}
+
 /** Fills `vouchers` of the application up to `total` rows: half redeemed, half available. */
 export async function seedVouchers(
   db: Client,
@@ -37,7 +45,7 @@ export async function seedVouchers(
        FROM generate_series(1, $5::int) AS g`,
     [applicationId, templateId, FILLER_USER, tag, missing],
   );
-  await db.query(`ANALYZE vouchers`);
+  await settle(db, 'vouchers');
   return missing;
 }
 
@@ -67,7 +75,7 @@ export async function seedWaitingUpdates(db: Client, total: number): Promise<num
        FROM generate_series(1, $2::int) AS g`,
     [FILLER_BOTS, missing],
   );
-  await db.query(`ANALYZE updates`);
+  await settle(db, 'updates');
   return missing;
 }
 
@@ -93,6 +101,6 @@ export async function seedDeliveries(db: Client, botId: string, total: number): 
        FROM generate_series(1, $4::int) AS g`,
     [botId, FILLER_BOTS, base, missing],
   );
-  await db.query(`ANALYZE webhook_deliveries`);
+  await settle(db, 'webhook_deliveries');
   return missing;
 }

@@ -81,6 +81,30 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   };
 }
 
+/** Several clients that ran side by side as one: rates add up, the slowest percentile counts. */
+export function combineLoads(results: LoadResult[], serverCpuMicros: number): LoadResult {
+  const sum = (pick: (r: LoadResult) => number) => results.reduce((total, r) => total + pick(r), 0);
+  const statusCodes: Record<string, number> = {};
+  for (const result of results) {
+    for (const [code, count] of Object.entries(result.statusCodes))
+      statusCodes[code] = (statusCodes[code] ?? 0) + count;
+  }
+  const served = sum((r) => r.ok) + sum((r) => r.failed);
+  return {
+    ok: sum((r) => r.ok),
+    failed: sum((r) => r.failed),
+    statusCodes,
+    seconds: Math.max(...results.map((r) => r.seconds)),
+    perSecond: sum((r) => r.perSecond),
+    p50: quantile(
+      results.map((r) => r.p50),
+      0.5,
+    ),
+    p99: Math.max(...results.map((r) => r.p99)),
+    cpuMicrosPerRequest: served > 0 ? serverCpuMicros / served : null,
+  };
+}
+
 export function describeFailures(result: LoadResult): string {
   if (result.failed === 0) return '';
   const codes = Object.entries(result.statusCodes)
