@@ -9,7 +9,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import IORedis from 'ioredis';
 import { botProbeRequests, runBotPaths, startBotSection, BotSection } from './bots/section';
@@ -96,6 +96,7 @@ async function main(): Promise<void> {
 
   const report = new Report();
   const benchStarted = Date.now();
+  const loadAtStart = loadavg()[0];
   try {
     if (build) {
       console.log('building (npm run build)…');
@@ -160,7 +161,8 @@ async function main(): Promise<void> {
     report.section(
       'Machine',
       `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ` +
-        `${durationSeconds} s per path; whole run ${((Date.now() - benchStarted) / 1000).toFixed(0)} s`,
+        `${durationSeconds} s per path; whole run ${((Date.now() - benchStarted) / 1000).toFixed(0)} s; ` +
+        `1-minute load average ${loadAtStart.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end`,
     );
     report.print();
   } finally {

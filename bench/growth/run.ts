@@ -1,3 +1,4 @@
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Client } from 'pg';
 import { approvedBot, BOT_API, BotWorld, privateChats } from '../bots/world';
@@ -14,11 +15,19 @@ export interface GrowthRow {
   small: LoadResult;
   large: LoadResult;
   sizes: [string, string];
+  /** The machine's 1-minute load average when each measurement started: how much else was running. */
+  loads: [number, number];
+}
+
+const WARM_UP_SECONDS = 1;
+
+function loadAverage(): number {
+  return loadavg()[0];
 }
 
 export function growthTable(rows: GrowthRow[]): string {
   return formatTable(
-    ['path', 'small size', 'req/s', 'large size', 'req/s', 'large/small', 'target', 'failures'],
+    ['path', 'small size', 'req/s', 'large size', 'req/s', 'large/small', 'target', 'load avg', 'failures'],
     rows.map((row) => {
       const ratio = row.large.perSecond / row.small.perSecond;
       return [
@@ -29,6 +38,7 @@ export function growthTable(rows: GrowthRow[]): string {
         row.large.perSecond.toFixed(0),
         `${ratio.toFixed(2)}×`,
         ratio >= 0.8 ? 'within 20 %' : 'MISSED (> 20 % slower)',
+        `${row.loads[0].toFixed(1)} / ${row.loads[1].toFixed(1)}`,
         [describeFailures(row.small), describeFailures(row.large)].filter(Boolean).join(' / '),
       ];
     }),
@@ -55,11 +65,15 @@ export async function voucherGrowth(
   const half = Math.floor(supply.vouchers.length / 2);
   const halves = [supply.vouchers.slice(0, half), supply.vouchers.slice(half)];
   const results: Record<string, LoadResult[]> = { redeem: [], verify: [] };
+  const loads: number[] = [];
   for (const [index, size] of sizes.entries()) {
     await timed(`seeded vouchers up to ${size}`, () =>
       seedVouchers(db, world.applicationId, world.manyTemplates[0], size),
     );
     const qr = halves[index].map((v) => v.qrToken);
+    // Warm-up (not measured): a long-lived table's hot pages are cached, a freshly loaded one's are not.
+    await verifyLoad(app.port, world.appToken, qr, WARM_UP_SECONDS);
+    loads.push(loadAverage());
     results.verify.push(await verifyLoad(app.port, world.appToken, qr, durationSeconds, app.pid));
     const redeem = await redeemLoad(app.port, world.appToken, qr, durationSeconds, app.pid);
     for (const voucher of halves[index].slice(0, redeem.consumed)) supply.used.add(voucher.id);
@@ -68,8 +82,8 @@ export async function voucherGrowth(
   await explainAtLargeSize();
   const labels: [string, string] = [sizes[0].toLocaleString('en'), sizes[1].toLocaleString('en')];
   return [
-    { path: 'redeem', small: results.redeem[0], large: results.redeem[1], sizes: labels },
-    { path: 'verify', small: results.verify[0], large: results.verify[1], sizes: labels },
+    { path: 'redeem', small: results.redeem[0], large: results.redeem[1], sizes: labels, loads: [loads[0], loads[1]] },
+    { path: 'verify', small: results.verify[0], large: results.verify[1], sizes: labels, loads: [loads[0], loads[1]] },
   ];
 }
 
@@ -108,13 +122,13 @@ export async function botGrowth(
   const { accounts, webhook } = world;
   const pollers = await pollingBots(world, 8, 100);
   // One autocannon client per bot with one connection each: a bot never has two polls at once.
-  const getUpdates = async () => {
+  const getUpdates = async (seconds: number) => {
     const cpuBefore = cpuMicros(app.pid);
     const perBot = await Promise.all(
       pollers.map((bot) =>
         runLoad({
           port: app.port,
-          durationSeconds,
+          durationSeconds: seconds,
           connections: 1,
           next: () => ({
             method: 'POST',
@@ -129,10 +143,10 @@ export async function botGrowth(
     return combineLoads(perBot, cpuMicros(app.pid) - cpuBefore);
   };
   const owner = await accounts.user(webhook.owner);
-  const deliveries = () =>
+  const deliveries = (seconds: number) =>
     runLoad({
       port: app.port,
-      durationSeconds,
+      durationSeconds: seconds,
       serverPid: app.pid,
       next: () => ({
         method: 'GET',
@@ -143,15 +157,21 @@ export async function botGrowth(
 
   const updates: LoadResult[] = [];
   const console_: LoadResult[] = [];
+  const updateLoads: number[] = [];
+  const consoleLoads: number[] = [];
   for (const index of [0, 1]) {
     await timed(`seeded waiting Updates up to ${sizes.updates[index]}`, () =>
       seedWaitingUpdates(db, sizes.updates[index]),
     );
-    updates.push(await getUpdates());
+    await getUpdates(WARM_UP_SECONDS);
+    updateLoads.push(loadAverage());
+    updates.push(await getUpdates(durationSeconds));
     await timed(`seeded delivery rows up to ${sizes.deliveries[index]}`, () =>
       seedDeliveries(db, webhook.botId, sizes.deliveries[index]),
     );
-    console_.push(await deliveries());
+    await deliveries(WARM_UP_SECONDS);
+    consoleLoads.push(loadAverage());
+    console_.push(await deliveries(durationSeconds));
   }
   await explainAtLargeSize();
   const label = (n: number) => n.toLocaleString('en');
@@ -161,12 +181,14 @@ export async function botGrowth(
       small: updates[0],
       large: updates[1],
       sizes: [`${label(sizes.updates[0])} Updates`, `${label(sizes.updates[1])} Updates`],
+      loads: [updateLoads[0], updateLoads[1]],
     },
     {
       path: 'deliveries console',
       small: console_[0],
       large: console_[1],
       sizes: [`${label(sizes.deliveries[0])} rows`, `${label(sizes.deliveries[1])} rows`],
+      loads: [consoleLoads[0], consoleLoads[1]],
     },
   ];
 }
