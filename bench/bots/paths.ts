@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { Pool } from 'undici';
 import { BASELINE_BOT_TOKEN } from '../baselines/schema';
 import { describeFailures, LoadResult, quantile, runLoad } from '../lib/load';
 import { BenchProcess, cpuMicros } from '../lib/processes';
@@ -87,8 +88,10 @@ export async function measureDrain(
 }
 
 /**
- * A steady rate of user messages to the webhook bot with the dispatcher running: latency of each
- * POST, and from the POST being sent to its signed webhook arriving; an Update that never arrives is lost.
+ * A steady rate of user messages to the webhook bot with the dispatcher running, sent open-loop (on
+ * schedule, whether or not earlier ones were answered, as independent users would): latency of each
+ * POST from its scheduled time, and from then to its signed webhook arriving; an Update that never
+ * arrives is lost.
  */
 export async function benchSteadyLatency(
   run: BotRun,
@@ -97,34 +100,66 @@ export async function benchSteadyLatency(
   ratePerSecond: number,
   seconds: number,
 ) {
-  const sentAt = new Map<string, number>();
-  const next = await intakeRequests(run.world, run.world.webhook, (n) => {
-    sentAt.set(`probe-${n}`, performance.now());
-    return `probe-${n}-`;
-  });
-  const posts = await runLoad({
-    port: run.app.port,
-    next,
-    durationSeconds: seconds,
-    overallRate: ratePerSecond,
-    connections: 100,
-    serverPid: run.app.pid,
-  });
+  const next = await intakeRequests(run.world, run.world.webhook, (n) => `probe-${n}-`);
+  const client = new Pool(`http://127.0.0.1:${run.app.port}`, { connections: 256 });
+  const scheduledAt = new Map<string, number>();
+  const postLatencies: number[] = [];
+  let ok = 0;
+  let failed = 0;
+  const cpuBefore = cpuMicros(run.app.pid);
+  const started = performance.now();
+  const total = Math.round(ratePerSecond * seconds);
+  const inFlight: Array<Promise<void>> = [];
+  for (let n = 0; n < total; n++) {
+    const due = started + (n * 1000) / ratePerSecond;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    const request = next();
+    scheduledAt.set(`probe-${n}`, due);
+    inFlight.push(
+      client
+        .request({
+          method: request.method,
+          path: request.path,
+          headers: { 'content-type': 'application/json', ...request.headers },
+          body: request.body,
+        })
+        .then(async (res) => {
+          await res.body.dump();
+          postLatencies.push(performance.now() - due);
+          if (res.statusCode >= 200 && res.statusCode < 300) ok++;
+          else failed++;
+        })
+        .catch(() => {
+          failed++;
+        }),
+    );
+  }
+  await Promise.all(inFlight);
+  const elapsed = (performance.now() - started) / 1000;
+  const cpu = cpuMicros(run.app.pid) - cpuBefore;
+  await client.close();
+
   const arrivals = receiver.arrivals(channel);
   const probesArrived = () => [...arrivals.keys()].filter((id) => id.startsWith('probe-')).length;
   const deadline = Date.now() + 15_000;
-  while (probesArrived() < posts.ok && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  while (probesArrived() < ok && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   const delays: number[] = [];
   for (const [id, arrived] of arrivals) {
-    const sent = sentAt.get(id);
-    if (sent !== undefined) delays.push(arrived - sent);
+    const due = scheduledAt.get(id);
+    if (due !== undefined) delays.push(arrived - due);
   }
-  const lost = Math.max(0, posts.ok - delays.length);
-  const webhookP50 = quantile(delays, 0.5);
-  const webhookP99 = quantile(delays, 0.99);
+  const lost = Math.max(0, ok - delays.length);
+  const postP99 = quantile(postLatencies, 0.99);
   run.report.add({
-    ...rowFromLoad(`messages → webhook at ${ratePerSecond}/s for ${seconds} s`, posts),
-    note: `POST p99 ${posts.p99} ms (≤ 100); webhook p50 ${webhookP50.toFixed(1)} ms, p99 ${webhookP99.toFixed(1)} ms (≤ 150); lost ${lost} ${describeFailures(posts)}`,
+    path: `messages → webhook at ${ratePerSecond}/s for ${seconds} s`,
+    perSecond: ok / elapsed,
+    p50: quantile(postLatencies, 0.5),
+    p99: postP99,
+    cpuMicros: ok + failed > 0 ? cpu / (ok + failed) : null,
+    note:
+      `POST p99 ${postP99.toFixed(1)} ms (≤ 100); webhook p50 ${quantile(delays, 0.5).toFixed(1)} ms, ` +
+      `p99 ${quantile(delays, 0.99).toFixed(1)} ms (≤ 150); lost ${lost}${failed > 0 ? `; ${failed} POSTs failed` : ''}`,
   });
 }
 
