@@ -1,0 +1,107 @@
+/**
+ * Baseline for sendMessage: node:http + pg + BullMQ, with named prepared statements.
+ *
+ * POST /sendMessage runs:
+ *   1. bot lookup by the token's SHA-256 hash (enabled bots only)
+ *   2. membership check: the bot is an active member of the chat
+ *   then ONE transaction: BEGIN, message INSERT … RETURNING, outbox INSERT, COMMIT
+ *   and after the commit a BullMQ `add` of the outbox row (a job for the delivery worker).
+ */
+import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+import { Queue } from 'bullmq';
+import IORedis from 'ioredis';
+import { Pool } from 'pg';
+import { tokenHash } from './schema';
+
+const pool = new Pool({
+  host: process.env.DB_HOST ?? '127.0.0.1',
+  port: Number(process.env.DB_PORT ?? 5432),
+  user: process.env.DB_USER ?? 'postgres',
+  password: process.env.DB_PASSWORD ?? '',
+  database: process.env.DB_NAME,
+  max: Number(process.env.DB_POOL_SIZE ?? 10),
+});
+const connection = new IORedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
+const queue = new Queue('baseline-outbox', {
+  connection,
+  prefix: `${process.env.REDIS_KEY_PREFIX ?? ''}bull`,
+  defaultJobOptions: { removeOnComplete: true, removeOnFail: 1000 },
+});
+
+const SQL = {
+  bot: { name: 'bot_by_token', text: `SELECT id FROM bots WHERE token_hash = $1 AND status = 'enabled'` },
+  member: {
+    name: 'bot_in_chat',
+    text: `SELECT 1 FROM chat_members WHERE chat_id = $1 AND user_id = $2 AND state = 'active'`,
+  },
+  message: {
+    name: 'insert_message',
+    text: `INSERT INTO messages (chat_id, sender_id, kind, text) VALUES ($1, $2, 'text', $3) RETURNING id, created_at`,
+  },
+  outbox: { name: 'insert_outbox', text: `INSERT INTO outbox (message_id, payload) VALUES ($1, $2) RETURNING id` },
+};
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const json = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) }).end(json);
+}
+
+function readJson(req: IncomingMessage): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      } catch (error) {
+        reject(error);
+      }
+    });
+    req.on('error', reject);
+  });
+}
+
+async function sendMessage(req: IncomingMessage): Promise<[number, unknown]> {
+  const body = await readJson(req);
+  if (typeof body?.chat_id !== 'string' || typeof body?.text !== 'string') return [400, { success: false }];
+  const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+  const bot = await pool.query({ ...SQL.bot, values: [tokenHash(token)] });
+  if (bot.rowCount === 0) return [401, { success: false, code: 'UNAUTHORIZED' }];
+  const botId = bot.rows[0].id as string;
+  const member = await pool.query({ ...SQL.member, values: [body.chat_id, botId] });
+  if (member.rowCount === 0) return [403, { success: false, code: 'FORBIDDEN' }];
+  const db = await pool.connect();
+  let message: { id: string; created_at: Date };
+  let outboxId: string;
+  try {
+    await db.query('BEGIN');
+    try {
+      message = (await db.query({ ...SQL.message, values: [body.chat_id, botId, body.text] })).rows[0];
+      const payload = { message_id: message.id, chat_id: body.chat_id, text: body.text };
+      outboxId = (await db.query({ ...SQL.outbox, values: [message.id, payload] })).rows[0].id;
+      await db.query('COMMIT');
+    } catch (error) {
+      await db.query('ROLLBACK');
+      throw error;
+    }
+  } finally {
+    db.release();
+  }
+  await queue.add('deliver', { outboxId });
+  return [
+    200,
+    {
+      success: true,
+      data: { message_id: Number(message.id), chat: { id: body.chat_id }, text: body.text, date: message.created_at },
+    },
+  ];
+}
+
+createServer((req, res) => {
+  if (req.url === '/ready') return send(res, 200, { ready: true });
+  // Served under any prefix, so the load driver sends the very requests it sends to bot-api.
+  if (req.method !== 'POST' || !req.url?.endsWith('/sendMessage')) return send(res, 404, { success: false });
+  sendMessage(req)
+    .then(([status, body]) => send(res, status, body))
+    .catch((error: Error) => send(res, 500, { success: false, message: error.message }));
+}).listen(Number(process.env.PORT), '127.0.0.1');

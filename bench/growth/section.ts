@@ -1,0 +1,94 @@
+import { BENCH_DATABASES, connect } from '../lib/db';
+import type { Report } from '../lib/report';
+import { botEnv, StackSettings, startApp, voucherEnv } from '../lib/stack';
+import { botProbeRequests, BotSection } from '../bots/section';
+import { explainStatements, probeStatements, ProbeRequests } from '../probe';
+import { voucherProbeRequests, voucherSupply, VoucherSection } from '../voucher/section';
+import { botGrowth, GrowthRow, growthTable, voucherGrowth } from './run';
+
+function only(requests: ProbeRequests, names: string[]): ProbeRequests {
+  return (app) => requests(app).filter((request) => names.includes(request.name));
+}
+
+/**
+ * Throughput of redeem, verify, getUpdates and the deliveries console at two table sizes (10× apart),
+ * and EXPLAIN (ANALYZE, BUFFERS) of what one request of each runs at the larger size.
+ */
+export async function runGrowth(
+  vouchers: VoucherSection,
+  bots: BotSection,
+  settings: StackSettings,
+  report: Report,
+  durationSeconds: number,
+): Promise<void> {
+  console.log('growth: seeding bulk rows and measuring at two sizes…');
+  const growthSeconds = Math.max(3, Math.round(durationSeconds / 2));
+  const rate = vouchers.redeemRate ?? 500;
+  const supply = await voucherSupply(vouchers, Math.ceil(2 * rate * growthSeconds * 1.2), 3 * durationSeconds);
+  const explains: string[] = [];
+  /** The statements of a request are captured again at the larger size: some depend on the data. */
+  const explainAtLargeSize =
+    (database: string, app: 'voucher-api' | 'bot-api', requests: ProbeRequests, tables: string[]) => async () => {
+      const env = app === 'voucher-api' ? voucherEnv(settings) : botEnv(settings);
+      const captured = await probeStatements(
+        (dbPort) => startApp(app, { ...env, DB_PORT: String(dbPort), MIGRATIONS_RUN: 'false' }),
+        requests,
+      );
+      const db = await connect(database);
+      try {
+        for (const probe of captured) explains.push(await explainStatements(db, probe, tables));
+      } finally {
+        await db.end();
+      }
+    };
+  const rows: GrowthRow[] = [];
+  const voucherDb = await connect(BENCH_DATABASES.voucher);
+  try {
+    rows.push(
+      ...(await voucherGrowth(
+        vouchers.app,
+        vouchers.world,
+        voucherDb,
+        { vouchers: supply, used: vouchers.used },
+        [100_000, 1_000_000],
+        growthSeconds,
+        async () => {
+          const held = await voucherSupply(vouchers, 5, 30);
+          await explainAtLargeSize(
+            BENCH_DATABASES.voucher,
+            'voucher-api',
+            only(voucherProbeRequests(vouchers, held), ['redeem', 'verify']),
+            ['vouchers', 'redemptions', 'idempotency_keys', 'app_tokens'],
+          )();
+        },
+      )),
+    );
+  } finally {
+    await voucherDb.end();
+  }
+  const botDb = await connect(BENCH_DATABASES.bot);
+  try {
+    rows.push(
+      ...(await botGrowth(
+        bots.app,
+        bots.world,
+        botDb,
+        { updates: [10_000, 100_000], deliveries: [100_000, 1_000_000] },
+        growthSeconds,
+        explainAtLargeSize(
+          BENCH_DATABASES.bot,
+          'bot-api',
+          only(botProbeRequests(bots), ['getUpdates', 'deliveries console']),
+          ['updates', 'webhook_deliveries', 'messages'],
+        ),
+      )),
+    );
+  } finally {
+    await botDb.end();
+  }
+  report.section(`Growth (${growthSeconds} s per measurement; bulk rows seeded with SQL)`, growthTable(rows));
+  report.section(
+    'EXPLAIN (ANALYZE, BUFFERS) at the larger size, of the statements one request runs there',
+    explains.join('\n\n'),
+  );
+}

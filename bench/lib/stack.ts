@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import { DEFAULT_RATE_LIMITS } from '../../apps/voucher-api/src/rate-limits/rate-limit.policy';
+import { BENCH_DATABASES, PG } from './db';
+import { appArgs, BenchProcess, freePort, httpReady, startProcess } from './processes';
+
+/** Throw-away secrets made at bench start, so the apps run with real keys instead of development defaults. */
+export interface Secrets {
+  accountJwtSecret: string;
+  credentialKey: string;
+  botTokenKey: string;
+  webhookSecretKey: string;
+}
+
+export function throwAwaySecrets(): Secrets {
+  return {
+    accountJwtSecret: randomBytes(32).toString('base64url'),
+    credentialKey: randomBytes(32).toString('hex'),
+    botTokenKey: randomBytes(32).toString('hex'),
+    webhookSecretKey: randomBytes(32).toString('hex'),
+  };
+}
+
+/** Limits far above what a run sends: quotas are raised through the services' own configuration. */
+const UNLIMITED = 1_000_000;
+
+export interface StackSettings {
+  secrets: Secrets;
+  redisUrl: string;
+  redisKeyPrefix: string;
+}
+
+function shared(settings: StackSettings): Record<string, string> {
+  return {
+    LOG_LEVEL: 'info',
+    DB_HOST: PG.host,
+    DB_PORT: String(PG.port),
+    DB_USER: PG.user,
+    DB_PASSWORD: PG.password,
+    DB_AUTO_CREATE: 'false',
+    REDIS_URL: settings.redisUrl,
+    REDIS_KEY_PREFIX: settings.redisKeyPrefix,
+  };
+}
+
+/** voucher-api runs with NODE_ENV=production: every development default is refused, so all keys are set. */
+export function voucherEnv(settings: StackSettings): Record<string, string> {
+  return {
+    ...shared(settings),
+    NODE_ENV: 'production',
+    DB_NAME: BENCH_DATABASES.voucher,
+    ACCOUNT_JWT_SECRET: settings.secrets.accountJwtSecret,
+    CREDENTIAL_KEY: settings.secrets.credentialKey,
+    RATE_LIMITS: Object.keys(DEFAULT_RATE_LIMITS)
+      .map((name) => `${name}=${UNLIMITED}`)
+      .join(','),
+  };
+}
+
+/**
+ * bot-api and bot-dispatcher refuse private webhook targets in production, and the bench's receiver
+ * is on 127.0.0.1: they run with NODE_ENV=development but every key set as production would set it.
+ * WEBHOOK_ALLOW_PRIVATE is the one setting that differs from a production deployment.
+ */
+export function botEnv(settings: StackSettings): Record<string, string> {
+  return {
+    ...shared(settings),
+    NODE_ENV: 'development',
+    DB_NAME: BENCH_DATABASES.bot,
+    ACCOUNT_JWT_SECRET: settings.secrets.accountJwtSecret,
+    BOT_TOKEN_ENCRYPTION_KEY: settings.secrets.botTokenKey,
+    WEBHOOK_SECRET_KEY: settings.secrets.webhookSecretKey,
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    BOT_DEFAULT_SEND_PER_SEC: String(UNLIMITED),
+    BOT_DEFAULT_SEND_PER_MIN: String(UNLIMITED),
+    BOT_DEFAULT_SEND_PER_DAY: String(UNLIMITED),
+  };
+}
+
+export function dispatcherEnv(settings: StackSettings, caFile: string): Record<string, string> {
+  return {
+    ...shared(settings),
+    NODE_ENV: 'development',
+    DB_NAME: BENCH_DATABASES.bot,
+    WEBHOOK_SECRET_KEY: settings.secrets.webhookSecretKey,
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    WEBHOOK_CA_FILE: caFile,
+  };
+}
+
+export async function startApp(
+  name: 'voucher-api' | 'bot-api' | 'bot-dispatcher',
+  env: Record<string, string>,
+): Promise<BenchProcess> {
+  return startProcess({ name, args: appArgs(name), env, port: await freePort(), ready: httpReady('/health/ready') });
+}
+
+/** The hand-written baselines' database connection: the same server and pool size as the apps. */
+export function baselineDbEnv(): Record<string, string> {
+  return {
+    DB_HOST: PG.host,
+    DB_PORT: String(PG.port),
+    DB_USER: PG.user,
+    DB_PASSWORD: PG.password,
+    DB_NAME: BENCH_DATABASES.baseline,
+    DB_POOL_SIZE: '10',
+  };
+}

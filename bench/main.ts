@@ -1,0 +1,179 @@
+/**
+ * npm run bench -- [--only redeem,issue,verify,send,intake,drain,latency,wakeup,statements,growth]
+ *                  [--duration <s>] [--skip-growth] [--no-build] [--drain-updates <n>]
+ *
+ * Builds and starts voucher-api, bot-api and bot-dispatcher from their production build on their own
+ * databases and Redis prefix, prepares data through the public APIs, drives each hot path with
+ * autocannon on 127.0.0.1 against a hand-written baseline measured in the same run, and prints one
+ * table. See bench/README.md.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { parseArgs } from 'node:util';
+import IORedis from 'ioredis';
+import { botProbeRequests, runBotPaths, startBotSection, BotSection } from './bots/section';
+import { runGrowth } from './growth/section';
+import { BENCH_DATABASES, dropDatabase, recreateDatabase } from './lib/db';
+import { BenchProcess, ROOT, rssMb, stopAllOnExit } from './lib/processes';
+import { startWebhookReceiver, WebhookReceiver } from './lib/receiver';
+import { formatTable, Report } from './lib/report';
+import { botEnv, StackSettings, startApp, throwAwaySecrets, voucherEnv } from './lib/stack';
+import { probeStatements, ProbeResult, statementReport } from './probe';
+import {
+  runVoucherPaths,
+  startVoucherSection,
+  voucherProbeRequests,
+  voucherSupply,
+  VoucherSection,
+} from './voucher/section';
+
+const RUN_LIMIT_MINUTES = 30;
+const ALL_PATHS = ['issue', 'verify', 'redeem', 'send', 'intake', 'drain', 'latency', 'wakeup', 'statements', 'growth'];
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      only: { type: 'string' },
+      duration: { type: 'string', default: '10' },
+      'skip-growth': { type: 'boolean', default: false },
+      'no-build': { type: 'boolean', default: false },
+      'drain-updates': { type: 'string', default: '10000' },
+    },
+  });
+  const only = values.only ? values.only.split(',').map((p) => p.trim()) : ALL_PATHS;
+  const unknown = only.filter((p) => !ALL_PATHS.includes(p));
+  if (unknown.length > 0) throw new Error(`unknown path(s) ${unknown.join(', ')}; known: ${ALL_PATHS.join(', ')}`);
+  const durationSeconds = Number(values.duration);
+  if (!Number.isFinite(durationSeconds) || durationSeconds < 1) throw new Error('--duration must be ≥ 1 second');
+  const paths = new Set(only.filter((p) => !(p === 'growth' && values['skip-growth'])));
+  const drainUpdates = Number(values['drain-updates']);
+  if (!Number.isInteger(drainUpdates) || drainUpdates < 1)
+    throw new Error('--drain-updates must be a positive integer');
+  return { selected: (path: string) => paths.has(path), durationSeconds, drainUpdates, build: !values['no-build'] };
+}
+
+/** Deletes the run's own Redis keys (its unique prefix), never anything else. */
+async function deleteRedisKeys(redisUrl: string, prefix: string): Promise<void> {
+  const redis = new IORedis(redisUrl);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      if (keys.length > 0) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function main(): Promise<void> {
+  const { selected, durationSeconds, drainUpdates, build } = options();
+  const settings: StackSettings = {
+    secrets: throwAwaySecrets(),
+    redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    redisKeyPrefix: `bench:${randomUUID().slice(0, 8)}:`,
+  };
+  const started: BenchProcess[] = [];
+  let receiver: WebhookReceiver | undefined;
+  let cleaned = false;
+  const cleanup = async () => {
+    if (cleaned) return;
+    cleaned = true;
+    for (const process of [...started].reverse()) await process.stop().catch(() => undefined);
+    await receiver?.close().catch(() => undefined);
+    for (const name of Object.values(BENCH_DATABASES)) await dropDatabase(name).catch(() => undefined);
+    await deleteRedisKeys(settings.redisUrl, settings.redisKeyPrefix).catch(() => undefined);
+  };
+  stopAllOnExit(cleanup);
+  // Every wait of the bench is bounded; this is the bound of the whole run.
+  const watchdog = setTimeout(() => {
+    console.error(`the bench did not finish within ${RUN_LIMIT_MINUTES} minutes; stopping`);
+    void cleanup().finally(() => process.exit(1));
+  }, RUN_LIMIT_MINUTES * 60_000);
+  watchdog.unref();
+
+  const report = new Report();
+  const benchStarted = Date.now();
+  const loadAtStart = loadavg()[0];
+  try {
+    if (build) {
+      console.log('building (npm run build)…');
+      execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    }
+    for (const name of Object.values(BENCH_DATABASES)) await recreateDatabase(name);
+    receiver = await startWebhookReceiver();
+    const needs = (...paths: string[]) => paths.some(selected);
+    const probeOrGrowth = needs('statements', 'growth');
+
+    let vouchers: VoucherSection | undefined;
+    if (needs('issue', 'verify', 'redeem') || probeOrGrowth) {
+      console.log('voucher-api: preparing data through the public API…');
+      vouchers = await startVoucherSection(settings);
+      started.push(vouchers.app);
+      await runVoucherPaths(vouchers, settings, report, selected, durationSeconds);
+    }
+    let bots: BotSection | undefined;
+    if (needs('send', 'intake', 'drain', 'latency', 'wakeup') || probeOrGrowth) {
+      console.log('bot-api: preparing bots and chats through the public API…');
+      bots = await startBotSection(settings, receiver);
+      started.push(bots.app);
+      await runBotPaths(bots, settings, receiver, report, selected, { durationSeconds, drainUpdates });
+      if (bots.dispatcher) started.push(bots.dispatcher);
+    }
+
+    const probes: ProbeResult[] = [];
+    if (probeOrGrowth && vouchers && bots) {
+      console.log('counting SQL statements per request through the counting proxy…');
+      const held = await voucherSupply(vouchers, 10, 30);
+      const env = { voucher: voucherEnv(settings), bot: botEnv(settings) };
+      probes.push(
+        ...(await probeStatements(
+          (dbPort) => startApp('voucher-api', { ...env.voucher, DB_PORT: String(dbPort), MIGRATIONS_RUN: 'false' }),
+          voucherProbeRequests(vouchers, held),
+        )),
+        ...(await probeStatements(
+          (dbPort) => startApp('bot-api', { ...env.bot, DB_PORT: String(dbPort), MIGRATIONS_RUN: 'false' }),
+          botProbeRequests(bots),
+        )),
+      );
+      report.section(
+        'SQL statements per request (single request, idle app, after one warm-up request)',
+        statementReport(probes),
+      );
+    }
+
+    if (selected('growth') && vouchers && bots) await runGrowth(vouchers, bots, settings, report, durationSeconds);
+
+    const rss: string[][] = [];
+    if (vouchers) rss.push(['voucher-api', vouchers.idleRssMb.toFixed(0), rssMb(vouchers.app.pid).toFixed(0)]);
+    if (bots) rss.push(['bot-api', bots.idleRssMb.toFixed(0), rssMb(bots.app.pid).toFixed(0)]);
+    if (bots?.dispatcher)
+      rss.push(['bot-dispatcher', (bots.dispatcherIdleRssMb ?? NaN).toFixed(0), rssMb(bots.dispatcher.pid).toFixed(0)]);
+    report.section(
+      'RSS (MB; target < 250 after load)',
+      formatTable(
+        ['process', 'idle', 'after load'],
+        rss.map(([name, idle, after]) => [name, idle, `${after}${Number(after) >= 250 ? ' (over)' : ''}`]),
+      ),
+    );
+    report.section(
+      'Machine',
+      `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ` +
+        `${durationSeconds} s per path; whole run ${((Date.now() - benchStarted) / 1000).toFixed(0)} s; ` +
+        `1-minute load average ${loadAtStart.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end`,
+    );
+    report.print();
+  } finally {
+    await cleanup();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: Error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

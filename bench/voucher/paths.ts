@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import { BASELINE_APP_TOKEN, baselineQrToken } from '../baselines/schema';
+import { describeFailures, LoadResult, runLoad } from '../lib/load';
+import type { BenchProcess } from '../lib/processes';
+import { Report, rowFromLoad } from '../lib/report';
+import { HeldVoucher, issueRequests, redeemBody, verifyBody, VOUCHER_API, VoucherWorld } from './world';
+
+export interface VoucherRun {
+  app: BenchProcess;
+  world: VoucherWorld;
+  report: Report;
+  durationSeconds: number;
+}
+
+/** Issue to one template, then spread over many; the one/many ratio shows contention on the template row. */
+export async function benchIssue(run: VoucherRun): Promise<{ one: LoadResult; many: LoadResult }> {
+  const { app, world } = run;
+  const one = await runLoad({
+    port: app.port,
+    next: issueRequests(world, [world.oneTemplate]),
+    durationSeconds: run.durationSeconds,
+    serverPid: app.pid,
+  });
+  const many = await runLoad({
+    port: app.port,
+    next: issueRequests(world, world.manyTemplates),
+    durationSeconds: run.durationSeconds,
+    serverPid: app.pid,
+  });
+  run.report.add({
+    ...rowFromLoad('issue, one template', one),
+    baselinePerSecond: many.perSecond,
+    note: `baseline = issue over ${world.manyTemplates.length} templates (target ≥ 0.7×) ${describeFailures(one)}`,
+  });
+  run.report.add(
+    rowFromLoad(`issue, ${world.manyTemplates.length} templates`, many, undefined, describeFailures(many)),
+  );
+  return { one, many };
+}
+
+/** Issues `count` more vouchers as fast as the app allows (preparation, not measured). */
+export async function issueMore(
+  app: BenchProcess,
+  world: VoucherWorld,
+  count: number,
+  maxSeconds: number,
+): Promise<void> {
+  if (count <= 0) return;
+  await runLoad({
+    port: app.port,
+    next: issueRequests(world, world.manyTemplates),
+    durationSeconds: maxSeconds,
+    maxRequests: count,
+  });
+}
+
+export async function redeemLoad(
+  port: number,
+  token: string,
+  qrTokens: string[],
+  durationSeconds: number,
+  serverPid?: number,
+  path = `${VOUCHER_API}/vouchers/redeem`,
+): Promise<LoadResult & { consumed: number }> {
+  const run = randomUUID().slice(0, 8);
+  let i = 0;
+  const result = await runLoad({
+    port,
+    durationSeconds,
+    serverPid,
+    // Every redeem consumes its voucher: the run ends early rather than redeem one twice.
+    maxRequests: qrTokens.length,
+    next: () => {
+      const n = i++;
+      return {
+        method: 'POST',
+        path,
+        headers: { authorization: `Bearer ${token}`, 'idempotency-key': `redeem-${run}-${n}` },
+        body: redeemBody(qrTokens[n % qrTokens.length], `order-${run}-${n}`),
+      };
+    },
+  });
+  return { ...result, consumed: Math.min(i, qrTokens.length) };
+}
+
+export function verifyLoad(
+  port: number,
+  token: string,
+  qrTokens: string[],
+  durationSeconds: number,
+  serverPid?: number,
+  path = `${VOUCHER_API}/vouchers/verify`,
+): Promise<LoadResult> {
+  let i = 0;
+  return runLoad({
+    port,
+    durationSeconds,
+    serverPid,
+    next: () => ({
+      method: 'POST',
+      path,
+      headers: { authorization: `Bearer ${token}` },
+      body: verifyBody(qrTokens[i++ % qrTokens.length]),
+    }),
+  });
+}
+
+/** Verify then redeem, each against its baseline in the same run; redeemed vouchers join `used`. */
+export async function benchVerifyAndRedeem(
+  run: VoucherRun,
+  vouchers: HeldVoucher[],
+  used: Set<string>,
+  baseline: { port: number; pid: number; vouchers: number },
+): Promise<void> {
+  const { app, world } = run;
+  const qr = vouchers.map((v) => v.qrToken);
+  const baselineQr = Array.from({ length: baseline.vouchers }, (_, i) => baselineQrToken(i));
+
+  const verify = await verifyLoad(app.port, world.appToken, qr, run.durationSeconds, app.pid);
+  const verifyBaseline = await verifyLoad(
+    baseline.port,
+    BASELINE_APP_TOKEN,
+    baselineQr,
+    run.durationSeconds,
+    baseline.pid,
+    '/verify',
+  );
+  run.report.add(rowFromLoad('verify', verify, verifyBaseline, describeFailures(verify)));
+
+  const redeemBaseline = await redeemLoad(
+    baseline.port,
+    BASELINE_APP_TOKEN,
+    baselineQr,
+    run.durationSeconds,
+    baseline.pid,
+    '/redeem',
+  );
+  const redeem = await redeemLoad(app.port, world.appToken, qr, run.durationSeconds, app.pid);
+  for (const voucher of vouchers.slice(0, redeem.consumed)) used.add(voucher.id);
+  const notes = [describeFailures(redeem)];
+  if (redeem.seconds < run.durationSeconds - 1) notes.push(`ran out of vouchers after ${redeem.seconds.toFixed(1)} s`);
+  if (redeemBaseline.seconds < run.durationSeconds - 1) notes.push('baseline ran out of vouchers');
+  run.report.add(rowFromLoad('redeem', redeem, redeemBaseline, notes.filter(Boolean).join('; ')));
+  run.report.section(
+    'redeem baseline',
+    `baseline CPU ${redeemBaseline.cpuMicrosPerRequest?.toFixed(0)} µs/req, p50 ${redeemBaseline.p50} ms, p99 ${redeemBaseline.p99} ms; ` +
+      `verify baseline CPU ${verifyBaseline.cpuMicrosPerRequest?.toFixed(0)} µs/req`,
+  );
+}

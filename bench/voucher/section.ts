@@ -1,0 +1,152 @@
+import { BASELINE_SCHEMA, seedVoucherBaseline } from '../baselines/schema';
+import { Accounts, apiClient } from '../lib/api';
+import { BENCH_DATABASES, withClient } from '../lib/db';
+import { BenchProcess, freePort, httpReady, rssMb, scriptArgs, startProcess } from '../lib/processes';
+import type { Report } from '../lib/report';
+import { baselineDbEnv, StackSettings, startApp, voucherEnv } from '../lib/stack';
+import { ProbedRequest } from '../probe';
+import { benchIssue, benchVerifyAndRedeem, issueMore, VoucherRun } from './paths';
+import {
+  availableVouchers,
+  HeldVoucher,
+  issueRequests,
+  prepareVoucherWorld,
+  redeemBody,
+  verifyBody,
+  VOUCHER_API,
+  VoucherWorld,
+} from './world';
+
+export interface VoucherSection {
+  app: BenchProcess;
+  world: VoucherWorld;
+  idleRssMb: number;
+  used: Set<string>;
+  /** Redeems per second measured, to size the voucher supply of later runs. */
+  redeemRate?: number;
+}
+
+export async function startVoucherSection(settings: StackSettings): Promise<VoucherSection> {
+  const app = await startApp('voucher-api', voucherEnv(settings));
+  const idleRssMb = rssMb(app.pid);
+  const world = await prepareVoucherWorld(apiClient(app.port), new Accounts(settings.secrets.accountJwtSecret), {
+    users: 200,
+    manyTemplates: 20,
+  });
+  return { app, world, idleRssMb, used: new Set() };
+}
+
+/** Available vouchers not used yet; issues more first (not measured) when fewer than `atLeast` are left. */
+export async function voucherSupply(
+  section: VoucherSection,
+  atLeast: number,
+  maxSeconds: number,
+): Promise<HeldVoucher[]> {
+  let vouchers = await availableVouchers(section.world, section.used);
+  if (vouchers.length < atLeast) {
+    await issueMore(section.app, section.world, atLeast - vouchers.length, maxSeconds);
+    vouchers = await availableVouchers(section.world, section.used);
+  }
+  return vouchers;
+}
+
+export async function startVoucherBaseline(settings: StackSettings, vouchers: number) {
+  await withClient(BENCH_DATABASES.baseline, async (db) => {
+    await db.query(`DROP SCHEMA public CASCADE; CREATE SCHEMA public;`);
+    await db.query(BASELINE_SCHEMA);
+    await seedVoucherBaseline(db, vouchers);
+  });
+  return startProcess({
+    name: 'redeem baseline',
+    args: scriptArgs('bench/baselines/voucher-service.ts'),
+    env: { ...baselineDbEnv(), REDIS_URL: settings.redisUrl },
+    port: await freePort(),
+    ready: httpReady('/ready'),
+  });
+}
+
+export async function runVoucherPaths(
+  section: VoucherSection,
+  settings: StackSettings,
+  report: Report,
+  selected: (path: string) => boolean,
+  durationSeconds: number,
+): Promise<void> {
+  const run: VoucherRun = { app: section.app, world: section.world, report, durationSeconds };
+  if (selected('issue')) await benchIssue(run);
+  if (!selected('verify') && !selected('redeem')) return;
+  const vouchers = await voucherSupply(section, 2000, 3 * durationSeconds);
+  // The baseline gets more vouchers than it can redeem in the time, so it never runs dry.
+  const baselineVouchers = Math.max(20_000, 4000 * durationSeconds);
+  const baseline = await startVoucherBaseline(settings, baselineVouchers);
+  try {
+    const before = section.used.size;
+    await benchVerifyAndRedeem(run, vouchers, section.used, {
+      port: baseline.port,
+      pid: baseline.pid,
+      vouchers: baselineVouchers,
+    });
+    section.redeemRate = (section.used.size - before) / durationSeconds;
+  } finally {
+    await baseline.stop();
+  }
+}
+
+/** Redeem, verify and issue once each, for the statement counts (see probe.ts). */
+export function voucherProbeRequests(section: VoucherSection, vouchers: HeldVoucher[]) {
+  return (app: BenchProcess): ProbedRequest[] => {
+    const api = apiClient(app.port);
+    const { world } = section;
+    const expect = async (status: number, call: Promise<{ status: number; json: unknown }>) => {
+      const res = await call;
+      if (res.status !== status)
+        throw new Error(`probe: expected ${status}, got ${res.status} ${JSON.stringify(res.json)}`);
+    };
+    const nextIssue = issueRequests(world, world.manyTemplates);
+    const redeemed = vouchers.splice(0, 2);
+    for (const voucher of redeemed) section.used.add(voucher.id);
+    return [
+      {
+        name: 'redeem',
+        send: (attempt) =>
+          expect(
+            201,
+            api.raw(
+              'POST',
+              `${VOUCHER_API}/vouchers/redeem`,
+              world.appToken,
+              JSON.parse(redeemBody(redeemed[attempt].qrToken, `probe-${attempt}`)),
+              {
+                'idempotency-key': `probe-redeem-${Date.now()}-${attempt}`,
+              },
+            ),
+          ),
+      },
+      {
+        name: 'verify',
+        send: () =>
+          expect(
+            200,
+            api.raw(
+              'POST',
+              `${VOUCHER_API}/vouchers/verify`,
+              world.appToken,
+              JSON.parse(verifyBody(vouchers[0].qrToken)),
+            ),
+          ),
+      },
+      {
+        name: 'issue',
+        send: () => {
+          const request = nextIssue();
+          return expect(
+            201,
+            api.raw('POST', request.path, world.appToken, JSON.parse(request.body ?? '{}'), {
+              'idempotency-key': request.headers?.['idempotency-key'] ?? '',
+            }),
+          );
+        },
+      },
+    ];
+  };
+}
