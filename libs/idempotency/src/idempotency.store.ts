@@ -41,10 +41,13 @@ export class IdempotencyStore {
   ) {}
 
   async claim(scope: string, key: string, route: string, fingerprint: string): Promise<ClaimOutcome> {
-    await this.dataSource.query(`DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND expires_at < now()`, [
-      scope,
-      key,
-    ]);
+    // An expired key whose request still runs (not yet stale) is kept: freeing it would let a retry run twice.
+    await this.dataSource.query(
+      `DELETE FROM idempotency_keys
+        WHERE scope = $1 AND key = $2 AND expires_at < now()
+          AND (status = 'completed' OR locked_at < now() - $3 * interval '1 millisecond')`,
+      [scope, key, this.options.lockTimeoutMs],
+    );
     const lockToken = randomUUID();
     const inserted: unknown[] = await this.dataSource.query(
       `INSERT INTO idempotency_keys (scope, key, route, fingerprint, status, lock_token, locked_at, expires_at)
@@ -124,6 +127,7 @@ export class IdempotencyStore {
       status,
       body,
       advisoryLockId(scope, key),
+      this.options.lockTimeoutMs,
     ]);
     if (rows[0].recorded) return undefined;
     if (!rows[0].held) throw this.inUse();
@@ -153,7 +157,11 @@ export class IdempotencyStore {
   }
 
   async purgeExpired(): Promise<number> {
-    const [, deleted] = await this.dataSource.query(`DELETE FROM idempotency_keys WHERE expires_at < now()`);
+    const [, deleted] = await this.dataSource.query(
+      `DELETE FROM idempotency_keys
+        WHERE expires_at < now() AND (status = 'completed' OR locked_at < now() - $1 * interval '1 millisecond')`,
+      [this.options.lockTimeoutMs],
+    );
     return deleted as number;
   }
 

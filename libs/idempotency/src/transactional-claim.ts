@@ -39,10 +39,12 @@ export function claimCtes(first: number): string {
              SET route = EXCLUDED.route, fingerprint = EXCLUDED.fingerprint, status = 'in_progress',
                  lock_token = EXCLUDED.lock_token, locked_at = now(), response_status = NULL,
                  response_body = NULL, created_at = now(), expires_at = EXCLUDED.expires_at
-           WHERE idempotency_keys.expires_at < now()
+           WHERE (idempotency_keys.status = 'completed' AND idempotency_keys.expires_at < now())
               OR (idempotency_keys.status = 'in_progress'
                   AND idempotency_keys.locked_at < now() - ${p(7)}::float8 * interval '1 millisecond'
-                  AND idempotency_keys.route = EXCLUDED.route AND idempotency_keys.fingerprint = EXCLUDED.fingerprint)
+                  AND (idempotency_keys.expires_at < now()
+                       OR (idempotency_keys.route = EXCLUDED.route
+                           AND idempotency_keys.fingerprint = EXCLUDED.fingerprint)))
           RETURNING 1)`;
 }
 
@@ -56,7 +58,7 @@ export const CLAIM_IN_TRANSACTION = namedStatement(
 /**
  * A deterministic 4xx of a request whose transaction rolled back (or never began): recorded as a
  * completed key in one statement, unless another request with the key runs now or has completed.
- * $1 scope, $2 key, $3 route, $4 fingerprint, $5 ttl ms, $6 status, $7 body, $8 lock id.
+ * $1 scope, $2 key, $3 route, $4 fingerprint, $5 ttl ms, $6 status, $7 body, $8 lock id, $9 lock timeout ms.
  */
 export const RECORD_FAILURE = namedStatement(
   'idempotency_record_failure',
@@ -70,6 +72,8 @@ export const RECORD_FAILURE = namedStatement(
                  lock_token = NULL, locked_at = NULL, response_status = EXCLUDED.response_status,
                  response_body = EXCLUDED.response_body, created_at = now(), expires_at = EXCLUDED.expires_at
            WHERE idempotency_keys.expires_at < now()
+             AND (idempotency_keys.status = 'completed'
+                  OR idempotency_keys.locked_at < now() - $9 * interval '1 millisecond')
           RETURNING 1)
    SELECT lock.held, EXISTS (SELECT 1 FROM recorded) AS recorded FROM lock`,
 );

@@ -226,4 +226,17 @@ describe('idempotency against real PostgreSQL', () => {
     const [{ n }] = await dataSource.query(`SELECT count(*) AS n FROM idempotency_keys WHERE expires_at < now()`);
     expect(Number(n)).toBe(0);
   });
+
+  it('keeps an expired key whose request still runs: a retry gets 409 IDEMPOTENCY_KEY_IN_USE, never a second run', async () => {
+    const first = post('outlives-ttl', { item: 'slow-expiring', delayMs: TTL_MS + 700 });
+    const running = first.then((res) => res);
+    await new Promise((resolve) => setTimeout(resolve, TTL_MS + 200));
+    await app.get(IdempotencyStore).purgeExpired();
+    const kept = await dataSource.query(`SELECT status FROM idempotency_keys WHERE key = 'outlives-ttl'`);
+    expect(kept).toEqual([{ status: 'in_progress' }]);
+    const retry = await post('outlives-ttl', { item: 'slow-expiring', delayMs: TTL_MS + 700 }).expect(409);
+    expect(retry.body.error.code).toBe('IDEMPOTENCY_KEY_IN_USE');
+    expect((await running).status).toBe(201);
+    expect(await countOrders('slow-expiring')).toBe(1);
+  });
 });
