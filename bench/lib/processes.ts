@@ -129,9 +129,17 @@ export function outputReady(marker: string) {
   return async ({ output }: { output(): string }): Promise<boolean> => output().includes(marker);
 }
 
-/** `node dist/apps/<app>/apps/<app>/src/main.js`, the production entry point. */
+/**
+ * `node dist/apps/<app>/apps/<app>/src/main.js`, the production entry point. With
+ * `BENCH_CPU_PROF_DIR` set, each app writes a V8 CPU profile there when it stops (Node refuses
+ * `--cpu-prof` in NODE_OPTIONS).
+ */
 export function appArgs(app: string): string[] {
-  return [resolve(ROOT, `dist/apps/${app}/apps/${app}/src/main.js`)];
+  const profileDir = process.env.BENCH_CPU_PROF_DIR;
+  const profile = profileDir
+    ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profileDir)}`, `--cpu-prof-name=${app}.cpuprofile`]
+    : [];
+  return [...profile, resolve(ROOT, `dist/apps/${app}/apps/${app}/src/main.js`)];
 }
 
 /** A bench-only TypeScript entry (baselines) run through ts-node's transpiler. */

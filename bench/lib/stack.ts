@@ -31,7 +31,7 @@ export interface StackSettings {
 
 function shared(settings: StackSettings): Record<string, string> {
   return {
-    LOG_LEVEL: 'info',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
     DB_HOST: PG.host,
     DB_PORT: String(PG.port),
     DB_USER: PG.user,
