@@ -78,6 +78,7 @@ export interface DeliveryPage {
 @Injectable()
 export class DeliveriesService {
   private readonly totals = new Map<string, { total: number; until: number }>();
+  private readonly counting = new Map<string, Promise<number>>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -101,10 +102,20 @@ export class DeliveriesService {
     return { items, total, page, page_size: pageSize };
   }
 
-  private async total(botId: string, status: DeliveryStatus | null): Promise<number> {
+  private total(botId: string, status: DeliveryStatus | null): Promise<number> {
     const key = `${botId}:${status ?? ''}`;
     const remembered = this.totals.get(key);
-    if (remembered && remembered.until > Date.now()) return remembered.total;
+    if (remembered && remembered.until > Date.now()) return Promise.resolve(remembered.total);
+    // Pages asked for while a count runs share it: a long log is counted once, not once per waiting request.
+    let running = this.counting.get(key);
+    if (!running) {
+      running = this.count(key, botId, status).finally(() => this.counting.delete(key));
+      this.counting.set(key, running);
+    }
+    return running;
+  }
+
+  private async count(key: string, botId: string, status: DeliveryStatus | null): Promise<number> {
     const { rows } = await runNamed<{ total: string }>(
       this.dataSource,
       status === null ? DELIVERY_COUNT : DELIVERY_COUNT_IN_STATUS,
