@@ -180,17 +180,7 @@ export class MessageStore {
       editedAt: null,
       deletedAt: null,
     };
-    const { rows } = await runNamed<InsertAsMemberRow>(on, INSERT_AS_MEMBER, [
-      message.chatId,
-      message.senderId,
-      message.kind,
-      message.text,
-      message.fileId,
-      message.replyToMessageId,
-      JSON.stringify(message.mentions),
-      JSON.stringify(message.metadata),
-      message.replyMarkup === null ? null : JSON.stringify(message.replyMarkup),
-    ]);
+    const { rows } = await runNamed<InsertAsMemberRow>(on, INSERT_AS_MEMBER, messageColumnValues(message));
     const row = rows[0];
     if (!row) throw chatNotFound();
     if (!row.reply_ok || row.id === null || row.created_at === null) {
@@ -236,15 +226,7 @@ export class MessageStore {
   ): Promise<WrittenUpdateRow[]> {
     const { rows } = await runNamed<WrittenUpdateRow & { message_written: boolean }>(on, INSERT_RESERVED, [
       message.id,
-      message.chatId,
-      message.senderId,
-      message.kind,
-      message.text,
-      message.fileId,
-      message.replyToMessageId,
-      JSON.stringify(message.mentions),
-      JSON.stringify(message.metadata),
-      message.replyMarkup === null ? null : JSON.stringify(message.replyMarkup),
+      ...messageColumnValues(message),
       message.createdAt,
       ...(updates ?? [[], [], [], []]),
     ]);
@@ -306,3 +288,21 @@ export class MessageStore {
     return messageView(message, chat, sender, file);
   }
 }
+
+/** A message's written columns, from chat_id to reply_markup, in the order both insert statements take them. */
+function messageColumnValues(message: Pick<Message, MessageColumn>): unknown[] {
+  return [
+    message.chatId,
+    message.senderId,
+    message.kind,
+    message.text,
+    message.fileId,
+    message.replyToMessageId,
+    JSON.stringify(message.mentions),
+    JSON.stringify(message.metadata),
+    message.replyMarkup === null ? null : JSON.stringify(message.replyMarkup),
+  ];
+}
+
+type MessageColumn =
+  'chatId' | 'senderId' | 'kind' | 'text' | 'fileId' | 'replyToMessageId' | 'mentions' | 'metadata' | 'replyMarkup';

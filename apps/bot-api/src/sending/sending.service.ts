@@ -168,17 +168,10 @@ export class SendingService {
     content: Content,
     file: StoredFile | null,
   ) {
-    const { message, chat, sender } = await this.store.insertAsMember(on, {
-      chatId: dto.chat_id,
-      senderId: bot.systemUserId ?? '',
-      kind: content.kind,
-      text: content.text,
-      fileId: file?.id,
-      replyToMessageId: dto.reply_to_message_id,
-      mentions: content.mentions,
-      metadata: content.metadata,
-      replyMarkup: dto.reply_markup ? { ...dto.reply_markup } : null,
-    });
+    const { message, chat, sender } = await this.store.insertAsMember(
+      on,
+      botMessage(bot, dto.chat_id, dto, content, file, dto.reply_markup),
+    );
     return this.store.view(message, chat, sender, file);
   }
 
@@ -198,17 +191,29 @@ export class SendingService {
   ) {
     let file: StoredFile | null = null;
     if (content.fileId) file = await this.files.visibleToBot(manager, content.fileId, bot);
-    const message = await this.store.insert(manager, {
-      chatId: chat.id,
-      senderId: bot.systemUserId!,
-      kind: content.kind,
-      text: content.text,
-      fileId: file?.id,
-      replyToMessageId: dto.reply_to_message_id,
-      mentions: content.mentions,
-      metadata: content.metadata,
-      replyMarkup: replyMarkup ? { ...replyMarkup } : null,
-    });
+    const message = await this.store.insert(manager, botMessage(bot, chat.id, dto, content, file, replyMarkup));
     return this.store.view(message, chat, await loadPerson(manager, bot.systemUserId!), file);
   }
+}
+
+/** What a bot's send writes: the content, its file and reply target, and the markup it carries. */
+function botMessage(
+  bot: Bot,
+  chatId: string,
+  dto: SendBaseDto,
+  content: Content,
+  file: StoredFile | null,
+  replyMarkup: SendBaseDto['reply_markup'],
+) {
+  return {
+    chatId,
+    senderId: bot.systemUserId ?? '',
+    kind: content.kind,
+    text: content.text,
+    fileId: file?.id,
+    replyToMessageId: dto.reply_to_message_id,
+    mentions: content.mentions,
+    metadata: content.metadata,
+    replyMarkup: replyMarkup ? { ...replyMarkup } : null,
+  };
 }
