@@ -7,8 +7,8 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Job, Worker } from 'bullmq';
 import IORedis from 'ioredis';
-import { Pool } from 'pg';
 import { Agent, request } from 'undici';
+import { baselinePool } from './plumbing';
 
 export interface BaselineDeliveryJob {
   deliveryId: number;
@@ -23,14 +23,7 @@ const agent = new Agent({
   connections: Number(process.env.WEBHOOK_CONNECTIONS ?? 40),
   keepAliveTimeout: 60_000,
 });
-const pool = new Pool({
-  host: process.env.DB_HOST ?? '127.0.0.1',
-  port: Number(process.env.DB_PORT ?? 5432),
-  user: process.env.DB_USER ?? 'postgres',
-  password: process.env.DB_PASSWORD ?? '',
-  database: process.env.DB_NAME,
-  max: Number(process.env.DB_POOL_SIZE ?? 10),
-});
+const pool = baselinePool();
 const RECORD = {
   name: 'record_outcome',
   text: `UPDATE deliveries SET status = $2, attempts = attempts + 1, last_status_code = $3, updated_at = now()

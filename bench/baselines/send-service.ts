@@ -7,20 +7,13 @@
  *   then ONE transaction: BEGIN, message INSERT … RETURNING, outbox INSERT, COMMIT
  *   and after the commit a BullMQ `add` of the outbox row (a job for the delivery worker).
  */
-import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, IncomingMessage } from 'node:http';
 import { Queue } from 'bullmq';
 import IORedis from 'ioredis';
-import { Pool } from 'pg';
 import { tokenHash } from './schema';
+import { baselinePool, readBody, sendJson } from './plumbing';
 
-const pool = new Pool({
-  host: process.env.DB_HOST ?? '127.0.0.1',
-  port: Number(process.env.DB_PORT ?? 5432),
-  user: process.env.DB_USER ?? 'postgres',
-  password: process.env.DB_PASSWORD ?? '',
-  database: process.env.DB_NAME,
-  max: Number(process.env.DB_POOL_SIZE ?? 10),
-});
+const pool = baselinePool();
 const connection = new IORedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
 const queue = new Queue('baseline-outbox', {
   connection,
@@ -41,28 +34,8 @@ const SQL = {
   outbox: { name: 'insert_outbox', text: `INSERT INTO outbox (message_id, payload) VALUES ($1, $2) RETURNING id` },
 };
 
-function send(res: ServerResponse, status: number, body: unknown): void {
-  const json = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) }).end(json);
-}
-
-function readJson(req: IncomingMessage): Promise<any> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      try {
-        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-      } catch (error) {
-        reject(error);
-      }
-    });
-    req.on('error', reject);
-  });
-}
-
 async function sendMessage(req: IncomingMessage): Promise<[number, unknown]> {
-  const body = await readJson(req);
+  const body = JSON.parse((await readBody(req)).toString('utf8'));
   if (typeof body?.chat_id !== 'string' || typeof body?.text !== 'string') return [400, { success: false }];
   const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
   const bot = await pool.query({ ...SQL.bot, values: [tokenHash(token)] });
@@ -98,10 +71,10 @@ async function sendMessage(req: IncomingMessage): Promise<[number, unknown]> {
 }
 
 createServer((req, res) => {
-  if (req.url === '/ready') return send(res, 200, { ready: true });
+  if (req.url === '/ready') return sendJson(res, 200, { ready: true });
   // Served under any prefix, so the load driver sends the very requests it sends to bot-api.
-  if (req.method !== 'POST' || !req.url?.endsWith('/sendMessage')) return send(res, 404, { success: false });
+  if (req.method !== 'POST' || !req.url?.endsWith('/sendMessage')) return sendJson(res, 404, { success: false });
   sendMessage(req)
-    .then(([status, body]) => send(res, status, body))
-    .catch((error: Error) => send(res, 500, { success: false, message: error.message }));
+    .then(([status, body]) => sendJson(res, status, body))
+    .catch((error: Error) => sendJson(res, 500, { success: false, message: error.message }));
 }).listen(Number(process.env.PORT), '127.0.0.1');

@@ -11,19 +11,13 @@
  *   6. idempotency key completion: the stored response, in the same transaction
  * POST /verify runs statements 1 and 3 (no transaction: it only reads).
  */
-import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, IncomingMessage } from 'node:http';
 import { createHash } from 'node:crypto';
 import { Pool, PoolClient } from 'pg';
 import { BASELINE_LOOKUP_KEY, qrTokenHash, tokenHash } from './schema';
+import { baselinePool, readBody, sendJson } from './plumbing';
 
-const pool = new Pool({
-  host: process.env.DB_HOST ?? '127.0.0.1',
-  port: Number(process.env.DB_PORT ?? 5432),
-  user: process.env.DB_USER ?? 'postgres',
-  password: process.env.DB_PASSWORD ?? '',
-  database: process.env.DB_NAME,
-  max: Number(process.env.DB_POOL_SIZE ?? 10),
-});
+const pool = baselinePool();
 
 const SQL = {
   token: {
@@ -67,20 +61,6 @@ class Failure extends Error {
   ) {
     super(code);
   }
-}
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  const json = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) }).end(json);
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }
 
 async function caller(db: Pool | PoolClient, req: IncomingMessage, permission: string) {
@@ -153,15 +133,15 @@ const routes: Record<string, { status: number; handle: (req: IncomingMessage, ra
 };
 
 createServer((req, res) => {
-  if (req.url === '/ready') return send(res, 200, { ready: true });
+  if (req.url === '/ready') return sendJson(res, 200, { ready: true });
   const route = routes[`${req.method} ${req.url}`];
-  if (!route) return send(res, 404, { success: false, code: 'NOT_FOUND' });
+  if (!route) return sendJson(res, 404, { success: false, code: 'NOT_FOUND' });
   readBody(req)
     .then((raw) => route.handle(req, raw))
-    .then((result) => send(res, route.status, result))
+    .then((result) => sendJson(res, route.status, result))
     .catch((error: Error) => {
       const status = error instanceof Failure ? error.status : 500;
-      send(res, status, {
+      sendJson(res, status, {
         success: false,
         code: error instanceof Failure ? error.code : 'INTERNAL',
         message: error.message,
