@@ -1,61 +1,15 @@
-import {
-  Body,
-  CanActivate,
-  Controller,
-  ExecutionContext,
-  HttpCode,
-  INestApplication,
-  Injectable,
-  Module,
-  Post,
-  UseGuards,
-} from '@nestjs/common';
+import { Body, Controller, HttpCode, INestApplication, Post, UseGuards } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { setPrincipal } from '@app/auth';
-import { ApiError, EnvelopeModule, voucherEnvelope } from '@app/envelope';
-import { databaseModule, HttpFoundationModule, loadConfig, ServiceConfig } from '@app/platform';
-import { createTestApp, createTestDatabase, TestDatabase, testEnv, testRedisPrefix } from '@app/testing';
-import { IsInt, IsOptional, IsString } from 'class-validator';
-import type { Request } from 'express';
+import { ApiError } from '@app/envelope';
+import { IsString } from 'class-validator';
 import request from 'supertest';
-import { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
-import {
-  CreateIdempotencyKeys1763683200000,
-  Idempotent,
-  IdempotencyKey,
-  IdempotencyModule,
-  IdempotencyStore,
-  IdempotentCall,
-} from '../src';
-
-class CreateOrders1700000000000 implements MigrationInterface {
-  async up(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE TABLE orders (id serial PRIMARY KEY, tenant text NOT NULL, item text NOT NULL)`);
-  }
-  async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP TABLE orders`);
-  }
-}
-const migrations = [CreateIdempotencyKeys1763683200000, CreateOrders1700000000000];
-
-class OrderDto {
-  @IsString() item: string;
-  @IsOptional() @IsInt() delayMs?: number;
-}
+import { DataSource } from 'typeorm';
+import { Idempotent, IdempotencyKey, IdempotencyStore, IdempotentCall } from '../src';
+import { OrderDto, OrdersApp, startOrdersApp, TenantGuard } from './orders-fixture';
 
 class BodyKeyDto {
   @IsString() item: string;
   @IsString() idempotencyKey: string;
-}
-
-/** Stands in for a service's token guard: the tenant comes from a header. */
-@Injectable()
-class TenantGuard implements CanActivate {
-  canActivate(context: ExecutionContext): boolean {
-    const req = context.switchToHttp().getRequest<Request>();
-    setPrincipal(req, { tenantId: String(req.headers['x-tenant'] ?? 'tenant-a'), permissions: [] });
-    return true;
-  }
 }
 
 @Controller('orders')
@@ -90,38 +44,19 @@ class OrdersController {
 }
 
 describe('idempotency against real PostgreSQL', () => {
+  let orders: OrdersApp;
   let app: INestApplication;
-  let database: TestDatabase;
   let dataSource: DataSource;
   const TTL_MS = 1500;
 
   beforeAll(async () => {
-    database = await createTestDatabase('idem', migrations);
-    const config = loadConfig(ServiceConfig, testEnv(database.name, testRedisPrefix(), { DB_POOL_SIZE: '60' }));
-    @Module({
-      imports: [
-        EnvelopeModule.forRoot(voucherEnvelope),
-        HttpFoundationModule.forRoot({ bodyLimit: '10kb' }),
-        databaseModule(config, migrations),
-        IdempotencyModule.forRoot({ ttlMs: TTL_MS, lockTimeoutMs: 60_000, purgeIntervalMs: 0 }),
-      ],
-      controllers: [OrdersController],
-    })
-    class TestModule {}
-    app = await createTestApp(TestModule);
-    dataSource = app.get(DataSource);
+    orders = await startOrdersApp(OrdersController, { databasePrefix: 'idem', ttlMs: TTL_MS, lockTimeoutMs: 60_000 });
+    ({ app, dataSource } = orders);
   });
-  afterAll(async () => {
-    await app.close();
-    await database.drop();
-  });
+  afterAll(() => orders.close());
 
-  const post = (key: string | undefined, body: object, tenant = 'tenant-a', path = '/orders') => {
-    const req = request(app.getHttpServer()).post(path).set('x-tenant', tenant);
-    return key === undefined ? req.send(body) : req.set('Idempotency-Key', key).send(body);
-  };
-  const countOrders = async (item: string) =>
-    Number((await dataSource.query(`SELECT count(*) AS n FROM orders WHERE item = $1`, [item]))[0].n);
+  const post: OrdersApp['post'] = (...args) => orders.post(...args);
+  const countOrders = (item: string) => orders.countOrders(item);
 
   it('refuses a request without a key with 400', async () => {
     const res = await post(undefined, { item: 'a' }).expect(400);
