@@ -44,9 +44,10 @@ export function loggingModule(service: string, level: string): DynamicModule {
       level,
       name: service,
       genReqId: (req: IncomingMessage) => assignRequestId(req as Request),
-      customProps: (req: IncomingMessage) => ({ requestId: (req as Request & { id?: string }).id }),
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-      // Whole header maps cost a serialisation and a redaction pass on every request line.
+      // Every line of a request carries `req.id` through the request record; a second binding of it
+      // (customProps) costs two more child loggers per request. Whole header maps cost a serialisation
+      // and a redaction pass on every request line.
       serializers: {
         req: requestLogRecord,
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
