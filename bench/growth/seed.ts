@@ -13,11 +13,14 @@ async function count(db: Client, sql: string, values: unknown[] = []): Promise<n
 const FILLER_USER = 'bench-filler';
 
 /**
- * A long-lived table is mostly vacuumed (visibility map set) and analysed; a freshly bulk-loaded one
+ * A long-lived table is mostly vacuumed (visibility map set), analysed and checkpointed; a freshly bulk-loaded one
  * is neither, and autovacuum would start in the middle of the next measurement.
  */
 async function settle(db: Client, table: string): Promise<void> {
   await db.query(`VACUUM (ANALYZE) ${table}`);
+  // A bulk load leaves hundreds of MB of dirty pages; without this the checkpoint that writes them
+  // lands in the middle of the next measurement.
+  await db.query('CHECKPOINT');
 }
 
 /** Fills `vouchers` of the application up to `total` rows: half redeemed, half available. */
