@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { SendQuotaService } from '../src/quotas/send-quota.service';
 import { BotTestContext, callBot, createApprovedBot, startBotApp } from './app-context';
 
 /** The three quota windows are counted together; only sends that go through count against them. */
@@ -39,5 +40,19 @@ describe('send quota windows', () => {
     await nextSecond();
     const overMinute = await send('one too many').expect(429);
     expect(overMinute.body.message).toContain('per min');
+  });
+
+  it('leaves no trace of refused sends in the minute window even when a burst overlaps completely', async () => {
+    const quotas = ctx.app.get(SendQuotaService);
+    const bot = { id: 'f'.repeat(24), rateLimits: { send_per_sec: 2, send_per_min: 5 } };
+    // Issued in one tick, the six sends reach every window before any refusal gives points back.
+    const burst = await Promise.allSettled(Array.from({ length: 6 }, () => quotas.consume(bot)));
+    expect(burst.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(2);
+    for (let i = 0; i < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      await expect(quotas.consume(bot)).resolves.toMatchObject({ remaining: expect.any(Number) });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await expect(quotas.consume(bot)).rejects.toMatchObject({ status: 429 });
   });
 });

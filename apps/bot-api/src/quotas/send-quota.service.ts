@@ -27,8 +27,9 @@ export function quotaHeaders(state: QuotaState): Record<string, string> {
  * Per-bot send quotas in Redis (fixed windows of a second, a minute and a day). The counter key does
  * not depend on the limit, so changing a bot's rate_limits applies to the running window at once.
  * The three windows are counted together on a client that pipelines, so a send costs one Redis
- * round trip; a refused send gives its points back to the windows that had accepted them, so only
- * sends that go through count against the longer windows (as when the windows were asked in turn).
+ * round trip; a refused send counts only in the first window that refuses it and gives its points
+ * back to every other, so only sends that go through count against the longer windows (as when the
+ * windows were asked in turn).
  */
 @Injectable()
 export class SendQuotaService implements OnModuleDestroy {
@@ -59,9 +60,14 @@ export class SendQuotaService implements OnModuleDestroy {
     );
     const refusedAt = outcomes.findIndex((outcome) => outcome.status === 'rejected');
     if (refusedAt >= 0) {
+      // A window counts a consume even when it refuses it, so every window but the first to refuse
+      // gives the points back, the refusing ones included: concurrent refused sends must not push a
+      // longer window over its limit.
       await Promise.all(
         outcomes.map((outcome, index) =>
-          outcome.status === 'fulfilled' ? limiters[index].reward(bot.id, points).catch(() => undefined) : undefined,
+          index !== refusedAt && (outcome.status === 'fulfilled' || outcome.reason instanceof RateLimiterRes)
+            ? limiters[index].reward(bot.id, points).catch(() => undefined)
+            : undefined,
         ),
       );
       if (failure) throw failure.reason;
