@@ -1,6 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 
 /** The repository root: apps start from their production build under dist/. */
@@ -45,16 +44,8 @@ function killAll(signal: NodeJS.Signals): void {
   }
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
-}
+// The same free-port probe the service tests use.
+export { freePort } from '../../libs/testing/src/service-process';
 
 /** Only what a deployment would set: no inherited NODE_ENV, DB_* or REDIS_* from the caller's shell. */
 function cleanEnv(env: Record<string, string>): NodeJS.ProcessEnv {

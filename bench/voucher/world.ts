@@ -1,17 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { VOUCHER_PERMISSIONS } from '../../apps/voucher-api/src/app-auth/runtime-route.options';
 import { Accounts, ApiClient, inParallel } from '../lib/api';
 import type { RequestShape } from '../lib/load';
 
 export const VOUCHER_API = '/api/v1/open-platform';
-
-const ALL_PERMISSIONS = [
-  'vouchers:read',
-  'vouchers:templates:write',
-  'vouchers:issue',
-  'vouchers:verify',
-  'vouchers:redeem',
-  'vouchers:reverse',
-];
 
 /** The data every voucher path works on, all made through the public API. */
 export interface VoucherWorld {
@@ -66,7 +58,7 @@ export async function prepareVoucherWorld(
   const application = await api.call('POST', `${VOUCHER_API}/applications`, owner, { name: 'Bench Shop' });
   const token = await api.call('POST', `${VOUCHER_API}/applications/${application.id}/tokens`, owner, {
     name: 'bench backend',
-    permissions: ALL_PERMISSIONS,
+    permissions: [...VOUCHER_PERMISSIONS],
   });
   const partial = { api, accounts, appToken: token.token as string };
   const templates = await inParallel(
