@@ -18,6 +18,20 @@ describe('webhook address policy', () => {
     expect(isRefusedAddress(address)).toBe(true),
   );
 
+  it.each([
+    ['NAT64 local-use', '64:ff9b:1::a00:1'],
+    ['NAT64 well-known', '64:ff9b::10.0.0.1'],
+    ['6to4', '2002:a00:1::1'],
+    ['IPv4-compatible', '::10.0.0.1'],
+    ['IPv4-compatible, hex', '::a00:1'],
+    ['IPv4-compatible, public', '::8.8.8.8'],
+    ['site-local', 'fec0::1'],
+    ['Teredo', '2001:0:4136:e378::1'],
+    ['documentation', '2001:db8::1'],
+    ['TEST-NET', '192.0.2.10'],
+    ['not an address', 'example.com'],
+  ])('security defect 6: refuses the %s address %s', (_kind, address) => expect(isRefusedAddress(address)).toBe(true));
+
   it.each(['8.8.8.8', '203.0.114.1', '2001:4860:4860::8888', '::ffff:8.8.8.8'])(
     'accepts the public address %s',
     (address) => expect(isRefusedAddress(address)).toBe(false),

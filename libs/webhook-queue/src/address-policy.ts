@@ -1,32 +1,10 @@
+import ipaddr from 'ipaddr.js';
 import { BlockList, isIP } from 'node:net';
 
-/** Addresses a webhook may never reach unless private targets are allowed (development and tests). */
-const REFUSED = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  REFUSED.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-  ['64:ff9b::', 96],
-] as const) {
-  REFUSED.addSubnet(network, prefix, 'ipv6');
-}
+/** IPv4-compatible IPv6 addresses (deprecated by RFC 4291) tunnel to the IPv4 address they end with. */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+/** Written `::a.b.c.d`, which the parser mistakes for the IPv4-mapped `::ffff:a.b.c.d`. */
+const IPV4_COMPATIBLE_TEXT = /^::(\d+\.\d+\.\d+\.\d+)$/;
 
 function family(address: string): 'ipv4' | 'ipv6' {
   return isIP(address) === 6 ? 'ipv6' : 'ipv4';
@@ -38,10 +16,21 @@ function unmapped(address: string): string {
   return match ? match[1] : address;
 }
 
-/** Private, loopback, link-local, shared, multicast and unspecified addresses are refused. */
+/**
+ * Only globally routable unicast addresses may be reached (ipaddr.js' `unicast` range): private,
+ * loopback, link-local, shared, multicast, reserved and documentation ranges are refused, and so are
+ * the ranges that lead to IPv4 or to another network through translation or tunnels: NAT64 (RFC 6052
+ * and the local-use 64:ff9b:1::/48), 6to4, Teredo, IPv4-compatible (::/96) and site-local (fec0::/10).
+ * An IPv4-mapped address is judged by the IPv4 address it wraps. Anything unparsable is refused.
+ */
 export function isRefusedAddress(address: string): boolean {
-  const plain = unmapped(address);
-  return REFUSED.check(plain, family(plain));
+  if (!ipaddr.isValid(address) || IPV4_COMPATIBLE_TEXT.test(address)) return true;
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv4') return parsed.range() !== 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range() !== 'unicast';
+  if (v6.match(IPV4_COMPATIBLE)) return true;
+  return v6.range() !== 'unicast';
 }
 
 /** An allowed_ips entry: an IPv4/IPv6 address or a CIDR block. */

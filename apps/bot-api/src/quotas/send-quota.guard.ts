@@ -1,8 +1,8 @@
 import { applyDecorators, CanActivate, ExecutionContext, Injectable, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { BotErrors } from '../bot-errors';
 import { RequireScopes } from '../bot-auth';
 import { botOf } from '../bot-auth/bot-request';
-import { ApiError } from '@app/envelope';
 import { quotaHeaders, SendQuotaService } from './send-quota.service';
 
 export const SEND_SCOPE = 'messages:send';
@@ -21,7 +21,7 @@ export class SendQuotaGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<Request>();
     const bot = botOf(req);
-    if (!bot) throw new ApiError(401, 'BOT_TOKEN_REQUIRED', 'Authorization: Bearer <bot token> is required');
+    if (!bot) throw BotErrors.error('BOT_TOKEN_REQUIRED', 'Authorization: Bearer <bot token> is required');
     const state = await this.quotas.consume(bot, sendsIn(req));
     context.switchToHttp().getResponse<Response>().set(quotaHeaders(state));
     return true;

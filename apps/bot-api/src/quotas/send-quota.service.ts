@@ -1,16 +1,23 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
-import { ApiError } from '@app/envelope';
 import Redis from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { BotErrors } from '../bot-errors';
 import { effectiveRateLimits } from '../bots/rate-limits';
 import type { Bot } from '../bots/entities/bot.entity';
 import { BotConfig } from '../config/bot.config';
+import { IdleEvictingMap } from './idle-evicting-map';
 
 const WINDOWS = [
   { name: 'sec', seconds: 1, limit: 'send_per_sec' },
   { name: 'min', seconds: 60, limit: 'send_per_min' },
   { name: 'day', seconds: 86400, limit: 'send_per_day' },
 ] as const;
+
+/**
+ * One limiter per (window, limit) in use. A limiter holds no count (Redis does), so dropping one
+ * costs only its rebuild; the bound keeps bots with many distinct rate_limits from growing memory.
+ */
+const LIMITER_CACHE = { maxEntries: 1000, idleMs: 10 * 60_000 };
 
 export interface QuotaState {
   /** Sends left in the tightest window. */
@@ -33,7 +40,7 @@ export function quotaHeaders(state: QuotaState): Record<string, string> {
  */
 @Injectable()
 export class SendQuotaService implements OnModuleDestroy {
-  private readonly limiters = new Map<string, RateLimiterRedis>();
+  private readonly limiters = new IdleEvictingMap<string, RateLimiterRedis>(LIMITER_CACHE);
   private readonly redis: Redis;
 
   constructor(private readonly config: BotConfig) {
@@ -75,12 +82,10 @@ export class SendQuotaService implements OnModuleDestroy {
       const window = WINDOWS[refusedAt];
       const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
       const state = { remaining: 0, resetAt: Math.ceil((Date.now() + rejection.msBeforeNext) / 1000) };
-      throw new ApiError(
-        429,
+      throw BotErrors.error(
         'BOT_RATE_LIMIT',
         `Send quota of ${limits[window.limit]} per ${window.name} reached; retry after ${retryAfter} s`,
-        undefined,
-        { 'Retry-After': String(retryAfter), ...quotaHeaders(state) },
+        { headers: { 'Retry-After': String(retryAfter), ...quotaHeaders(state) } },
       );
     }
     let tightest: QuotaState | undefined;
@@ -95,17 +100,15 @@ export class SendQuotaService implements OnModuleDestroy {
   }
 
   private limiter(name: string, seconds: number, points: number): RateLimiterRedis {
-    const key = `${name}:${points}`;
-    let limiter = this.limiters.get(key);
-    if (!limiter) {
-      limiter = new RateLimiterRedis({
-        storeClient: this.redis,
-        keyPrefix: `bot-send-quota:${name}`,
-        points,
-        duration: seconds,
-      });
-      this.limiters.set(key, limiter);
-    }
-    return limiter;
+    return this.limiters.getOrCreate(
+      `${name}:${points}`,
+      () =>
+        new RateLimiterRedis({
+          storeClient: this.redis,
+          keyPrefix: `bot-send-quota:${name}`,
+          points,
+          duration: seconds,
+        }),
+    );
   }
 }

@@ -1,28 +1,30 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ApiError } from '@app/envelope';
+import { Inject, Injectable } from '@nestjs/common';
+import type { ApiError } from '@app/envelope';
 import { REDIS } from '@app/platform';
+import { WindowedRateLimiters } from '@app/rate-limits';
 import type Redis from 'ioredis';
-import { RateLimiterRedis } from 'rate-limiter-flexible';
 import { VoucherConfig } from '../config/voucher.config';
+import { VoucherErrors } from '../voucher-errors';
 
 /**
  * Counts failed credential look-ups per token. Past the threshold the token is refused on verify and
- * redeem until the window ends, so codes cannot be enumerated at the normal rate limit. Like the rate
- * limits it stands aside (with a warning) while Redis is unreachable rather than stop all redeeming.
+ * redeem until the window ends, so codes cannot be enumerated at the normal rate limit. While Redis is
+ * unreachable each process counts in memory, so the lock-out holds during an outage too (a leaked
+ * token gets at most the threshold times the number of replicas).
  */
 @Injectable()
 export class GuessingLimiter {
-  private readonly failures: RateLimiterRedis;
+  private readonly failures: WindowedRateLimiters<'failures'>;
   private readonly threshold: number;
-  private readonly logger = new Logger('GuessingLimiter');
 
   constructor(@Inject(REDIS) redis: Redis, config: VoucherConfig) {
     this.threshold = config.GUESS_LIMIT;
-    this.failures = new RateLimiterRedis({
-      storeClient: redis,
+    this.failures = new WindowedRateLimiters({
+      redis,
+      limits: { failures: config.GUESS_LIMIT },
       keyPrefix: 'guess',
-      points: config.GUESS_LIMIT,
-      duration: config.GUESS_WINDOW_SECONDS,
+      name: 'GuessingLimiter',
+      windowSeconds: config.GUESS_WINDOW_SECONDS,
     });
   }
 
@@ -31,26 +33,19 @@ export class GuessingLimiter {
     if (lockout) throw lockout;
   }
 
-  /** The 429 a locked-out token gets, or undefined; never throws, so it can run beside the rate limit. */
+  /** The 429 a locked-out token gets, or undefined. */
   async lockout(tokenId: string): Promise<ApiError | undefined> {
-    const state = await this.failures.get(tokenId).catch((error: Error) => {
-      this.logger.warn(`guessing lock-out not checked, counter unavailable: ${error.message}`);
-      return null;
-    });
+    const state = await this.failures.peek('failures', tokenId);
     if (!state || state.consumedPoints < this.threshold) return undefined;
     const retryAfter = Math.max(Math.ceil(state.msBeforeNext / 1000), 1);
-    return new ApiError(
-      429,
+    return VoucherErrors.error(
       'RATE_LIMITED',
       'Too many failed credential look-ups; verify and redeem are locked for this token',
-      undefined,
-      { 'Retry-After': String(retryAfter) },
+      { headers: { 'Retry-After': String(retryAfter) } },
     );
   }
 
   async recordFailure(tokenId: string): Promise<void> {
-    await this.failures.penalty(tokenId, 1).catch((error: Error) => {
-      this.logger.warn(`failed look-up not counted, counter unavailable: ${error.message}`);
-    });
+    await this.failures.penalty('failures', tokenId);
   }
 }

@@ -1,11 +1,12 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ApiError } from '@app/envelope';
+import { setRateLimitHeaders } from '@app/rate-limits';
 import type { Request, Response } from 'express';
 import { appCallerOf } from '../app-auth/app-caller';
 import { GuessingLimiter } from './guessing-limiter';
 import { RATE_LIMIT_KEY, RateLimitMetadata } from './rate-limit.metadata';
 import { RateLimiters } from './rate-limiters';
+import { VoucherErrors } from '../voucher-errors';
 
 /**
  * Runs after the token guard and before any interceptor, so a refused call never claims an
@@ -30,19 +31,13 @@ export class RateLimitGuard implements CanActivate {
       this.limiters.consume(metadata.endpoint, caller.tokenId),
       metadata.guessProtected ? this.guessing.lockout(caller.tokenId) : undefined,
     ]);
-    if (outcome) {
-      res.setHeader('X-RateLimit-Limit', String(outcome.limit));
-      res.setHeader('X-RateLimit-Remaining', String(outcome.remaining));
-      res.setHeader('X-RateLimit-Reset', String(outcome.resetAt));
-      if (!outcome.allowed) {
-        throw new ApiError(
-          429,
-          'RATE_LIMITED',
-          `Rate limit of ${outcome.limit} requests per minute exceeded for this endpoint`,
-          undefined,
-          { 'Retry-After': String(outcome.retryAfterSeconds) },
-        );
-      }
+    setRateLimitHeaders(res, outcome);
+    if (!outcome.allowed) {
+      throw VoucherErrors.error(
+        'RATE_LIMITED',
+        `Rate limit of ${outcome.limit} requests per minute exceeded for this endpoint`,
+        { headers: { 'Retry-After': String(outcome.retryAfterSeconds) } },
+      );
     }
     if (lockout) throw lockout;
     return true;

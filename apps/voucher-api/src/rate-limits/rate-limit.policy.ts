@@ -1,4 +1,9 @@
-/** Runtime endpoints that are rate limited, each with its own per-token counter. */
+import { resolveRateLimits as resolveOverrides } from '@app/rate-limits';
+
+/**
+ * Runtime endpoints that are rate limited, each with its own per-token counter, and the console's
+ * recipient search, counted per account.
+ */
 export const DEFAULT_RATE_LIMITS = {
   me: 60,
   'templates.list': 60,
@@ -13,24 +18,15 @@ export const DEFAULT_RATE_LIMITS = {
   redeem: 20,
   'redemptions.read': 60,
   reverse: 10,
+  'recipients.search': 30,
 } as const;
 
 export type RateLimitedEndpoint = keyof typeof DEFAULT_RATE_LIMITS;
-
-export const RATE_LIMIT_WINDOW_SECONDS = 60;
 
 /**
  * Applies `name=limit,…` overrides (the RATE_LIMITS variable) to the defaults.
  * Throws on an unknown name so a typo fails the boot instead of silently keeping a default.
  */
 export function resolveRateLimits(overrides: string): Record<RateLimitedEndpoint, number> {
-  const limits: Record<string, number> = { ...DEFAULT_RATE_LIMITS };
-  for (const pair of overrides.split(',').filter((part) => part.trim() !== '')) {
-    const [name, value] = pair.split('=').map((part) => part.trim());
-    if (!(name in DEFAULT_RATE_LIMITS)) throw new Error(`unknown rate-limited endpoint "${name}"`);
-    const limit = Number(value);
-    if (!Number.isInteger(limit) || limit < 1) throw new Error(`rate limit of "${name}" must be a positive integer`);
-    limits[name] = limit;
-  }
-  return limits as Record<RateLimitedEndpoint, number>;
+  return resolveOverrides(DEFAULT_RATE_LIMITS, overrides);
 }

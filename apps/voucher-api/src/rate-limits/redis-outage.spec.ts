@@ -12,18 +12,24 @@ describe('rate limits while Redis is unreachable', () => {
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
   });
-  const config = loadConfig(VoucherConfig, {});
+  const config = loadConfig(VoucherConfig, { RATE_LIMITS: 'redeem=3', GUESS_LIMIT: '2' });
 
   afterAll(() => redis.disconnect());
 
-  it('lets the call through without a count instead of failing it', async () => {
+  it('defect 2: keeps refusing a token past its limit, counting in memory, instead of letting every call through', async () => {
     const limiters = new RateLimiters(redis, config);
-    await expect(limiters.consume('redeem', 'token-1')).resolves.toBeNull();
+    const allowed = [];
+    for (let call = 0; call < 5; call++) allowed.push((await limiters.consume('redeem', 'token-1')).allowed);
+    expect(allowed).toEqual([true, true, true, false, false]);
+    expect((await limiters.consume('redeem', 'token-2')).allowed).toBe(true);
   });
 
-  it('neither locks a token out nor throws when counting a failed look-up', async () => {
+  it('defect 2: locks a guessing token out after the threshold of failed look-ups, counting in memory', async () => {
     const guessing = new GuessingLimiter(redis, config);
-    await expect(guessing.recordFailure('token-1')).resolves.toBeUndefined();
+    await guessing.recordFailure('token-1');
     await expect(guessing.assertNotLocked('token-1')).resolves.toBeUndefined();
+    await guessing.recordFailure('token-1');
+    await expect(guessing.assertNotLocked('token-1')).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+    await expect(guessing.assertNotLocked('token-2')).resolves.toBeUndefined();
   });
 });

@@ -1,0 +1,39 @@
+import { IdleEvictingMap } from './idle-evicting-map';
+
+describe('IdleEvictingMap', () => {
+  let clock = 0;
+  const map = () => new IdleEvictingMap<string, string>({ maxEntries: 3, idleMs: 1000 }, () => clock);
+
+  beforeEach(() => {
+    clock = 0;
+  });
+
+  it('builds a value once and returns the same one while it is used', () => {
+    const entries = map();
+    const create = jest.fn(() => 'limiter');
+    entries.getOrCreate('a', create);
+    entries.getOrCreate('a', create);
+    expect(create).toHaveBeenCalledTimes(1);
+  });
+
+  it('never holds more than its bound, dropping the least recently used first', () => {
+    const entries = map();
+    for (const key of ['a', 'b', 'c']) entries.getOrCreate(key, () => key);
+    entries.getOrCreate('a', () => 'again');
+    entries.getOrCreate('d', () => 'd');
+    expect(entries.size).toBe(3);
+    expect(entries.getOrCreate('a', () => 'rebuilt')).toBe('a');
+    expect(entries.getOrCreate('b', () => 'rebuilt')).toBe('rebuilt');
+  });
+
+  it('forgets entries idle for longer than the idle period', () => {
+    const entries = map();
+    entries.getOrCreate('old', () => 'old');
+    clock = 600;
+    entries.getOrCreate('recent', () => 'recent');
+    clock = 1200;
+    entries.getOrCreate('new', () => 'new');
+    expect(entries.size).toBe(2);
+    expect(entries.getOrCreate('old', () => 'rebuilt')).toBe('rebuilt');
+  });
+});

@@ -1,0 +1,50 @@
+/**
+ * Route-level request limits of bot-api (spec section 7, RATE_LIMITED), per minute and per subject.
+ * They sit beside the bots' send quotas (BOT_RATE_LIMIT), which count messages, not requests.
+ */
+export const DEFAULT_ROUTE_RATE_LIMITS = {
+  /** The public token check, per client address: the only route a caller without a credential reaches. */
+  verify_token: 300,
+  /** setWebhook resolves the URL's host on every call; per bot (bot route) or per account (developer route). */
+  set_webhook: 60,
+  /** Every other bot-token method, per bot; sends are limited further by the bot's send quotas. */
+  bot: 3000,
+  /** Client routes of an end user, per account. */
+  'client.read': 600,
+  'client.write': 120,
+  /** Developer routes (/my), per account. */
+  developer: 300,
+  /** Platform staff routes (/admin), per account. */
+  staff: 600,
+} as const;
+
+export type RouteRateLimit = keyof typeof DEFAULT_ROUTE_RATE_LIMITS;
+
+export interface RouteLimit {
+  endpoint: RouteRateLimit;
+  /** Whose counter the call goes to. */
+  subject: 'address' | 'bot' | 'account';
+}
+
+const BASE = '/api/v1/bots/';
+
+/**
+ * Which limit a route falls under, from its method and path: one table for the whole API, so that a new
+ * route is limited by where it lives (and documented with 429 by the same function), not by whether
+ * someone remembered a decorator. Paths may be concrete or OpenAPI templates.
+ */
+export function routeLimitOf(method: string, path: string): RouteLimit | null {
+  if (!path.startsWith(BASE)) return null;
+  const [first, second, third] = path.slice(BASE.length).split('/');
+  const write = method.toUpperCase() !== 'GET';
+  if (first === 'verifyToken') return { endpoint: 'verify_token', subject: 'address' };
+  if (first === 'client') return { endpoint: write ? 'client.write' : 'client.read', subject: 'account' };
+  if (first === 'admin') return { endpoint: 'staff', subject: 'account' };
+  if (first === 'my') {
+    return third === 'webhook' && write && second !== undefined
+      ? { endpoint: 'set_webhook', subject: 'account' }
+      : { endpoint: 'developer', subject: 'account' };
+  }
+  if (first === 'setWebhook') return { endpoint: 'set_webhook', subject: 'bot' };
+  return { endpoint: 'bot', subject: 'bot' };
+}

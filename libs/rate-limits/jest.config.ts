@@ -1,0 +1,5 @@
+export default {
+  displayName: 'rate-limits',
+  preset: '../../jest.preset.js',
+  rootDir: __dirname,
+};
