@@ -47,7 +47,7 @@ describe('deliveries console list', () => {
     const bot = await createApprovedBot(ctx, 'dev-1');
     await seed(bot, 7);
     const all = await ok('dev-1', bot.botId);
-    expect(all.body.data).toMatchObject({ total: 7, page: 1, page_size: 20 });
+    expect(all.body.data).toMatchObject({ total: 7, page: 1, pageSize: 20 });
     expect(
       await seqs(
         bot.botId,
@@ -55,7 +55,7 @@ describe('deliveries console list', () => {
       ),
     ).toEqual([7, 6, 5, 4, 3, 2, 1]);
     const second = await ok('dev-1', bot.botId, '?page=2&pageSize=3');
-    expect(second.body.data).toMatchObject({ total: 7, page: 2, page_size: 3 });
+    expect(second.body.data).toMatchObject({ total: 7, page: 2, pageSize: 3 });
     expect(
       await seqs(
         bot.botId,

@@ -1,0 +1,196 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { redrivableDeadLettersSql, RedriveFilter, redriveParameters } from '@app/webhook-queue';
+import { DataSource, EntityManager } from 'typeorm';
+
+export type RedriveJobStatus = 'running' | 'completed' | 'cancelled';
+
+export interface RedriveJobRow {
+  id: string;
+  status: RedriveJobStatus;
+  filter: Record<string, unknown>;
+  rate_per_bot: number;
+  total: number;
+  created_by: string;
+  created_at: Date;
+  updated_at: Date;
+  finished_at: Date | null;
+}
+
+export interface RedriveItemCounts {
+  bot_id: string;
+  pending: number;
+  done: number;
+  failed: number;
+}
+
+export interface NextItem {
+  delivery_id: string;
+  bot_id: string;
+}
+
+const JOB_COLUMNS = `id, status, filter, rate_per_bot, total, created_by, created_at, updated_at, finished_at`;
+
+/** Redrive jobs and the dead letters each one took: the only SQL on those two tables. */
+@Injectable()
+export class RedriveJobsStore {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** A running job whose items are the redrivable dead letters matching the filter at this instant. */
+  async create(
+    manager: EntityManager,
+    filter: RedriveFilter,
+    stored: Record<string, unknown>,
+    ratePerBot: number,
+    createdBy: string,
+  ): Promise<RedriveJobRow> {
+    const [job]: RedriveJobRow[] = await manager.query(
+      `INSERT INTO delivery_redrive_jobs (filter, rate_per_bot, total, created_by)
+       VALUES ($1, $2, 0, $3) RETURNING ${JOB_COLUMNS}`,
+      [stored, ratePerBot, createdBy],
+    );
+    const [[updated]]: [RedriveJobRow[], number] = await manager.query(
+      `WITH taken AS (
+         INSERT INTO delivery_redrive_items (job_id, delivery_id, bot_id, update_seq)
+         SELECT $5::uuid, r.delivery_id, r.bot_id, r.update_seq FROM ${redrivableDeadLettersSql} r
+         RETURNING 1)
+       UPDATE delivery_redrive_jobs SET total = (SELECT count(*) FROM taken) WHERE id = $5::uuid
+       RETURNING ${JOB_COLUMNS}`,
+      [...redriveParameters(filter), job.id],
+    );
+    return updated;
+  }
+
+  async find(jobId: string, manager: EntityManager = this.dataSource.manager): Promise<RedriveJobRow | undefined> {
+    const rows: RedriveJobRow[] = await manager.query(
+      `SELECT ${JOB_COLUMNS} FROM delivery_redrive_jobs WHERE id = $1`,
+      [jobId],
+    );
+    return rows[0];
+  }
+
+  /** Newest first, after the keyset (created_at, id) of the last one seen. */
+  recent(limit: number, before: { createdAt: string; id: string } | null): Promise<RedriveJobRow[]> {
+    return this.dataSource.query(
+      `SELECT ${JOB_COLUMNS} FROM delivery_redrive_jobs
+        WHERE $2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::uuid)
+        ORDER BY created_at DESC, id DESC LIMIT $1`,
+      [limit, before?.createdAt ?? null, before?.id ?? null],
+    );
+  }
+
+  countsPerBot(jobId: string): Promise<RedriveItemCounts[]> {
+    return this.dataSource.query(
+      `SELECT bot_id, count(*) FILTER (WHERE state = 'pending')::int AS pending,
+              count(*) FILTER (WHERE state = 'done')::int AS done,
+              count(*) FILTER (WHERE state = 'failed')::int AS failed
+         FROM delivery_redrive_items WHERE job_id = $1
+        GROUP BY bot_id ORDER BY bot_id`,
+      [jobId],
+    );
+  }
+
+  /** running → cancelled; false when the job had already ended. */
+  async cancel(manager: EntityManager, jobId: string): Promise<boolean> {
+    const [, count]: [unknown[], number] = await manager.query(
+      `UPDATE delivery_redrive_jobs SET status = 'cancelled', finished_at = now(), updated_at = now(),
+              lease_owner = NULL, lease_until = NULL
+        WHERE id = $1 AND status = 'running'`,
+      [jobId],
+    );
+    return count > 0;
+  }
+
+  /**
+   * Takes (or keeps) the lease of every running job that no live worker holds: the worker of a
+   * crashed instance lets its lease run out, and then another one takes the job over.
+   */
+  async claim(owner: string, leaseMs: number): Promise<Array<{ id: string; rate_per_bot: number }>> {
+    const [rows]: [Array<{ id: string; rate_per_bot: number }>, number] = await this.dataSource.query(
+      `UPDATE delivery_redrive_jobs
+          SET lease_owner = $1, lease_until = now() + make_interval(secs => $2::double precision / 1000)
+        WHERE status = 'running' AND (lease_owner = $1 OR lease_until IS NULL OR lease_until < now())
+        RETURNING id, rate_per_bot`,
+      [owner, leaseMs],
+    );
+    return rows;
+  }
+
+  /** A shutting down worker hands its jobs back at once instead of letting the lease run out. */
+  async release(owner: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE delivery_redrive_jobs SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1`,
+      [owner],
+    );
+  }
+
+  /** The job row locked for one step; undefined unless it is still running under this owner's lease. */
+  async lockRunning(manager: EntityManager, jobId: string, owner: string): Promise<boolean> {
+    const rows: unknown[] = await manager.query(
+      `SELECT 1 FROM delivery_redrive_jobs WHERE id = $1 AND status = 'running' AND lease_owner = $2 FOR UPDATE`,
+      [jobId, owner],
+    );
+    return rows.length > 0;
+  }
+
+  /** The next pending dead letters of the job: at most `perBot` of each bot, in update order. */
+  next(manager: EntityManager, jobId: string, perBot: number): Promise<NextItem[]> {
+    return manager.query(
+      `SELECT delivery_id, bot_id FROM (
+         SELECT delivery_id, bot_id, update_seq,
+                row_number() OVER (PARTITION BY bot_id ORDER BY update_seq) AS place
+           FROM delivery_redrive_items WHERE job_id = $1 AND state = 'pending') n
+        WHERE place <= $2
+        ORDER BY bot_id, update_seq`,
+      [jobId, perBot],
+    );
+  }
+
+  /**
+   * Marks items handled: `done` for the restarted ones, `failed` with the reason for the rest. Only
+   * pending items move, so an item is taken once per job even if two workers ever overlap.
+   */
+  async settle(manager: EntityManager, jobId: string, done: string[], failed: string[], reason: string): Promise<void> {
+    await manager.query(
+      `UPDATE delivery_redrive_items i
+          SET state = CASE WHEN i.delivery_id = ANY($2::uuid[]) THEN 'done' ELSE 'failed' END,
+              error = CASE WHEN i.delivery_id = ANY($2::uuid[]) THEN NULL ELSE $4 END,
+              processed_at = now()
+        WHERE i.job_id = $1 AND i.state = 'pending' AND (i.delivery_id = ANY($2::uuid[]) OR i.delivery_id = ANY($3::uuid[]))`,
+      [jobId, done, failed, reason],
+    );
+    await manager.query(`UPDATE delivery_redrive_jobs SET updated_at = now() WHERE id = $1`, [jobId]);
+  }
+
+  /**
+   * Takes the listed items for this step: pending → locked by this transaction. Returns those that
+   * were still pending, so a concurrent step cannot take them too.
+   */
+  async take(manager: EntityManager, jobId: string, deliveryIds: string[]): Promise<string[]> {
+    const rows: Array<{ delivery_id: string }> = await manager.query(
+      `SELECT delivery_id FROM delivery_redrive_items
+        WHERE job_id = $1 AND delivery_id = ANY($2::uuid[]) AND state = 'pending'
+        FOR UPDATE SKIP LOCKED`,
+      [jobId, deliveryIds],
+    );
+    return rows.map((row) => row.delivery_id);
+  }
+
+  /** running → completed once nothing is pending; true when it just completed. */
+  async completeIfDrained(manager: EntityManager, jobId: string): Promise<boolean> {
+    const [, count]: [unknown[], number] = await manager.query(
+      `UPDATE delivery_redrive_jobs SET status = 'completed', finished_at = now(), updated_at = now(),
+              lease_owner = NULL, lease_until = NULL
+        WHERE id = $1 AND status = 'running'
+          AND NOT EXISTS (SELECT 1 FROM delivery_redrive_items WHERE job_id = $1 AND state = 'pending')`,
+      [jobId],
+    );
+    return count > 0;
+  }
+
+  countRunning(): Promise<number> {
+    return this.dataSource
+      .query(`SELECT count(*)::int AS count FROM delivery_redrive_jobs WHERE status = 'running'`)
+      .then((rows: Array<{ count: number }>) => rows[0].count);
+  }
+}

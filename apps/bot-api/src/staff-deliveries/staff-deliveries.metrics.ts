@@ -1,0 +1,45 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { METRICS_REGISTRY } from '@app/platform';
+import { StaffDeliveryStore } from '@app/webhook-queue';
+import { Counter, Gauge, Registry } from 'prom-client';
+import { RedriveJobsStore } from './redrive-jobs.store';
+
+/**
+ * Figures of staff delivery operations for /metrics. The gauges are platform-wide, read from
+ * PostgreSQL on scrape; a failed read keeps the last value (/health/ready reports the database).
+ */
+@Injectable()
+export class StaffDeliveriesMetrics {
+  readonly redelivered: Counter;
+  readonly deadLetters: Gauge<'error_class'>;
+  readonly runningJobs: Gauge;
+
+  constructor(@Inject(METRICS_REGISTRY) registry: Registry, deliveries: StaffDeliveryStore, jobs: RedriveJobsStore) {
+    this.redelivered = new Counter({
+      name: 'bot_staff_redeliveries_total',
+      help: 'Deliveries restarted by platform staff, one by one or by redrive jobs; rate() is redeliveries per second',
+      registers: [registry],
+    });
+    this.deadLetters = new Gauge({
+      name: 'bot_webhook_dead_letters',
+      help: 'Dead letters in the delivery log, by error class of their last attempt',
+      labelNames: ['error_class'],
+      registers: [registry],
+      async collect() {
+        const rows = await deliveries.deadLettersByClass(null, null).catch(() => null);
+        if (!rows) return;
+        this.reset();
+        for (const row of rows) this.set({ error_class: row.error_class ?? 'none' }, row.count);
+      },
+    });
+    this.runningJobs = new Gauge({
+      name: 'bot_redrive_jobs_running',
+      help: 'Redrive jobs running, platform-wide',
+      registers: [registry],
+      async collect() {
+        const running = await jobs.countRunning().catch(() => null);
+        if (running !== null) this.set(running);
+      },
+    });
+  }
+}

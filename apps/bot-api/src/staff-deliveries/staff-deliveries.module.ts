@@ -1,0 +1,33 @@
+import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import { StaffDeliveryStore } from '@app/webhook-queue';
+import { DeliveriesModule } from '../deliveries/deliveries.module';
+import { ConsolePages } from './console-pages.middleware';
+import { RedriveJobsService } from './redrive-jobs.service';
+import { RedriveJobsStore } from './redrive-jobs.store';
+import { RedriveWorker } from './redrive.worker';
+import { StaffAuditStore } from './staff-audit.store';
+import { StaffDeliveriesController } from './staff-deliveries.controller';
+import { StaffDeliveriesMetrics } from './staff-deliveries.metrics';
+import { StaffDeliveriesService } from './staff-deliveries.service';
+
+/** Platform staff's delivery operations: the routes, redrive jobs and their worker, the audit log, the console page. */
+@Module({
+  imports: [DeliveriesModule],
+  controllers: [StaffDeliveriesController],
+  providers: [
+    StaffDeliveryStore,
+    StaffDeliveriesService,
+    RedriveJobsService,
+    RedriveJobsStore,
+    RedriveWorker,
+    StaffAuditStore,
+    StaffDeliveriesMetrics,
+  ],
+})
+export class StaffDeliveriesModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer
+      .apply(ConsolePages)
+      .forRoutes({ path: 'console', method: RequestMethod.ALL }, { path: 'console/*path', method: RequestMethod.ALL });
+  }
+}
