@@ -6,7 +6,7 @@ import { loadConfig } from '@app/platform';
 import { DataSource } from 'typeorm';
 import { DispatcherConfig } from '../src/config/dispatcher.config';
 import { AttemptRecorder } from '../src/delivery/attempt-recorder';
-import { AttemptOutcome, AttemptRecord, DeliveryStore, DueDelivery } from '../src/delivery/delivery.store';
+import { AttemptOutcome, AttemptRecord, DeliveryStore, DueDelivery } from '@app/webhook-queue';
 
 /** The dispatcher works on the schema bot-api migrates: bot-api's migration files build the test database. */
 async function botMigrations(): Promise<Function[]> {
@@ -76,6 +76,8 @@ describe('delivery store: attempts recorded in batches (real PostgreSQL)', () =>
       payload: {},
       url: 'https://hooks.example/',
       secretCiphertext: 'sealed',
+      previousSecretCiphertext: null,
+      notBefore: null,
       allowedIps: null,
       maxConnections: 40,
     };

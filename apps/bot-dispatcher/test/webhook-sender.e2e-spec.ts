@@ -1,5 +1,9 @@
 import { startHttpsReceiver, HttpsReceiver } from '@app/testing';
-import { verifyWebhookSignatureV1, verifyWebhookSignatureV2 } from '@app/webhook-queue';
+import { standardWebhookSecret, verifyWebhookSignatureV1, verifyWebhookSignatureV2 } from '@app/webhook-queue';
+import { verify as verifyGitHubStyle } from '@octokit/webhooks-methods';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { Webhook as SvixWebhook } from 'svix';
+import type { IncomingHttpHeaders } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { WebhookSender, WebhookTarget } from '../src/delivery/webhook-sender';
 
@@ -59,6 +63,49 @@ describe('webhook POST path (real HTTPS receiver)', () => {
     ).toBe(false);
   });
 
+  it('adds Standard Webhooks headers that the standardwebhooks and svix libraries verify, and V1 passes @octokit/webhooks-methods', async () => {
+    const raw = body('standard ✓');
+    await sender.send(target(), raw, UPDATE_ID);
+    const [{ rawBody, headers }] = await receiver.waitFor(1);
+    expect(headers['webhook-id']).toBe(UPDATE_ID);
+    expect(headers['webhook-timestamp']).toBe(headers['x-service-timestamp']);
+    expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+    expect(verifiesWithEveryLibrary(SECRET, rawBody, headers)).toEqual({ standardwebhooks: true, svix: true });
+    expect(await verifyGitHubStyle(SECRET, rawBody.toString('utf8'), headers['x-service-signature'] as string)).toBe(
+      true,
+    );
+    // The raw form of the key is accepted too, and a wrong secret is refused by every library.
+    expect(() => new StandardWebhook(SECRET, { format: 'raw' }).verify(rawBody, stringHeaders(headers))).not.toThrow();
+    expect(verifiesWithEveryLibrary('not-the-secret', rawBody, headers)).toEqual({
+      standardwebhooks: false,
+      svix: false,
+    });
+  });
+
+  it('signs with both secrets while a rotation overlaps: a receiver holding only one of them verifies every request', async () => {
+    const bot = target({ secret: 'new_secret-2', previousSecret: SECRET });
+    for (let i = 0; i < 3; i++) await sender.send(bot, body(`rotating ${i}`), UPDATE_ID);
+    const requests = await receiver.waitFor(3);
+    for (const { rawBody, headers } of requests) {
+      expect((headers['webhook-signature'] as string).split(' ')).toHaveLength(2);
+      for (const secret of ['new_secret-2', SECRET]) {
+        expect(verifiesWithEveryLibrary(secret, rawBody, headers)).toEqual({ standardwebhooks: true, svix: true });
+      }
+      const timestamp = headers['x-service-timestamp'] as string;
+      expect(verifyWebhookSignatureV1('new_secret-2', rawBody, headers['x-service-signature'] as string)).toBe(true);
+      expect(
+        verifyWebhookSignatureV2('new_secret-2', rawBody, headers['x-service-signature-v2'] as string, timestamp),
+      ).toBe(true);
+      expect(verifyWebhookSignatureV1(SECRET, rawBody, headers['x-service-signature-previous'] as string)).toBe(true);
+      expect(
+        verifyWebhookSignatureV2(SECRET, rawBody, headers['x-service-signature-v2-previous'] as string, timestamp),
+      ).toBe(true);
+      expect(
+        await verifyGitHubStyle(SECRET, rawBody.toString('utf8'), headers['x-service-signature-previous'] as string),
+      ).toBe(true);
+    }
+  });
+
   it('reuses keep-alive connections for consecutive deliveries to the same bot', async () => {
     const bot = target();
     for (let i = 0; i < 6; i++) await sender.send(bot, body(`n${i}`), UPDATE_ID);
@@ -90,6 +137,8 @@ describe('webhook POST path (real HTTPS receiver)', () => {
     );
     for (const result of [byName, byAddress]) {
       expect(result).toMatchObject({ ok: false, statusCode: null, error: expect.stringContaining('allowed_ips') });
+      // Security defect 6: the reason reaches the developer and must not map internal DNS.
+      expect(result.error).not.toMatch(/127\.0\.0\.1|::1/);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(receiver.requests).toHaveLength(0);
@@ -144,3 +193,24 @@ describe('webhook POST path (real HTTPS receiver)', () => {
     expect(new Set(receiver.requests.map((r) => r.socketId)).size).toBeLessThanOrEqual(2);
   });
 });
+
+function stringHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, String(value)]));
+}
+
+/** Whether each Standard Webhooks library accepts the request with `secretToken`, given as integrators are told to. */
+function verifiesWithEveryLibrary(secretToken: string, rawBody: Buffer, headers: IncomingHttpHeaders) {
+  const attempt = (verify: () => unknown) => {
+    try {
+      verify();
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const secret = standardWebhookSecret(secretToken);
+  return {
+    standardwebhooks: attempt(() => new StandardWebhook(secret).verify(rawBody, stringHeaders(headers))),
+    svix: attempt(() => new SvixWebhook(secret).verify(rawBody, stringHeaders(headers))),
+  };
+}

@@ -24,6 +24,11 @@ export interface DeliverJobData {
   priorAttempts: number;
 }
 
+/** A delivery row as a job: its series, and the attempts of that series already made. */
+export function deliverJobFor(row: { id: string; series: number; attempts?: number }): DeliverJobData {
+  return { deliveryId: row.id, series: Number(row.series), priorAttempts: row.attempts ?? 0 };
+}
+
 /**
  * One job per (delivery, series): enqueueing twice (after commit and from the sweeper, or from two
  * dispatcher replicas) is a no-op while the job exists. BullMQ refuses ':' in custom ids.

@@ -1,5 +1,12 @@
 import { createHmac } from 'node:crypto';
-import { signWebhook, verifyWebhookSignatureV1, verifyWebhookSignatureV2 } from './signature';
+import {
+  signStandardWebhook,
+  signWebhook,
+  standardWebhookSecret,
+  verifyWebhookSignatureV1,
+  verifyWebhookSignatureV2,
+  webhookSignatureHeaders,
+} from './signature';
 
 describe('webhook signatures', () => {
   const raw = Buffer.from('{"update_id":"u-1","text":"héllo"}', 'utf8');
@@ -34,5 +41,36 @@ describe('webhook signatures', () => {
     expect(verifyWebhookSignatureV2(secret, raw, signed.v2, signed.timestamp, 1_699_999_699)).toBe(false);
     expect(verifyWebhookSignatureV2(secret, raw, signed.v2, '1700000000.5', 1_700_000_000)).toBe(false);
     expect(verifyWebhookSignatureV2(secret, raw, signed.v2, '1700000001', 1_700_000_000)).toBe(false);
+  });
+});
+
+describe('Standard Webhooks signatures', () => {
+  const raw = Buffer.from('{"update_id":"u-1","text":"héllo"}', 'utf8');
+  const id = '6f1c1f43-93a1-4f4e-9d33-5a2b7d1c0e11';
+
+  it('signs "id.timestamp.body" with the secret_token bytes as v1,<base64>', () => {
+    const expected = createHmac('sha256', 'abc_DEF-123')
+      .update(Buffer.concat([Buffer.from(`${id}.1700000000.`), raw]))
+      .digest('base64');
+    expect(signStandardWebhook('abc_DEF-123', id, '1700000000', raw)).toBe(`v1,${expected}`);
+    expect(standardWebhookSecret('abc_DEF-123')).toBe(`whsec_${Buffer.from('abc_DEF-123').toString('base64')}`);
+  });
+
+  it('sends one signature per header without a rotation, and both secrets while one overlaps', () => {
+    const single = webhookSignatureHeaders(['new'], raw, id, 1_700_000_000);
+    expect(single['webhook-id']).toBe(id);
+    expect(single['webhook-timestamp']).toBe('1700000000');
+    expect(single['webhook-signature'].split(' ')).toHaveLength(1);
+    expect(single['X-Service-Signature-Previous']).toBeUndefined();
+
+    const rotating = webhookSignatureHeaders(['new', 'old'], raw, id, 1_700_000_000);
+    expect(rotating['webhook-signature']).toBe(
+      `${signStandardWebhook('new', id, '1700000000', raw)} ${signStandardWebhook('old', id, '1700000000', raw)}`,
+    );
+    expect(verifyWebhookSignatureV1('new', raw, rotating['X-Service-Signature'])).toBe(true);
+    expect(verifyWebhookSignatureV1('old', raw, rotating['X-Service-Signature-Previous'])).toBe(true);
+    expect(
+      verifyWebhookSignatureV2('old', raw, rotating['X-Service-Signature-V2-Previous'], '1700000000', 1_700_000_000),
+    ).toBe(true);
   });
 });

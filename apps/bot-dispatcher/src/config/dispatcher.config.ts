@@ -39,6 +39,12 @@ export class DispatcherConfig extends ServiceConfig {
   @Max(120000)
   WEBHOOK_TIMEOUT_MS = 15000;
 
+  /** How long one DNS query of a webhook host may take (c-ares, two tries) before the host counts as unresolved. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  WEBHOOK_DNS_TIMEOUT_MS = 3000;
+
   /** Delay before each retry: four values, one per retry of the five attempts (spec 3.4). */
   @EnvIntList()
   DELIVERY_RETRY_DELAYS_MS: number[] = [60000, 300000, 900000, 3600000];
@@ -55,18 +61,59 @@ export class DispatcherConfig extends ServiceConfig {
   @Min(0)
   DELIVERY_SWEEP_GRACE_MS = 60000;
 
+  /** The longest delay a receiver's Retry-After (429, 503) can add; a later time is cut to this. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(86_400_000)
+  WEBHOOK_RETRY_AFTER_MAX_MS = 3_600_000;
+
+  /** This many consecutive 410 Gone answers pause a bot's deliveries until its webhook is set again. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  WEBHOOK_GONE_PAUSE_AFTER = 3;
+
   /** Succeeded deliveries and dead letters (with their attempts) are kept this long for the console, then purged. */
   @Type(() => Number)
   @IsInt()
   @Min(1)
   DELIVERY_LOG_RETENTION_DAYS = 30;
 
-  /** Deliveries one replica runs at once (each bot is further limited to its max_connections). */
+  /** Deliveries one replica runs at once (each bot is further limited to its max_connections and fair share). */
   @Type(() => Number)
   @IsInt()
   @Min(1)
   @Max(1000)
   WEBHOOK_WORKER_CONCURRENCY = 50;
+
+  /**
+   * The percentage of WEBHOOK_WORKER_CONCURRENCY one bot may hold on a replica (at least one slot): a bot
+   * whose receiver never answers then holds only that share for the timeout, the rest serve other bots.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  WEBHOOK_BOT_SHARE_PERCENT = 10;
+
+  /** How many bots, those with the largest backlog, /metrics lists with their open deliveries. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  METRICS_BACKLOG_BOTS = 20;
+
+  /**
+   * A running job's lock in Redis, renewed while it runs: the jobs of a replica that died (kill -9, OOM)
+   * are taken over by another within about twice this. BullMQ's default.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1000)
+  @Max(600_000)
+  WEBHOOK_JOB_LOCK_MS = 30_000;
 
   /** Most attempts recorded by one statement; outcomes that finish together are written together. */
   @Type(() => Number)

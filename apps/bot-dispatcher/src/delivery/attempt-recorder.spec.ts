@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { loadConfig } from '@app/platform';
+import type { AttemptRecord, DeliveryStore } from '@app/webhook-queue';
 import { DispatcherConfig } from '../config/dispatcher.config';
 import { AttemptRecorder } from './attempt-recorder';
-import type { AttemptRecord, DeliveryStore } from './delivery.store';
 
 /** A store whose writes finish when the test says so; it records which attempts each write carried. */
 class ControlledStore {

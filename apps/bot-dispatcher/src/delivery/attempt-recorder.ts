@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { AttemptRecord, DeliveryStore } from '@app/webhook-queue';
 import { DispatcherConfig } from '../config/dispatcher.config';
 import { BatchQueue } from './batch-queue';
-import { AttemptRecord, DeliveryStore } from './delivery.store';
 
 /** Postgres chose this batch as a deadlock victim (another replica or bot-api locked the same rows). */
 const DEADLOCK_DETECTED = '40P01';
@@ -20,7 +20,7 @@ export class AttemptRecorder implements OnModuleDestroy {
   private readonly batches: BatchQueue<AttemptRecord, boolean>;
 
   constructor(
-    config: DispatcherConfig,
+    private readonly config: DispatcherConfig,
     private readonly store: DeliveryStore,
   ) {
     this.batches = new BatchQueue((records) => this.write(records), {
@@ -37,7 +37,7 @@ export class AttemptRecorder implements OnModuleDestroy {
   private async write(records: AttemptRecord[]): Promise<boolean[]> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.store.recordMany(records);
+        return await this.store.recordMany(records, this.config.WEBHOOK_GONE_PAUSE_AFTER);
       } catch (error) {
         const code = (error as { code?: string }).code;
         if (code === DEADLOCK_DETECTED && attempt <= DEADLOCK_RETRIES) continue;

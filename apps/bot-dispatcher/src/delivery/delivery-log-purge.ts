@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { DeliveryStore } from '@app/webhook-queue';
 import { DispatcherConfig } from '../config/dispatcher.config';
-import { DeliveryStore } from './delivery.store';
 
 const PURGE_INTERVAL_MS = 3_600_000;
 const PURGE_BATCH = 5_000;

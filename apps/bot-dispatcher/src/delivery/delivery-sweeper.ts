@@ -1,20 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import {
-  closeQueueClient,
-  createQueueConnection,
-  DeliverJobData,
-  deliverJobId,
-  deliverJobOptions,
-  WEBHOOK_DEFAULT_JOB_OPTIONS,
-  WEBHOOK_JOBS,
-  WEBHOOK_QUEUE,
-  webhookQueuePrefix,
-} from '@app/webhook-queue';
-import { Queue } from 'bullmq';
-import type IORedis from 'ioredis';
+import { createWebhookProducer, deliverJobFor, deliverJobId, DeliveryStore, WebhookProducer } from '@app/webhook-queue';
 import { DispatcherConfig } from '../config/dispatcher.config';
 import { DeliveryMetrics } from './delivery.metrics';
-import { DeliveryStore } from './delivery.store';
 
 const SWEEP_BATCH = 500;
 
@@ -27,8 +14,7 @@ const SWEEP_BATCH = 500;
 @Injectable()
 export class DeliverySweeper implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(DeliverySweeper.name);
-  private connection?: IORedis;
-  private queue?: Queue<DeliverJobData>;
+  private producer?: WebhookProducer;
   private timer?: NodeJS.Timeout;
   private running?: Promise<number>;
 
@@ -39,14 +25,13 @@ export class DeliverySweeper implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    this.connection = createQueueConnection(this.config.REDIS_URL, 'producer', 'bot-dispatcher-sweeper');
-    this.connection.on('error', (error: Error) => this.logger.warn(`sweeper connection: ${error.message}`));
-    this.queue = new Queue<DeliverJobData>(WEBHOOK_QUEUE, {
-      connection: this.connection,
-      prefix: webhookQueuePrefix(this.config.REDIS_KEY_PREFIX),
-      defaultJobOptions: WEBHOOK_DEFAULT_JOB_OPTIONS,
+    this.producer = createWebhookProducer({
+      redisUrl: this.config.REDIS_URL,
+      redisKeyPrefix: this.config.REDIS_KEY_PREFIX,
+      connectionName: 'bot-dispatcher-sweeper',
+      label: 'sweeper queue',
+      logger: this.logger,
     });
-    this.queue.on('error', (error: Error) => this.logger.warn(`sweeper queue: ${error.message}`));
     this.timer = setInterval(() => void this.sweepOnce(), this.config.DELIVERY_SWEEP_INTERVAL_MS);
     this.timer.unref();
   }
@@ -63,27 +48,25 @@ export class DeliverySweeper implements OnModuleInit, OnModuleDestroy {
   }
 
   private async sweep(): Promise<number> {
-    const queue = this.queue;
-    if (!queue) return 0;
+    const producer = this.producer;
+    if (!producer) return 0;
     const adopted = await this.store.adoptOrphans(this.config.DELIVERY_SWEEP_GRACE_MS, SWEEP_BATCH);
     if (adopted.length > 0) {
       this.logger.warn(`${adopted.length} Updates of webhook bots had no delivery; delivering them now`);
     }
-    const overdue = [
-      ...adopted.map((row) => ({ id: row.id, series: 1, attempts: 0 })),
-      ...(await this.store.overdue(this.config.DELIVERY_SWEEP_GRACE_MS, SWEEP_BATCH)),
-    ];
+    const overdue = [...adopted, ...(await this.store.overdue(this.config.DELIVERY_SWEEP_GRACE_MS, SWEEP_BATCH))].map(
+      deliverJobFor,
+    );
     let enqueued = 0;
-    for (const row of overdue) {
-      const data: DeliverJobData = { deliveryId: row.id, series: row.series, priorAttempts: row.attempts };
-      const existing = await queue.getJob(deliverJobId(row.id, row.series));
+    for (const data of overdue) {
+      const existing = await producer.queue.getJob(deliverJobId(data.deliveryId, data.series));
       if (existing) {
         const state = await existing.getState();
         // Still on its way: leave it. Finished while the row is open (e.g. skipped while the bot was disabled): replace it.
         if (state !== 'completed' && state !== 'failed') continue;
         await existing.remove();
       }
-      await queue.add(WEBHOOK_JOBS.deliver, data, deliverJobOptions(data));
+      await producer.deliver([data]);
       enqueued++;
     }
     if (enqueued > 0) {
@@ -96,6 +79,6 @@ export class DeliverySweeper implements OnModuleInit, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     clearInterval(this.timer);
     await this.running;
-    if (this.queue && this.connection) await closeQueueClient(this.queue, this.connection);
+    await this.producer?.close();
   }
 }

@@ -1,6 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { METRICS_REGISTRY } from '@app/platform';
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Where the per-bot gauges read their values on each scrape. */
+export interface BotLoadSource {
+  inFlight(): Iterable<[string, number]>;
+  /** Open deliveries of the bots with the largest backlog. */
+  queueDepth(): Promise<Iterable<[string, number]>>;
+}
 
 /** Delivery figures for /metrics. */
 @Injectable()
@@ -9,6 +16,10 @@ export class DeliveryMetrics {
   readonly skipped: Counter<'reason'>;
   readonly latency: Histogram;
   readonly swept: Counter;
+  readonly deferred: Counter;
+  readonly inFlight: Gauge<'bot_id'>;
+  readonly queueDepth: Gauge<'bot_id'>;
+  private botLoad?: BotLoadSource;
 
   constructor(@Inject(METRICS_REGISTRY) registry: Registry) {
     this.attempts = new Counter({
@@ -34,5 +45,36 @@ export class DeliveryMetrics {
       help: 'Overdue deliveries the sweeper put (back) on the queue',
       registers: [registry],
     });
+    this.deferred = new Counter({
+      name: 'bot_webhook_jobs_deferred_total',
+      help: 'Jobs put back for a moment because their bot already held its share of this replica (not attempts)',
+      registers: [registry],
+    });
+    this.inFlight = new Gauge({
+      name: 'bot_webhook_in_flight',
+      help: 'Webhook POSTs open on this replica, per bot (bots with none are not listed)',
+      labelNames: ['bot_id'],
+      registers: [registry],
+      collect: () => {
+        this.inFlight.reset();
+        for (const [botId, count] of this.botLoad?.inFlight() ?? []) this.inFlight.set({ bot_id: botId }, count);
+      },
+    });
+    this.queueDepth = new Gauge({
+      name: 'bot_webhook_queue_depth',
+      help: 'Open deliveries (pending or retrying) of the bots with the largest backlog, per bot',
+      labelNames: ['bot_id'],
+      registers: [registry],
+      collect: async () => {
+        const depths = (await this.botLoad?.queueDepth()) ?? [];
+        this.queueDepth.reset();
+        for (const [botId, open] of depths) this.queueDepth.set({ bot_id: botId }, open);
+      },
+    });
+  }
+
+  /** The per-bot gauges read `source` from now on. */
+  observeBots(source: BotLoadSource): void {
+    this.botLoad = source;
   }
 }

@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
+import { DeliveryStore } from '@app/webhook-queue';
 import { AttemptRecorder } from './attempt-recorder';
 import { DeliveryMetrics } from './delivery.metrics';
 import { DeliveryProcessor } from './delivery.processor';
-import { DeliveryStore } from './delivery.store';
 import { DeliverySweeper } from './delivery-sweeper';
 import { DeliveryLogPurge } from './delivery-log-purge';
 import { WebhookWorker } from './webhook-worker';

@@ -1,15 +1,13 @@
 import {
   allowListOf,
+  AttemptResult,
   hostOf,
+  HostResolver,
   isAllowedBy,
   isRefusedAddress,
-  signWebhook,
-  SIGNATURE_HEADER,
-  SIGNATURE_V2_HEADER,
-  TIMESTAMP_HEADER,
-  UPDATE_ID_HEADER,
+  webhookSignatureHeaders,
 } from '@app/webhook-queue';
-import { lookup as dnsLookup, LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { createSecureContext, rootCertificates, SecureContext } from 'node:tls';
 import { performance } from 'node:perf_hooks';
@@ -19,18 +17,15 @@ export interface WebhookTarget {
   botId: string;
   url: string;
   secret: string;
+  /** The secret replaced by a rotation, while its overlap lasts: every request is signed with both. */
+  previousSecret?: string;
   /** Null: any public address (or any address with allowPrivate). */
   allowedIps: string[] | null;
   maxConnections: number;
 }
 
-export interface SendResult {
-  ok: boolean;
-  /** Null when no response arrived (refused address, connection error, timeout). */
-  statusCode: number | null;
-  latencyMs: number;
-  error: string | null;
-}
+/** What the delivery log records of one POST. */
+export type SendResult = AttemptResult;
 
 export interface SenderOptions {
   timeoutMs: number;
@@ -41,6 +36,8 @@ export interface SenderOptions {
   maxAgents?: number;
   /** An Agent unused for this long is closed with its connections. */
   agentIdleMs?: number;
+  /** How long one DNS query of a webhook host may take (each is tried twice). */
+  dnsTimeoutMs?: number;
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -57,6 +54,7 @@ interface BotAgent {
 }
 
 const DEFAULT_MAX_AGENTS = 1000;
+const DEFAULT_DNS_TIMEOUT_MS = 3000;
 const DEFAULT_AGENT_IDLE_MS = 120_000;
 const KEEP_ALIVE_MS = 30_000;
 
@@ -78,8 +76,10 @@ export class WebhookSender {
   private readonly maxAgents: number;
   private readonly agentIdleMs: number;
   private readonly idleSweep: NodeJS.Timeout;
+  private readonly resolver: HostResolver;
 
   constructor(private readonly options: SenderOptions) {
+    this.resolver = new HostResolver(options.dnsTimeoutMs ?? DEFAULT_DNS_TIMEOUT_MS);
     this.tlsContext = createSecureContext(options.ca ? { ca: [...rootCertificates, options.ca] } : {});
     this.maxAgents = options.maxAgents ?? DEFAULT_MAX_AGENTS;
     this.agentIdleMs = options.agentIdleMs ?? DEFAULT_AGENT_IDLE_MS;
@@ -101,7 +101,8 @@ export class WebhookSender {
       const refusal = this.refusal([literal], target.allowedIps);
       if (refusal) return { ok: false, statusCode: null, latencyMs: elapsed(), error: refusal };
     }
-    const signatures = signWebhook(target.secret, rawBody, Math.floor(Date.now() / 1000));
+    const secrets = target.previousSecret === undefined ? [target.secret] : [target.secret, target.previousSecret];
+    const signatures = webhookSignatureHeaders(secrets, rawBody, updateId, Math.floor(Date.now() / 1000));
     // Not AbortSignal.timeout: its timer would outlive a fast answer by the whole timeout, and at
     // thousands of deliveries a second those timers were a large part of the heap.
     const abort = new AbortController();
@@ -114,10 +115,7 @@ export class WebhookSender {
         headers: {
           'content-type': 'application/json',
           'user-agent': 'open-platform-webhooks/1',
-          [SIGNATURE_HEADER]: signatures.v1,
-          [SIGNATURE_V2_HEADER]: signatures.v2,
-          [TIMESTAMP_HEADER]: signatures.timestamp,
-          [UPDATE_ID_HEADER]: updateId,
+          ...signatures,
         },
         body: rawBody,
         signal: abort.signal,
@@ -125,11 +123,16 @@ export class WebhookSender {
       // The receiver's answer is not used; reading a bounded part frees the connection for keep-alive.
       await response.body.dump({ limit: 64 * 1024 });
       const ok = response.statusCode >= 200 && response.statusCode < 300;
+      const retryAfterMs =
+        response.statusCode === 429 || response.statusCode === 503
+          ? retryAfterMsOf(response.headers['retry-after'], Date.now())
+          : null;
       return {
         ok,
         statusCode: response.statusCode,
         latencyMs: elapsed(),
         error: ok ? null : `HTTP ${response.statusCode}`,
+        ...(retryAfterMs === null ? {} : { retryAfterMs }),
       };
     } catch (error) {
       return { ok: false, statusCode: null, latencyMs: elapsed(), error: this.describe(error) };
@@ -191,16 +194,17 @@ export class WebhookSender {
 
   private lookupFor(allowedIps: string[] | null) {
     return (hostname: string, options: { all?: boolean }, callback: LookupCallback): void => {
-      dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => {
-        if (error) return callback(error, []);
-        const candidates = addresses.map((entry) => entry.address);
-        const refusal = this.refusal(candidates, allowedIps);
-        if (refusal) return callback(new AddressRefusedError(refusal), []);
-        const address = this.acceptable(candidates, allowedIps)[0];
-        const family = isIP(address);
-        if (options.all) callback(null, [{ address, family }]);
-        else callback(null, address, family);
-      });
+      this.resolver.resolve(hostname).then(
+        (candidates) => {
+          const refusal = this.refusal(candidates, allowedIps);
+          if (refusal) return callback(new AddressRefusedError(refusal), []);
+          const address = this.acceptable(candidates, allowedIps)[0];
+          const family = isIP(address);
+          if (options.all) callback(null, [{ address, family }]);
+          else callback(null, address, family);
+        },
+        (error: NodeJS.ErrnoException) => callback(error, []),
+      );
     };
   }
 
@@ -212,12 +216,15 @@ export class WebhookSender {
     );
   }
 
-  /** Why none of the addresses may be used, or null when one may. */
+  /**
+   * Why none of the addresses may be used, or null when one may. The message goes to the bot's
+   * developer (last_error_message), so it never names a resolved address: that would map internal DNS.
+   */
   private refusal(addresses: string[], allowedIps: string[] | null): string | null {
     if (this.acceptable(addresses, allowedIps).length > 0) return null;
     return allowedIps
-      ? `no resolved address (${addresses.join(', ')}) is in allowed_ips; not connected`
-      : `the host resolves only to private, loopback or link-local addresses; not connected`;
+      ? 'no resolved address is in allowed_ips; not connected'
+      : 'the host resolves only to private or reserved addresses; not connected';
   }
 
   private describe(error: unknown): string {
@@ -231,4 +238,18 @@ export class WebhookSender {
     const detail = err.cause?.message && err.cause.message !== err.message ? `: ${err.cause.message}` : '';
     return `${err.code ? `${err.code} ` : ''}${err.message}${detail}`.slice(0, 500);
   }
+}
+
+/**
+ * A Retry-After header (RFC 9110: delay-seconds or an HTTP date) as milliseconds from `now`; null when
+ * absent or unreadable. A date in the past means no wait.
+ */
+export function retryAfterMsOf(header: string | string[] | undefined, now: number): number | null {
+  const value = (Array.isArray(header) ? header[0] : header)?.trim();
+  if (!value) return null;
+  if (/^\d{1,10}$/.test(value)) return Number(value) * 1000;
+  // HTTP dates always name the day and end in GMT; a bare number or other text is not one.
+  if (!/GMT$/.test(value)) return null;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
 }

@@ -43,6 +43,8 @@ export class WebhookWorker implements OnModuleInit, OnModuleDestroy {
       settings: { backoffStrategy: deliveryBackoff },
       // A job whose worker died is taken over after the lock expires; allow that a few times.
       maxStalledCount: 3,
+      lockDuration: this.config.WEBHOOK_JOB_LOCK_MS,
+      stalledInterval: this.config.WEBHOOK_JOB_LOCK_MS,
     });
     this.worker.on('error', (error: Error) => this.logger.warn(`webhook worker: ${error.message}`));
     this.worker.on('failed', (job, error) => {

@@ -1,0 +1,253 @@
+import { namedStatement } from '@app/platform';
+import { botAvailableSql } from './bot-availability';
+import { acknowledgeUpdatesSql } from './update-acknowledgement';
+
+/**
+ * The one way a delivery is created: one per Update of a bot that is in webhook mode when the statement
+ * runs, carrying its own copy of the Update (so a dead letter outlives the getUpdates retention), at
+ * most one per update_id. `updates` is a relation (a CTE or a parenthesised query) with the columns
+ * bot_id, update_seq, update_id, type and payload. Reading the mode in the statement that writes the
+ * delivery means a bot switching modes concurrently either gets the row or has its Update found by
+ * setWebhook's copy of the backlog (or, failing both, by the sweeper's adoption of orphans).
+ */
+export function insertDeliveriesSql(updates: string): string {
+  return `INSERT INTO webhook_deliveries (bot_id, update_seq, update_id, update_type, payload)
+     SELECT u.bot_id, u.update_seq, u.update_id, u.type, u.payload
+       FROM ${updates} u JOIN bots b ON b.id = u.bot_id AND b.delivery_mode = 'webhook'
+      ORDER BY u.update_seq
+     ON CONFLICT (update_id) DO NOTHING
+     RETURNING id, update_id, series`;
+}
+
+/** Updates a bot switching to webhook mode has not confirmed yet, within the getUpdates retention. */
+export const DELIVER_BACKLOG = insertDeliveriesSql(
+  `(SELECT * FROM updates WHERE bot_id = $1 AND NOT acknowledged AND created_at > now() - make_interval(hours => $2))`,
+);
+
+/**
+ * Updates of webhook-mode bots that have no delivery although they are older than the grace: an
+ * Update committed while a concurrent setWebhook switched the mode saw polling mode and wrote no
+ * delivery. Driven by the webhook bots: the waiting Updates of polling bots (getUpdates backlogs)
+ * are never read.
+ */
+export const ADOPT_ORPHANS = insertDeliveriesSql(`(
+  SELECT u.bot_id, u.update_seq, u.update_id, u.type, u.payload
+    FROM bots b
+    CROSS JOIN LATERAL (
+      SELECT u.bot_id, u.update_seq, u.update_id, u.type, u.payload
+        FROM updates u
+       WHERE u.bot_id = b.id AND NOT u.acknowledged
+         AND u.created_at <= now() - make_interval(secs => $1::double precision / 1000)
+         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.update_id = u.update_id)
+       ORDER BY u.update_seq
+       LIMIT $2) u
+   WHERE b.delivery_mode = 'webhook' AND b.webhook_url IS NOT NULL
+   ORDER BY u.update_seq
+   LIMIT $2)`);
+
+/**
+ * The deliveries of a batch of jobs with their bots' current webhook configuration: the previous secret
+ * only while its rotation overlap lasts, the earliest next attempt a receiver asked for, the 410 pause.
+ */
+export const LOAD_DELIVERIES = namedStatement(
+  'dispatcher.delivery.load-many',
+  `SELECT d.id, d.bot_id, d.update_id, d.status, d.series, d.attempts, d.payload,
+          b.delivery_mode, b.webhook_url, b.webhook_secret_ciphertext, b.webhook_allowed_ips,
+          b.webhook_max_connections, (${botAvailableSql('b')}) AS available,
+          CASE WHEN b.webhook_previous_secret_expires_at > now() THEN b.webhook_previous_secret_ciphertext END
+            AS webhook_previous_secret_ciphertext,
+          CASE WHEN b.webhook_not_before > now() THEN b.webhook_not_before END AS webhook_not_before,
+          b.webhook_paused_at IS NOT NULL AS paused
+     FROM webhook_deliveries d
+     JOIN bots b ON b.id = d.bot_id
+    WHERE d.id = ANY($1::uuid[])`,
+);
+
+/**
+ * Records a batch of attempts in one statement (one implicit transaction): each delivery moves on only
+ * when it still has the series and attempt count its attempt started from, so a redelivery or
+ * deleteWebhook that happened meanwhile wins and a duplicate run of the same job cannot count twice.
+ * Only the deliveries that moved get their attempt row, their Update confirmed (success) or their
+ * bot's last error (failure; the latest of the batch per bot). The bot also keeps the latest Retry-After
+ * its receiver sent ($11, as the earliest time of its next attempt) and its run of consecutive 410 Gone
+ * answers: any other answer ends the run, and a run of $12 pauses the bot's deliveries until setWebhook.
+ * Returns the arrival index of each recorded input.
+ */
+export const RECORD_ATTEMPTS = namedStatement(
+  'dispatcher.delivery.record-attempts',
+  `WITH outcome AS (
+     SELECT *
+       FROM unnest($1::int[], $2::uuid[], $3::int[], $4::int[], $5::varchar[], $6::text[], $7::int[], $8::int[],
+                   $9::int[], $10::text[], $11::int[])
+         AS o(arrival, id, series, attempt, status, last_error, status_code, retry_delay_ms, latency_ms, error,
+              retry_after_ms)
+   ),
+   moved AS (
+     UPDATE webhook_deliveries d
+        SET status = o.status, attempts = o.attempt, last_error = o.last_error, last_status_code = o.status_code,
+            next_attempt_at = CASE WHEN o.status = 'retrying'
+                                   THEN now() + make_interval(secs => o.retry_delay_ms::double precision / 1000)
+                                   ELSE d.next_attempt_at END,
+            succeeded_at = CASE WHEN o.status = 'succeeded' THEN now() END,
+            dead_letter_at = CASE WHEN o.status = 'dead_letter' THEN now() END,
+            updated_at = now()
+       FROM outcome o
+      WHERE d.id = o.id AND d.series = o.series AND d.attempts = o.attempt - 1 AND d.status IN ('pending', 'retrying')
+     RETURNING o.arrival, d.id, d.bot_id, d.update_seq, o.series, o.attempt, o.status, o.status_code, o.latency_ms, o.error,
+               o.retry_after_ms
+   ),
+   logged AS (
+     INSERT INTO webhook_delivery_attempts (delivery_id, series, attempt, status_code, latency_ms, error)
+     SELECT id, series, attempt, status_code, latency_ms, error FROM moved
+   ),
+   confirmed AS (
+     -- Delivered by webhook means confirmed: a later switch to polling must not hand it out again.
+     ${acknowledgeUpdatesSql(`m.status = 'succeeded' AND u.update_seq = m.update_seq`, 'moved m')}
+   ),
+   per_bot AS (
+     SELECT bot_id,
+            (array_agg(error ORDER BY arrival DESC) FILTER (WHERE status <> 'succeeded'))[1] AS error,
+            count(*) FILTER (WHERE status_code = 410) AS gone,
+            coalesce(bool_or(status_code IS NOT NULL AND status_code <> 410), false) AS other_answer,
+            max(retry_after_ms) AS retry_after_ms
+       FROM moved GROUP BY bot_id
+   ),
+   bot_state AS (
+     UPDATE bots b
+        SET webhook_last_error_at = CASE WHEN p.error IS NULL THEN b.webhook_last_error_at ELSE now() END,
+            webhook_last_error_message = CASE
+              WHEN NOT p.other_answer AND b.webhook_gone_streak + p.gone >= $12 THEN
+                format('webhook paused: %s consecutive deliveries were answered 410 Gone; set the webhook again to resume',
+                       b.webhook_gone_streak + p.gone)
+              WHEN p.error IS NULL THEN b.webhook_last_error_message
+              ELSE p.error END,
+            webhook_gone_streak = CASE WHEN p.other_answer THEN 0 ELSE b.webhook_gone_streak + p.gone END,
+            webhook_paused_at = CASE WHEN NOT p.other_answer AND b.webhook_gone_streak + p.gone >= $12
+                                     THEN coalesce(b.webhook_paused_at, now()) ELSE b.webhook_paused_at END,
+            webhook_not_before = CASE WHEN p.retry_after_ms IS NULL THEN b.webhook_not_before
+              ELSE greatest(b.webhook_not_before, now() + make_interval(secs => p.retry_after_ms::double precision / 1000))
+              END
+       FROM per_bot p
+      WHERE b.id = p.bot_id AND b.delivery_mode = 'webhook'
+        AND (p.error IS NOT NULL OR p.gone > 0 OR p.retry_after_ms IS NOT NULL
+             OR (p.other_answer AND b.webhook_gone_streak > 0))
+   )
+   SELECT arrival FROM moved`,
+);
+
+/** Open deliveries past their due time by more than the grace: their job was never added or got lost. */
+export const OVERDUE = `SELECT d.id, d.series, d.attempts
+     FROM webhook_deliveries d
+     JOIN bots b ON b.id = d.bot_id
+    WHERE d.status IN ('pending', 'retrying')
+      AND d.next_attempt_at <= now() - make_interval(secs => $1::double precision / 1000)
+      AND b.delivery_mode = 'webhook' AND b.webhook_url IS NOT NULL AND b.webhook_paused_at IS NULL
+      AND ${botAvailableSql('b')}
+    ORDER BY d.next_attempt_at
+    LIMIT $2`;
+
+/** Finished deliveries (succeeded, dead letters) older than the retention, at most $2 of them. */
+export const PURGE_FINISHED = `DELETE FROM webhook_deliveries WHERE id IN (
+     SELECT id FROM webhook_deliveries
+      WHERE status IN ('succeeded', 'dead_letter') AND updated_at < now() - make_interval(days => $1)
+      LIMIT $2)`;
+
+/**
+ * A page of the delivery log of one of the caller's bots, newest first: no row when the bot is not
+ * theirs, one row with only `owned` when the page is empty. Walks (bot_id, update_seq DESC).
+ */
+export const DELIVERY_PAGE = namedStatement(
+  'bot_api_deliveries_page',
+  `SELECT true AS owned, d.update_id, d.update_type, d.status, d.attempts, d.series, d.dead_letter_at,
+          d.last_error, d.last_status_code, d.next_attempt_at, d.succeeded_at, d.created_at, d.updated_at
+     FROM bots b
+     LEFT JOIN LATERAL (
+       SELECT * FROM webhook_deliveries
+        WHERE bot_id = b.id AND ($3::varchar IS NULL OR status = $3::varchar)
+        ORDER BY update_seq DESC LIMIT $4 OFFSET $5
+     ) d ON true
+    WHERE b.id = $1 AND b.owner_id = $2`,
+);
+
+/** Without a status filter the count is an index-only scan of webhook_deliveries_bot. */
+export const DELIVERY_COUNT = namedStatement(
+  'bot_api_deliveries_count',
+  `SELECT count(*) AS total FROM webhook_deliveries WHERE bot_id = $1`,
+);
+
+export const DELIVERY_COUNT_IN_STATUS = namedStatement(
+  'bot_api_deliveries_count_in_status',
+  `SELECT count(*) AS total FROM webhook_deliveries WHERE bot_id = $1 AND status = $2`,
+);
+
+/** Starts a new attempt series: the dispatcher skips jobs of the old one. */
+const RESTART_SERIES = `status = 'pending', series = series + 1, attempts = 0, next_attempt_at = now(),
+  dead_letter_at = NULL, succeeded_at = NULL, last_error = NULL, last_status_code = NULL, updated_at = now()`;
+
+export const RESTART_FINISHED = `UPDATE webhook_deliveries SET ${RESTART_SERIES}
+    WHERE id = $1 AND status IN ('dead_letter', 'succeeded')
+    RETURNING id, series`;
+
+export const RESTART_DEAD_LETTERS = `UPDATE webhook_deliveries SET ${RESTART_SERIES}
+    WHERE bot_id = $1 AND status = 'dead_letter'
+      AND ($2::timestamptz IS NULL OR dead_letter_at >= $2::timestamptz)
+      AND ($3::timestamptz IS NULL OR dead_letter_at < $3::timestamptz)
+    RETURNING id, series`;
+
+/** Open deliveries are withdrawn when their bot leaves webhook mode, so nothing is POSTed any more. */
+export const WITHDRAW_OPEN = `DELETE FROM webhook_deliveries WHERE bot_id = $1 AND status IN ('pending', 'retrying')`;
+
+export const COUNT_OPEN = `SELECT count(*) FROM webhook_deliveries WHERE bot_id = $1 AND status IN ('pending', 'retrying')`;
+
+/** A bot's backlog for the console: its deliveries still to do and its dead letters, by status. */
+export const DELIVERY_BACKLOG = `SELECT status, count(*)::int AS count FROM webhook_deliveries
+    WHERE bot_id = $1 AND status IN ('pending', 'retrying', 'dead_letter')
+    GROUP BY status`;
+
+/** The bots with the most open deliveries (the dispatcher's per-bot queue depth); walks the partial due index. */
+export const OPEN_BACKLOG_BY_BOT = `SELECT bot_id, count(*)::int AS open FROM webhook_deliveries
+    WHERE status IN ('pending', 'retrying')
+    GROUP BY bot_id ORDER BY count(*) DESC, bot_id LIMIT $1`;
+
+/** What getWebhookInfo counts for a bot in polling mode: its Updates not confirmed within the retention. */
+export const COUNT_WAITING_UPDATES = `SELECT count(*) FROM updates
+    WHERE bot_id = $1 AND NOT acknowledged AND created_at > now() - make_interval(hours => $2)`;
+
+/**
+ * setWebhook: the bot's delivery settings, and `allowed_updates` when the call lists them ($6). Read
+ * by the dispatcher for every delivery, so a change applies to the next attempt. The previous secret
+ * of a rotation ($8, until $9) is decided by the caller; a 410 pause and a Retry-After end here.
+ */
+export const SET_WEBHOOK = `UPDATE bots SET delivery_mode = 'webhook', webhook_url = $2, webhook_secret_ciphertext = $3,
+        webhook_allowed_ips = $4, webhook_max_connections = $5,
+        allowed_updates = CASE WHEN $6::boolean THEN $7::text[] ELSE allowed_updates END,
+        webhook_previous_secret_ciphertext = $8, webhook_previous_secret_expires_at = $9,
+        webhook_not_before = NULL, webhook_gone_streak = 0, webhook_paused_at = NULL,
+        updated_at = now()
+  WHERE id = $1`;
+
+/** The bot's sealed secrets, locked until the caller's setWebhook commits (two rotations cannot interleave). */
+export const WEBHOOK_SECRETS_FOR_UPDATE = `SELECT webhook_secret_ciphertext,
+        CASE WHEN webhook_previous_secret_expires_at > now() THEN webhook_previous_secret_ciphertext END
+          AS webhook_previous_secret_ciphertext,
+        CASE WHEN webhook_previous_secret_expires_at > now() THEN webhook_previous_secret_expires_at END
+          AS webhook_previous_secret_expires_at
+   FROM bots WHERE id = $1 FOR UPDATE`;
+
+/** deleteWebhook: back to polling, the settings and the last error forgotten. */
+export const CLEAR_WEBHOOK = `UPDATE bots SET delivery_mode = 'polling', webhook_url = NULL, webhook_secret_ciphertext = NULL,
+        webhook_allowed_ips = NULL, webhook_max_connections = $2,
+        webhook_last_error_at = NULL, webhook_last_error_message = NULL,
+        webhook_previous_secret_ciphertext = NULL, webhook_previous_secret_expires_at = NULL,
+        webhook_not_before = NULL, webhook_gone_streak = 0, webhook_paused_at = NULL, updated_at = now()
+  WHERE id = $1`;
+
+export const WEBHOOK_INFO = `SELECT delivery_mode, webhook_url, webhook_allowed_ips, webhook_max_connections,
+        webhook_last_error_at, webhook_last_error_message, allowed_updates,
+        CASE WHEN webhook_previous_secret_expires_at > now() THEN webhook_previous_secret_expires_at END
+          AS webhook_previous_secret_expires_at,
+        webhook_paused_at
+   FROM bots WHERE id = $1`;
+
+/** The delivery mode of one of the owner's bots; no row when the bot is not theirs. */
+export const DELIVERY_MODE_OF_OWNED = `SELECT delivery_mode FROM bots WHERE id = $1 AND owner_id = $2`;

@@ -1,0 +1,306 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { isUuid, runNamed } from '@app/platform';
+import { DataSource, EntityManager } from 'typeorm';
+import { WebhookDeliveryAttempt } from '../entities/webhook-delivery-attempt.entity';
+import { DeliveryStatus, WebhookDelivery, WEBHOOK_DELIVER_FAILED } from '../entities/webhook-delivery.entity';
+import { DeliverJobData, MAX_DELIVERY_ATTEMPTS } from '../queue';
+import { AttemptRecord, DueDelivery, dueOrSkipped, LoadedDeliveryRow, SkipReason } from './due-delivery';
+import * as sql from './delivery-statements';
+import { acknowledgeAllUpdates } from './update-acknowledgement';
+
+/** A run of this many consecutive 410 Gone answers pauses a bot's deliveries unless the caller says otherwise. */
+export const DEFAULT_GONE_PAUSE_AFTER = 3;
+
+/** What setWebhook stores; `allowedUpdates` undefined keeps the bot's list. */
+export interface WebhookSettings {
+  url: string;
+  sealedSecret: string;
+  /** The secret a rotation replaces and when it stops being signed with; none when left out. */
+  previousSealedSecret?: string | null;
+  previousSecretExpiresAt?: Date | null;
+  allowedIps: string[] | null;
+  maxConnections: number;
+  allowedUpdates?: string[] | null;
+}
+
+/** A bot's delivery settings and last error, as getWebhookInfo reads them. */
+export interface WebhookSettingsRow {
+  delivery_mode: string;
+  webhook_url: string | null;
+  webhook_allowed_ips: string[] | null;
+  webhook_max_connections: number;
+  webhook_last_error_at: Date | null;
+  webhook_last_error_message: string | null;
+  allowed_updates: string[] | null;
+  /** Only while the overlap of a rotation lasts. */
+  webhook_previous_secret_expires_at: Date | null;
+  /** Set when consecutive 410 Gone answers paused the deliveries, until the next setWebhook. */
+  webhook_paused_at: Date | null;
+}
+
+/** The bot's sealed secrets as a rotation needs them (the previous one only while its overlap lasts). */
+export interface WebhookSecretsRow {
+  webhook_secret_ciphertext: string | null;
+  webhook_previous_secret_ciphertext: string | null;
+  webhook_previous_secret_expires_at: Date | null;
+}
+
+interface DeliveryPageRow {
+  owned: true;
+  update_id: string | null;
+  update_type: string;
+  status: DeliveryStatus;
+  attempts: number;
+  series: number;
+  dead_letter_at: Date | null;
+  last_error: string | null;
+  last_status_code: number | null;
+  next_attempt_at: Date;
+  succeeded_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** A delivery just created or restarted: what its first job needs. */
+export interface OpenedDelivery {
+  id: string;
+  series: number;
+}
+
+/**
+ * The delivery side of the bot database, for bot-api and bot-dispatcher alike: webhook deliveries and
+ * their attempts, the webhook columns of `bots` and the confirmation of delivered Updates. Both
+ * processes run these statements and no others on those tables, so a change to them is one change.
+ */
+@Injectable()
+export class DeliveryStore {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async setWebhook(manager: EntityManager, botId: string, settings: WebhookSettings): Promise<void> {
+    await manager.query(sql.SET_WEBHOOK, [
+      botId,
+      settings.url,
+      settings.sealedSecret,
+      settings.allowedIps,
+      settings.maxConnections,
+      settings.allowedUpdates !== undefined,
+      settings.allowedUpdates ?? null,
+      settings.previousSealedSecret ?? null,
+      settings.previousSealedSecret ? (settings.previousSecretExpiresAt ?? null) : null,
+    ]);
+  }
+
+  /** Locks the bot's row until the transaction ends; undefined when there is no such bot. */
+  async webhookSecretsForUpdate(manager: EntityManager, botId: string): Promise<WebhookSecretsRow | undefined> {
+    const rows: WebhookSecretsRow[] = await manager.query(sql.WEBHOOK_SECRETS_FOR_UPDATE, [botId]);
+    return rows[0];
+  }
+
+  async clearWebhook(manager: EntityManager, botId: string, maxConnections: number): Promise<void> {
+    await manager.query(sql.CLEAR_WEBHOOK, [botId, maxConnections]);
+  }
+
+  async webhookSettings(botId: string): Promise<WebhookSettingsRow | undefined> {
+    const rows: WebhookSettingsRow[] = await this.dataSource.query(sql.WEBHOOK_INFO, [botId]);
+    return rows[0];
+  }
+
+  /** Undefined when the bot is not the owner's. `lock` keeps a concurrent mode switch out until commit. */
+  async deliveryModeOfOwned(
+    manager: EntityManager,
+    ownerId: string,
+    botId: string,
+    lock = false,
+  ): Promise<string | undefined> {
+    const rows: Array<{ delivery_mode: string }> = await manager.query(
+      `${sql.DELIVERY_MODE_OF_OWNED}${lock ? ' FOR SHARE' : ''}`,
+      [botId, ownerId],
+    );
+    return rows[0]?.delivery_mode;
+  }
+
+  /** A bot just switched to webhook mode: a delivery for each Update it has not confirmed yet. */
+  deliverBacklog(manager: EntityManager, botId: string, retentionHours: number): Promise<OpenedDelivery[]> {
+    return manager.query(sql.DELIVER_BACKLOG, [botId, retentionHours]);
+  }
+
+  /** Open deliveries are deleted; their Updates stay unconfirmed for getUpdates. */
+  async withdrawOpen(manager: EntityManager, botId: string): Promise<void> {
+    await manager.query(sql.WITHDRAW_OPEN, [botId]);
+  }
+
+  /** drop_pending_updates: nothing waiting is delivered, by either mode. */
+  async dropPending(manager: EntityManager, botId: string): Promise<void> {
+    await acknowledgeAllUpdates(manager, botId);
+    await this.withdrawOpen(manager, botId);
+  }
+
+  /** getWebhookInfo's pending_update_count: open deliveries in webhook mode, else Updates not confirmed. */
+  async pendingCount(botId: string, webhook: boolean, retentionHours: number): Promise<number> {
+    const rows: Array<{ count: string }> = webhook
+      ? await this.dataSource.query(sql.COUNT_OPEN, [botId])
+      : await this.dataSource.query(sql.COUNT_WAITING_UPDATES, [botId, retentionHours]);
+    return Number(rows[0].count);
+  }
+
+  /** How many of the bot's deliveries are pending, retrying and dead letters. */
+  async backlog(botId: string): Promise<{ pending: number; retrying: number; dead_letter: number }> {
+    const rows: Array<{ status: string; count: number }> = await this.dataSource.query(sql.DELIVERY_BACKLOG, [botId]);
+    const of = (status: string) => rows.find((row) => row.status === status)?.count ?? 0;
+    return { pending: of('pending'), retrying: of('retrying'), dead_letter: of('dead_letter') };
+  }
+
+  /** Open deliveries (pending or retrying) of the `limit` bots with the most, largest first. */
+  openBacklogByBot(limit: number): Promise<Array<{ bot_id: string; open: number }>> {
+    return this.dataSource.query(sql.OPEN_BACKLOG_BY_BOT, [limit]);
+  }
+
+  /** A page of one of the owner's bots' delivery log, newest first; null when the bot is not theirs. */
+  async page(
+    ownerId: string,
+    botId: string,
+    status: DeliveryStatus | null,
+    limit: number,
+    offset: number,
+  ): Promise<WebhookDelivery[] | null> {
+    const { rows } = await runNamed<DeliveryPageRow>(this.dataSource, sql.DELIVERY_PAGE, [
+      botId,
+      ownerId,
+      status,
+      limit,
+      offset,
+    ]);
+    if (rows.length === 0) return null;
+    return rows.filter((row) => row.update_id !== null).map(deliveryOf);
+  }
+
+  async count(botId: string, status: DeliveryStatus | null): Promise<number> {
+    const { rows } = await runNamed<{ total: string }>(
+      this.dataSource,
+      status === null ? sql.DELIVERY_COUNT : sql.DELIVERY_COUNT_IN_STATUS,
+      status === null ? [botId] : [botId, status],
+    );
+    return Number(rows[0].total);
+  }
+
+  findByUpdateId(manager: EntityManager, botId: string, updateId: string): Promise<WebhookDelivery | null> {
+    if (!isUuid(updateId)) return Promise.resolve(null);
+    return manager.getRepository(WebhookDelivery).findOneBy({ botId, updateId: updateId.toLowerCase() });
+  }
+
+  findById(manager: EntityManager, id: string): Promise<WebhookDelivery> {
+    return manager.getRepository(WebhookDelivery).findOneByOrFail({ id });
+  }
+
+  attempts(deliveryId: string): Promise<WebhookDeliveryAttempt[]> {
+    return this.dataSource.getRepository(WebhookDeliveryAttempt).find({
+      where: { deliveryId },
+      order: { series: 'ASC', attempt: 'ASC' },
+    });
+  }
+
+  /** A finished delivery (dead letter or succeeded) starts a new series; nothing when it is still open. */
+  async restartFinished(manager: EntityManager, deliveryId: string): Promise<OpenedDelivery[]> {
+    const [rows]: [OpenedDelivery[], number] = await manager.query(sql.RESTART_FINISHED, [deliveryId]);
+    return rows;
+  }
+
+  /** Every dead letter of the bot, optionally within a dead_letter_at range [since, until), starts a new series. */
+  async restartDeadLetters(
+    manager: EntityManager,
+    botId: string,
+    since: string | null,
+    until: string | null,
+  ): Promise<OpenedDelivery[]> {
+    const [rows]: [OpenedDelivery[], number] = await manager.query(sql.RESTART_DEAD_LETTERS, [botId, since, until]);
+    return rows;
+  }
+
+  /** What each job finds, in order: its due delivery, or why it has nothing to do. One statement for all. */
+  async loadMany(jobs: readonly DeliverJobData[]): Promise<Array<DueDelivery | SkipReason>> {
+    // A malformed id (a job not written by bot-api) must not fail the statement of the whole batch.
+    const ids = [...new Set(jobs.map((job) => job.deliveryId).filter(isUuid))];
+    const { rows } =
+      ids.length > 0 ? await runNamed<LoadedDeliveryRow>(this.dataSource, sql.LOAD_DELIVERIES, [ids]) : { rows: [] };
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return jobs.map((job) => dueOrSkipped(job, byId.get(job.deliveryId.toLowerCase())));
+  }
+
+  /**
+   * Records attempts and moves their deliveries on, all in one statement. Returns, per record and in
+   * the same order, whether it was recorded (false: superseded by a redelivery, a deleteWebhook or a
+   * duplicate run of the job).
+   */
+  async recordMany(
+    records: readonly AttemptRecord[],
+    pauseAfterGone: number = DEFAULT_GONE_PAUSE_AFTER,
+  ): Promise<boolean[]> {
+    // Inputs in delivery id order in every replica, so concurrent batches lock rows in one order (the
+    // recorder retries the rare deadlock that remains, e.g. with a transaction of bot-api).
+    const order = records
+      .map((_, index) => index)
+      .sort((a, b) => compare(records[a].delivery.id, records[b].delivery.id));
+    const column = <T>(pick: (record: AttemptRecord) => T): T[] => order.map((index) => pick(records[index]));
+    const { rows } = await runNamed<{ arrival: number }>(this.dataSource, sql.RECORD_ATTEMPTS, [
+      order,
+      column((r) => r.delivery.id),
+      column((r) => r.delivery.series),
+      column((r) => r.attempt),
+      column((r) => r.outcome),
+      column((r) => (r.outcome === 'dead_letter' ? deadLetterReason(r) : r.result.error)),
+      column((r) => r.result.statusCode),
+      column((r) => r.retryDelayMs),
+      column((r) => r.result.latencyMs),
+      column((r) => r.result.error),
+      column((r) => r.result.retryAfterMs ?? null),
+      pauseAfterGone,
+    ]);
+    const recorded = new Array<boolean>(records.length).fill(false);
+    for (const row of rows) recorded[row.arrival] = true;
+    return recorded;
+  }
+
+  /** Open deliveries of available webhook bots past their due time by more than the grace. */
+  overdue(graceMs: number, limit: number): Promise<Array<OpenedDelivery & { attempts: number }>> {
+    return this.dataSource.query(sql.OVERDUE, [graceMs, limit]);
+  }
+
+  /** Gives a delivery to each Update of a webhook bot that lacks one past the grace (see ADOPT_ORPHANS). */
+  adoptOrphans(graceMs: number, limit: number): Promise<OpenedDelivery[]> {
+    return this.dataSource.query(sql.ADOPT_ORPHANS, [graceMs, limit]);
+  }
+
+  /** Finished deliveries (succeeded, dead letters) older than the retention, at most `batch`; returns how many. */
+  async purgeFinished(retentionDays: number, batch: number): Promise<number> {
+    const result: [unknown[], number] = await this.dataSource.query(sql.PURGE_FINISHED, [retentionDays, batch]);
+    return result[1];
+  }
+}
+
+/** Why a delivery became a dead letter, as the console and getWebhookInfo show it. */
+function deadLetterReason(record: AttemptRecord): string {
+  if (record.result.statusCode === 410) {
+    return `${WEBHOOK_DELIVER_FAILED}: the receiver answered 410 Gone on attempt ${record.attempt}; not retried`;
+  }
+  return `${WEBHOOK_DELIVER_FAILED}: ${MAX_DELIVERY_ATTEMPTS} attempts failed; last: ${record.result.error}`;
+}
+
+function deliveryOf(row: DeliveryPageRow): WebhookDelivery {
+  return Object.assign(new WebhookDelivery(), {
+    updateId: row.update_id,
+    updateType: row.update_type,
+    status: row.status,
+    attempts: row.attempts,
+    series: row.series,
+    deadLetterAt: row.dead_letter_at,
+    lastError: row.last_error,
+    lastStatusCode: row.last_status_code,
+    nextAttemptAt: row.next_attempt_at,
+    succeededAt: row.succeeded_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  });
+}

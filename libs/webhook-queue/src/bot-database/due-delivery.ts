@@ -1,0 +1,88 @@
+import type { DeliveryStatus } from '../entities/webhook-delivery.entity';
+import { MAX_DELIVERY_ATTEMPTS, type DeliverJobData } from '../queue';
+
+/** What one job needs: the delivery, its Update and the bot's current webhook configuration. */
+export interface DueDelivery {
+  id: string;
+  botId: string;
+  updateId: string;
+  series: number;
+  attempts: number;
+  payload: Record<string, unknown>;
+  url: string;
+  secretCiphertext: string;
+  /** The secret a rotation replaced, while its overlap lasts. */
+  previousSecretCiphertext: string | null;
+  /** A Retry-After of the bot's receiver that is still running: no attempt before it. */
+  notBefore: Date | null;
+  allowedIps: string[] | null;
+  maxConnections: number;
+}
+
+export type SkipReason = 'gone' | 'finished' | 'superseded' | 'not_webhook' | 'bot_unavailable' | 'paused';
+
+/** The outcome of one POST. */
+export interface AttemptResult {
+  ok: boolean;
+  /** Null when no response arrived (refused address, connection error, timeout). */
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  /** What a 429 or 503 asked for with Retry-After, in milliseconds from now; absent otherwise. */
+  retryAfterMs?: number;
+}
+
+export type AttemptOutcome = 'succeeded' | 'retrying' | 'dead_letter';
+
+export interface AttemptRecord {
+  delivery: Pick<DueDelivery, 'id' | 'series'>;
+  attempt: number;
+  result: AttemptResult;
+  outcome: AttemptOutcome;
+  retryDelayMs: number;
+}
+
+/** A row of the load statement: the delivery and its bot's delivery settings. */
+export interface LoadedDeliveryRow {
+  id: string;
+  bot_id: string;
+  update_id: string;
+  status: DeliveryStatus;
+  series: number;
+  attempts: number;
+  payload: Record<string, unknown>;
+  delivery_mode: string;
+  webhook_url: string | null;
+  webhook_secret_ciphertext: string | null;
+  webhook_allowed_ips: string[] | null;
+  webhook_max_connections: number;
+  available: boolean;
+  webhook_previous_secret_ciphertext: string | null;
+  webhook_not_before: Date | null;
+  paused: boolean;
+}
+
+/** What a job finds: its delivery, ready to POST, or why there is nothing to do. */
+export function dueOrSkipped(job: DeliverJobData, row: LoadedDeliveryRow | undefined): DueDelivery | SkipReason {
+  if (!row) return 'gone';
+  if (row.series !== job.series) return 'superseded';
+  if (row.status !== 'pending' && row.status !== 'retrying') return 'finished';
+  if (row.attempts >= MAX_DELIVERY_ATTEMPTS) return 'finished';
+  if (row.delivery_mode !== 'webhook' || !row.webhook_url || !row.webhook_secret_ciphertext) return 'not_webhook';
+  if (!row.available) return 'bot_unavailable';
+  if (row.paused) return 'paused';
+  return {
+    id: row.id,
+    botId: row.bot_id,
+    updateId: row.update_id,
+    series: row.series,
+    attempts: row.attempts,
+    payload: row.payload,
+    url: row.webhook_url,
+    secretCiphertext: row.webhook_secret_ciphertext,
+    previousSecretCiphertext: row.webhook_previous_secret_ciphertext ?? null,
+    notBefore: row.webhook_not_before ?? null,
+    allowedIps: row.webhook_allowed_ips,
+    maxConnections: row.webhook_max_connections,
+  };
+}

@@ -1,0 +1,136 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { isUuid } from '@app/platform';
+import { DataSource, EntityManager } from 'typeorm';
+import { DeliveryStatus } from '../entities/webhook-delivery.entity';
+import type { OpenedDelivery } from './delivery.store';
+import * as sql from './staff-delivery-statements';
+import { DeliveryErrorClass } from './staff-delivery-statements';
+
+/** The filter of the staff delivery routes; null means "any". */
+export interface StaffDeliveryFilter {
+  status: DeliveryStatus | null;
+  botId: string | null;
+  since: string | null;
+  until: string | null;
+  errorClass: DeliveryErrorClass | null;
+}
+
+export interface StaffDeliveryCursor {
+  eventAt: string;
+  id: string;
+}
+
+/** A delivery as the platform-wide list shows it. */
+export interface StaffDeliveryRow {
+  id: string;
+  bot_id: string;
+  bot_name: string;
+  owner_id: string;
+  update_id: string;
+  update_type: string;
+  status: DeliveryStatus;
+  attempts: number;
+  series: number;
+  dead_letter_at: Date | null;
+  last_error: string | null;
+  last_status_code: number | null;
+  created_at: Date;
+  updated_at: Date;
+  error_class: DeliveryErrorClass | null;
+  /** Microsecond-exact ISO text, the cursor's time. */
+  event_at: string;
+}
+
+export interface StaffDeliveryDetailRow extends Omit<StaffDeliveryRow, 'event_at'> {
+  delivery_mode: string;
+  next_attempt_at: Date;
+  succeeded_at: Date | null;
+  payload: Record<string, unknown>;
+}
+
+export interface BotDeliveryCounts {
+  bot_id: string;
+  bot_name: string;
+  owner_id: string;
+  delivery_mode: string;
+  dead_letter: number;
+  open: number;
+  succeeded: number;
+  total: number;
+}
+
+/** The redrivable dead letters: $1 bot_id, $2 since, $3 until, $4 error class of a bulk redelivery. */
+export interface RedriveFilter {
+  botId: string | null;
+  since: string | null;
+  until: string | null;
+  errorClass: DeliveryErrorClass | null;
+}
+
+export const redriveParameters = (filter: RedriveFilter): unknown[] => [
+  filter.botId,
+  filter.since,
+  filter.until,
+  filter.errorClass,
+];
+
+/**
+ * Platform staff's view of the delivery side: deliveries of every bot, their error classes and
+ * the restart of dead letters by a redrive. Part of the delivery side's one owner, beside DeliveryStore.
+ */
+@Injectable()
+export class StaffDeliveryStore {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  page(filter: StaffDeliveryFilter, after: StaffDeliveryCursor | null, limit: number): Promise<StaffDeliveryRow[]> {
+    return this.dataSource.query(sql.STAFF_DELIVERY_PAGE, [
+      filter.status,
+      filter.botId,
+      filter.since,
+      filter.until,
+      filter.errorClass,
+      after?.eventAt ?? null,
+      after?.id ?? null,
+      limit,
+    ]);
+  }
+
+  statusCounts(since: string | null, until: string | null): Promise<Array<{ status: DeliveryStatus; count: number }>> {
+    return this.dataSource.query(sql.STAFF_STATUS_COUNTS, [since, until]);
+  }
+
+  deadLettersByClass(
+    since: string | null,
+    until: string | null,
+  ): Promise<Array<{ error_class: DeliveryErrorClass | null; count: number }>> {
+    return this.dataSource.query(sql.STAFF_DEAD_LETTERS_BY_CLASS, [since, until]);
+  }
+
+  topBots(since: string | null, until: string | null, limit: number): Promise<BotDeliveryCounts[]> {
+    return this.dataSource.query(sql.STAFF_TOP_BOTS, [since, until, limit]);
+  }
+
+  async detail(updateId: string): Promise<StaffDeliveryDetailRow | undefined> {
+    if (!isUuid(updateId)) return undefined;
+    const rows: StaffDeliveryDetailRow[] = await this.dataSource.query(sql.STAFF_DELIVERY_DETAIL, [
+      updateId.toLowerCase(),
+    ]);
+    return rows[0];
+  }
+
+  /** The dry run of a bulk redelivery: dead letters it would take, per bot. */
+  countRedrivable(filter: RedriveFilter): Promise<Array<{ bot_id: string; count: number }>> {
+    return this.dataSource.query(sql.COUNT_REDRIVABLE, redriveParameters(filter));
+  }
+
+  /**
+   * A new attempt series for each listed delivery still in one of `statuses` whose bot is in webhook
+   * mode; returns those restarted. Runs in the caller's transaction.
+   */
+  async restart(manager: EntityManager, deliveryIds: string[], statuses: DeliveryStatus[]): Promise<OpenedDelivery[]> {
+    if (deliveryIds.length === 0) return [];
+    const [rows]: [OpenedDelivery[], number] = await manager.query(sql.RESTART_FOR_STAFF, [deliveryIds, statuses]);
+    return rows;
+  }
+}
