@@ -6,6 +6,7 @@ const config: Config = {
   maxWorkers: 2,
   // A global option: Jest ignores testTimeout inside project configs of a multi-project run.
   testTimeout: 30000,
+  globalSetup: '<rootDir>/jest.global-setup.js',
 };
 
 export default config;

@@ -1,4 +1,5 @@
 import { PLATFORM_ADMIN_ROLE, signAccountJwt } from '@app/auth';
+import { BENCH_ACCOUNT_JWT } from './stack';
 
 /** Both services answer `{ success, data }`; the bench only needs `data` and the status. */
 export interface ApiClient {
@@ -60,7 +61,7 @@ export class Accounts {
     const key = `${sub}|${roles.join(',')}`;
     let token = this.cache.get(key);
     if (!token) {
-      token = await signAccountJwt(this.secret, { sub, name, roles, expiresIn: '2h' });
+      token = await signAccountJwt(this.secret, { sub, name, roles, expiresIn: '2h', ...BENCH_ACCOUNT_JWT });
       this.cache.set(key, token);
     }
     return token;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { DEFAULT_ROUTE_RATE_LIMITS } from '../../apps/bot-api/src/rate-limits/route-rate-limits';
 import { DEFAULT_RATE_LIMITS } from '../../apps/voucher-api/src/rate-limits/rate-limit.policy';
 import { BENCH_DATABASES, PG } from './db';
 import { appArgs, BenchProcess, freePort, httpReady, startProcess } from './processes';
@@ -29,8 +30,13 @@ export interface StackSettings {
   redisKeyPrefix: string;
 }
 
+/** Production refuses account JWTs without a named issuer and audience; the bench's tokens carry these. */
+export const BENCH_ACCOUNT_JWT = { issuer: 'bench-accounts', audience: 'open-platform' };
+
 function shared(settings: StackSettings): Record<string, string> {
   return {
+    ACCOUNT_JWT_ISSUER: BENCH_ACCOUNT_JWT.issuer,
+    ACCOUNT_JWT_AUDIENCE: BENCH_ACCOUNT_JWT.audience,
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
     DB_HOST: PG.host,
     DB_PORT: String(PG.port),
@@ -70,6 +76,9 @@ export function botEnv(settings: StackSettings): Record<string, string> {
     BOT_TOKEN_ENCRYPTION_KEY: settings.secrets.botTokenKey,
     WEBHOOK_SECRET_KEY: settings.secrets.webhookSecretKey,
     WEBHOOK_ALLOW_PRIVATE: 'true',
+    RATE_LIMITS: Object.keys(DEFAULT_ROUTE_RATE_LIMITS)
+      .map((name) => `${name}=${UNLIMITED}`)
+      .join(','),
     BOT_DEFAULT_SEND_PER_SEC: String(UNLIMITED),
     BOT_DEFAULT_SEND_PER_MIN: String(UNLIMITED),
     BOT_DEFAULT_SEND_PER_DAY: String(UNLIMITED),

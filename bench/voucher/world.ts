@@ -111,7 +111,7 @@ export async function availableVouchers(world: VoucherWorld, exclude: Set<string
     const token = await world.accounts.user(user);
     const found: HeldVoucher[] = [];
     for (let page = 1; ; page++) {
-      const data = await world.api.call('GET', `${VOUCHER_API}/holder/vouchers?limit=100&page=${page}`, token);
+      const data = await world.api.call('GET', `${VOUCHER_API}/holder/vouchers?pageSize=100&page=${page}`, token);
       for (const item of data.items as Array<{ id: string; status: string; qr_token: string | null }>) {
         if (item.status === 'available' && item.qr_token && !exclude.has(item.id)) {
           found.push({ id: item.id, qrToken: item.qr_token });

@@ -23,9 +23,12 @@ import { FilesModule } from './files/files.module';
 import { ChatsModule } from './chats/chats.module';
 import { MessagesModule } from './messages/messages.module';
 import { QuotasModule } from './quotas/quotas.module';
+import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { SendingModule } from './sending/sending.module';
 import { DeliveriesModule } from './deliveries/deliveries.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { StaffDeliveriesModule } from './staff-deliveries/staff-deliveries.module';
+import { BotErrors } from './bot-errors';
 
 @Module({})
 export class AppModule {
@@ -35,7 +38,7 @@ export class AppModule {
       global: true,
       imports: [
         loggingModule('bot-api', config.LOG_LEVEL),
-        EnvelopeModule.forRoot(botEnvelope),
+        EnvelopeModule.forRoot(botEnvelope, BotErrors),
         HttpFoundationModule.forRoot({ bodyLimit: config.BODY_LIMIT }),
         databaseModule(config, botMigrations),
         RedisModule.forRoot(config.REDIS_URL, 'bot-api', config.REDIS_KEY_PREFIX),
@@ -43,6 +46,7 @@ export class AppModule {
         IdempotencyModule.forRoot(),
         HealthModule.forRoot(),
         MetricsModule,
+        RateLimitsModule,
         UsersModule,
         BotsModule,
         AdminModule,
@@ -56,6 +60,7 @@ export class AppModule {
         SendingModule,
         DeliveriesModule,
         WebhooksModule,
+        StaffDeliveriesModule,
       ],
       providers: [{ provide: BotConfig, useValue: config }],
       exports: [BotConfig],

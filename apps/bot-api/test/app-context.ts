@@ -1,13 +1,17 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { ServiceTestContext, startServiceTestApp } from '@app/testing';
+import { BOT_API_DOCS } from '../src/api-docs';
 import { AppModule } from '../src/app.module';
 import { BotConfig } from '../src/config/bot.config';
 import { botMigrations } from '../src/database/migrations';
 
 export type BotTestContext = ServiceTestContext<BotConfig>;
 
-/** A bot-api instance on its own freshly migrated database and Redis prefix. */
+/**
+ * A bot-api instance on its own freshly migrated database and Redis prefix. Every `/api/` response
+ * it sends is checked against the OpenAPI document when the context closes.
+ */
 export function startBotApp(extraEnv: Record<string, string> = {}): Promise<BotTestContext> {
   return startServiceTestApp({
     service: 'bot',
@@ -15,6 +19,7 @@ export function startBotApp(extraEnv: Record<string, string> = {}): Promise<BotT
     schema: BotConfig,
     module: (config) => AppModule.forRoot(config),
     env: extraEnv,
+    contract: BOT_API_DOCS,
   });
 }
 

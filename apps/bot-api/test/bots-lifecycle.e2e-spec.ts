@@ -263,7 +263,7 @@ describe('bot application, review and tokens', () => {
         .get('/api/v1/bots/my?page=1&pageSize=1')
         .set('Authorization', owner)
         .expect(200);
-      expect(res.body.data).toMatchObject({ total: 2, page: 1, page_size: 1 });
+      expect(res.body.data).toMatchObject({ total: 2, page: 1, pageSize: 1 });
       expect(res.body.data.items).toHaveLength(1);
       const all = await request(server).get('/api/v1/bots/my').set('Authorization', owner).expect(200);
       const listed = all.body.data.items.find((b: { bot_id: string }) => b.bot_id === bot.botId);

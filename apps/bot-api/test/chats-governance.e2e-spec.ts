@@ -64,6 +64,22 @@ describe('chat reads and governance for bots (spec 4.2)', () => {
     expect(outsider.body.data).toMatchObject({ user: { id: 'dave' }, status: 'left' });
   });
 
+  it('answers getChat, getChatMember and getChatAdministrators over GET with query parameters as over POST', async () => {
+    const get = (method: string, query: string) =>
+      request(ctx.app.getHttpServer())
+        .get(`/api/v1/bots/${method}?chat_id=${chatId}${query}`)
+        .set('Authorization', `Bearer ${bot.token}`)
+        .expect(200);
+    for (const [method, query, body] of [
+      ['getChat', '', {}],
+      ['getChatMember', '&user_id=bob', { user_id: 'bob' }],
+      ['getChatAdministrators', '', {}],
+    ] as const) {
+      const [viaGet, viaPost] = [await get(method, query), await call(method, body).expect(200)];
+      expect([method, viaGet.body.data]).toEqual([method, viaPost.body.data]);
+    }
+  });
+
   it('sets title, description and photo as administrator; the photo must be an HTTPS URL', async () => {
     await call('setChatTitle', { title: 'Club 2' }).expect(200);
     await call('setChatDescription', { description: 'Weekly meetings' }).expect(200);

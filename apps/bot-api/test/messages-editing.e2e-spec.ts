@@ -213,4 +213,14 @@ describe('editing, deleting, forwarding and copying messages', () => {
     const denied = await as(outsider).get(`/chats/${privateId}/messages`).expect(404);
     expect(denied.body).toEqual({ success: false, code: 'NOT_FOUND', message: expect.any(String) });
   });
+
+  it('client list: pages a chat newest first, reporting total, page and pageSize like every other list', async () => {
+    await as(alice).post(`/chats/${groupId}/messages`, { text: 'older' }).expect(201);
+    await as(alice).post(`/chats/${groupId}/messages`, { text: 'newer' }).expect(201);
+    const first = await as(alice).get(`/chats/${groupId}/messages?page=1&pageSize=1`).expect(200);
+    expect(first.body.data).toMatchObject({ page: 1, pageSize: 1, items: [{ text: 'newer' }] });
+    expect(first.body.data.total).toBeGreaterThanOrEqual(2);
+    const second = await as(alice).get(`/chats/${groupId}/messages?page=2&pageSize=1`).expect(200);
+    expect(second.body.data).toMatchObject({ page: 2, pageSize: 1, items: [{ text: 'older' }] });
+  });
 });

@@ -60,6 +60,13 @@ describe('bot self and profile methods', () => {
     });
   });
 
+  it('answers getMyDescription over GET as over POST', async () => {
+    await call('setMyDescription', { description: 'Read either way' }).expect(200);
+    const viaGet = await request(server).get('/api/v1/bots/getMyDescription').set('Authorization', auth).expect(200);
+    expect(viaGet.body.data).toEqual({ description: 'Read either way' });
+    expect((await call('getMyDescription').expect(200)).body.data).toEqual(viaGet.body.data);
+  });
+
   describe('commands', () => {
     const commands = [
       { command: 'start', description: 'Start the bot' },

@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { createTestApp } from '@app/testing';
@@ -206,11 +207,23 @@ describe('getUpdates: offset, limit, long polling, conflicts (spec 6.5)', () => 
         .then((res) => res);
       await new Promise((resolve) => setTimeout(resolve, 300));
       // Written behind the service's back: no Redis notification is ever published for it.
-      await ctx.app.get(DataSource).query(
-        `INSERT INTO updates (update_id, bot_id, type, payload)
-         VALUES (gen_random_uuid(), $1, 'message', jsonb_build_object('type', 'message', 'message', jsonb_build_object('text', 'silent')))`,
-        [bot.botId],
-      );
+      const updateId = randomUUID();
+      const message = {
+        message_id: Number.MAX_SAFE_INTEGER,
+        chat: { id: chatId, type: 'private', title: null },
+        from: { id: 'alice', is_bot: false, username: null, first_name: 'Alice' },
+        date: Math.floor(Date.now() / 1000),
+        kind: 'text',
+        text: 'silent',
+        metadata: {},
+      };
+      await ctx.app
+        .get(DataSource)
+        .query(`INSERT INTO updates (update_id, bot_id, type, payload) VALUES ($1, $2, 'message', $3)`, [
+          updateId,
+          bot.botId,
+          { update_id: updateId, type: 'message', bot_id: bot.botId, message },
+        ]);
       const res = await poll;
       expect(texts(res.body)).toEqual(['silent']);
       expect(Date.now() - started).toBeLessThan(3000);

@@ -98,7 +98,6 @@ describe('webhook configuration and delivery console', () => {
     expect(set.body).toEqual({ success: true, data: true });
     const expected = {
       url: localHook('a'),
-      has_custom_certificate: false,
       pending_update_count: 0,
       last_error_date: null,
       last_error_message: null,
@@ -106,6 +105,7 @@ describe('webhook configuration and delivery console', () => {
       allowed_updates: ['message', 'callback_query'],
       allowed_ips: ['127.0.0.1', '10.0.0.0/8'],
       platform_egress_ips: ['198.51.100.10', '198.51.100.11'],
+      previous_secret_expires_at: null,
     };
     const byGet = await request(ctx.app.getHttpServer())
       .get('/api/v1/bots/getWebhookInfo')
@@ -175,7 +175,8 @@ describe('webhook configuration and delivery console', () => {
         .set('Authorization', await owner())
         .send({ url: localHook('dev'), secret_token: SECRET, max_connections: 3 })
         .expect(200);
-      expect(put.body.data).toMatchObject({ url: localHook('dev'), max_connections: 3, has_custom_certificate: false });
+      expect(put.body.data).toMatchObject({ url: localHook('dev'), max_connections: 3 });
+      expect(put.body.data).not.toHaveProperty('has_custom_certificate');
       const bad = await request(server)
         .put(`/api/v1/bots/my/${bot.botId}/webhook`)
         .set('Authorization', await owner())
@@ -189,6 +190,24 @@ describe('webhook configuration and delivery console', () => {
       expect(del.body.data).toMatchObject({ url: '', max_connections: null });
       const [row] = await db().query(`SELECT delivery_mode, webhook_url FROM bots WHERE id = $1`, [bot.botId]);
       expect(row).toEqual({ delivery_mode: 'polling', webhook_url: null });
+    });
+
+    it('GET /my/:botId/webhook reads the configuration as getWebhookInfo shows it to the bot', async () => {
+      const server = ctx.app.getHttpServer();
+      await request(server)
+        .put(`/api/v1/bots/my/${bot.botId}/webhook`)
+        .set('Authorization', await owner())
+        .send({ url: localHook('read'), secret_token: SECRET, max_connections: 7 })
+        .expect(200);
+      const read = await request(server)
+        .get(`/api/v1/bots/my/${bot.botId}/webhook`)
+        .set('Authorization', await owner())
+        .expect(200);
+      expect(read.body.data).toMatchObject({ url: localHook('read'), max_connections: 7 });
+      expect(read.body.data).toEqual((await callBot(ctx, bot.token, 'getWebhookInfo').expect(200)).body.data);
+      await request(server)
+        .delete(`/api/v1/bots/my/${bot.botId}/webhook`)
+        .set('Authorization', await owner());
     });
 
     it("answers 404 for another account's bot on every webhook and delivery route, without its data", async () => {

@@ -27,6 +27,7 @@ import { TemplatesModule } from './templates/templates.module';
 import { UsersDirectory } from './users/users.directory';
 import { UsersModule } from './users/users.module';
 import { VouchersModule } from './vouchers/vouchers.module';
+import { VoucherErrors } from './voucher-errors';
 
 @Module({})
 export class AppModule {
@@ -36,7 +37,7 @@ export class AppModule {
       global: true,
       imports: [
         loggingModule('voucher-api', config.LOG_LEVEL),
-        EnvelopeModule.forRoot(voucherEnvelope),
+        EnvelopeModule.forRoot(voucherEnvelope, VoucherErrors),
         HttpFoundationModule.forRoot({ bodyLimit: config.BODY_LIMIT }),
         databaseModule(config, voucherMigrations),
         RedisModule.forRoot(config.REDIS_URL, 'voucher-api', config.REDIS_KEY_PREFIX),

@@ -1,6 +1,7 @@
 import { displayPrefix, generateSecretToken, hashSecretToken } from '@app/auth';
 import { ServiceTestContext, startServiceTestApp } from '@app/testing';
 import { DataSource } from 'typeorm';
+import { VOUCHER_API_DOCS } from '../src/api-docs';
 import { AppModule } from '../src/app.module';
 import { VoucherConfig } from '../src/config/voucher.config';
 import { voucherMigrations } from '../src/database/migrations';
@@ -15,6 +16,8 @@ export function startVoucherApp(extraEnv: Record<string, string> = {}): Promise<
     schema: VoucherConfig,
     module: (config) => AppModule.forRoot(config),
     env: extraEnv,
+    // Every response of every test file is checked against the OpenAPI document when the file ends.
+    contract: VOUCHER_API_DOCS,
   });
 }
 
@@ -32,7 +35,8 @@ export interface SeedApplicationOptions {
   permissions?: string[];
   allowedOrigins?: string[];
   status?: 'active' | 'disabled';
-  features?: { vouchers: boolean };
+  /** Stored as given: `{}` stands for an application created before the vouchers flag existed. */
+  features?: Record<string, unknown>;
 }
 
 /** Inserts a user (id = name) into the directory, as an authenticated call would. */

@@ -177,7 +177,7 @@ describe('console: stock allocations', () => {
     expect(sum).toBe(98);
   });
 
-  it('lists newest first with page and limit, filtered by template', async () => {
+  it('lists newest first with page and the limit of the spec (answered as pageSize), filtered by template', async () => {
     const templateId = await activeTemplate(ctx, app, { issue_limit: 10 });
     const ids: string[] = [];
     for (const quantity of [1, 2, 3]) ids.push((await allocate({ templateId, quantity }).expect(201)).body.data.id);
@@ -186,7 +186,8 @@ describe('console: stock allocations', () => {
       .query({ templateId, page: 2, limit: 2 })
       .set(owner)
       .expect(200);
-    expect(page.body.data).toMatchObject({ page: 2, limit: 2, total: 3 });
+    expect(page.body.data).toMatchObject({ page: 2, pageSize: 2, total: 3 });
+    expect(page.body.data).not.toHaveProperty('limit');
     expect(page.body.data.items.map((a: { id: string }) => a.id)).toEqual([ids[0]]);
     expectError(
       await request(ctx.app.getHttpServer())

@@ -42,7 +42,7 @@ describe('holder: backpack, sends, inbox, claim and cancel', () => {
     http().post(`${API}/holder/backpack/${allocationId}/sends`).set(auth).send({ recipient_user_id: recipientUserId });
 
   async function counters(allocationId: string) {
-    const res = await http().get(`${API}/holder/backpack`).query({ limit: 100 }).set(sender).expect(200);
+    const res = await http().get(`${API}/holder/backpack`).query({ pageSize: 100 }).set(sender).expect(200);
     const item = (res.body.data.items as Array<Record<string, unknown>>).find((a) => a.id === allocationId)!;
     return {
       remaining: item.remaining,
@@ -63,7 +63,7 @@ describe('holder: backpack, sends, inbox, claim and cancel', () => {
       template: { id: templateId, name: 'Coffee voucher', status: 'active' },
     });
     const theirs = await http().get(`${API}/holder/backpack`).set(stranger).expect(200);
-    expect(theirs.body.data).toEqual({ items: [], page: 1, limit: 20, total: 0 });
+    expect(theirs.body.data).toEqual({ items: [], total: 0, page: 1, pageSize: 20 });
   });
 
   it('sends one unit (201): remaining −1, sendingCount +1; the recipient sees it in the inbox', async () => {

@@ -96,7 +96,7 @@ describe('holder: own vouchers and authorisations', () => {
     expect(JSON.stringify(issued.body)).not.toMatch(/qr_token"|redeem_code"/);
 
     const res = await http().get(`${API}/holder/vouchers`).set(me).expect(200);
-    expect(res.body.data).toMatchObject({ page: 1, limit: 20, total: 1 });
+    expect(res.body.data).toMatchObject({ page: 1, pageSize: 20, total: 1 });
     const stored = await credentialsOf(ctx, voucherId);
     expect(res.body.data.items[0]).toEqual({
       id: voucherId,
@@ -149,12 +149,12 @@ describe('holder: own vouchers and authorisations', () => {
     for (let i = 0; i < 3; i++) {
       await issueRequest(ctx, app, { template_id: templateId, recipient_user_id: 'hv-pager' }).expect(201);
     }
-    const page = await http().get(`${API}/holder/vouchers`).query({ page: 2, limit: 2 }).set(me).expect(200);
-    expect(page.body.data).toMatchObject({ page: 2, limit: 2, total: 3 });
+    const page = await http().get(`${API}/holder/vouchers`).query({ page: 2, pageSize: 2 }).set(me).expect(200);
+    expect(page.body.data).toMatchObject({ page: 2, pageSize: 2, total: 3 });
     expect(page.body.data.items).toHaveLength(1);
-    const beyond = await http().get(`${API}/holder/vouchers`).query({ page: 5, limit: 2 }).set(me).expect(200);
+    const beyond = await http().get(`${API}/holder/vouchers`).query({ page: 5, pageSize: 2 }).set(me).expect(200);
     expect(beyond.body.data).toMatchObject({ items: [], total: 3 });
-    expectError(await http().get(`${API}/holder/vouchers`).query({ limit: 0 }).set(me), 400, 'VALIDATION_FAILED');
+    expectError(await http().get(`${API}/holder/vouchers`).query({ pageSize: 0 }).set(me), 400, 'VALIDATION_FAILED');
     expectError(await http().get(`${API}/holder/vouchers`).query({ page: 'x' }).set(me), 400, 'VALIDATION_FAILED');
   });
 });

@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { generateSecretToken } from '@app/auth';
 import { DataSource } from 'typeorm';
-import { seedApplication, seedToken, startVoucherApp, VoucherTestContext } from './app-context';
-import { API, bearer, expectError, GENEROUS_RATE_LIMITS, templateBody } from './runtime-fixtures';
+import { seedApplication, seedToken, seedUser, startVoucherApp, VoucherTestContext } from './app-context';
+import { activeTemplate, API, bearer, expectError, GENEROUS_RATE_LIMITS, templateBody } from './runtime-fixtures';
 
 // Real HTTP against real PostgreSQL on a shared machine: parallel bursts need more than the 5 s default.
 jest.setTimeout(60_000);
@@ -65,7 +65,10 @@ describe('runtime authentication, application state, permissions and Origin poli
     it('stops accepting a token at once when it is revoked', async () => {
       const app = await seedApplication(ctx);
       await me(app.token).expect(200);
-      await ctx.app.get(DataSource).query(`UPDATE app_tokens SET revoked_at = now() WHERE id = $1`, [app.tokenId]);
+      await request(server())
+        .delete(`${API}/applications/${app.applicationId}/tokens/${app.tokenId}`)
+        .set(bearer(await ctx.jwt(app.ownerId)))
+        .expect(200);
       expectError(await me(app.token), 401, 'UNAUTHORIZED');
     });
 
@@ -108,6 +111,26 @@ describe('runtime authentication, application state, permissions and Origin poli
         .send({ features: { vouchers: true } })
         .expect(200);
       await me(app.token).expect(200);
+    });
+
+    it('treats an application whose features lack the vouchers flag as open, on runtime routes and for allocations alike', async () => {
+      const app = await seedApplication(ctx, { features: {} });
+      const res = await me(app.token).expect(200);
+      expect(res.body.data.features).toEqual({ vouchers: true });
+      await me(app.token).expect(200);
+      const templateId = await activeTemplate(ctx, app, { issue_limit: 10 });
+      await seedUser(ctx, 'sender-of-old-app');
+      const allocated = await request(server())
+        .post(`${API}/applications/${app.applicationId}/vouchers/allocations`)
+        .set(bearer(await ctx.jwt(app.ownerId)))
+        .send({ templateId, recipientUserId: 'sender-of-old-app', quantity: 2, idempotencyKey: 'old-app-1' })
+        .expect(201);
+      expect(allocated.body.data).toMatchObject({ templateId, quantity: 2, status: 'active' });
+      const consoleView = await request(server())
+        .get(`${API}/applications/${app.applicationId}`)
+        .set(bearer(await ctx.jwt(app.ownerId)))
+        .expect(200);
+      expect(consoleView.body.data.features).toEqual({ vouchers: true });
     });
 
     it('keeps the feature switch to platform staff: 403 for an ordinary account, 401 for an app token, 404 unknown app', async () => {

@@ -249,8 +249,8 @@ describe('runtime templates: create, edit, submit, review and lifecycle', () => 
         .get(`${API}/admin/templates?status=reviewing`)
         .set(bearer(staff))
         .expect(200);
-      expect(queue.body.data.map((t: { id: string }) => t.id)).toContain(id);
-      expect(queue.body.data.every((t: { status: string }) => t.status === 'reviewing')).toBe(true);
+      expect(queue.body.data.items.map((t: { id: string }) => t.id)).toContain(id);
+      expect(queue.body.data.items.every((t: { status: string }) => t.status === 'reviewing')).toBe(true);
       const approved = await review(id, 'approve').expect(200);
       expect(approved.body.data).toMatchObject({ id, status: 'active' });
     });

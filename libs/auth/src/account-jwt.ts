@@ -35,24 +35,34 @@ export class AccountJwtVerifier {
         issuer: this.options.issuer,
         audience: this.options.audience,
         algorithms: this.options.jwksUrl ? undefined : ['HS256'],
+        // A token without an expiry would stay valid forever once leaked.
+        requiredClaims: ['exp'],
       };
       ({ payload } =
         this.key instanceof Uint8Array
           ? await jwtVerify(token, this.key, verifyOptions)
           : await jwtVerify(token, this.key, verifyOptions));
     } catch (error) {
-      throw new InvalidAccountToken(
-        (error as { code?: string }).code === 'ERR_JWT_EXPIRED' ? 'token expired' : 'invalid token',
-      );
+      throw new InvalidAccountToken(rejectionReason(error as { code?: string; claim?: string }));
     }
     if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 128) {
       throw new InvalidAccountToken('token has no subject');
+    }
+    // The ids and names end up in PostgreSQL text columns, which cannot hold U+0000.
+    if (payload.sub.includes('\u0000') || (typeof payload.name === 'string' && payload.name.includes('\u0000'))) {
+      throw new InvalidAccountToken('token claims contain a NUL character');
     }
     const roles = Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [];
     const name =
       typeof payload.name === 'string' && payload.name.trim() ? payload.name.trim().slice(0, 200) : payload.sub;
     return { id: payload.sub, name, roles, isPlatformAdmin: roles.includes(PLATFORM_ADMIN_ROLE) };
   }
+}
+
+function rejectionReason(error: { code?: string; claim?: string }): string {
+  if (error.code === 'ERR_JWT_EXPIRED') return 'token expired';
+  if (error.code === 'ERR_JWT_CLAIM_VALIDATION_FAILED' && error.claim === 'exp') return 'token has no expiry (exp)';
+  return 'invalid token';
 }
 
 export interface DevTokenClaims {

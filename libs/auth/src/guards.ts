@@ -8,11 +8,15 @@ import {
   SetMetadata,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ApiError } from '@app/envelope';
+import { codedError, COMMON_ERROR_CODES } from '@app/envelope';
 import type { Request } from 'express';
 import { Account, AccountJwtVerifier, InvalidAccountToken } from './account-jwt';
 import { accountOf, principalOf, setAccount } from './principal';
 import { bearerToken, tokenKindOf } from './secret-tokens';
+
+/** The library's refusals are common codes, so they sit in every service's registry without being listed there. */
+const unauthorized = (message: string) => codedError(COMMON_ERROR_CODES, 'UNAUTHORIZED', message);
+const forbidden = (message: string) => codedError(COMMON_ERROR_CODES, 'FORBIDDEN', message);
 
 export const ACCOUNT_DIRECTORY = Symbol('ACCOUNT_DIRECTORY');
 
@@ -32,20 +36,15 @@ export class AccountGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<Request>();
     const token = bearerToken(req.headers.authorization);
-    if (!token) throw new ApiError(401, undefined, 'Authorization: Bearer <account JWT> is required');
+    if (!token) throw unauthorized('Authorization: Bearer <account JWT> is required');
     if (tokenKindOf(token) !== 'jwt') {
-      throw new ApiError(
-        401,
-        undefined,
-        'This route takes an account JWT; application and bot tokens are not accepted',
-      );
+      throw unauthorized('This route takes an account JWT; application and bot tokens are not accepted');
     }
     let account: Account;
     try {
       account = await this.verifier.verify(token);
     } catch (error) {
-      if (error instanceof InvalidAccountToken)
-        throw new ApiError(401, undefined, `Account token rejected: ${error.message}`);
+      if (error instanceof InvalidAccountToken) throw unauthorized(`Account token rejected: ${error.message}`);
       throw error;
     }
     await this.directory?.upsert(account);
@@ -59,7 +58,7 @@ export class AccountGuard implements CanActivate {
 export class PlatformAdminGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const account = accountOf(context.switchToHttp().getRequest<Request>());
-    if (!account?.isPlatformAdmin) throw new ApiError(403, 'FORBIDDEN', 'Platform staff only');
+    if (!account?.isPlatformAdmin) throw forbidden('Platform staff only');
     return true;
   }
 }
@@ -82,10 +81,10 @@ export class PermissionsGuard implements CanActivate {
       ]) ?? [];
     if (required.length === 0) return true;
     const principal = principalOf(context.switchToHttp().getRequest<Request>());
-    if (!principal) throw new ApiError(401, undefined, 'Not authenticated');
+    if (!principal) throw unauthorized('Not authenticated');
     const missing = required.filter((permission) => !principal.permissions.includes(permission));
     if (missing.length > 0) {
-      throw new ApiError(403, 'FORBIDDEN', `Token lacks permission: ${missing.join(', ')}`);
+      throw forbidden(`Token lacks permission: ${missing.join(', ')}`);
     }
     return true;
   }
@@ -93,6 +92,6 @@ export class PermissionsGuard implements CanActivate {
 
 export const CurrentAccount = createParamDecorator((_data: unknown, context: ExecutionContext): Account => {
   const account = accountOf(context.switchToHttp().getRequest<Request>());
-  if (!account) throw new ApiError(401, undefined, 'Not authenticated');
+  if (!account) throw unauthorized('Not authenticated');
   return account;
 });

@@ -114,6 +114,23 @@ describe('account JWT guard', () => {
     await get('/me', `Bearer ${token}`).expect(401);
   });
 
+  it('defect 5: answers 401 for a correctly signed token without an expiry', async () => {
+    const token = await new SignJWT({ name: 'x' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('u1')
+      .setIssuer('accounts')
+      .sign(new TextEncoder().encode(SECRET));
+    const res = await get('/me', `Bearer ${token}`).expect(401);
+    expect(res.body.message).toMatch(/exp/);
+  });
+
+  it('defect 8: answers 401 for a correctly signed token whose sub or name holds a NUL byte, before the directory sees it', async () => {
+    const seen = RecordingDirectory.seen.length;
+    await get('/me', `Bearer ${await sign({ sub: 'u\u00001' })}`).expect(401);
+    await get('/me', `Bearer ${await sign({ name: 'Al\u0000ice' })}`).expect(401);
+    expect(RecordingDirectory.seen.length).toBe(seen);
+  });
+
   it('refuses application and bot tokens on account routes', async () => {
     await get('/me', 'Bearer sop_0123456789abcdef0123456789abcdef0123456').expect(401);
     await get('/me', 'Bearer sbot_0123456789abcdef0123456789abcdef0123456').expect(401);
@@ -131,11 +148,34 @@ describe('account auth configuration', () => {
     expect(() => loadConfig(AccountAuthConfig, { NODE_ENV: 'production' })).toThrow(/ACCOUNT_JWT_SECRET/);
   });
 
+  const PRODUCTION = {
+    NODE_ENV: 'production',
+    ACCOUNT_JWT_ISSUER: 'https://accounts.example.com',
+    ACCOUNT_JWT_AUDIENCE: 'open-platform',
+  };
+
   it('accepts production with a JWKS URL instead of a secret', () => {
     const config = loadConfig(AccountAuthConfig, {
-      NODE_ENV: 'production',
+      ...PRODUCTION,
       ACCOUNT_JWKS_URL: 'https://accounts.example.com/jwks.json',
     });
     expect(config.ACCOUNT_JWKS_URL).toBe('https://accounts.example.com/jwks.json');
+  });
+
+  it('defect 5: production refuses to start without issuer and audience, with an http: JWKS URL or a secret under 32 bytes', () => {
+    const secret = 'x'.repeat(32);
+    expect(() => loadConfig(AccountAuthConfig, { ...PRODUCTION, ACCOUNT_JWT_SECRET: secret })).not.toThrow();
+    expect(() =>
+      loadConfig(AccountAuthConfig, { ...PRODUCTION, ACCOUNT_JWT_ISSUER: '', ACCOUNT_JWT_SECRET: secret }),
+    ).toThrow(/ACCOUNT_JWT_ISSUER/);
+    expect(() =>
+      loadConfig(AccountAuthConfig, { NODE_ENV: 'production', ACCOUNT_JWT_ISSUER: 'i', ACCOUNT_JWT_SECRET: secret }),
+    ).toThrow(/ACCOUNT_JWT_AUDIENCE/);
+    expect(() =>
+      loadConfig(AccountAuthConfig, { ...PRODUCTION, ACCOUNT_JWKS_URL: 'http://accounts.example.com/jwks.json' }),
+    ).toThrow(/ACCOUNT_JWKS_URL/);
+    expect(() => loadConfig(AccountAuthConfig, { ...PRODUCTION, ACCOUNT_JWT_SECRET: 'x'.repeat(31) })).toThrow(
+      /ACCOUNT_JWT_SECRET: at least 32 bytes/,
+    );
   });
 });

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import type { FieldProblem } from './api-error';
+import { defaultErrorCode } from './error-catalog';
 import { elapsedMs, requestContext } from './request-context';
 
 export interface ErrorView {
@@ -18,30 +19,11 @@ export interface EnvelopeStyle {
   error(req: Request, view: ErrorView): string;
 }
 
-const COMMON_CODES: Record<number, string> = {
-  401: 'UNAUTHORIZED',
-  403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
-  405: 'METHOD_NOT_ALLOWED',
-  409: 'CONFLICT',
-  410: 'GONE',
-  413: 'PAYLOAD_TOO_LARGE',
-  415: 'UNSUPPORTED_MEDIA_TYPE',
-  429: 'RATE_LIMITED',
-  503: 'SERVICE_UNAVAILABLE',
-};
-
-function codeFor(status: number, validationCode: string): string {
-  if (status === 400) return validationCode;
-  if (COMMON_CODES[status]) return COMMON_CODES[status];
-  return status >= 500 ? 'INTERNAL_ERROR' : 'BAD_REQUEST';
-}
-
 /** `{ success, code, message, data | error, meta }` — the voucher service's envelope (spec 2.1). */
 export const voucherEnvelope: EnvelopeStyle = {
   name: 'voucher',
   requestIdHeader: 'X-Request-Id',
-  defaultCode: (status) => codeFor(status, 'VALIDATION_FAILED'),
+  defaultCode: (status) => defaultErrorCode(status, 'VALIDATION_FAILED'),
   success(req, status, data) {
     return JSON.stringify({
       success: true,
@@ -69,7 +51,7 @@ function voucherMeta(req: Request) {
 export const botEnvelope: EnvelopeStyle = {
   name: 'bot',
   requestIdHeader: 'X-Service-Request-Id',
-  defaultCode: (status) => codeFor(status, 'VALIDATION'),
+  defaultCode: (status) => defaultErrorCode(status, 'VALIDATION'),
   success(_req, _status, data) {
     return JSON.stringify({ success: true, data: data ?? null });
   },

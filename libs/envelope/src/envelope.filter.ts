@@ -1,7 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Inject, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiError } from './api-error';
-import { ENVELOPE_STYLE } from './envelope.tokens';
+import { ENVELOPE_STYLE, ERROR_CATALOG } from './envelope.tokens';
+import type { ErrorCatalog } from './error-catalog';
 import type { EnvelopeStyle } from './envelope-style';
 import { toErrorView } from './error-view';
 import { RenderedErrorResponse } from './rendered-response';
@@ -12,7 +13,10 @@ import { requestContext } from './request-context';
 export class EnvelopeExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('Exceptions');
 
-  constructor(@Inject(ENVELOPE_STYLE) private readonly style: EnvelopeStyle) {}
+  constructor(
+    @Inject(ENVELOPE_STYLE) private readonly style: EnvelopeStyle,
+    @Inject(ERROR_CATALOG) private readonly errors: ErrorCatalog | null,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     if (host.getType() !== 'http') throw exception;
@@ -24,7 +28,14 @@ export class EnvelopeExceptionFilter implements ExceptionFilter {
       res.set(exception.headers).status(exception.status).type('application/json').send(exception.body);
       return;
     }
-    const view = toErrorView(exception, this.style);
+    const view = toErrorView(exception, this.style, req.headers['idempotency-key'] !== undefined);
+    if (this.errors && !this.errors.has(view.code)) {
+      // The registry is what the API documents promise; an answer outside it is a defect to fix, not to hide.
+      this.logger.error(
+        { code: view.code, route: `${req.method} ${req.path}` },
+        'error code missing from the registry',
+      );
+    }
     if (view.status >= 500) {
       this.logger.error(
         { err: exception, requestId: requestContext(req).id, route: `${req.method} ${req.path}` },

@@ -1,5 +1,6 @@
 export * from './api-error';
 export * from './envelope-style';
+export * from './error-catalog';
 export * from './envelope.filter';
 export * from './envelope.interceptor';
 export * from './envelope.module';

@@ -1,9 +1,9 @@
-import { Body, Controller, Get, HttpCode, INestApplication, Module, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, INestApplication, Logger, Module, Post } from '@nestjs/common';
 import { HttpFoundationModule } from '@app/platform';
 import { createTestApp } from '@app/testing';
 import { IsInt, IsString, Max, MinLength } from 'class-validator';
 import request from 'supertest';
-import { ApiError, botEnvelope, EnvelopeModule, EnvelopeStyle, voucherEnvelope } from '../src';
+import { ApiError, botEnvelope, EnvelopeModule, EnvelopeStyle, ErrorCatalog, voucherEnvelope } from '../src';
 
 class CreateThingDto {
   @IsString()
@@ -157,6 +157,13 @@ describe('voucher envelope', () => {
     expect(res.text).not.toContain('hunter2');
     expect(res.text).not.toContain('at ');
   });
+
+  it('defect 8: tells a caller to retry with the same Idempotency-Key only when it sent one', async () => {
+    const plain = await request(app.getHttpServer()).get('/things/crash').expect(500);
+    expect(plain.body.message).toBe('Internal server error; retry later');
+    const keyed = await request(app.getHttpServer()).get('/things/crash').set('Idempotency-Key', 'k-1').expect(500);
+    expect(keyed.body.message).toBe('Internal server error; retry with the same Idempotency-Key and body');
+  });
 });
 
 describe('bot envelope', () => {
@@ -196,5 +203,38 @@ describe('bot envelope', () => {
     const crash = await request(server).get('/things/crash').expect(500);
     expect(crash.body).toEqual({ success: false, code: 'INTERNAL_ERROR', message: expect.any(String) });
     expect(crash.text).not.toContain('hunter2');
+  });
+});
+
+describe('envelope with an error registry', () => {
+  const errors = ErrorCatalog.define('VALIDATION_FAILED', {
+    VALIDATION_FAILED: { status: 400, message: 'invalid' },
+  });
+  let app: INestApplication;
+  beforeAll(async () => {
+    @Module({
+      imports: [EnvelopeModule.forRoot(voucherEnvelope, errors), HttpFoundationModule.forRoot({ bodyLimit: '1kb' })],
+      controllers: [ThingsController],
+    })
+    class RegistryModule {}
+    app = await createTestApp(RegistryModule);
+  });
+  afterAll(() => app.close());
+
+  it('logs an answered code that the registry lacks as a defect, and still answers it', async () => {
+    const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    try {
+      const res = await request(app.getHttpServer()).get('/things/conflict').expect(409);
+      expect(res.body.error.code).toBe('THING_TAKEN');
+      expect(logged).toHaveBeenCalledWith(
+        expect.objectContaining({ code: 'THING_TAKEN' }),
+        'error code missing from the registry',
+      );
+      logged.mockClear();
+      await request(app.getHttpServer()).get('/nowhere').expect(404);
+      expect(logged).not.toHaveBeenCalled();
+    } finally {
+      logged.mockRestore();
+    }
   });
 });

@@ -10,6 +10,7 @@ import {
   applyDecorators,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { ApiHeader } from '@nestjs/swagger';
 import { tenantOf } from '@app/auth';
 import {
   ApiError,
@@ -40,6 +41,8 @@ export interface IdempotentOptions {
    * own transaction, so a request costs no commit besides the business one.
    */
   claim?: 'before' | 'in-transaction';
+  /** A route-specific note appended to the documented header (e.g. that a reverse needs a new key). */
+  keyHint?: string;
 }
 
 const OPTIONS_KEY = 'idempotency:options';
@@ -48,9 +51,30 @@ export const REPLAY_HEADER = 'Idempotent-Replayed';
 
 type RequestWithCall = Request & { rawBody?: Buffer; idempotentCall?: IdempotentCall };
 
-/** Marks a route idempotent. Its use case must finish with `IdempotentCall.complete` in its transaction. */
+/** What the API documents say about the header; the interceptor and the store enforce exactly this. */
+export const IDEMPOTENCY_KEY_DESCRIPTION =
+  'Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are ' +
+  'scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets ' +
+  'the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route ' +
+  'gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`.';
+
+/**
+ * Marks a route idempotent and documents its `Idempotency-Key` header (a key read from the body is
+ * documented by its DTO). The use case must finish with `IdempotentCall.complete` in its transaction.
+ */
 export function Idempotent(options: IdempotentOptions = { required: true }) {
-  return applyDecorators(SetMetadata(OPTIONS_KEY, options), UseInterceptors(IdempotencyInterceptor));
+  const decorators = [SetMetadata(OPTIONS_KEY, options), UseInterceptors(IdempotencyInterceptor)];
+  if (!options.keyFrom) {
+    decorators.push(
+      ApiHeader({
+        name: 'Idempotency-Key',
+        required: options.required,
+        description: options.keyHint ? `${options.keyHint}. ${IDEMPOTENCY_KEY_DESCRIPTION}` : IDEMPOTENCY_KEY_DESCRIPTION,
+        schema: { type: 'string', minLength: 1, maxLength: 255, pattern: KEY_PATTERN.source },
+      }),
+    );
+  }
+  return applyDecorators(...decorators);
 }
 
 /** The claimed key of the current request, or undefined when an optional key was not sent. */
@@ -81,6 +105,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const rawKey = options.keyFrom ? options.keyFrom(req) : req.headers['idempotency-key'];
 
     const keyName = options.keyName ?? 'Idempotency-Key';
+    // A missing or malformed key is a 400: ApiError.badRequest carries no code, so each service's own
+    // validation code (VALIDATION_FAILED, VALIDATION) fills in and the library needs no code of its own.
     if (rawKey === undefined || rawKey === null || rawKey === '') {
       if (options.required)
         throw ApiError.badRequest(`${keyName} is required`, [{ field: keyName, problem: 'is required' }]);

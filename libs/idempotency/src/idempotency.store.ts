@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ApiError } from '@app/envelope';
+import { ApiError, codedError } from '@app/envelope';
 import { runNamed } from '@app/platform';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
+import { IDEMPOTENCY_ERROR_CODES } from './idempotency.errors';
 import { IDEMPOTENCY_OPTIONS, IdempotencyOptions } from './idempotency.options';
 import {
   advisoryLockId,
@@ -191,11 +192,7 @@ export class IdempotencyStore {
   /** Another request's key gives 409 IDEMPOTENCY_KEY_REUSED; the same request's completed key its stored answer. */
   private judge(existing: Omit<StoredKey, 'lock_token'>, route: string, fingerprint: string): Replay | undefined {
     if (existing.route !== route || existing.fingerprint !== fingerprint) {
-      throw new ApiError(
-        409,
-        'IDEMPOTENCY_KEY_REUSED',
-        'This Idempotency-Key was already used with a different request',
-      );
+      throw codedError(IDEMPOTENCY_ERROR_CODES, 'IDEMPOTENCY_KEY_REUSED');
     }
     if (existing.status === 'completed') {
       return { kind: 'replay', status: existing.response_status ?? 200, body: existing.response_body ?? '' };
@@ -204,14 +201,8 @@ export class IdempotencyStore {
   }
 
   private inUse(): ApiError {
-    return new ApiError(
-      409,
-      'IDEMPOTENCY_KEY_IN_USE',
-      'A request with this Idempotency-Key is still being processed',
-      undefined,
-      {
-        'Retry-After': '1',
-      },
-    );
+    return codedError(IDEMPOTENCY_ERROR_CODES, 'IDEMPOTENCY_KEY_IN_USE', undefined, {
+      headers: { 'Retry-After': '1' },
+    });
   }
 }

@@ -1,3 +1,4 @@
+export * from './idempotency.errors';
 export * from './idempotency.interceptor';
 export * from './idempotency.migration';
 export * from './idempotency.module';

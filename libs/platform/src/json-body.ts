@@ -12,6 +12,25 @@ const PARSE_ERRORS: Record<string, [number, string]> = {
   'request.size.invalid': [400, 'Request body size does not match Content-Length'],
 };
 
+/**
+ * Deeper bodies are refused before anything walks them: validation, transformation and the NUL check
+ * recurse, and a body nested ten thousand levels would overflow the stack (a 500) instead of being
+ * refused as the bad input it is. No route of either service takes more than a few levels.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/** Whether a parsed JSON value nests objects or arrays deeper than `max`; iterative, so any depth is safe to ask. */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
@@ -45,6 +64,9 @@ export function jsonBodyMiddleware(limit: string, skip: (req: Request) => boolea
       const [status, message] = PARSE_ERRORS[error.type ?? ''] ?? [error.status ?? 400, 'Unreadable request body'];
       throw new ApiError(status, undefined, message);
     });
+    if (nestedDeeperThan(req.body, MAX_JSON_DEPTH)) {
+      throw ApiError.badRequest(`Request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+    }
     next();
   };
 }

@@ -12,6 +12,7 @@ import {
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ApiBearerAuth, ApiOkResponse, ApiProperty } from '@nestjs/swagger';
+import { ErrorCatalog } from '@app/envelope';
 import { API_SECURITY, ApiErrorResponses, ApiPublic, buildOpenApiDocument } from './openapi';
 
 class TemplateView {
@@ -80,6 +81,19 @@ class ThingsController {
 @Module({ controllers: [ThingsController], providers: [AllowGuard, AppTokenCheck] })
 class ThingsModule {}
 
+const THINGS_CODES = {
+  TEMPLATE_NOT_ACTIVE: { status: 409, message: 'not active' },
+  ISSUE_LIMIT_REACHED: { status: 409, message: 'no stock' },
+};
+const THINGS_VOUCHER_ERRORS = ErrorCatalog.define('VALIDATION_FAILED', {
+  VALIDATION_FAILED: { status: 400, message: 'invalid' },
+  ...THINGS_CODES,
+});
+const THINGS_BOT_ERRORS = ErrorCatalog.define('VALIDATION', {
+  VALIDATION: { status: 400, message: 'invalid' },
+  ...THINGS_CODES,
+});
+
 async function documentFor(envelope: 'voucher' | 'bot') {
   const app: INestApplication = await NestFactory.create(ThingsModule, { preview: true, logger: false });
   try {
@@ -88,6 +102,7 @@ async function documentFor(envelope: 'voucher' | 'bot') {
       description: 'test',
       version: '1',
       envelope,
+      errors: envelope === 'voucher' ? THINGS_VOUCHER_ERRORS : THINGS_BOT_ERRORS,
       security: [API_SECURITY.accountJwt, API_SECURITY.appToken],
       credentialGuards: [{ guard: AppTokenCheck, scheme: API_SECURITY.appToken }],
     }) as any;
@@ -153,7 +168,7 @@ describe('buildOpenApiDocument', () => {
     expect(get.responses['200'].content['application/json'].schema).toEqual({
       allOf: [
         { $ref: '#/components/schemas/SuccessEnvelope' },
-        { type: 'object', properties: { data: { $ref: '#/components/schemas/TemplateView' } } },
+        { type: 'object', required: ['data'], properties: { data: { $ref: '#/components/schemas/TemplateView' } } },
       ],
     });
     expect(get.responses['400']['x-error-codes']).toEqual(['VALIDATION_FAILED']);
@@ -166,8 +181,8 @@ describe('buildOpenApiDocument', () => {
 
   it('keeps the success response of a route that documents only its errors, with the status Nest sends', async () => {
     const paths = (await documentFor('bot')).paths;
-    expect(Object.keys(paths['/api/v1/things/only-errors'].post.responses)).toEqual(['201', '409']);
-    expect(Object.keys(paths['/api/v1/things/only-errors-200'].post.responses)).toEqual(['200', '409']);
+    expect(Object.keys(paths['/api/v1/things/only-errors'].post.responses)).toEqual(['201', '409', '500']);
+    expect(Object.keys(paths['/api/v1/things/only-errors-200'].post.responses)).toEqual(['200', '409', '500']);
     expect(paths['/api/v1/things/only-errors-200'].post.responses['200'].content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/SuccessEnvelope',
     });

@@ -2,6 +2,7 @@ import { applyDecorators, INestApplication, RequestMethod, Type } from '@nestjs/
 import { GUARDS_METADATA, HTTP_CODE_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
 import { ApiExtension, ApiResponse, DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { ErrorCatalog } from '@app/envelope';
 
 /** Which envelope the service renders (see @app/envelope); the document describes exactly that one. */
 export type ApiEnvelopeKind = 'voucher' | 'bot';
@@ -23,6 +24,8 @@ export interface ApiDocsSpec {
   description: string;
   version: string;
   envelope: ApiEnvelopeKind;
+  /** The service's error registry: default codes per status, and every documented code must be in it. */
+  errors: ErrorCatalog;
   /** Schemes this service accepts; every operation's security must name one of them. */
   security: ApiSecurityName[];
   /**
@@ -31,6 +34,11 @@ export interface ApiDocsSpec {
    */
   credentialGuards?: Array<{ guard: Type<unknown>; scheme: ApiSecurityName }>;
   tags?: Array<{ name: string; description: string }>;
+  /**
+   * Error codes a route can answer because of where it lives rather than what its handler does (a
+   * global rate limit, say): called with the method and the path template of every operation.
+   */
+  routeErrors?: (method: string, path: string) => string[];
 }
 
 /** UI at `/docs`, the JSON document at `/docs-json`. */
@@ -87,6 +95,20 @@ export function ApiErrorResponses(...errors: Array<ApiErrorDoc | [number, string
       } as never),
     ),
   );
+}
+
+/**
+ * `ApiErrorResponses` bound to a service's registry: routes name codes only, the status of each comes
+ * from the registry, e.g. `@ApiErrors('TEMPLATE_NOT_ACTIVE', { code: 'NOT_FOUND', when: 'no such template' })`.
+ */
+export function errorResponsesFor<C extends string>(catalog: ErrorCatalog<C>) {
+  return (...errors: Array<C | { code: C; when?: string }>): MethodDecorator & ClassDecorator =>
+    ApiErrorResponses(
+      ...errors.map((entry) => {
+        const doc = typeof entry === 'string' ? { code: entry } : entry;
+        return { ...doc, status: catalog.statusOf(doc.code) };
+      }),
+    );
 }
 
 /** Marks a route that takes no credential (the document then says `security: []` for it). */
@@ -219,28 +241,6 @@ const OPERATIONS_ROUTES: Record<string, Json> = {
   },
 };
 
-const DEFAULT_CODES: Record<ApiEnvelopeKind, Record<number, string>> = {
-  voucher: { 400: 'VALIDATION_FAILED' },
-  bot: { 400: 'VALIDATION' },
-};
-const COMMON_DEFAULT_CODES: Record<number, string> = {
-  401: 'UNAUTHORIZED',
-  403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
-  409: 'CONFLICT',
-  410: 'GONE',
-  413: 'PAYLOAD_TOO_LARGE',
-  429: 'RATE_LIMITED',
-  500: 'INTERNAL_ERROR',
-  503: 'SERVICE_UNAVAILABLE',
-};
-
-function defaultCode(kind: ApiEnvelopeKind, status: number): string {
-  return (
-    DEFAULT_CODES[kind][status] ?? COMMON_DEFAULT_CODES[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : 'BAD_REQUEST')
-  );
-}
-
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 function envelopeSchemas(kind: ApiEnvelopeKind): Record<string, object> {
@@ -351,7 +351,7 @@ function wrapSuccess(response: Json): void {
   response.content = {
     'application/json': {
       schema: data
-        ? { allOf: [ref('SuccessEnvelope'), { type: 'object', properties: { data } }] }
+        ? { allOf: [ref('SuccessEnvelope'), { type: 'object', required: ['data'], properties: { data } }] }
         : ref('SuccessEnvelope'),
       ...(media?.example !== undefined ? { example: media.example } : {}),
       ...(media?.examples !== undefined ? { examples: media.examples } : {}),
@@ -393,7 +393,13 @@ function finishOperation(spec: ApiDocsSpec, path: string, operation: Json, facts
   const responses: Json = (operation.responses ??= {});
   const hasInput = Boolean(operation.requestBody) || (operation.parameters ?? []).length > 0;
   if (hasInput && !responses['400'])
-    responses['400'] = { description: 'Invalid input', [ERROR_CODES_KEY]: [defaultCode(kind, 400)] };
+    responses['400'] = { description: 'Invalid input', [ERROR_CODES_KEY]: [spec.errors.defaultCodeFor(400)] };
+  if (!responses['500']) {
+    responses['500'] = {
+      description: 'Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one)',
+      [ERROR_CODES_KEY]: ['INTERNAL_ERROR'],
+    };
+  }
   if ((operation.security ?? []).length > 0 && !responses['401']) {
     responses['401'] = { description: 'Missing, invalid or expired credential', [ERROR_CODES_KEY]: ['UNAUTHORIZED'] };
   }
@@ -402,11 +408,23 @@ function finishOperation(spec: ApiDocsSpec, path: string, operation: Json, facts
     if (numeric >= 200 && numeric < 300) {
       wrapSuccess(response);
     } else if (numeric >= 400) {
-      const codes: string[] = response[ERROR_CODES_KEY] ?? [defaultCode(kind, numeric)];
+      const codes: string[] = response[ERROR_CODES_KEY] ?? [spec.errors.defaultCodeFor(numeric)];
+      assertRegistered(spec.errors, numeric, codes, path);
       response[ERROR_CODES_KEY] = codes;
       response.content = errorContent(kind, numeric, codes);
       if (!response.description) response.description = codes.map((code) => `\`${code}\``).join('; ');
     }
+  }
+}
+
+function addRouteErrors(spec: ApiDocsSpec, method: string, path: string, operation: Json): void {
+  for (const code of spec.routeErrors?.(method, path) ?? []) {
+    const status = String(spec.errors.statusOf(code));
+    const response: Json = ((operation.responses ??= {})[status] ??= { [ERROR_CODES_KEY]: [] });
+    const codes: string[] = (response[ERROR_CODES_KEY] ??= []);
+    if (codes.includes(code)) continue;
+    codes.push(code);
+    if (response.description) response.description = `${response.description}; \`${code}\``;
   }
 }
 
@@ -420,6 +438,7 @@ function finishDocument(document: OpenAPIObject, spec: ApiDocsSpec, facts: Map<s
     for (const method of HTTP_METHODS) {
       const operation = item[method];
       if (!operation) continue;
+      addRouteErrors(spec, method, path, operation);
       finishOperation(spec, path, operation, facts.get(operation.operationId));
       for (const [status, response] of Object.entries<Json>(operation.responses ?? {})) {
         for (const code of response[ERROR_CODES_KEY] ?? []) {
@@ -439,4 +458,16 @@ function finishDocument(document: OpenAPIObject, spec: ApiDocsSpec, facts: Map<s
     ['| code | HTTP status |', '|---|---|', ...rows].join('\n'),
   ].join('\n\n');
   return document;
+}
+
+/** A documented code must exist in the service's registry with the status it is documented under. */
+function assertRegistered(errors: ErrorCatalog, status: number, codes: string[], path: string): void {
+  for (const code of codes) {
+    if (!errors.has(code)) throw new Error(`${path}: error code ${code} is not in the service's error registry`);
+    if (errors.statusOf(code) !== status) {
+      throw new Error(
+        `${path}: error code ${code} is registered with ${errors.statusOf(code)}, documented as ${status}`,
+      );
+    }
+  }
 }

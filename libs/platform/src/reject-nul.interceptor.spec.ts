@@ -11,4 +11,10 @@ describe('NUL character detection', () => {
     expect(nulPath({ text: 'hello', n: 1, list: ['a', null, true] }, 'body')).toBeNull();
     expect(nulPath(undefined, 'body')).toBeNull();
   });
+
+  it('defect 8: finds a NUL character at any depth, not only in the first 32 levels', () => {
+    let nested: unknown = { text: 'a\u0000b' };
+    for (let level = 0; level < 40; level++) nested = { inner: nested };
+    expect(nulPath(nested, 'body')).toBe(`body${'.inner'.repeat(40)}.text`);
+  });
 });

@@ -4,15 +4,16 @@ import type { Request } from 'express';
 import type { Observable } from 'rxjs';
 
 const NUL = '\u0000';
-const MAX_DEPTH = 32;
-
-/** The first place a NUL character occurs in parsed input, e.g. `body.media[1].caption`. */
-export function nulPath(value: unknown, path: string, depth = 0): string | null {
+/**
+ * The first place a NUL character occurs in parsed input, e.g. `body.media[1].caption`, at any depth
+ * (the body parser has already refused bodies nested deeper than MAX_JSON_DEPTH).
+ */
+export function nulPath(value: unknown, path: string): string | null {
   if (typeof value === 'string') return value.includes(NUL) ? path : null;
-  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return null;
+  if (value === null || typeof value !== 'object') return null;
   for (const [key, item] of Object.entries(value)) {
     if (key.includes(NUL)) return path;
-    const found = nulPath(item, Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`, depth + 1);
+    const found = nulPath(item, Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`);
     if (found) return found;
   }
   return null;

@@ -12,6 +12,17 @@ function problems(errors: ValidationError[], parent = ''): FieldProblem[] {
   });
 }
 
+/** A body of ten thousand bad elements gets the first problems, not a quarter-megabyte answer. */
+export const MAX_LISTED_PROBLEMS = 20;
+
+/** The 400 of a validation failure: every problem counted, the first MAX_LISTED_PROBLEMS listed. */
+export function validationFailure(details: FieldProblem[]): ApiError {
+  const listed = details.slice(0, MAX_LISTED_PROBLEMS);
+  const more = details.length - listed.length;
+  const summary = listed.map((d) => `${d.field}: ${d.problem}`).join('; ') + (more > 0 ? `; and ${more} more` : '');
+  return ApiError.badRequest(`Validation failed: ${summary}`, listed);
+}
+
 /** Unknown fields are refused, not stripped: a stray `application_id` must never be silently ignored. */
 export function createValidationPipe(): ValidationPipe {
   return new ValidationPipe({
@@ -20,10 +31,6 @@ export function createValidationPipe(): ValidationPipe {
     forbidUnknownValues: true,
     transform: true,
     validationError: { target: false, value: false },
-    exceptionFactory: (errors) => {
-      const details = problems(errors);
-      const summary = details.map((d) => `${d.field}: ${d.problem}`).join('; ');
-      return new ApiError(400, undefined, `Validation failed: ${summary}`, details);
-    },
+    exceptionFactory: (errors) => validationFailure(problems(errors)),
   });
 }

@@ -1,57 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, Server } from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
-/**
- * A throwaway certificate for 127.0.0.1 and localhost, made with the openssl CLI once per test
- * process. Test-only: the key never leaves the temporary directory.
- */
-export interface TestCertificate {
-  dir: string;
-  certFile: string;
-  keyFile: string;
-  cert: string;
-  key: string;
-}
-
-let certificate: TestCertificate | undefined;
-
-export function testCertificate(): TestCertificate {
-  if (certificate) return certificate;
-  const dir = mkdtempSync(join(tmpdir(), 'webhook-receiver-'));
-  const certFile = join(dir, 'cert.pem');
-  const keyFile = join(dir, 'key.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      keyFile,
-      '-out',
-      certFile,
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=DNS:localhost,IP:127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  );
-  certificate = { dir, certFile, keyFile, cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') };
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  return certificate;
-}
+import { LocalCertificate, testCertificate } from './local-certificate';
 
 export interface ReceivedRequest {
   method: string;
@@ -63,8 +13,8 @@ export interface ReceivedRequest {
   socketId: number;
 }
 
-/** What the receiver answers: a status, optionally after a delay (a timeout test sleeps past the limit). */
-export type ReceiverAnswer = number | { status: number; delayMs?: number };
+/** What the receiver answers: a status, optionally after a delay (a timeout test sleeps past the limit) and with headers. */
+export type ReceiverAnswer = number | { status: number; delayMs?: number; headers?: Record<string, string> };
 
 export interface HttpsReceiver {
   /** `https://localhost:<port>/hook` (use `ipUrl` for the literal-address form). */
@@ -80,13 +30,25 @@ export interface HttpsReceiver {
   close(): Promise<void>;
 }
 
+export interface HttpsReceiverOptions {
+  /** 0 (the default) takes a free port. */
+  port?: number;
+  /** The address to listen on; 127.0.0.1 by default. */
+  host?: string;
+  /** The certificate to serve; by default this process's throw-away test certificate. */
+  certificate?: LocalCertificate;
+  /** False for a long-running receiver: requests are only handed to `answer`, `requests` stays empty. */
+  keepRequests?: boolean;
+}
+
 /** A local HTTPS server that records every request's raw bytes and answers as told. */
-export async function startHttpsReceiver(): Promise<HttpsReceiver> {
-  const { cert, key, certFile } = testCertificate();
+export async function startHttpsReceiver(options: HttpsReceiverOptions = {}): Promise<HttpsReceiver> {
+  const { cert, key, certFile } = options.certificate ?? testCertificate();
   const requests: ReceivedRequest[] = [];
   let decide: (request: ReceivedRequest, index: number) => ReceiverAnswer = () => 200;
   const waiters: Array<() => void> = [];
   let sockets = 0;
+  let received = 0;
   const socketIds = new WeakMap<object, number>();
   const server: Server = createServer({ cert, key, keepAliveTimeout: 60_000 }, (req, res) => {
     const chunks: Buffer[] = [];
@@ -100,17 +62,24 @@ export async function startHttpsReceiver(): Promise<HttpsReceiver> {
         rawBody: Buffer.concat(chunks),
         socketId: socketIds.get(req.socket) ?? 0,
       };
-      const index = requests.push(request) - 1;
+      const index = options.keepRequests === false ? received : requests.push(request) - 1;
+      received += 1;
       waiters.forEach((wake) => wake());
       const answer = decide(request, index);
-      const { status, delayMs = 0 } = typeof answer === 'number' ? { status: answer } : answer;
+      const { status, delayMs = 0, headers = {} } = typeof answer === 'number' ? { status: answer } : answer;
       const timer = setTimeout(() => {
-        if (!res.destroyed) res.writeHead(status, { 'content-type': 'text/plain' }).end(String(status));
+        if (!res.destroyed) res.writeHead(status, { 'content-type': 'text/plain', ...headers }).end(String(status));
       }, delayMs);
       res.on('close', () => clearTimeout(timer));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   const port = (server.address() as AddressInfo).port;
   return {
     url: `https://localhost:${port}/hook`,

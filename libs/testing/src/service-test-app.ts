@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { AccountAuthConfig, signAccountJwt } from '@app/auth';
-import { loadConfig, MigrationList } from '@app/platform';
+import { ApiDocsSpec, loadConfig, MigrationList } from '@app/platform';
+import { ContractRecorder } from './contract';
 import { createTestApp, deleteRedisKeys, testEnv, testRedisPrefix } from './test-app';
 import { createTestDatabase } from './test-database';
 
@@ -21,6 +22,8 @@ export interface ServiceTestAppOptions<C extends AccountAuthConfig> {
   env?: Record<string, string>;
   /** Runs where main.ts's afterCreate does, before init (e.g. to mount the API docs). */
   beforeInit?: (app: INestApplication) => void;
+  /** Checks every `/api/` response against the service's OpenAPI document; drift fails `close()`. */
+  contract?: ApiDocsSpec;
 }
 
 /** A service instance on its own freshly migrated database and Redis prefix, removed again by close(). */
@@ -30,15 +33,23 @@ export async function startServiceTestApp<C extends AccountAuthConfig>(
   const database = await createTestDatabase(options.service, options.migrations);
   const prefix = testRedisPrefix();
   const config = loadConfig(options.schema, testEnv(database.name, prefix, options.env));
-  const app = await createTestApp(options.module(config), options.beforeInit);
+  const contract = options.contract && new ContractRecorder(options.contract);
+  const app = await createTestApp(options.module(config), (created) => {
+    contract?.install(created);
+    options.beforeInit?.(created);
+  });
   return {
     app,
     config,
     jwt: (sub, name = sub, roles = []) => signAccountJwt(config.ACCOUNT_JWT_SECRET, { sub, name, roles }),
     async close() {
-      await app.close();
-      await database.drop();
-      await deleteRedisKeys(config.REDIS_URL, prefix);
+      try {
+        contract?.verify(app, options.service);
+      } finally {
+        await app.close();
+        await database.drop();
+        await deleteRedisKeys(config.REDIS_URL, prefix);
+      }
     },
   };
 }

@@ -1,14 +1,14 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account, AccountGuard, CurrentAccount, PlatformAdminGuard } from '@app/auth';
-import { ApiErrorResponses } from '@app/platform';
-import { BotView, Page } from '../bots/bot.view';
+import { ApiErrors } from '../bot-errors';
+import { BotPage, BotView } from '../bots/bot.view';
 import { AdminBotsService } from './admin.service';
 import { AdminBotsQueryDto, AdminUpdateBotDto, RejectBotDto } from './dto/admin-bots.dto';
 
 @ApiTags('bot review (platform staff)')
 @ApiBearerAuth()
-@ApiErrorResponses([401, 'UNAUTHORIZED'], { status: 403, code: 'FORBIDDEN', when: 'not platform staff' })
+@ApiErrors('UNAUTHORIZED', { code: 'FORBIDDEN', when: 'not platform staff' })
 @UseGuards(AccountGuard, PlatformAdminGuard)
 @Controller('api/v1/bots/admin/bots')
 export class AdminBotsController {
@@ -16,38 +16,37 @@ export class AdminBotsController {
 
   @Get()
   @ApiOperation({ summary: 'Review queue and bot list, oldest first' })
-  @ApiErrorResponses([400, 'VALIDATION'])
-  @ApiOkResponse({ description: '`items`, `total`, `page`, `page_size`' })
-  list(@Query() query: AdminBotsQueryDto): Promise<Page<BotView>> {
+  @ApiErrors('VALIDATION')
+  @ApiOkResponse({ description: '`items`, `total`, `page`, `pageSize`', type: BotPage })
+  list(@Query() query: AdminBotsQueryDto): Promise<BotPage> {
     return this.admin.list(query);
   }
 
   @Post(':botId/approve')
   @HttpCode(200)
   @ApiOperation({ summary: 'Approve: creates the system user and issues the token' })
-  @ApiErrorResponses([404, 'NOT_FOUND'], { status: 409, code: 'CONFLICT', when: 'not pending' })
-  @ApiOkResponse({ description: 'The approved bot: status enabled, delivery_mode polling, system_user_id set' })
+  @ApiErrors('NOT_FOUND', { code: 'CONFLICT', when: 'not pending' })
+  @ApiOkResponse({
+    description: 'The approved bot: status enabled, delivery_mode polling, system_user_id set',
+    type: BotView,
+  })
   approve(@CurrentAccount() staff: Account, @Param('botId') botId: string): Promise<BotView> {
     return this.admin.approve(staff.id, botId);
   }
 
   @Post(':botId/reject')
   @HttpCode(200)
-  @ApiErrorResponses([400, 'VALIDATION'], [404, 'NOT_FOUND'], { status: 409, code: 'CONFLICT', when: 'not pending' })
+  @ApiErrors('VALIDATION', 'NOT_FOUND', { code: 'CONFLICT', when: 'not pending' })
   @ApiOperation({ summary: 'Reject a pending application with a reason' })
-  @ApiOkResponse({ description: 'The rejected bot with rejection_reason' })
+  @ApiOkResponse({ description: 'The rejected bot with rejection_reason', type: BotView })
   reject(@CurrentAccount() staff: Account, @Param('botId') botId: string, @Body() dto: RejectBotDto): Promise<BotView> {
     return this.admin.reject(staff.id, botId, dto);
   }
 
   @Patch(':botId')
-  @ApiErrorResponses([400, 'VALIDATION'], [404, 'NOT_FOUND'], {
-    status: 409,
-    code: 'CONFLICT',
-    when: 'status change of a bot that is not approved',
-  })
+  @ApiErrors('VALIDATION', 'NOT_FOUND', { code: 'CONFLICT', when: 'status change of a bot that is not approved' })
   @ApiOperation({ summary: 'Enable or disable a bot, switch virtual members, set any rate limits' })
-  @ApiOkResponse({ description: 'The changed bot object' })
+  @ApiOkResponse({ description: 'The changed bot object', type: BotView })
   update(@Param('botId') botId: string, @Body() dto: AdminUpdateBotDto): Promise<BotView> {
     return this.admin.update(botId, dto);
   }

@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
 import { BotsModule } from '../bots/bots.module';
+import { UsersModule } from '../users/users.module';
 import { AdminBotsController } from './admin.controller';
 import { AdminBotsService } from './admin.service';
 
 @Module({
-  imports: [BotsModule],
+  imports: [BotsModule, UsersModule],
   controllers: [AdminBotsController],
   providers: [AdminBotsService],
 })

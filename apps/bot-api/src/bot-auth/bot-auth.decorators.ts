@@ -1,7 +1,8 @@
 import { applyDecorators, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth } from '@nestjs/swagger';
 import { PermissionsGuard, RequirePermissions } from '@app/auth';
-import { API_SECURITY, ApiErrorResponses } from '@app/platform';
+import { API_SECURITY } from '@app/platform';
+import { ApiErrors } from '../bot-errors';
 import { BotTokenGuard } from './bot-token.guard';
 
 export const BOT_TOKEN_SECURITY = API_SECURITY.botToken;
@@ -11,10 +12,10 @@ export const BotAuth = () =>
   applyDecorators(
     UseGuards(BotTokenGuard),
     ApiBearerAuth(BOT_TOKEN_SECURITY),
-    ApiErrorResponses(
-      { status: 401, code: 'BOT_TOKEN_REQUIRED', when: 'no bearer token' },
-      { status: 401, code: 'INVALID_BOT_TOKEN', when: 'unknown, revoked or malformed token, or another kind of token' },
-      { status: 403, code: 'BOT_NOT_AVAILABLE', when: 'the bot is not approved or not enabled' },
+    ApiErrors(
+      { code: 'BOT_TOKEN_REQUIRED', when: 'no bearer token' },
+      { code: 'INVALID_BOT_TOKEN', when: 'unknown, revoked or malformed token, or another kind of token' },
+      { code: 'BOT_NOT_AVAILABLE', when: 'the bot is not approved or not enabled' },
     ),
   );
 
@@ -26,8 +27,8 @@ export const RequireScopes = (...scopes: string[]) =>
   applyDecorators(
     RequirePermissions(...scopes),
     UseGuards(PermissionsGuard),
-    ApiErrorResponses(
-      { status: 403, code: 'BOT_NOT_AVAILABLE', when: 'the bot is not approved or not enabled' },
-      { status: 403, code: 'FORBIDDEN', when: `the bot lacks the scope ${scopes.join(', ')}` },
+    ApiErrors(
+      { code: 'BOT_NOT_AVAILABLE', when: 'the bot is not approved or not enabled' },
+      { code: 'FORBIDDEN', when: `the bot lacks the scope ${scopes.join(', ')}` },
     ),
   );

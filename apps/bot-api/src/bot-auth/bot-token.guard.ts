@@ -1,10 +1,10 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { bearerToken, setPrincipal } from '@app/auth';
-import { ApiError } from '@app/envelope';
+import { isBotAvailable } from '@app/webhook-queue';
 import type { Request } from 'express';
-import { isBotAvailable } from '../bots/entities/bot.entity';
 import { BotTokenService } from './bot-token.service';
 import { setBot } from './bot-request';
+import { BotErrors } from '../bot-errors';
 
 /**
  * Accepts only `Authorization: Bearer sbot_…`. Account JWTs and application tokens are a different
@@ -17,11 +17,11 @@ export class BotTokenGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<Request>();
     const token = bearerToken(req.headers.authorization);
-    if (!token) throw new ApiError(401, 'BOT_TOKEN_REQUIRED', 'Authorization: Bearer <bot token> is required');
+    if (!token) throw BotErrors.error('BOT_TOKEN_REQUIRED', 'Authorization: Bearer <bot token> is required');
     const bot = await this.tokens.findByToken(token);
-    if (!bot) throw new ApiError(401, 'INVALID_BOT_TOKEN', 'Bot token is unknown, revoked or malformed');
+    if (!bot) throw BotErrors.error('INVALID_BOT_TOKEN', 'Bot token is unknown, revoked or malformed');
     if (!isBotAvailable(bot)) {
-      throw new ApiError(403, 'BOT_NOT_AVAILABLE', 'The bot is not approved or not enabled');
+      throw BotErrors.error('BOT_NOT_AVAILABLE', 'The bot is not approved or not enabled');
     }
     setBot(req, bot);
     setPrincipal(req, { tenantId: bot.id, permissions: bot.scopes });

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { constantTimeEqual, hashSecretToken } from '@app/auth';
-import { DataSource } from 'typeorm';
-import { Bot } from '../bots/entities/bot.entity';
+import { BotsStore } from '../bots/bots.store';
+import type { Bot } from '../bots/entities/bot.entity';
 import { BotTokenCache } from './bot-token-cache';
 
 /** `sbot_` plus 43 base62 characters, as issued by generateSecretToken('sbot_'). */
@@ -11,7 +10,7 @@ const BOT_TOKEN_SHAPE = /^sbot_[0-9A-Za-z]{43}$/;
 @Injectable()
 export class BotTokenService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly bots: BotsStore,
     private readonly cache: BotTokenCache,
   ) {}
 
@@ -24,17 +23,12 @@ export class BotTokenService {
     const cached = this.cache.get(hash);
     if (cached) return BOT_TOKEN_SHAPE.test(token) ? cached : null;
     const startedAt = this.cache.readStarted();
-    const bot = await this.dataSource
-      .getRepository(Bot)
-      .createQueryBuilder('bot')
-      .addSelect('bot.tokenHash')
-      .where('bot.tokenHash = :hash AND bot.tokenRevokedAt IS NULL', { hash })
-      .getOne();
+    const bot = await this.bots.findByTokenHash(hash);
     if (!bot || !bot.tokenHash || !constantTimeEqual(bot.tokenHash, hash) || !BOT_TOKEN_SHAPE.test(token)) {
       return null;
     }
     bot.tokenHash = null;
-    this.cache.put(hash, bot, startedAt);
+    this.cache.putBot(hash, bot, startedAt);
     return bot;
   }
 }

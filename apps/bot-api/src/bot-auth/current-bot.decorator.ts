@@ -1,12 +1,12 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
-import { ApiError } from '@app/envelope';
 import type { Request } from 'express';
+import { BotErrors } from '../bot-errors';
 import type { Bot } from '../bots/entities/bot.entity';
 import { botOf } from './bot-request';
 
 /** The bot authenticated by BotTokenGuard. */
 export const CurrentBot = createParamDecorator((_data: unknown, context: ExecutionContext): Bot => {
   const bot = botOf(context.switchToHttp().getRequest<Request>());
-  if (!bot) throw new ApiError(401, 'BOT_TOKEN_REQUIRED', 'Authorization: Bearer <bot token> is required');
+  if (!bot) throw BotErrors.error('BOT_TOKEN_REQUIRED', 'Authorization: Bearer <bot token> is required');
   return bot;
 });

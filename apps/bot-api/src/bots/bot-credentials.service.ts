@@ -1,10 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { displayPrefix, generateSecretToken, hashSecretToken, SecretCipher } from '@app/auth';
-import { ApiError } from '@app/envelope';
 import { DataSource, EntityManager } from 'typeorm';
+import { BotErrors } from '../bot-errors';
 import { BotTokenCache } from '../bot-auth/bot-token-cache';
 import { BotConfig } from '../config/bot.config';
+import { BotsStore } from './bots.store';
 
 /** How long the approval token waits for its single read (spec 3.3). */
 export const ONE_TIME_TOKEN_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -12,12 +13,6 @@ export const ONE_TIME_TOKEN_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 export interface IssuedToken {
   one_time_token: string;
   token_prefix: string;
-}
-
-interface TokenRow {
-  review_status: string;
-  one_time_token_ciphertext: string | null;
-  expired: boolean;
 }
 
 /** Issuing, reading once, rotating and revoking bot tokens. Only hashes and one sealed copy are stored. */
@@ -30,6 +25,7 @@ export class BotCredentialsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     config: BotConfig,
     private readonly tokenCache: BotTokenCache,
+    private readonly bots: BotsStore,
   ) {
     this.cipher = new SecretCipher(config.BOT_TOKEN_ENCRYPTION_KEY);
   }
@@ -37,37 +33,29 @@ export class BotCredentialsService {
   /** At approval: the new token is sealed for the developer's one read within seven days. */
   async issueForApproval(manager: EntityManager, botId: string): Promise<void> {
     const token = generateSecretToken('sbot_');
-    await manager.query(
-      `UPDATE bots SET token_hash = $2, token_prefix = $3, token_issued_at = now(), token_revoked_at = NULL,
-              one_time_token_ciphertext = $4, one_time_token_expires_at = now() + $5 * interval '1 millisecond'
-        WHERE id = $1`,
-      [botId, hashSecretToken(token), displayPrefix(token), this.cipher.encrypt(botId, token), ONE_TIME_TOKEN_TTL_MS],
-    );
+    await this.bots.issueToken(manager, botId, {
+      hash: hashSecretToken(token),
+      prefix: displayPrefix(token),
+      sealed: this.cipher.encrypt(botId, token),
+      ttlMs: ONE_TIME_TOKEN_TTL_MS,
+    });
   }
 
   /** The sealed token, destroyed in the same transaction that reads it; the row lock serialises parallel reads. */
   async readOnce(ownerId: string, botId: string): Promise<IssuedToken> {
     const outcome = await this.dataSource.transaction(async (manager) => {
-      const [row]: TokenRow[] = await manager.query(
-        `SELECT review_status, one_time_token_ciphertext, one_time_token_expires_at <= now() AS expired
-           FROM bots WHERE id = $1 AND owner_id = $2 FOR UPDATE`,
-        [botId, ownerId],
-      );
-      if (!row) throw ApiError.notFound('Bot');
+      const row = await this.bots.lockTokenCopy(manager, ownerId, botId);
+      if (!row) throw BotErrors.notFound('Bot');
       if (row.review_status !== 'approved') {
-        throw new ApiError(409, 'CONFLICT', 'The bot has no token before it is approved');
+        throw BotErrors.error('CONFLICT', 'The bot has no token before it is approved');
       }
       if (!row.one_time_token_ciphertext) return null;
-      await manager.query(
-        `UPDATE bots SET one_time_token_ciphertext = NULL, one_time_token_expires_at = NULL WHERE id = $1`,
-        [botId],
-      );
+      await this.bots.destroyTokenCopy(manager, botId);
       // An expired copy is destroyed too, but its plaintext never leaves this function.
       return row.expired ? null : this.open(botId, row.one_time_token_ciphertext);
     });
     if (!outcome) {
-      throw new ApiError(
-        410,
+      throw BotErrors.error(
         'TOKEN_ALREADY_READ',
         'The one-time token was already read or has expired; rotate the token to get a new one',
       );
@@ -79,13 +67,11 @@ export class BotCredentialsService {
   async rotate(ownerId: string, botId: string): Promise<IssuedToken> {
     const token = generateSecretToken('sbot_');
     await this.dataSource.transaction(async (manager) => {
-      const [rows]: [unknown[], number] = await manager.query(
-        `UPDATE bots SET token_hash = $3, token_prefix = $4, token_issued_at = now(), token_revoked_at = NULL,
-                one_time_token_ciphertext = NULL, one_time_token_expires_at = NULL, updated_at = now()
-          WHERE id = $1 AND owner_id = $2 AND review_status = 'approved' RETURNING id`,
-        [botId, ownerId, hashSecretToken(token), displayPrefix(token)],
-      );
-      if (rows.length === 0) await this.explainMissing(manager, ownerId, botId);
+      const replaced = await this.bots.replaceToken(manager, ownerId, botId, {
+        hash: hashSecretToken(token),
+        prefix: displayPrefix(token),
+      });
+      if (!replaced) await this.explainMissing(manager, ownerId, botId);
     });
     this.tokenCache.invalidate(botId);
     return { one_time_token: token, token_prefix: displayPrefix(token) };
@@ -94,24 +80,14 @@ export class BotCredentialsService {
   /** Stops the current token at once; a later rotation issues a working one again. */
   async revoke(ownerId: string, botId: string): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      const [rows]: [unknown[], number] = await manager.query(
-        `UPDATE bots SET token_revoked_at = COALESCE(token_revoked_at, now()),
-                one_time_token_ciphertext = NULL, one_time_token_expires_at = NULL, updated_at = now()
-          WHERE id = $1 AND owner_id = $2 AND review_status = 'approved' RETURNING id`,
-        [botId, ownerId],
-      );
-      if (rows.length === 0) await this.explainMissing(manager, ownerId, botId);
+      if (!(await this.bots.revokeToken(manager, ownerId, botId))) await this.explainMissing(manager, ownerId, botId);
     });
     this.tokenCache.invalidate(botId);
   }
 
   /** Sealed copies nobody read within their 7 days are destroyed, not kept encrypted forever. */
-  async purgeExpired(): Promise<number> {
-    const [, affected]: [unknown[], number] = await this.dataSource.query(
-      `UPDATE bots SET one_time_token_ciphertext = NULL, one_time_token_expires_at = NULL
-        WHERE one_time_token_expires_at <= now()`,
-    );
-    return affected;
+  purgeExpired(): Promise<number> {
+    return this.bots.destroyExpiredTokenCopies();
   }
 
   /**
@@ -128,11 +104,8 @@ export class BotCredentialsService {
   }
 
   private async explainMissing(manager: EntityManager, ownerId: string, botId: string): Promise<never> {
-    const found: unknown[] = await manager.query(`SELECT 1 FROM bots WHERE id = $1 AND owner_id = $2`, [
-      botId,
-      ownerId,
-    ]);
-    if (found.length === 0) throw ApiError.notFound('Bot');
-    throw new ApiError(409, 'CONFLICT', 'The bot has no token before it is approved');
+    const found = await this.bots.reviewOf(manager, botId, ownerId);
+    if (!found) throw BotErrors.notFound('Bot');
+    throw BotErrors.error('CONFLICT', 'The bot has no token before it is approved');
   }
 }

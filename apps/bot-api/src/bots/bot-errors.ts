@@ -1,4 +1,5 @@
 import { ApiError } from '@app/envelope';
+import { BotErrors } from '../bot-errors';
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -12,7 +13,7 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
 /** The username indexes of bots and of their system users both mean "taken". */
 export function usernameTaken(error: unknown): ApiError | undefined {
   if (isUniqueViolation(error, 'bots_username_lower') || isUniqueViolation(error, 'users_username_lower')) {
-    return new ApiError(409, 'CONFLICT', 'This username is already taken');
+    return BotErrors.error('CONFLICT', 'This username is already taken');
   }
   return undefined;
 }

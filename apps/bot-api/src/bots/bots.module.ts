@@ -3,16 +3,19 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { BotTokenCache } from '../bot-auth/bot-token-cache';
 import { BotTokenGuard } from '../bot-auth/bot-token.guard';
 import { BotTokenService } from '../bot-auth/bot-token.service';
+import { UsersModule } from '../users/users.module';
 import { BotCredentialsService } from './bot-credentials.service';
 import { BotsController } from './bots.controller';
 import { BotsService } from './bots.service';
+import { BotsStore } from './bots.store';
 import { Bot } from './entities/bot.entity';
 import { OneTimeTokenPurgeService } from './one-time-token-purge.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Bot])],
+  imports: [TypeOrmModule.forFeature([Bot]), UsersModule],
   controllers: [BotsController],
   providers: [
+    BotsStore,
     BotsService,
     BotCredentialsService,
     OneTimeTokenPurgeService,
@@ -20,6 +23,6 @@ import { OneTimeTokenPurgeService } from './one-time-token-purge.service';
     BotTokenService,
     BotTokenGuard,
   ],
-  exports: [TypeOrmModule, BotTokenCache, BotTokenService, BotTokenGuard, BotCredentialsService],
+  exports: [TypeOrmModule, BotsStore, BotTokenCache, BotTokenService, BotTokenGuard, BotCredentialsService],
 })
 export class BotsModule {}

@@ -1,17 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ApiError } from '@app/envelope';
 import { randomBytes } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
+import { BotErrors } from '../bot-errors';
 import { BotTokenCache } from '../bot-auth/bot-token-cache';
 import { BotConfig } from '../config/bot.config';
+import { UsersStore } from '../users/users.store';
 import { usernameTaken } from './bot-errors';
-import { botView, BotView, Page } from './bot.view';
-import { PageQueryDto, pageOf } from './dto/page-query.dto';
+import { PageQueryDto, pageAnswer, pageWindow } from '@app/platform';
+import { botView, BotView } from './bot.view';
+import { BotsStore } from './bots.store';
 import { SubmitBotDto } from './dto/submit-bot.dto';
 import { UpdateBotDto } from './dto/update-bot.dto';
 import { Bot, DEFAULT_BOT_SCOPES, systemUserIdFor } from './entities/bot.entity';
 import { compactRateLimits, defaultRateLimits } from './rate-limits';
+import { BotPage } from './bot.view';
 
 export function newBotId(): string {
   return randomBytes(12).toString('hex');
@@ -24,63 +27,43 @@ export class BotsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly config: BotConfig,
     private readonly tokenCache: BotTokenCache,
+    private readonly bots: BotsStore,
+    private readonly users: UsersStore,
   ) {}
 
   async submit(ownerId: string, dto: SubmitBotDto): Promise<BotView> {
     try {
       return await this.dataSource.transaction(async (manager) => {
-        const repo = manager.getRepository(Bot);
-        const bot = repo.create({
+        const application = {
           id: newBotId(),
           ownerId,
           name: dto.name,
           username: dto.username ?? null,
           description: dto.description ?? null,
-          shortDescription: null,
           avatar: dto.avatar ?? null,
           scopes: dto.scopes ? [...new Set(dto.scopes)] : [...DEFAULT_BOT_SCOPES],
-          reviewStatus: 'pending',
-          rejectionReason: null,
-          reviewedBy: null,
-          reviewedAt: null,
-          status: 'disabled',
-          systemUserId: null,
-          deliveryMode: 'polling',
-          allowedUpdates: null,
-          supportsInlineQueries: false,
-          friendRequestMode: 'auto_accept',
-          rateLimits: {},
-          virtualMembersEnabled: false,
-          tokenHash: null,
-          tokenPrefix: null,
-          tokenIssuedAt: null,
-          tokenRevokedAt: null,
-          oneTimeTokenCiphertext: null,
-          oneTimeTokenExpiresAt: null,
-        });
-        if (bot.username) await this.assertUsernameFree(manager, bot.username, bot.id);
-        await repo.insert(bot);
-        return botView(await repo.findOneByOrFail({ id: bot.id }), this.config);
+        };
+        if (application.username) await this.assertUsernameFree(manager, application.username, application.id);
+        return botView(await this.bots.insertApplication(manager, application), this.config);
       });
     } catch (error) {
       throw usernameTaken(error) ?? error;
     }
   }
 
-  async list(ownerId: string, query: PageQueryDto): Promise<Page<BotView>> {
-    const { page, pageSize, skip } = pageOf(query);
-    const [bots, total] = await this.dataSource.getRepository(Bot).findAndCount({
-      where: { ownerId },
-      order: { createdAt: 'DESC', id: 'ASC' },
-      skip,
-      take: pageSize,
-    });
-    return { items: bots.map((bot) => botView(bot, this.config)), total, page, page_size: pageSize };
+  async list(ownerId: string, query: PageQueryDto): Promise<BotPage> {
+    const window = pageWindow(query);
+    const [bots, total] = await this.bots.pageOfOwner(ownerId, window.offset, window.pageSize);
+    return pageAnswer(
+      bots.map((bot) => botView(bot, this.config)),
+      total,
+      window,
+    );
   }
 
   async get(ownerId: string, botId: string): Promise<BotView> {
-    const bot = await this.dataSource.getRepository(Bot).findOneBy({ id: botId, ownerId });
-    if (!bot) throw ApiError.notFound('Bot');
+    const bot = await this.bots.findOwned(ownerId, botId);
+    if (!bot) throw BotErrors.notFound('Bot');
     return botView(bot, this.config);
   }
 
@@ -88,11 +71,10 @@ export class BotsService {
     this.assertWithinDefaults(dto);
     try {
       const view = await this.dataSource.transaction(async (manager) => {
-        const repo = manager.getRepository(Bot);
-        const bot = await repo.findOne({ where: { id: botId, ownerId }, lock: { mode: 'pessimistic_write' } });
-        if (!bot) throw ApiError.notFound('Bot');
+        const bot = await this.bots.lock(manager, botId, ownerId);
+        if (!bot) throw BotErrors.notFound('Bot');
         if (bot.reviewStatus !== 'approved') {
-          throw new ApiError(409, 'CONFLICT', 'A bot can be changed only after its approval');
+          throw BotErrors.error('CONFLICT', 'A bot can be changed only after its approval');
         }
         if (dto.name !== undefined) bot.name = dto.name;
         if (dto.description !== undefined) bot.description = dto.description;
@@ -104,7 +86,7 @@ export class BotsService {
           if (dto.username) await this.assertUsernameFree(manager, dto.username, bot.id);
           bot.username = dto.username;
         }
-        await repo.save(bot);
+        await this.bots.save(manager, bot);
         await this.syncSystemUser(manager, bot);
         return botView(bot, this.config);
       });
@@ -118,21 +100,13 @@ export class BotsService {
   /** The system user carries the bot's display name and @username into chats. */
   private async syncSystemUser(manager: EntityManager, bot: Bot): Promise<void> {
     if (!bot.systemUserId) return;
-    await manager.query(`UPDATE users SET name = $2, username = $3, updated_at = now() WHERE id = $1`, [
-      bot.systemUserId,
-      bot.name,
-      bot.username,
-    ]);
+    await this.users.renameBotUser(manager, bot.systemUserId, bot.name, bot.username);
   }
 
   /** A friendly early answer; the unique indexes stay the real guard against a concurrent taker. */
   private async assertUsernameFree(manager: EntityManager, username: string, botId: string): Promise<void> {
-    const taken: unknown[] = await manager.query(
-      `SELECT 1 FROM bots WHERE lower(username) = lower($1) AND review_status <> 'rejected' AND id <> $2
-       UNION ALL SELECT 1 FROM users WHERE lower(username) = lower($1) AND id <> $3 LIMIT 1`,
-      [username, botId, systemUserIdFor(botId)],
-    );
-    if (taken.length > 0) throw new ApiError(409, 'CONFLICT', 'This username is already taken');
+    const taken = await this.bots.usernameTaken(manager, username, botId, systemUserIdFor(botId));
+    if (taken) throw BotErrors.error('CONFLICT', 'This username is already taken');
   }
 
   private assertWithinDefaults(dto: UpdateBotDto): void {
@@ -142,7 +116,7 @@ export class BotsService {
       .filter((key) => dto.rate_limits?.[key] != null && dto.rate_limits[key]! > defaults[key])
       .map((key) => ({ field: `rate_limits.${key}`, problem: `must be at most the global default ${defaults[key]}` }));
     if (problems.length > 0) {
-      throw ApiError.badRequest(
+      throw BotErrors.invalid(
         `Validation failed: ${problems.map((p) => `${p.field}: ${p.problem}`).join('; ')}`,
         problems,
       );

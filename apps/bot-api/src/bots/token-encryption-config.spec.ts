@@ -4,6 +4,8 @@ import { BotConfig, DEV_BOT_TOKEN_ENCRYPTION_KEY } from '../config/bot.config';
 const production = {
   NODE_ENV: 'production',
   ACCOUNT_JWT_SECRET: 'a-production-secret-of-some-length',
+  ACCOUNT_JWT_ISSUER: 'https://accounts.example.com',
+  ACCOUNT_JWT_AUDIENCE: 'open-platform',
   WEBHOOK_SECRET_KEY: 'cd'.repeat(32),
 };
 

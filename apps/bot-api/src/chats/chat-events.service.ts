@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { chatRefView, ChatRef, Person, unixSeconds, userView } from '../messages/message-view';
+import { BotsStore } from '../bots/bots.store';
+import { chatRefView, ChatRef, unixSeconds } from '../messages/message-view';
 import { UpdatesService } from '../updates/updates.service';
-import { botOfUser, botsInChat } from './chat-queries';
+import { Person, userView } from '../users/person';
+import { UsersStore } from '../users/users.store';
+import type { MemberStatus } from './dto/chat.view';
 
 export interface MemberChange {
   chat: ChatRef;
@@ -10,14 +13,33 @@ export interface MemberChange {
   actor: Person;
   /** Whose membership changed. */
   target: Person;
-  oldStatus: string;
-  newStatus: string;
+  oldStatus: MemberStatus;
+  newStatus: MemberStatus;
 }
 
 /** Membership Updates: my_chat_member for the bot that changed, chat_member for the other bots of the chat. */
 @Injectable()
 export class ChatEventsService {
-  constructor(private readonly updates: UpdatesService) {}
+  constructor(
+    private readonly updates: UpdatesService,
+    private readonly bots: BotsStore,
+    private readonly users: UsersStore,
+  ) {}
+
+  /** `memberChanged` for a change the user `actorId` made to the membership of `targetId`; returns the target. */
+  async memberChangedBy(
+    manager: EntityManager,
+    chat: ChatRef,
+    actorId: string,
+    targetId: string,
+    oldStatus: MemberStatus,
+    newStatus: MemberStatus,
+  ): Promise<Person> {
+    const people = await this.users.people(manager, [actorId, targetId]);
+    const target = people.get(targetId)!;
+    await this.memberChanged(manager, { chat, actor: people.get(actorId)!, target, oldStatus, newStatus });
+    return target;
+  }
 
   async memberChanged(manager: EntityManager, change: MemberChange): Promise<void> {
     if (change.oldStatus === change.newStatus) return;
@@ -29,10 +51,10 @@ export class ChatEventsService {
       new_chat_member: { user: userView(change.target), status: change.newStatus },
     };
     if (change.target.isBot) {
-      const bot = await botOfUser(manager, change.target.id, change.chat.id);
+      const bot = await this.bots.ofUser(manager, change.target.id, change.chat.id);
       if (bot) await this.updates.emit(manager, { bot, type: 'my_chat_member', payload: { my_chat_member: body } });
     }
-    for (const bot of await botsInChat(manager, change.chat.id)) {
+    for (const bot of await this.bots.inChat(manager, change.chat.id)) {
       if (bot.systemUserId === change.target.id) continue;
       await this.updates.emit(manager, { bot, type: 'chat_member', payload: { chat_member: body } });
     }
@@ -47,7 +69,7 @@ export class ChatEventsService {
       user_chat_id: user.id,
       date: unixSeconds(at),
     };
-    for (const bot of await botsInChat(manager, chat.id)) {
+    for (const bot of await this.bots.inChat(manager, chat.id)) {
       if (bot.rank !== 'owner' && bot.rank !== 'administrator') continue;
       await this.updates.emit(manager, { bot, type: 'chat_join_request', payload: { chat_join_request: body } });
     }

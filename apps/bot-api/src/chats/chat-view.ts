@@ -1,10 +1,10 @@
-import type { Person } from '../messages/message-view';
-import { userView } from '../messages/message-view';
-import { memberStatus } from './chat-queries';
+import { Person, userView } from '../users/person';
+import { memberStatus } from './chats.store';
 import type { Chat } from './entities/chat.entity';
 import type { ChatMember } from './entities/chat-member.entity';
+import { ChatMemberView, ChatView } from './dto/chat.view';
 
-export function chatView(chat: Chat) {
+export function chatView(chat: Chat): ChatView {
   return {
     id: chat.id,
     type: chat.type,
@@ -16,7 +16,7 @@ export function chatView(chat: Chat) {
   };
 }
 
-export function memberView(member: ChatMember, person: Person) {
+export function memberView(member: ChatMember, person: Person): ChatMemberView {
   return {
     user: userView(person),
     status: memberStatus(member),

@@ -1,6 +1,8 @@
 import { AccountAuthConfig } from '@app/auth';
 import { EnvBoolean } from '@app/platform';
+import { RATE_LIMITS_FORMAT, resolveRateLimits } from '@app/rate-limits';
 import { DEV_WEBHOOK_SECRET_KEY, isIpOrCidr } from '@app/webhook-queue';
+import { DEFAULT_ROUTE_RATE_LIMITS } from '../rate-limits/route-rate-limits';
 import { Type } from 'class-transformer';
 import { IsInt, IsString, Matches, Min } from 'class-validator';
 
@@ -30,6 +32,29 @@ export class BotConfig extends AccountAuthConfig {
   @IsInt()
   @Min(1)
   BOT_DEFAULT_SEND_PER_DAY = 100000;
+
+  /** How long one DNS query of a webhook host may take (c-ares, two tries) before the host counts as unresolved. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  WEBHOOK_DNS_TIMEOUT_MS = 3000;
+
+  /**
+   * How long a webhook's previous secret_token stays valid after setWebhook sets a new one: every request
+   * is signed with both meanwhile, so receivers can roll without dropping one. 0 switches at once.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  WEBHOOK_ROTATION_OVERLAP_HOURS = 24;
+
+  /**
+   * Per-minute request limits that differ from the defaults, e.g. `client.write=300,verify_token=60`
+   * (names in rate-limits/route-rate-limits.ts).
+   */
+  @IsString()
+  @Matches(RATE_LIMITS_FORMAT, { message: 'RATE_LIMITS must look like name=limit,name=limit' })
+  RATE_LIMITS = '';
 
   /**
    * How long a bot token's look-up is reused without reading the database. Changes to a bot reach
@@ -69,6 +94,28 @@ export class BotConfig extends AccountAuthConfig {
   @Min(100)
   UPDATES_POLL_RECHECK_MS = 5000;
 
+  /** Dead letters a staff redrive job restarts per bot and second, unless the job asks for another rate. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  REDRIVE_RATE_PER_BOT = 10;
+
+  /** How often the redrive worker takes a step of each job it holds. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(50)
+  REDRIVE_STEP_MS = 1000;
+
+  /** A job whose worker stopped renewing its lease this long ago (a crashed instance) is taken over. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1000)
+  REDRIVE_LEASE_MS = 30000;
+
+  /** Whether this instance runs the redrive worker (every replica may; leases keep one per job). */
+  @EnvBoolean()
+  REDRIVE_WORKER_ENABLED = true;
+
   /** Lets webhook URLs resolve to private, loopback or link-local addresses: development and tests only. */
   @EnvBoolean()
   WEBHOOK_ALLOW_PRIVATE = false;
@@ -89,6 +136,11 @@ export class BotConfig extends AccountAuthConfig {
 
   override extraProblems(): string[] {
     const problems = super.extraProblems();
+    try {
+      resolveRateLimits(DEFAULT_ROUTE_RATE_LIMITS, this.RATE_LIMITS);
+    } catch (error) {
+      problems.push(`RATE_LIMITS: ${(error as Error).message}`);
+    }
     const badEgress = this.platformEgressIps.filter((entry) => !isIpOrCidr(entry));
     if (badEgress.length > 0) {
       problems.push(`PLATFORM_EGRESS_IPS: not an IP address or CIDR block: ${badEgress.join(', ')}`);

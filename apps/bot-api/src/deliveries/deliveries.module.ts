@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { WebhookDelivery, WebhookDeliveryAttempt } from '@app/webhook-queue';
+import { DeliveryStore, WebhookDelivery, WebhookDeliveryAttempt } from '@app/webhook-queue';
 import { DeliveriesController } from './deliveries.controller';
 import { DeliveriesService } from './deliveries.service';
 import { DeliveryQueue } from './delivery-queue';
@@ -9,7 +9,7 @@ import { WebhookOutbox } from './webhook-outbox';
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookDelivery, WebhookDeliveryAttempt])],
   controllers: [DeliveriesController],
-  providers: [DeliveriesService, DeliveryQueue, WebhookOutbox],
-  exports: [DeliveryQueue, WebhookOutbox],
+  providers: [DeliveryStore, DeliveriesService, DeliveryQueue, WebhookOutbox],
+  exports: [DeliveryStore, DeliveryQueue, WebhookOutbox],
 })
 export class DeliveriesModule {}

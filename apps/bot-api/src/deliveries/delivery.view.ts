@@ -1,29 +1,94 @@
-import type { DeliveryStatus, WebhookDelivery, WebhookDeliveryAttempt } from '@app/webhook-queue';
+import { ApiProperty } from '@nestjs/swagger';
+import { DELIVERY_STATUSES, DeliveryStatus, WebhookDelivery, WebhookDeliveryAttempt } from '@app/webhook-queue';
+import { PageOf } from '@app/platform';
+import { UPDATE_TYPES } from '../updates/update-types';
 
 /** A delivery record of spec 2.4 plus what a console needs to judge it. */
-export interface DeliveryView {
+export class DeliveryView {
+  @ApiProperty({ format: 'uuid' })
   update_id: string;
+
+  @ApiProperty({ enum: UPDATE_TYPES })
   update_type: string;
+
+  @ApiProperty({ enum: DELIVERY_STATUSES })
   status: DeliveryStatus;
-  /** Attempts of the current series (a manual redelivery starts a new series). */
+
+  @ApiProperty({
+    type: 'integer',
+    description: 'Attempts of the current series (a manual redelivery starts a new one)',
+  })
   attempts: number;
+
+  @ApiProperty({ type: 'integer' })
   series: number;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
   dead_letter_at: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
   last_error: string | null;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'HTTP status of the last attempt' })
   last_status_code: number | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Only while pending or retrying' })
   next_attempt_at: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
   succeeded_at: string | null;
+
+  @ApiProperty({ format: 'date-time' })
   created_at: string;
+
+  @ApiProperty({ format: 'date-time' })
   updated_at: string;
 }
 
-export interface AttemptView {
+export class AttemptView {
+  @ApiProperty({ type: 'integer' })
   series: number;
+
+  @ApiProperty({ type: 'integer' })
   attempt: number;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'null when no HTTP answer came' })
   status_code: number | null;
+
+  @ApiProperty({ type: 'integer' })
   latency_ms: number;
+
+  @ApiProperty({ type: String, nullable: true })
   error: string | null;
+
+  @ApiProperty({ format: 'date-time' })
   attempted_at: string;
+}
+
+export class DeliveryDetailView extends DeliveryView {
+  @ApiProperty({ type: [AttemptView], description: 'Every attempt, oldest first' })
+  attempt_log: AttemptView[];
+}
+
+export class DeliveryPage extends PageOf(DeliveryView) {}
+
+export class RedeliveredView {
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Dead letters sent out again' })
+  redelivered: number;
+}
+
+export class DeliveryBacklogView {
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Not attempted yet in their current series' })
+  pending: number;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Failed at least once, waiting for their next attempt' })
+  retrying: number;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Dead letters still kept (redeliverable)' })
+  dead_letter: number;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'pending + retrying + dead_letter' })
+  total: number;
 }
 
 const iso = (value: Date | null): string | null => (value ? value.toISOString() : null);

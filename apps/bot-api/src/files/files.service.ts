@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError } from '@app/envelope';
+import { isUuid } from '@app/platform';
 import { EntityManager } from 'typeorm';
-import { isUuid } from '../chats/chat-queries';
 import { StoredFile } from './entities/file.entity';
+import { BotErrors } from '../bot-errors';
 
 /**
  * file_id look-ups. A file is visible to its owner and to every active member of a chat in which it
@@ -16,7 +16,7 @@ export class FilesService {
     userId: string,
     ownerBotId?: string,
   ): Promise<StoredFile> {
-    const notFound = new ApiError(404, undefined, 'File not found');
+    const notFound = BotErrors.notFound('File');
     if (!isUuid(fileId)) throw notFound;
     const file = await manager.getRepository(StoredFile).findOneBy({ id: fileId });
     if (!file) throw notFound;

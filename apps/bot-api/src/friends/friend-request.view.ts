@@ -1,25 +1,61 @@
-import type { FriendRequest } from './entities/friend-request.entity';
+import { ApiProperty } from '@nestjs/swagger';
+import { PageOf } from '@app/platform';
+import { FRIEND_REQUEST_MODES, FriendRequestMode } from '../bots/entities/bot.entity';
+import type { FriendRequest, FriendRequestStatus } from './entities/friend-request.entity';
 
-export interface RequestSender {
+/** Who asked: the user directory entry of the requester. */
+export class FriendRequestSenderView {
+  @ApiProperty()
   id: string;
+
+  @ApiProperty({ description: 'Display name' })
   name: string;
+
+  @ApiProperty({ type: String, nullable: true })
   username: string | null;
+
+  @ApiProperty()
   is_bot: boolean;
 }
 
-/** The `friend_request` member of the Update (spec 6.2) plus the request's state. */
-export interface FriendRequestView {
+/** The `friend_request` member of the Update (spec 6.2): what the bot is asked, without the state. */
+export class FriendRequestUpdateView {
+  @ApiProperty({ format: 'uuid' })
   id: string;
-  bot_id: string;
-  from: RequestSender;
+
+  @ApiProperty({ type: FriendRequestSenderView })
+  from: FriendRequestSenderView;
+
+  @ApiProperty({ type: String, nullable: true })
   request_message: string | null;
+
+  @ApiProperty({ description: 'Where the request was made, e.g. client' })
   source: string;
-  status: FriendRequest['status'];
+
+  @ApiProperty({ type: 'integer', description: 'Unix seconds' })
   date: number;
+}
+
+/** The request as its routes return it: the Update member plus the bot and the request's state. */
+export class FriendRequestView extends FriendRequestUpdateView {
+  @ApiProperty()
+  bot_id: string;
+
+  @ApiProperty({ enum: ['pending', 'accepted', 'rejected'] })
+  status: FriendRequestStatus;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
   answered_at: string | null;
 }
 
-export function friendRequestView(request: FriendRequest, from: RequestSender): FriendRequestView {
+export class FriendRequestPage extends PageOf(FriendRequestView) {}
+
+export class FriendRequestModeView {
+  @ApiProperty({ enum: FRIEND_REQUEST_MODES })
+  friend_request_mode: FriendRequestMode;
+}
+
+export function friendRequestView(request: FriendRequest, from: FriendRequestSenderView): FriendRequestView {
   return {
     id: request.id,
     bot_id: request.botId,
@@ -33,7 +69,7 @@ export function friendRequestView(request: FriendRequest, from: RequestSender): 
 }
 
 /** The Update payload: the members of 6.2 only; the bot learns the state by answering. */
-export function friendRequestUpdateMember(view: FriendRequestView) {
+export function friendRequestUpdateMember(view: FriendRequestView): FriendRequestUpdateView {
   return {
     id: view.id,
     from: view.from,

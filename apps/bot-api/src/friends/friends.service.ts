@@ -1,16 +1,25 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ApiError } from '@app/envelope';
+import { isBotAvailable } from '@app/webhook-queue';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
+import { BotErrors } from '../bot-errors';
 import { BotTokenCache } from '../bot-auth/bot-token-cache';
 import { isUniqueViolation } from '../bots/bot-errors';
-import { Page } from '../bots/bot.view';
-import { PageQueryDto, pageOf } from '../bots/dto/page-query.dto';
-import { Bot, FriendRequestMode, isBotAvailable } from '../bots/entities/bot.entity';
+import { BotsStore } from '../bots/bots.store';
+import { PageQueryDto, pageAnswer, pageWindow } from '@app/platform';
+import type { Bot, FriendRequestMode } from '../bots/entities/bot.entity';
 import { UpdatesService } from '../updates/updates.service';
+import { UsersStore } from '../users/users.store';
 import { FriendRequest, FriendRequestStatus } from './entities/friend-request.entity';
-import { friendRequestUpdateMember, friendRequestView, FriendRequestView, RequestSender } from './friend-request.view';
+import {
+  FriendRequestModeView,
+  FriendRequestPage,
+  FriendRequestSenderView,
+  friendRequestUpdateMember,
+  friendRequestView,
+  FriendRequestView,
+} from './friend-request.view';
 
 const CLIENT_SOURCE = 'client';
 
@@ -21,16 +30,14 @@ export class FriendsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly updates: UpdatesService,
     private readonly tokenCache: BotTokenCache,
+    private readonly bots: BotsStore,
+    private readonly users: UsersStore,
   ) {}
 
   /** Whether the user may open a private chat with the bot: an effective relation, or a bot that accepts everyone. */
   async canChat(manager: EntityManager, bot: Pick<Bot, 'id' | 'friendRequestMode'>, userId: string): Promise<boolean> {
     if (bot.friendRequestMode === 'auto_accept') return true;
-    const rows: unknown[] = await manager.query(`SELECT 1 FROM bot_friends WHERE bot_id = $1 AND user_id = $2`, [
-      bot.id,
-      userId,
-    ]);
-    return rows.length > 0;
+    return this.areFriends(manager, bot.id, userId);
   }
 
   /**
@@ -39,7 +46,7 @@ export class FriendsService {
    */
   async setMode(botId: string, mode: FriendRequestMode): Promise<true> {
     await this.dataSource.transaction(async (manager) => {
-      await manager.query(`UPDATE bots SET friend_request_mode = $2, updated_at = now() WHERE id = $1`, [botId, mode]);
+      await this.bots.setFriendRequestMode(manager, botId, mode);
       if (mode === 'manual') return;
       const status: FriendRequestStatus = mode === 'auto_accept' ? 'accepted' : 'rejected';
       const [settled]: [{ user_id: string }[], number] = await manager.query(
@@ -59,33 +66,29 @@ export class FriendsService {
   }
 
   async getMode(botId: string): Promise<{ friend_request_mode: FriendRequestMode }> {
-    const [row]: { friend_request_mode: FriendRequestMode }[] = await this.dataSource.query(
-      `SELECT friend_request_mode FROM bots WHERE id = $1`,
-      [botId],
-    );
-    return { friend_request_mode: row.friend_request_mode };
+    // The bot authenticated, so its row exists.
+    return { friend_request_mode: (await this.bots.friendRequestModeOf(this.dataSource.manager, botId))! };
   }
 
   /** Pending requests, oldest first; only meaningful in manual mode, so other modes answer 409. */
-  async listPending(botId: string, query: PageQueryDto): Promise<Page<FriendRequestView>> {
-    const { page, pageSize, skip } = pageOf(query);
+  async listPending(botId: string, query: PageQueryDto): Promise<FriendRequestPage> {
+    const window = pageWindow(query);
     await this.assertManual(this.dataSource.manager, botId);
     const [requests, total] = await this.dataSource.getRepository(FriendRequest).findAndCount({
       where: { botId, status: 'pending' },
       order: { createdAt: 'ASC', id: 'ASC' },
-      skip,
-      take: pageSize,
+      skip: window.offset,
+      take: window.pageSize,
     });
     const senders = await this.senders(
       this.dataSource.manager,
       requests.map((r) => r.userId),
     );
-    return {
-      items: requests.map((r) => friendRequestView(r, senders.get(r.userId)!)),
+    return pageAnswer(
+      requests.map((r) => friendRequestView(r, senders.get(r.userId)!)),
       total,
-      page,
-      page_size: pageSize,
-    };
+      window,
+    );
   }
 
   async answer(botId: string, requestId: string, accept: boolean): Promise<FriendRequestView> {
@@ -94,9 +97,9 @@ export class FriendsService {
       const request = await manager
         .getRepository(FriendRequest)
         .findOne({ where: { id: requestId, botId }, lock: { mode: 'pessimistic_write' } });
-      if (!request) throw ApiError.notFound('Friend request');
+      if (!request) throw BotErrors.notFound('Friend request');
       if (request.status !== 'pending') {
-        throw new ApiError(409, 'CONFLICT', `The friend request was already ${request.status}`);
+        throw BotErrors.error('CONFLICT', `The friend request was already ${request.status}`);
       }
       request.status = accept ? 'accepted' : 'rejected';
       request.answeredAt = new Date();
@@ -115,15 +118,10 @@ export class FriendsService {
     try {
       return await this.dataSource.transaction(async (manager) => {
         // FOR SHARE: a concurrent mode change waits, so the request is settled under one mode.
-        const bot = await manager
-          .getRepository(Bot)
-          .findOne({ where: { id: botId }, lock: { mode: 'pessimistic_read' } });
-        if (!bot || !isBotAvailable(bot) || bot.systemUserId === userId) throw ApiError.notFound('Bot');
-        const friends: unknown[] = await manager.query(`SELECT 1 FROM bot_friends WHERE bot_id = $1 AND user_id = $2`, [
-          botId,
-          userId,
-        ]);
-        if (friends.length > 0) throw new ApiError(409, 'CONFLICT', 'You are already friends with this bot');
+        const bot = await this.bots.lockShared(manager, botId);
+        if (!bot || !isBotAvailable(bot) || bot.systemUserId === userId) throw BotErrors.notFound('Bot');
+        if (await this.areFriends(manager, botId, userId))
+          throw BotErrors.error('CONFLICT', 'You are already friends with this bot');
 
         const status: FriendRequestStatus =
           bot.friendRequestMode === 'auto_accept'
@@ -157,10 +155,18 @@ export class FriendsService {
       });
     } catch (error) {
       if (isUniqueViolation(error, 'friend_requests_one_pending')) {
-        throw new ApiError(409, 'CONFLICT', 'A friend request to this bot is already waiting for an answer');
+        throw BotErrors.error('CONFLICT', 'A friend request to this bot is already waiting for an answer');
       }
       throw error;
     }
+  }
+
+  private async areFriends(manager: EntityManager, botId: string, userId: string): Promise<boolean> {
+    const rows: unknown[] = await manager.query(`SELECT 1 FROM bot_friends WHERE bot_id = $1 AND user_id = $2`, [
+      botId,
+      userId,
+    ]);
+    return rows.length > 0;
   }
 
   private async befriend(manager: EntityManager, botId: string, userIds: string[]): Promise<void> {
@@ -172,21 +178,16 @@ export class FriendsService {
   }
 
   private async assertManual(manager: EntityManager, botId: string, lock = false): Promise<void> {
-    const [row]: { friend_request_mode: FriendRequestMode }[] = await manager.query(
-      `SELECT friend_request_mode FROM bots WHERE id = $1 ${lock ? 'FOR SHARE' : ''}`,
-      [botId],
-    );
-    if (row?.friend_request_mode !== 'manual') {
-      throw new ApiError(409, 'CONFLICT', 'Friend requests are answered only in manual friend_request_mode');
+    const mode = await this.bots.friendRequestModeOf(manager, botId, lock);
+    if (mode !== 'manual') {
+      throw BotErrors.error('CONFLICT', 'Friend requests are answered only in manual friend_request_mode');
     }
   }
 
-  private async senders(manager: EntityManager, userIds: string[]): Promise<Map<string, RequestSender>> {
-    const rows: { id: string; name: string; username: string | null; is_bot: boolean }[] = userIds.length
-      ? await manager.query(`SELECT id, name, username, is_bot FROM users WHERE id = ANY($1::varchar[])`, [userIds])
-      : [];
+  private async senders(manager: EntityManager, userIds: string[]): Promise<Map<string, FriendRequestSenderView>> {
+    const people = await this.users.people(manager, userIds);
     return new Map(
-      rows.map((row) => [row.id, { id: row.id, name: row.name, username: row.username, is_bot: row.is_bot }]),
+      [...people.values()].map((p) => [p.id, { id: p.id, name: p.name, username: p.username, is_bot: p.isBot }]),
     );
   }
 }

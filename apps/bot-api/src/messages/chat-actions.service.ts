@@ -1,15 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { REDIS } from '@app/platform';
 import type Redis from 'ioredis';
+import { ChatActionView } from './dto/message.view';
 
 /** How long a chat action ("typing…") stays visible: spec 8 says 3 to 5 s. */
 export const CHAT_ACTION_TTL_MS = 5000;
-
-export interface ChatActionView {
-  user_id: string;
-  action: string;
-  expires_at_ms: number;
-}
 
 /** Ephemeral chat actions live only in Redis: losing one costs a "typing…" label, nothing more. */
 @Injectable()

@@ -1,13 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { botOfUser, botsInChat, ChatBot } from '../chats/chat-queries';
+import { BotsStore, ChatBot } from '../bots/bots.store';
+import type { StoredFile } from '../files/entities/file.entity';
 import { UpdateEvent, UpdatesService } from '../updates/updates.service';
+import type { UpdateColumns, WrittenUpdateRow } from '../updates/updates.store';
 import { UpdateType } from '../updates/update-types';
+import { userView } from '../users/person';
+import { UsersStore } from '../users/users.store';
 import { Message, MessageKind } from './entities/message.entity';
-import { ChatRef, messageView, Person, unixSeconds, userView } from './message-view';
+import { ChatRef, messageView, unixSeconds } from './message-view';
 import { MessageStore, ReservedMessage } from './message-store.service';
 import { groupMessageVisibleTo } from './privacy';
-import type { StoredFile } from '../files/entities/file.entity';
 
 const KIND_TYPES: Partial<Record<MessageKind, UpdateType>> = {
   photo: 'photo',
@@ -29,6 +32,8 @@ export class MessageEventsService {
   constructor(
     private readonly updates: UpdatesService,
     private readonly store: MessageStore,
+    private readonly bots: BotsStore,
+    private readonly users: UsersStore,
   ) {}
 
   /**
@@ -54,7 +59,19 @@ export class MessageEventsService {
     return bots.map((bot) => ({ bot, type, payload, messageId: message.id }));
   }
 
-  async messageEdited(manager: EntityManager, chat: ChatRef, message: Message, sender: Person) {
+  /** `messagePostedEvents` as the Update parameters of MessageStore.insertReserved; null when no bot gets one. */
+  messagePostedUpdates(reserved: ReservedMessage, message: Message, file: StoredFile | null): UpdateColumns | null {
+    return this.updates.columnsOf(this.messagePostedEvents(reserved, message, file));
+  }
+
+  /** Once insertReserved wrote them: the bots' pollers are woken and the deliveries queued. */
+  posted(manager: EntityManager, written: readonly WrittenUpdateRow[]): void {
+    this.updates.written(manager, written);
+  }
+
+  /** edited_message, from the message's sender. */
+  async messageEdited(manager: EntityManager, chat: ChatRef, message: Message) {
+    const sender = await this.users.person(manager, message.senderId);
     const body = {
       message_id: message.id,
       chat: { id: chat.id, type: chat.type },
@@ -68,7 +85,7 @@ export class MessageEventsService {
     }
   }
 
-  async messageDeleted(manager: EntityManager, chat: ChatRef, message: Message, at: Date) {
+  async messageDeleted(manager: EntityManager, chat: ChatRef, message: Message, at: Date): Promise<void> {
     const body = { message_id: message.id, chat: { id: chat.id, type: chat.type }, date: unixSeconds(at) };
     for (const bot of await this.audience(manager, chat, message)) {
       await this.updates.emit(manager, { bot, type: 'message_deleted', payload: { message: body } });
@@ -77,7 +94,7 @@ export class MessageEventsService {
 
   /** Read and delivered receipts go only to the bot that sent the message. */
   async receipt(manager: EntityManager, chat: ChatRef, message: Message, kind: 'read' | 'delivered', at: Date) {
-    const bot = await botOfUser(manager, message.senderId, chat.id);
+    const bot = await this.bots.ofUser(manager, message.senderId, chat.id);
     if (!bot) return;
     const body = { message_id: message.id, chat: { id: chat.id, type: chat.type }, date: unixSeconds(at) };
     const type = kind === 'read' ? 'message_read' : 'message_delivered';
@@ -89,13 +106,10 @@ export class MessageEventsService {
    * for a person's message every bot of a private chat, or of a group when privacy lets the message through.
    */
   private async audience(manager: EntityManager, chat: ChatRef, message: Message): Promise<ChatBot[]> {
-    const bots = await botsInChat(manager, chat.id);
+    const bots = await this.bots.inChat(manager, chat.id);
     const senderBot = bots.find((bot) => bot.systemUserId === message.senderId);
     if (senderBot) return [senderBot];
-    const senderIsBot: unknown[] = await manager.query(`SELECT 1 FROM users WHERE id = $1 AND is_bot`, [
-      message.senderId,
-    ]);
-    if (senderIsBot.length > 0) return [];
+    if (await this.users.isBot(manager, message.senderId)) return [];
     if (chat.type === 'private') return bots;
     const replyToSenderId = await this.store.senderOf(manager, message.replyToMessageId);
     return bots.filter((bot) =>

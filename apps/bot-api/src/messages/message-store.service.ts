@@ -1,14 +1,20 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError } from '@app/envelope';
-import { namedStatement, runNamed } from '@app/platform';
-import { DataSource, EntityManager } from 'typeorm';
-import { botsInChatJson, ChatBot, ChatBotRow, isUuid, loadPeople, toChatBot } from '../chats/chat-queries';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { isUuid, namedStatement, runNamed } from '@app/platform';
+import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { botsInChatJson, ChatBot, ChatBotRow, toChatBot } from '../bots/bots.store';
+import { ChatsStore } from '../chats/chats.store';
 import { Chat } from '../chats/entities/chat.entity';
 import { FilesService } from '../files/files.service';
 import { StoredFile } from '../files/entities/file.entity';
+import { UpdateColumns, updatesWriteSql, WRITTEN_UPDATE_COLUMNS, WrittenUpdateRow } from '../updates/updates.store';
+import type { Person } from '../users/person';
+import { UsersStore } from '../users/users.store';
 import { Message, MessageKind, MessageMetadata } from './entities/message.entity';
-import { ChatRef, messageView, Person } from './message-view';
-import { UpdateColumns, updatesWriteSql, WRITTEN_UPDATE_COLUMNS, WrittenUpdateRow } from '../updates/updates.service';
+import { ChatRef, messageView } from './message-view';
+import { BotErrors } from '../bot-errors';
+import { MessageView } from './dto/message.view';
+import type { ReplyMarkup } from '../sending/dto/reply-markup';
 
 export interface NewMessage {
   chatId: string;
@@ -19,7 +25,7 @@ export interface NewMessage {
   replyToMessageId?: number | null;
   mentions?: string[];
   metadata?: MessageMetadata;
-  replyMarkup?: Record<string, unknown> | null;
+  replyMarkup?: ReplyMarkup | null;
 }
 
 /**
@@ -134,10 +140,25 @@ export function parseMessageId(value: unknown): number | null {
   return Number.isSafeInteger(id) && id > 0 ? id : null;
 }
 
-/** Message rows and their rendering; shared by the client routes and the bot send operations. */
+/** Message rows, their receipts and their rendering; shared by the client routes and the bot send operations. */
 @Injectable()
 export class MessageStore {
-  constructor(private readonly files: FilesService) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly files: FilesService,
+    private readonly chats: ChatsStore,
+    private readonly users: UsersStore,
+  ) {}
+
+  /** Live messages of the chat, newest first. */
+  page(chatId: string, skip: number, take: number): Promise<[Message[], number]> {
+    return this.dataSource.getRepository(Message).findAndCount({
+      where: { chatId, deletedAt: IsNull() },
+      order: { id: 'DESC' },
+      skip,
+      take,
+    });
+  }
 
   insert(manager: EntityManager, input: NewMessage): Promise<Message> {
     const message = manager.create(Message, {
@@ -161,11 +182,11 @@ export class MessageStore {
    */
   async insertAsMember(on: DataSource | EntityManager, input: NewMessage): Promise<WrittenMessage> {
     // Errors are built only when thrown: capturing a stack costs more than the rest of the call.
-    const chatNotFound = () => new ApiError(404, undefined, 'Chat not found');
+    const chatNotFound = () => BotErrors.notFound('Chat');
     if (!isUuid(input.chatId)) throw chatNotFound();
     const replyTo = input.replyToMessageId ?? null;
     if (input.replyToMessageId != null && parseMessageId(replyTo) === null) {
-      throw new ApiError(404, undefined, 'Message not found');
+      throw BotErrors.notFound('Message');
     }
     const message = {
       chatId: input.chatId,
@@ -184,7 +205,7 @@ export class MessageStore {
     const row = rows[0];
     if (!row) throw chatNotFound();
     if (!row.reply_ok || row.id === null || row.created_at === null) {
-      throw new ApiError(404, undefined, 'Message not found');
+      throw BotErrors.notFound('Message');
     }
     return {
       message: { ...message, id: Number(row.id), createdAt: row.created_at },
@@ -200,14 +221,14 @@ export class MessageStore {
     senderId: string,
     replyToMessageId: number | null,
   ): Promise<ReservedMessage> {
-    if (!isUuid(chatId)) throw new ApiError(404, undefined, 'Chat not found');
+    if (!isUuid(chatId)) throw BotErrors.notFound('Chat');
     if (replyToMessageId !== null && parseMessageId(replyToMessageId) === null) {
-      throw new ApiError(404, undefined, 'Message not found');
+      throw BotErrors.notFound('Message');
     }
     const { rows } = await runNamed<ReservedRow>(on, RESERVE_AS_MEMBER, [chatId, senderId, replyToMessageId]);
     const row = rows[0];
-    if (!row) throw new ApiError(404, undefined, 'Chat not found');
-    if (replyToMessageId !== null && !row.reply_found) throw new ApiError(404, undefined, 'Message not found');
+    if (!row) throw BotErrors.notFound('Chat');
+    if (replyToMessageId !== null && !row.reply_found) throw BotErrors.notFound('Message');
     return {
       id: Number(row.id),
       createdAt: row.created_at,
@@ -230,8 +251,18 @@ export class MessageStore {
       message.createdAt,
       ...(updates ?? [[], [], [], []]),
     ]);
-    if (!rows[0]?.message_written) throw new ApiError(404, undefined, 'Chat not found');
+    if (!rows[0]?.message_written) throw BotErrors.notFound('Chat');
     return rows.filter((row) => row.update_id !== null);
+  }
+
+  /** The message with this id in any chat, deleted or not; null for an id that is no message's. */
+  async findById(manager: EntityManager, messageId: unknown): Promise<Message | null> {
+    const id = parseMessageId(messageId);
+    return id === null ? null : manager.getRepository(Message).findOneBy({ id });
+  }
+
+  async save(manager: EntityManager, message: Message): Promise<void> {
+    await manager.getRepository(Message).save(message);
   }
 
   /** A live (not deleted) message of the chat, else 404; `lock` serialises edits and deletions of it. */
@@ -244,7 +275,7 @@ export class MessageStore {
             where: { id, chatId },
             ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
           });
-    if (!message || message.deletedAt) throw new ApiError(404, undefined, 'Message not found');
+    if (!message || message.deletedAt) throw BotErrors.notFound('Message');
     return message;
   }
 
@@ -255,9 +286,24 @@ export class MessageStore {
     await manager.getRepository(Message).save(message);
     if (chat.pinnedMessageId === message.id) {
       chat.pinnedMessageId = null;
-      await manager.getRepository(Chat).update({ id: chat.id }, { pinnedMessageId: null });
+      await this.chats.update(manager, chat.id, { pinnedMessageId: null });
     }
     return at;
+  }
+
+  /** The receipt's time, or null when the user had already given this receipt. */
+  async addReceipt(
+    manager: EntityManager,
+    messageId: number,
+    userId: string,
+    kind: 'read' | 'delivered',
+  ): Promise<Date | null> {
+    const rows: Array<{ created_at: Date }> = await manager.query(
+      `INSERT INTO message_receipts (message_id, user_id, kind) VALUES ($1, $2, $3)
+       ON CONFLICT DO NOTHING RETURNING created_at`,
+      [messageId, userId, kind],
+    );
+    return rows[0]?.created_at ?? null;
   }
 
   async senderOf(manager: EntityManager, messageId: number | null): Promise<string | null> {
@@ -269,7 +315,7 @@ export class MessageStore {
   }
 
   async render(manager: EntityManager, chat: ChatRef, messages: Message[]) {
-    const people = await loadPeople(
+    const people = await this.users.people(
       manager,
       messages.map((m) => m.senderId),
     );
@@ -280,11 +326,11 @@ export class MessageStore {
     return messages.map((m) => messageView(m, chat, people.get(m.senderId)!, m.fileId ? files.get(m.fileId)! : null));
   }
 
-  async renderOne(manager: EntityManager, chat: ChatRef, message: Message) {
+  async renderOne(manager: EntityManager, chat: ChatRef, message: Message): Promise<MessageView> {
     return (await this.render(manager, chat, [message]))[0];
   }
 
-  view(message: Message, chat: ChatRef, sender: Person, file: StoredFile | null) {
+  view(message: Message, chat: ChatRef, sender: Person, file: StoredFile | null): MessageView {
     return messageView(message, chat, sender, file);
   }
 }

@@ -1,14 +1,8 @@
 import type { Chat } from '../chats/entities/chat.entity';
 import type { StoredFile } from '../files/entities/file.entity';
+import { Person, userView } from '../users/person';
 import type { Message } from './entities/message.entity';
-
-/** A member of the user directory as messages show it (people and bot system users alike). */
-export interface Person {
-  id: string;
-  name: string;
-  username: string | null;
-  isBot: boolean;
-}
+import { FileView, MessageView } from './dto/message.view';
 
 export type ChatRef = Pick<Chat, 'id' | 'type' | 'title'>;
 
@@ -22,16 +16,12 @@ export function unixSeconds(date: Date): number {
   return Math.floor(date.getTime() / 1000);
 }
 
-export function userView(person: Person) {
-  return { id: person.id, is_bot: person.isBot, username: person.username, first_name: person.name };
-}
-
 export function chatRefView(chat: ChatRef) {
   return { id: chat.id, type: chat.type, title: chat.title };
 }
 
 /** The file block of messages and Updates (spec 2.3); per-message values win over the stored metadata. */
-export function fileView(file: StoredFile, message: Pick<Message, 'metadata'>) {
+export function fileView(file: StoredFile, message: Pick<Message, 'metadata'>): FileView {
   const own = message.metadata.file ?? {};
   return {
     file_id: file.id,
@@ -52,27 +42,29 @@ export function fileView(file: StoredFile, message: Pick<Message, 'metadata'>) {
  * The one message shape used by send results, client message lists and message Updates: the fields
  * of spec 2.3 and 6.2 plus the kind-specific blocks, with absent blocks left out.
  */
-export function messageView(message: Message, chat: ChatRef, sender: Person, file: StoredFile | null) {
+export function messageView(message: Message, chat: ChatRef, sender: Person, file: StoredFile | null): MessageView {
   const meta = message.metadata;
-  const view: Record<string, unknown> = {
+  const view: MessageView = {
     message_id: message.id,
     chat: chatRefView(chat),
     from: userView(sender),
     date: unixSeconds(message.createdAt),
     kind: message.kind,
     text: message.text,
+    metadata: meta,
   };
   if (isMediaKind(message.kind)) view.caption = message.text;
   if (file) view.file = fileView(file, message);
   if (meta.location) {
-    view.location = { latitude: meta.location.latitude, longitude: meta.location.longitude };
+    const point = { latitude: meta.location.latitude, longitude: meta.location.longitude };
     if (meta.isVenue) {
-      view.venue = { location: view.location, title: meta.location.name, address: meta.location.address ?? null };
-    } else if (meta.location.name) {
-      view.location = { ...(view.location as object), name: meta.location.name };
+      view.location = point;
+      view.venue = { location: point, title: meta.location.name, address: meta.location.address ?? null };
+    } else {
+      view.location = meta.location.name ? { ...point, name: meta.location.name } : point;
     }
   }
-  if (meta.diceEmoji) view.dice = { emoji: meta.diceEmoji, value: meta.diceValue };
+  if (meta.diceEmoji && meta.diceValue !== undefined) view.dice = { emoji: meta.diceEmoji, value: meta.diceValue };
   if (meta.poll) {
     view.poll = {
       question: meta.poll.question,
@@ -89,6 +81,5 @@ export function messageView(message: Message, chat: ChatRef, sender: Person, fil
   if (meta.forwardFrom) view.forward_from = meta.forwardFrom;
   if (meta.mediaGroupId) view.media_group_id = meta.mediaGroupId;
   if (message.editedAt) view.edit_date = unixSeconds(message.editedAt);
-  view.metadata = meta;
   return view;
 }

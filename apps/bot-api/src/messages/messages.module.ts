@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { BotsModule } from '../bots/bots.module';
 import { ChatsModule } from '../chats/chats.module';
 import { FilesModule } from '../files/files.module';
 import { UpdatesModule } from '../updates/updates.module';
+import { UsersModule } from '../users/users.module';
 import { ChatActionsService } from './chat-actions.service';
 import { ClientMessagesController } from './client-messages.controller';
 import { ClientMessagesService } from './client-messages.service';
@@ -11,7 +13,7 @@ import { MessageEventsService } from './message-events.service';
 import { MessageStore } from './message-store.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Message]), ChatsModule, FilesModule, UpdatesModule],
+  imports: [TypeOrmModule.forFeature([Message]), BotsModule, ChatsModule, FilesModule, UpdatesModule, UsersModule],
   controllers: [ClientMessagesController],
   providers: [MessageStore, MessageEventsService, ClientMessagesService, ChatActionsService],
   exports: [MessageStore, MessageEventsService, ChatActionsService],

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ApiError } from '@app/envelope';
 import { DataSource } from 'typeorm';
+import { BotErrors } from '../bot-errors';
 import { CommandScopeDto, CommandsSelectorDto, SetMyCommandsDto } from './dto/profile.dto';
 import { BotCommand, BotCommandSet } from './entities/bot-command-set.entity';
 
@@ -28,7 +28,7 @@ export function scopeKeyOf(scope: CommandScopeDto | undefined): { scope: Command
     problems.push({ field: 'scope.user_id', problem: `is not allowed for ${given.type}` });
   }
   if (problems.length > 0) {
-    throw ApiError.badRequest(
+    throw BotErrors.invalid(
       `Validation failed: ${problems.map((p) => `${p.field}: ${p.problem}`).join('; ')}`,
       problems,
     );
@@ -50,7 +50,7 @@ export class CommandsService {
     const names = dto.commands.map((c) => c.command);
     const duplicate = names.find((name, index) => names.indexOf(name) !== index);
     if (duplicate) {
-      throw ApiError.badRequest(`Validation failed: commands: "${duplicate}" appears twice`, [
+      throw BotErrors.invalid(`Validation failed: commands: "${duplicate}" appears twice`, [
         { field: 'commands', problem: `command "${duplicate}" appears twice` },
       ]);
     }

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { ApiError } from '@app/envelope';
-import { DataSource } from 'typeorm';
+import { isBotAvailable } from '@app/webhook-queue';
 import { BotTokenCache } from '../bot-auth/bot-token-cache';
 import { BotTokenService } from '../bot-auth/bot-token.service';
-import { Bot, isBotAvailable } from '../bots/entities/bot.entity';
+import { BotsStore } from '../bots/bots.store';
+import type { Bot } from '../bots/entities/bot.entity';
+import { BotErrors } from '../bot-errors';
+import { VerifyTokenResult } from './profile.view';
 
 export interface BotSelf {
   id: string | null;
@@ -25,7 +26,7 @@ export interface BotSelf {
 @Injectable()
 export class ProfileService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly bots: BotsStore,
     private readonly tokens: BotTokenService,
     private readonly tokenCache: BotTokenCache,
   ) {}
@@ -52,37 +53,31 @@ export class ProfileService {
    * Only "usable or not": an unknown, revoked, malformed or unavailable bot's token all answer
    * `valid: false`, so the answer tells nothing about which bots exist.
    */
-  async verifyToken(token: string | undefined): Promise<{ valid: boolean; bot_id?: string }> {
-    if (!token) throw new ApiError(401, 'BOT_TOKEN_REQUIRED', 'Give the bot token as `token` in the body');
+  async verifyToken(token: string | undefined): Promise<VerifyTokenResult> {
+    if (!token) throw BotErrors.error('BOT_TOKEN_REQUIRED', 'Give the bot token as `token` in the body');
     const bot = await this.tokens.findByToken(token);
     return bot && isBotAvailable(bot) ? { valid: true, bot_id: bot.id } : { valid: false };
   }
 
   async setShortDescription(botId: string, text: string | undefined): Promise<true> {
-    await this.dataSource.query(`UPDATE bots SET short_description = $2, updated_at = now() WHERE id = $1`, [
-      botId,
-      text ? text : null,
-    ]);
+    await this.bots.setShortDescription(botId, text ? text : null);
     this.tokenCache.invalidate(botId);
     return true;
   }
 
   async getShortDescription(botId: string): Promise<{ short_description: string }> {
-    const bot = await this.dataSource.getRepository(Bot).findOneByOrFail({ id: botId });
+    const bot = await this.bots.get(botId);
     return { short_description: bot.shortDescription ?? '' };
   }
 
   async setDescription(botId: string, text: string | undefined): Promise<true> {
-    await this.dataSource.query(`UPDATE bots SET description = $2, updated_at = now() WHERE id = $1`, [
-      botId,
-      text ? text : null,
-    ]);
+    await this.bots.setDescription(botId, text ? text : null);
     this.tokenCache.invalidate(botId);
     return true;
   }
 
   async getDescription(botId: string): Promise<{ description: string }> {
-    const bot = await this.dataSource.getRepository(Bot).findOneByOrFail({ id: botId });
+    const bot = await this.bots.get(botId);
     return { description: bot.description ?? '' };
   }
 }

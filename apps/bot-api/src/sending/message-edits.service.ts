@@ -1,13 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ApiError } from '@app/envelope';
+import { isUuid } from '@app/platform';
 import { DataSource, EntityManager } from 'typeorm';
+import { BotErrors } from '../bot-errors';
 import type { Bot } from '../bots/entities/bot.entity';
-import { isUuid, loadPerson, Membership, requireActiveMember } from '../chats/chat-queries';
-import { Message } from '../messages/entities/message.entity';
+import { ChatsStore, Membership } from '../chats/chats.store';
+import type { Chat } from '../chats/entities/chat.entity';
+import type { ChatMember } from '../chats/entities/chat-member.entity';
+import type { Message } from '../messages/entities/message.entity';
 import { MessageEventsService } from '../messages/message-events.service';
 import { unixSeconds } from '../messages/message-view';
-import { MessageStore, parseMessageId } from '../messages/message-store.service';
+import { MessageStore } from '../messages/message-store.service';
+import { groupMessageVisibleTo } from '../messages/privacy';
+import { UsersStore } from '../users/users.store';
 import {
   CopyMessageDto,
   DeleteMessageDto,
@@ -16,6 +21,7 @@ import {
   ForwardMessageDto,
   MessageRefDto,
 } from './dto/edit.dto';
+import { MessageView } from '../messages/dto/message.view';
 
 interface OwnMessage extends Membership {
   message: Message;
@@ -28,57 +34,65 @@ export class MessageEditsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly store: MessageStore,
     private readonly events: MessageEventsService,
+    private readonly chats: ChatsStore,
+    private readonly users: UsersStore,
   ) {}
 
   /** Text messages of this bot only; marks metadata.isEdited and emits edited_message. */
-  editMessage(bot: Bot, dto: EditMessageDto) {
+  editMessage(bot: Bot, dto: EditMessageDto): Promise<MessageView> {
     return this.dataSource.transaction(async (manager) => {
       const { chat, message } = await this.ownMessage(manager, bot, dto);
-      if (message.kind !== 'text') throw ApiError.badRequest('Only text messages can be edited');
+      if (message.kind !== 'text') throw BotErrors.invalid('Only text messages can be edited');
       message.text = dto.text;
       message.editedAt = new Date();
       message.metadata = { ...message.metadata, isEdited: true };
       if (dto.reply_markup !== undefined) message.replyMarkup = { ...dto.reply_markup };
-      await manager.getRepository(Message).save(message);
-      await this.events.messageEdited(manager, chat, message, await loadPerson(manager, message.senderId));
+      await this.store.save(manager, message);
+      await this.events.messageEdited(manager, chat, message);
       return this.store.renderOne(manager, chat, message);
     });
   }
 
-  deleteMessage(bot: Bot, dto: DeleteMessageDto) {
+  deleteMessage(bot: Bot, dto: DeleteMessageDto): Promise<true> {
     return this.dataSource.transaction(async (manager) => {
       const { chat, message } = await this.ownMessage(manager, bot, dto);
       const at = await this.store.markDeleted(manager, chat, message);
       await this.events.messageDeleted(manager, chat, message, at);
-      return true;
+      return true as const;
     });
   }
 
   /** Replaces the buttons only; null or omitted clears them. Text and media stay as they are. */
-  editMessageReplyMarkup(bot: Bot, dto: EditMessageReplyMarkupDto) {
+  editMessageReplyMarkup(bot: Bot, dto: EditMessageReplyMarkupDto): Promise<MessageView> {
     return this.dataSource.transaction(async (manager) => {
       const { chat, message } = await this.ownMessage(manager, bot, dto);
       message.replyMarkup = dto.reply_markup ? { ...dto.reply_markup } : null;
-      await manager.getRepository(Message).save(message);
+      await this.store.save(manager, message);
       return this.store.renderOne(manager, chat, message);
     });
   }
 
-  forwardMessage(bot: Bot, dto: ForwardMessageDto) {
+  forwardMessage(bot: Bot, dto: ForwardMessageDto): Promise<MessageView> {
     return this.duplicate(bot, dto, true);
   }
 
-  copyMessage(bot: Bot, dto: CopyMessageDto) {
+  copyMessage(bot: Bot, dto: CopyMessageDto): Promise<MessageView> {
     return this.duplicate(bot, dto, false);
   }
 
-  /** The bot must be an active member of both chats; a forward keeps the original author and date. */
-  private duplicate(bot: Bot, dto: ForwardMessageDto, markForwarded: boolean) {
+  /**
+   * The bot must be an active member of both chats and may duplicate only a message it could read
+   * (see `readableBy`); a forward keeps the original author and date.
+   */
+  private duplicate(bot: Bot, dto: ForwardMessageDto, markForwarded: boolean): Promise<MessageView> {
     return this.dataSource.transaction(async (manager) => {
       const userId = bot.systemUserId ?? '';
-      const source = await requireActiveMember(manager, dto.from_chat_id, userId);
+      const source = await this.chats.requireActiveMember(manager, dto.from_chat_id, userId);
       const original = await this.store.findInChat(manager, source.chat.id, dto.message_id);
-      const target = await requireActiveMember(manager, dto.chat_id, userId);
+      if (!(await this.readableBy(manager, bot, source, original))) {
+        throw BotErrors.notFound('Message');
+      }
+      const target = await this.chats.requireActiveMember(manager, dto.chat_id, userId);
       const { isEdited: _edited, mediaGroupId: _group, forwardFrom, ...kept } = original.metadata;
       const mark = forwardFrom ?? {
         chat_id: original.chatId,
@@ -99,20 +113,45 @@ export class MessageEditsService {
   }
 
   /**
+   * Whether the bot sent the message or was sent it as an Update: message ids are one sequence, so
+   * without this a bot in privacy mode could copy every message of its groups. The fan-out rule is
+   * applied again (MessageEventsService): a person's message posted while the bot was a member, in a
+   * private chat, or in a group where privacy let it through. Unknown and unreadable answer alike.
+   */
+  private async readableBy(manager: EntityManager, bot: Bot, source: Membership, message: Message): Promise<boolean> {
+    if (message.senderId === bot.systemUserId) return true;
+    if (!postedWhileMember(message, source.member)) return false;
+    if (await this.users.isBot(manager, message.senderId)) return false;
+    if (isPrivate(source.chat)) return true;
+    const replyToSenderId = await this.store.senderOf(manager, message.replyToMessageId);
+    return groupMessageVisibleTo(
+      { systemUserId: bot.systemUserId ?? '', username: bot.username },
+      { text: message.text, mentions: message.mentions, replyToSenderId },
+    );
+  }
+
+  /**
    * The message, locked, in a chat where the bot is an active member (else 404); a message of
    * someone else answers 403.
    */
   private async ownMessage(manager: EntityManager, bot: Bot, ref: MessageRefDto): Promise<OwnMessage> {
-    const notFound = new ApiError(404, undefined, 'Message not found');
+    const notFound = BotErrors.notFound('Message');
     if (ref.chat_id !== undefined && !isUuid(ref.chat_id)) throw notFound;
-    const id = parseMessageId(ref.message_id);
-    const found = id === null ? null : await manager.getRepository(Message).findOneBy({ id });
+    const found = await this.store.findById(manager, ref.message_id);
     if (!found || found.deletedAt || (ref.chat_id !== undefined && found.chatId !== ref.chat_id)) throw notFound;
-    const membership = await requireActiveMember(manager, found.chatId, bot.systemUserId ?? '');
+    const membership = await this.chats.requireActiveMember(manager, found.chatId, bot.systemUserId ?? '');
     const message = await this.store.findInChat(manager, found.chatId, found.id, true);
     if (message.senderId !== bot.systemUserId) {
-      throw new ApiError(403, 'FORBIDDEN', 'A bot can change only messages it sent');
+      throw BotErrors.error('FORBIDDEN', 'A bot can change only messages it sent');
     }
     return { ...membership, message };
   }
+}
+
+function postedWhileMember(message: Message, member: ChatMember): boolean {
+  return message.createdAt.getTime() >= member.joinedAt.getTime();
+}
+
+function isPrivate(chat: Chat): boolean {
+  return chat.type === 'private';
 }

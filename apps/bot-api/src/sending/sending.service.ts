@@ -1,16 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ApiError } from '@app/envelope';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
+import { BotErrors } from '../bot-errors';
 import type { Bot } from '../bots/entities/bot.entity';
-import { loadPerson, requireActiveMember } from '../chats/chat-queries';
+import { ChatsStore } from '../chats/chats.store';
 import { Chat } from '../chats/entities/chat.entity';
 import { FilesService } from '../files/files.service';
 import { StoredFile } from '../files/entities/file.entity';
 import { ChatActionsService } from '../messages/chat-actions.service';
 import { MessageKind, MessageMetadata } from '../messages/entities/message.entity';
 import { MessageStore } from '../messages/message-store.service';
+import { UsersStore } from '../users/users.store';
 import { DEFAULT_DICE_EMOJI, rollDice } from './dice';
 import {
   SendBaseDto,
@@ -23,6 +24,8 @@ import {
   SendPollDto,
   SendVenueDto,
 } from './dto/send.dto';
+import { MessageView } from '../messages/dto/message.view';
+import { NewMessage } from '../messages/message-store.service';
 
 /** A file-based send, already reduced to the message it creates. */
 export interface FileSend extends SendBaseDto {
@@ -54,13 +57,15 @@ export class SendingService {
     private readonly store: MessageStore,
     private readonly files: FilesService,
     private readonly actions: ChatActionsService,
+    private readonly chats: ChatsStore,
+    private readonly users: UsersStore,
   ) {}
 
-  sendMessage(bot: Bot, dto: SendMessageDto) {
+  sendMessage(bot: Bot, dto: SendMessageDto): Promise<MessageView> {
     return this.sendOne(bot, dto, { kind: 'text', text: dto.text, mentions: dto.mentions });
   }
 
-  sendFile(bot: Bot, kind: MessageKind, dto: FileSend) {
+  sendFile(bot: Bot, kind: MessageKind, dto: FileSend): Promise<MessageView> {
     const own = {
       width: dto.width,
       height: dto.height,
@@ -77,12 +82,12 @@ export class SendingService {
     });
   }
 
-  sendLocation(bot: Bot, dto: SendLocationDto) {
+  sendLocation(bot: Bot, dto: SendLocationDto): Promise<MessageView> {
     const location = { latitude: dto.latitude, longitude: dto.longitude, ...(dto.name ? { name: dto.name } : {}) };
     return this.sendOne(bot, dto, { kind: 'location', metadata: { location } });
   }
 
-  sendVenue(bot: Bot, dto: SendVenueDto) {
+  sendVenue(bot: Bot, dto: SendVenueDto): Promise<MessageView> {
     const location = {
       latitude: dto.latitude,
       longitude: dto.longitude,
@@ -92,21 +97,21 @@ export class SendingService {
     return this.sendOne(bot, dto, { kind: 'venue', metadata: { location, isVenue: true } });
   }
 
-  sendDice(bot: Bot, dto: SendDiceDto) {
+  sendDice(bot: Bot, dto: SendDiceDto): Promise<MessageView> {
     const emoji = dto.emoji ?? DEFAULT_DICE_EMOJI;
     return this.sendOne(bot, dto, { kind: 'dice', metadata: { diceEmoji: emoji, diceValue: rollDice(emoji) } });
   }
 
-  sendPoll(bot: Bot, dto: SendPollDto) {
+  sendPoll(bot: Bot, dto: SendPollDto): Promise<MessageView> {
     const type = dto.type ?? 'regular';
     if (type === 'quiz' && dto.correct_option_id === undefined) {
-      throw ApiError.badRequest('A quiz needs correct_option_id');
+      throw BotErrors.invalid('A quiz needs correct_option_id');
     }
     if (type === 'regular' && dto.correct_option_id !== undefined) {
-      throw ApiError.badRequest('correct_option_id is only for quizzes');
+      throw BotErrors.invalid('correct_option_id is only for quizzes');
     }
     if (dto.correct_option_id !== undefined && dto.correct_option_id >= dto.options.length) {
-      throw ApiError.badRequest('correct_option_id must be the index of one of the options');
+      throw BotErrors.invalid('correct_option_id must be the index of one of the options');
     }
     const poll = {
       question: dto.question,
@@ -118,7 +123,7 @@ export class SendingService {
     return this.sendOne(bot, dto, { kind: 'poll', text: dto.question, metadata: { poll } });
   }
 
-  sendContact(bot: Bot, dto: SendContactDto) {
+  sendContact(bot: Bot, dto: SendContactDto): Promise<MessageView> {
     const contact = {
       phone_number: dto.phone_number,
       first_name: dto.first_name,
@@ -128,11 +133,11 @@ export class SendingService {
   }
 
   /** Separate messages sharing a media_group_id, written together; only the last carries reply_markup. */
-  sendMediaGroup(bot: Bot, dto: SendMediaGroupDto) {
+  sendMediaGroup(bot: Bot, dto: SendMediaGroupDto): Promise<MessageView[]> {
     const mediaGroupId = randomUUID();
     return this.dataSource.transaction(async (manager) => {
       const chat = await this.writableChat(manager, bot, dto);
-      const views = [];
+      const views: MessageView[] = [];
       for (const [index, item] of dto.media.entries()) {
         const last = index === dto.media.length - 1;
         const content = { kind: item.type, text: item.caption, fileId: item.file_id, metadata: { mediaGroupId } };
@@ -143,7 +148,7 @@ export class SendingService {
   }
 
   async sendChatAction(bot: Bot, dto: SendChatActionDto): Promise<true> {
-    const { chat } = await requireActiveMember(this.dataSource.manager, dto.chat_id, bot.systemUserId ?? '');
+    const { chat } = await this.chats.requireActiveMember(this.dataSource.manager, dto.chat_id, bot.systemUserId ?? '');
     await this.actions.set(chat.id, bot.systemUserId!, dto.action);
     return true;
   }
@@ -152,7 +157,7 @@ export class SendingService {
    * A send without a file is one statement (membership, reply target and insert together), so it
    * needs no explicit transaction; a file send checks the file's visibility in the same transaction.
    */
-  private sendOne(bot: Bot, dto: SendBaseDto, content: Content) {
+  private sendOne(bot: Bot, dto: SendBaseDto, content: Content): Promise<MessageView> {
     const fileId = content.fileId;
     if (!fileId) return this.writeAsMember(this.dataSource, bot, dto, content, null);
     return this.dataSource.transaction(async (manager) => {
@@ -167,7 +172,7 @@ export class SendingService {
     dto: SendBaseDto,
     content: Content,
     file: StoredFile | null,
-  ) {
+  ): Promise<MessageView> {
     const { message, chat, sender } = await this.store.insertAsMember(
       on,
       botMessage(bot, dto.chat_id, dto, content, file, dto.reply_markup),
@@ -176,7 +181,7 @@ export class SendingService {
   }
 
   private async writableChat(manager: EntityManager, bot: Bot, dto: SendBaseDto): Promise<Chat> {
-    const { chat } = await requireActiveMember(manager, dto.chat_id, bot.systemUserId ?? '');
+    const { chat } = await this.chats.requireActiveMember(manager, dto.chat_id, bot.systemUserId ?? '');
     if (dto.reply_to_message_id !== undefined) await this.store.findInChat(manager, chat.id, dto.reply_to_message_id);
     return chat;
   }
@@ -188,11 +193,11 @@ export class SendingService {
     dto: SendBaseDto,
     content: Content,
     replyMarkup: SendBaseDto['reply_markup'],
-  ) {
+  ): Promise<MessageView> {
     let file: StoredFile | null = null;
     if (content.fileId) file = await this.files.visibleToBot(manager, content.fileId, bot);
     const message = await this.store.insert(manager, botMessage(bot, chat.id, dto, content, file, replyMarkup));
-    return this.store.view(message, chat, await loadPerson(manager, bot.systemUserId!), file);
+    return this.store.view(message, chat, await this.users.person(manager, bot.systemUserId!), file);
   }
 }
 
@@ -204,7 +209,7 @@ function botMessage(
   content: Content,
   file: StoredFile | null,
   replyMarkup: SendBaseDto['reply_markup'],
-) {
+): NewMessage {
   return {
     chatId,
     senderId: bot.systemUserId ?? '',

@@ -1,33 +1,20 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { ApiError } from '@app/envelope';
-import { createRedis, namedStatement, REDIS, runNamed } from '@app/platform';
+import { createRedis, REDIS } from '@app/platform';
 import type Redis from 'ioredis';
-import { DataSource } from 'typeorm';
-import { BotTokenCache } from '../bot-auth/bot-token-cache';
+import { isBotAvailable } from '@app/webhook-queue';
+import { botChangesChannel, BotTokenCache } from '../bot-auth/bot-token-cache';
 import type { Bot } from '../bots/entities/bot.entity';
+import { BotsStore } from '../bots/bots.store';
 import { BotConfig } from '../config/bot.config';
 import { GetUpdatesDto } from './dto/get-updates.dto';
+import { UpdateView } from './dto/update.view';
 import { PollWaiter } from './poll-waiter';
 import { pollsChannel, updatesChannel } from './update-notifier';
 import { UpdatesMetrics } from './updates.metrics';
+import { UpdatesStore } from './updates.store';
+import { BotErrors } from '../bot-errors';
 
 export const DEFAULT_UPDATES_LIMIT = 100;
-
-/** Walks updates_pending (bot_id, update_seq) WHERE NOT acknowledged: the bot's own backlog only. */
-const PENDING_UPDATES = namedStatement(
-  'bot_api_updates_pending',
-  `SELECT update_seq, payload FROM updates
-    WHERE bot_id = $1 AND NOT acknowledged AND update_seq >= $2
-      AND created_at > now() - make_interval(hours => $3)
-    ORDER BY update_seq
-    LIMIT $4`,
-);
-
-const ACKNOWLEDGE_BELOW = namedStatement(
-  'bot_api_updates_acknowledge_below',
-  `UPDATE updates SET acknowledged = true WHERE bot_id = $1 AND update_seq < $2 AND NOT acknowledged`,
-);
 
 function sameList(a: readonly string[] | null, b: readonly string[] | null): boolean {
   if (a === null || b === null) return a === b;
@@ -43,7 +30,10 @@ interface PollAnnouncement {
 /**
  * getUpdates with long polling. Waiting calls sleep on an in-process waiter that a Redis message wakes
  * (published after the Update's transaction committed); a newer call of the same bot, on any instance,
- * ends the older one with 409; shutdown releases every waiting call at once.
+ * ends the older one with 409; shutdown releases every waiting call at once. A change to the bot's row
+ * (published by BotTokenCache) wakes it too, and every wake-up checks the token and the bot again, so
+ * rotation, revocation, disabling or setWebhook end a waiting call at once instead of up to 50 s later
+ * (within UPDATES_POLL_RECHECK_MS when BOT_TOKEN_CACHE_MS is 0, as nothing is published then).
  */
 @Injectable()
 export class PollingService implements OnModuleInit, OnModuleDestroy {
@@ -53,11 +43,12 @@ export class PollingService implements OnModuleInit, OnModuleDestroy {
   private closing = false;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(REDIS) private readonly redis: Redis,
     private readonly config: BotConfig,
     private readonly metrics: UpdatesMetrics,
     private readonly tokenCache: BotTokenCache,
+    private readonly store: UpdatesStore,
+    private readonly bots: BotsStore,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -65,7 +56,11 @@ export class PollingService implements OnModuleInit, OnModuleDestroy {
     this.subscriber = createRedis(this.config.REDIS_URL, 'bot-api-updates-subscriber');
     this.subscriber.on('message', (channel: string, message: string) => this.onMessage(channel, message));
     this.subscriber.on('error', (error: Error) => this.logger.warn(`update subscriber: ${error.message}`));
-    await this.subscriber.subscribe(updatesChannel(this.config), pollsChannel(this.config));
+    await this.subscriber.subscribe(
+      updatesChannel(this.config),
+      pollsChannel(this.config),
+      botChangesChannel(this.config),
+    );
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -74,10 +69,9 @@ export class PollingService implements OnModuleInit, OnModuleDestroy {
     await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
   }
 
-  async getUpdates(bot: Bot, dto: GetUpdatesDto) {
-    if (bot.deliveryMode === 'webhook') {
-      throw ApiError.conflict('CONFLICT', 'getUpdates is unavailable while a webhook is set; call deleteWebhook first');
-    }
+  /** `tokenHash` is the hash of the token the call authenticated with, checked again while it waits. */
+  async getUpdates(bot: Bot, tokenHash: string, dto: GetUpdatesDto): Promise<UpdateView[]> {
+    if (bot.deliveryMode === 'webhook') throw webhookModeConflict();
     if (dto.allowed_updates !== undefined) await this.rememberAllowedUpdates(bot, dto.allowed_updates);
     if (dto.offset !== undefined) await this.acknowledgeBelow(bot.id, dto.offset);
 
@@ -100,6 +94,7 @@ export class PollingService implements OnModuleInit, OnModuleDestroy {
         }
         this.assertCurrent(waiter);
         if (this.closing) return [];
+        await this.assertStillAuthorized(bot.id, tokenHash);
       }
     } finally {
       if (this.waiters.get(bot.id) === waiter) this.waiters.delete(bot.id);
@@ -107,18 +102,24 @@ export class PollingService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Unconfirmed Updates older than the retention are dropped; returns how many. */
-  async purgeExpired(): Promise<number> {
-    const result: [unknown[], number] = await this.dataSource.query(
-      `DELETE FROM updates WHERE created_at < now() - make_interval(hours => $1)`,
-      [this.config.UPDATES_RETENTION_HOURS],
-    );
-    return result[1];
+  purgeExpired(): Promise<number> {
+    return this.store.purgeOlderThan(this.config.UPDATES_RETENTION_HOURS);
   }
 
   private assertCurrent(waiter: PollWaiter): void {
     if (waiter.superseded) {
-      throw ApiError.conflict('CONFLICT', 'Terminated by another getUpdates request of this bot');
+      throw BotErrors.error('CONFLICT', 'Terminated by another getUpdates request of this bot');
     }
+  }
+
+  /** What the token guard and the webhook-mode check decided at the start, read again from the database. */
+  private async assertStillAuthorized(botId: string, tokenHash: string): Promise<void> {
+    const current = await this.bots.findByTokenHash(tokenHash);
+    if (!current || current.id !== botId) {
+      throw BotErrors.error('INVALID_BOT_TOKEN', 'Bot token is unknown, revoked or malformed');
+    }
+    if (!isBotAvailable(current)) throw BotErrors.error('BOT_NOT_AVAILABLE', 'The bot is not approved or not enabled');
+    if (current.deliveryMode === 'webhook') throw webhookModeConflict();
   }
 
   private register(botId: string): PollWaiter {
@@ -136,6 +137,10 @@ export class PollingService implements OnModuleInit, OnModuleDestroy {
 
   private onMessage(channel: string, message: string): void {
     if (channel === updatesChannel(this.config)) {
+      this.waiters.get(message)?.wake();
+      return;
+    }
+    if (channel === botChangesChannel(this.config)) {
       this.waiters.get(message)?.wake();
       return;
     }
@@ -157,26 +162,22 @@ export class PollingService implements OnModuleInit, OnModuleDestroy {
     // An empty list means "every default type", stored as null like a bot that never chose.
     const wanted = allowed.length > 0 ? [...new Set(allowed)] : null;
     if (sameList(wanted, bot.allowedUpdates)) return;
-    await this.dataSource.query(
-      `UPDATE bots SET allowed_updates = $2, updated_at = now()
-        WHERE id = $1 AND allowed_updates IS DISTINCT FROM $2::text[]`,
-      [bot.id, wanted],
-    );
+    await this.bots.setAllowedUpdates(bot.id, wanted);
     this.tokenCache.invalidate(bot.id);
   }
 
   /** update_seq starts at 1, so an offset of 1 or less confirms nothing and costs no statement. */
   private async acknowledgeBelow(botId: string, offset: number): Promise<void> {
     if (offset <= 1) return;
-    await runNamed(this.dataSource, ACKNOWLEDGE_BELOW, [botId, offset]);
+    await this.store.acknowledgeBelow(botId, offset);
   }
 
-  private async pending(botId: string, offset: number | undefined, limit: number) {
-    const { rows } = await runNamed<{ update_seq: string; payload: Record<string, unknown> }>(
-      this.dataSource,
-      PENDING_UPDATES,
-      [botId, offset ?? 0, this.config.UPDATES_RETENTION_HOURS, limit],
-    );
+  private async pending(botId: string, offset: number | undefined, limit: number): Promise<UpdateView[]> {
+    const rows = await this.store.pending(botId, offset ?? 0, this.config.UPDATES_RETENTION_HOURS, limit);
     return rows.map((row) => ({ ...row.payload, update_seq: Number(row.update_seq) }));
   }
+}
+
+function webhookModeConflict(): Error {
+  return BotErrors.error('CONFLICT', 'getUpdates is unavailable while a webhook is set; call deleteWebhook first');
 }

@@ -1,9 +1,12 @@
-import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
+import { bearerToken, hashSecretToken } from '@app/auth';
+import type { Request } from 'express';
 import { BotAuth, CurrentBot } from '../bot-auth';
 import type { Bot } from '../bots/entities/bot.entity';
-import { MethodDocs } from '../messages/method-docs';
+import { MethodDocs } from '../method-docs';
 import { GetUpdatesDto } from './dto/get-updates.dto';
+import { UpdateView } from './dto/update.view';
 import { PollingService } from './polling.service';
 
 @ApiTags('bot updates')
@@ -15,31 +18,34 @@ export class UpdatesController {
   @Post('getUpdates')
   @MethodDocs(
     'getUpdates: pending Updates with update_seq; offset confirms, timeout long-polls up to 50 s',
-    { status: 200, description: 'Update[] in update_seq order (possibly empty)' },
-    [400, 'VALIDATION'],
+    { status: 200, description: 'Update[] in update_seq order (possibly empty)', type: [UpdateView] },
+    'VALIDATION',
     {
-      status: 409,
       code: 'CONFLICT',
-      when: 'the bot is in webhook mode, or a newer getUpdates of the bot ended this one',
+      when: 'the bot is in webhook mode (setWebhook also ends a waiting call), or a newer getUpdates of the bot ended this one',
     },
   )
   @HttpCode(200)
-  getUpdates(@CurrentBot() bot: Bot, @Body() dto: GetUpdatesDto) {
-    return this.polling.getUpdates(bot, dto);
+  getUpdates(@CurrentBot() bot: Bot, @Req() req: Request, @Body() dto: GetUpdatesDto): Promise<UpdateView[]> {
+    return this.polling.getUpdates(bot, tokenHashOf(req), dto);
   }
 
   @Get('getUpdates')
   @MethodDocs(
     'getUpdates: pending Updates with update_seq; offset confirms, timeout long-polls up to 50 s',
-    { status: 200, description: 'Update[] in update_seq order (possibly empty)' },
-    [400, 'VALIDATION'],
+    { status: 200, description: 'Update[] in update_seq order (possibly empty)', type: [UpdateView] },
+    'VALIDATION',
     {
-      status: 409,
       code: 'CONFLICT',
-      when: 'the bot is in webhook mode, or a newer getUpdates of the bot ended this one',
+      when: 'the bot is in webhook mode (setWebhook also ends a waiting call), or a newer getUpdates of the bot ended this one',
     },
   )
-  getUpdatesByQuery(@CurrentBot() bot: Bot, @Query() dto: GetUpdatesDto) {
-    return this.polling.getUpdates(bot, dto);
+  getUpdatesByQuery(@CurrentBot() bot: Bot, @Req() req: Request, @Query() dto: GetUpdatesDto): Promise<UpdateView[]> {
+    return this.polling.getUpdates(bot, tokenHashOf(req), dto);
   }
+}
+
+/** The bot token guard already accepted this header, so the token is there. */
+function tokenHashOf(req: Request): string {
+  return hashSecretToken(bearerToken(req.headers.authorization) ?? '');
 }

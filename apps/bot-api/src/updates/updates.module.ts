@@ -9,11 +9,12 @@ import { UpdatesPurgeService } from './updates-purge.service';
 import { UpdatesController } from './updates.controller';
 import { UpdatesMetrics } from './updates.metrics';
 import { UpdatesService } from './updates.service';
+import { UpdatesStore } from './updates.store';
 
 @Module({
   imports: [TypeOrmModule.forFeature([UpdateRecord]), BotsModule, DeliveriesModule],
   controllers: [UpdatesController],
-  providers: [UpdateNotifier, UpdatesService, PollingService, UpdatesPurgeService, UpdatesMetrics],
+  providers: [UpdatesStore, UpdateNotifier, UpdatesService, PollingService, UpdatesPurgeService, UpdatesMetrics],
   exports: [UpdatesService, UpdateNotifier],
 })
 export class UpdatesModule {}

@@ -1,21 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Account, AccountDirectory } from '@app/auth';
-import { ApiError } from '@app/envelope';
-import { namedStatement, runNamed } from '@app/platform';
-import { DataSource } from 'typeorm';
 import { isBotSystemUserId } from '../bots/entities/bot.entity';
 import { BotConfig } from '../config/bot.config';
+import { UsersStore } from './users.store';
+import { BotErrors } from '../bot-errors';
 
 /** Bounds memory however many accounts call; the oldest entry goes first. */
 const MAX_REMEMBERED = 10_000;
-
-const UPSERT_USER = namedStatement(
-  'bot_api_users_upsert',
-  `INSERT INTO users (id, name) VALUES ($1, $2)
-   ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, updated_at = now()
-   WHERE users.name IS DISTINCT FROM EXCLUDED.name AND NOT users.is_bot`,
-);
 
 @Injectable()
 export class UsersDirectory implements AccountDirectory {
@@ -23,7 +14,7 @@ export class UsersDirectory implements AccountDirectory {
   private readonly recent = new Map<string, { name: string; at: number }>();
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly users: UsersStore,
     private readonly config: BotConfig,
   ) {}
 
@@ -34,11 +25,11 @@ export class UsersDirectory implements AccountDirectory {
    */
   async upsert(account: Account): Promise<void> {
     // An account under a bot's system user id would speak in chats as that bot.
-    if (isBotSystemUserId(account.id)) throw new ApiError(401, undefined, 'This account id is reserved for bots');
+    if (isBotSystemUserId(account.id)) throw BotErrors.error('UNAUTHORIZED', 'This account id is reserved for bots');
     const now = Date.now();
     const seen = this.recent.get(account.id);
     if (seen && seen.name === account.name && now - seen.at < this.config.USER_DIRECTORY_CACHE_MS) return;
-    await runNamed(this.dataSource, UPSERT_USER, [account.id, account.name]);
+    await this.users.upsert(account.id, account.name);
     this.remember(account, now);
   }
 

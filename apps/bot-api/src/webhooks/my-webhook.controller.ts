@@ -1,16 +1,17 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Put, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account, AccountGuard, CurrentAccount } from '@app/auth';
-import { ApiErrorResponses } from '@app/platform';
+import { ApiErrors } from '../bot-errors';
 import { DropPendingDto, SetWebhookDto } from './dto/webhook.dto';
-import { WebhookInfo, WebhooksService } from './webhooks.service';
+import { WebhookInfo } from './dto/webhook-info.view';
+import { WebhooksService } from './webhooks.service';
 
 @ApiTags('developer bots')
 @ApiBearerAuth()
-@ApiErrorResponses(
-  { status: 401, code: 'UNAUTHORIZED', when: 'no valid account JWT (bot tokens are refused)' },
-  { status: 404, code: 'NOT_FOUND', when: 'not one of your bots' },
-  { status: 409, code: 'CONFLICT', when: 'the bot is not approved yet' },
+@ApiErrors(
+  { code: 'UNAUTHORIZED', when: 'no valid account JWT (bot tokens are refused)' },
+  { code: 'NOT_FOUND', when: 'not one of your bots' },
+  { code: 'CONFLICT', when: 'the bot is not approved yet' },
 )
 @UseGuards(AccountGuard)
 @Controller('api/v1/bots/my/:botId/webhook')
@@ -20,8 +21,8 @@ export class MyWebhookController {
   @Put()
   @HttpCode(200)
   @ApiOperation({ summary: 'Set the webhook of my bot (as setWebhook, without the bot token)' })
-  @ApiErrorResponses([400, 'VALIDATION'])
-  @ApiOkResponse({ description: 'The webhook configuration (getWebhookInfo shape)' })
+  @ApiErrors('VALIDATION')
+  @ApiOkResponse({ description: 'The webhook configuration (getWebhookInfo shape)', type: WebhookInfo })
   set(
     @CurrentAccount() account: Account,
     @Param('botId') botId: string,
@@ -33,8 +34,8 @@ export class MyWebhookController {
   @Delete()
   @HttpCode(200)
   @ApiOperation({ summary: 'Delete the webhook of my bot: back to polling' })
-  @ApiErrorResponses([400, 'VALIDATION'])
-  @ApiOkResponse({ description: 'The webhook configuration after removal (getWebhookInfo shape)' })
+  @ApiErrors('VALIDATION')
+  @ApiOkResponse({ description: 'The webhook configuration after removal (getWebhookInfo shape)', type: WebhookInfo })
   remove(
     @CurrentAccount() account: Account,
     @Param('botId') botId: string,
@@ -45,7 +46,7 @@ export class MyWebhookController {
 
   @Get()
   @ApiOperation({ summary: 'The webhook configuration of my bot (getWebhookInfo shape)' })
-  @ApiOkResponse({ description: 'The webhook summary' })
+  @ApiOkResponse({ description: 'The webhook summary', type: WebhookInfo })
   get(@CurrentAccount() account: Account, @Param('botId') botId: string): Promise<WebhookInfo> {
     return this.webhooks.infoForOwner(account.id, botId);
   }

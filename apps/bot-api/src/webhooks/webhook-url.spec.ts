@@ -38,7 +38,7 @@ describe('WebhookUrlPolicy', () => {
   it.each(['https://127.0.0.1/', 'https://10.0.0.5/', 'https://[fe80::1]/', 'https://[::ffff:192.168.0.1]/'])(
     'refuses %s unless WEBHOOK_ALLOW_PRIVATE is set',
     async (url) => {
-      expect((await refusal(strict, url)).message).toContain('private');
+      expect((await refusal(strict, url)).message).toBe('url must resolve to a public address');
       await expect(relaxed.check(url)).resolves.toBeInstanceOf(URL);
     },
   );

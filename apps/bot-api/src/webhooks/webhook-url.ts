@@ -1,23 +1,32 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@app/envelope';
-import { hostOf, isRefusedAddress } from '@app/webhook-queue';
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
+import { hostOf, HostResolver, isRefusedAddress } from '@app/webhook-queue';
 import { BotConfig } from '../config/bot.config';
+import { BotErrors } from '../bot-errors';
 
 function invalidUrl(problem: string): ApiError {
-  return new ApiError(400, 'VALIDATION', `url ${problem}`, [{ field: 'url', problem }]);
+  return BotErrors.invalid(`url ${problem}`, [{ field: 'url', problem }]);
 }
 
 /**
- * Refuses webhook URLs that are not HTTPS or whose host resolves to a private, loopback or
- * link-local address (server-side request forgery), unless WEBHOOK_ALLOW_PRIVATE is set. The
- * dispatcher checks the resolved address again on every connection, so a later DNS change cannot
+ * One answer for a host that does not resolve and one that resolves inside the network, so that
+ * setWebhook cannot be used to map internal DNS names.
+ */
+const NOT_PUBLIC = 'must resolve to a public address';
+
+/**
+ * Refuses webhook URLs that are not HTTPS or whose host resolves to a private, loopback, link-local
+ * or otherwise non-public address (server-side request forgery), unless WEBHOOK_ALLOW_PRIVATE is set.
+ * The dispatcher checks the resolved address again on every connection, so a later DNS change cannot
  * point an accepted URL inside the network.
  */
 @Injectable()
 export class WebhookUrlPolicy {
-  constructor(private readonly config: BotConfig) {}
+  private readonly resolver: HostResolver;
+
+  constructor(private readonly config: BotConfig) {
+    this.resolver = new HostResolver(config.WEBHOOK_DNS_TIMEOUT_MS);
+  }
 
   async check(raw: string): Promise<URL> {
     let url: URL;
@@ -29,21 +38,9 @@ export class WebhookUrlPolicy {
     if (url.protocol !== 'https:') throw invalidUrl('must use HTTPS');
     if (url.username || url.password) throw invalidUrl('must not carry credentials');
     if (url.hash) throw invalidUrl('must not carry a fragment');
-    const host = hostOf(url);
-    const addresses = isIP(host) ? [host] : await this.resolve(host);
-    if (!this.config.WEBHOOK_ALLOW_PRIVATE && addresses.some(isRefusedAddress)) {
-      throw invalidUrl('must not resolve to a private, loopback or link-local address');
-    }
+    const addresses = await this.resolver.resolve(hostOf(url)).catch(() => null);
+    if (!addresses) throw invalidUrl(NOT_PUBLIC);
+    if (!this.config.WEBHOOK_ALLOW_PRIVATE && addresses.some(isRefusedAddress)) throw invalidUrl(NOT_PUBLIC);
     return url;
-  }
-
-  private async resolve(host: string): Promise<string[]> {
-    try {
-      const found = await lookup(host, { all: true, verbatim: true });
-      if (found.length === 0) throw new Error('no address');
-      return found.map((entry) => entry.address);
-    } catch {
-      throw invalidUrl('host does not resolve');
-    }
   }
 }

@@ -1,38 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ApiError } from '@app/envelope';
 import { SecretCipher } from '@app/auth';
-import { webhookSecretContext } from '@app/webhook-queue';
+import { deliverJobFor, DeliveryStore, webhookSecretContext } from '@app/webhook-queue';
 import { DataSource, EntityManager } from 'typeorm';
 import { BotTokenCache } from '../bot-auth/bot-token-cache';
+import { BotsStore } from '../bots/bots.store';
 import { BotConfig } from '../config/bot.config';
 import { DeliveryQueue } from '../deliveries/delivery-queue';
+import { WebhookInfo } from './dto/webhook-info.view';
 import { DEFAULT_MAX_CONNECTIONS, DropPendingDto, SetWebhookDto } from './dto/webhook.dto';
 import { WebhookUrlPolicy } from './webhook-url';
+import { BotErrors } from '../bot-errors';
 
-/** getWebhookInfo (Telegram's shape plus allowed_ips and platform_egress_ips). */
-export interface WebhookInfo {
-  url: string;
-  has_custom_certificate: false;
-  pending_update_count: number;
-  /** Unix seconds, as in Telegram. */
-  last_error_date: number | null;
-  last_error_message: string | null;
-  max_connections: number | null;
-  allowed_updates: string[];
-  allowed_ips: string[];
-  platform_egress_ips: string[];
-}
-
-interface WebhookRow {
-  delivery_mode: string;
-  webhook_url: string | null;
-  webhook_allowed_ips: string[] | null;
-  webhook_max_connections: number;
-  webhook_last_error_at: Date | null;
-  webhook_last_error_message: string | null;
-  allowed_updates: string[] | null;
-}
+const HOUR_MS = 3_600_000;
+const unixSeconds = (at: Date | null): number | null => (at ? Math.floor(at.getTime() / 1000) : null);
 
 /** setWebhook / deleteWebhook / getWebhookInfo, for the bot itself and for its developer. */
 @Injectable()
@@ -45,6 +26,8 @@ export class WebhooksService {
     private readonly urlPolicy: WebhookUrlPolicy,
     private readonly queue: DeliveryQueue,
     private readonly tokenCache: BotTokenCache,
+    private readonly deliveries: DeliveryStore,
+    private readonly bots: BotsStore,
   ) {
     this.cipher = new SecretCipher(config.WEBHOOK_SECRET_KEY);
   }
@@ -57,41 +40,55 @@ export class WebhooksService {
     const url = await this.urlPolicy.check(dto.url);
     const sealedSecret = this.cipher.encrypt(webhookSecretContext(botId), dto.secret_token);
     await this.dataSource.transaction(async (manager) => {
-      await manager.query(
-        `UPDATE bots SET delivery_mode = 'webhook', webhook_url = $2, webhook_secret_ciphertext = $3,
-                webhook_allowed_ips = $4, webhook_max_connections = $5,
-                allowed_updates = CASE WHEN $6::boolean THEN $7::text[] ELSE allowed_updates END,
-                updated_at = now()
-          WHERE id = $1`,
-        [
-          botId,
-          url.toString(),
-          sealedSecret,
-          dto.allowed_ips && dto.allowed_ips.length > 0 ? [...new Set(dto.allowed_ips)] : null,
-          dto.max_connections ?? DEFAULT_MAX_CONNECTIONS,
-          dto.allowed_updates !== undefined,
-          dto.allowed_updates && dto.allowed_updates.length > 0 ? [...new Set(dto.allowed_updates)] : null,
-        ],
-      );
+      const rotation = await this.rotationOf(manager, botId, dto.secret_token);
+      await this.deliveries.setWebhook(manager, botId, {
+        url: url.toString(),
+        sealedSecret,
+        ...rotation,
+        allowedIps: dto.allowed_ips && dto.allowed_ips.length > 0 ? [...new Set(dto.allowed_ips)] : null,
+        maxConnections: dto.max_connections ?? DEFAULT_MAX_CONNECTIONS,
+        // Left out, the bot keeps its list; empty means every default type.
+        allowedUpdates:
+          dto.allowed_updates === undefined
+            ? undefined
+            : dto.allowed_updates && dto.allowed_updates.length > 0
+              ? [...new Set(dto.allowed_updates)]
+              : null,
+      });
       if (dto.drop_pending_updates) {
-        await this.dropPending(manager, botId);
+        await this.deliveries.dropPending(manager, botId);
         return;
       }
-      const waiting: Array<{ id: string; series: number }> = await manager.query(
-        `INSERT INTO webhook_deliveries (bot_id, update_seq, update_id, update_type, payload)
-         SELECT bot_id, update_seq, update_id, type, payload FROM updates
-          WHERE bot_id = $1 AND NOT acknowledged AND created_at > now() - make_interval(hours => $2)
-          ORDER BY update_seq
-         ON CONFLICT (update_id) DO NOTHING
-         RETURNING id, series`,
-        [botId, this.config.UPDATES_RETENTION_HOURS],
-      );
-      this.queue.enqueueAfterCommit(
-        manager,
-        waiting.map((row) => ({ deliveryId: row.id, series: Number(row.series), priorAttempts: 0 })),
-      );
+      const waiting = await this.deliveries.deliverBacklog(manager, botId, this.config.UPDATES_RETENTION_HOURS);
+      this.queue.enqueueAfterCommit(manager, waiting.map(deliverJobFor));
     });
     this.tokenCache.invalidate(botId);
+  }
+
+  /**
+   * A new secret keeps the one it replaces valid for the overlap; the same secret keeps a running overlap;
+   * a rotation during an overlap replaces the older secret (only the two latest are ever signed with).
+   */
+  private async rotationOf(
+    manager: EntityManager,
+    botId: string,
+    newSecret: string,
+  ): Promise<{ previousSealedSecret: string | null; previousSecretExpiresAt: Date | null }> {
+    const none = { previousSealedSecret: null, previousSecretExpiresAt: null };
+    const current = await this.deliveries.webhookSecretsForUpdate(manager, botId);
+    if (!current?.webhook_secret_ciphertext) return none;
+    const context = webhookSecretContext(botId);
+    if (this.cipher.decrypt(context, current.webhook_secret_ciphertext) === newSecret) {
+      return {
+        previousSealedSecret: current.webhook_previous_secret_ciphertext,
+        previousSecretExpiresAt: current.webhook_previous_secret_expires_at,
+      };
+    }
+    if (this.config.WEBHOOK_ROTATION_OVERLAP_HOURS === 0) return none;
+    return {
+      previousSealedSecret: current.webhook_secret_ciphertext,
+      previousSecretExpiresAt: new Date(Date.now() + this.config.WEBHOOK_ROTATION_OVERLAP_HOURS * HOUR_MS),
+    };
   }
 
   /**
@@ -100,41 +97,27 @@ export class WebhooksService {
    */
   async deleteWebhook(botId: string, dto: DropPendingDto): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      await manager.query(
-        `UPDATE bots SET delivery_mode = 'polling', webhook_url = NULL, webhook_secret_ciphertext = NULL,
-                webhook_allowed_ips = NULL, webhook_max_connections = $2,
-                webhook_last_error_at = NULL, webhook_last_error_message = NULL, updated_at = now()
-          WHERE id = $1`,
-        [botId, DEFAULT_MAX_CONNECTIONS],
-      );
-      await manager.query(`DELETE FROM webhook_deliveries WHERE bot_id = $1 AND status IN ('pending', 'retrying')`, [
-        botId,
-      ]);
-      if (dto.drop_pending_updates) await this.dropPending(manager, botId);
+      await this.deliveries.clearWebhook(manager, botId, DEFAULT_MAX_CONNECTIONS);
+      await this.deliveries.withdrawOpen(manager, botId);
+      if (dto.drop_pending_updates) await this.deliveries.dropPending(manager, botId);
     });
     this.tokenCache.invalidate(botId);
   }
 
   async info(botId: string): Promise<WebhookInfo> {
-    const rows: WebhookRow[] = await this.dataSource.query(
-      `SELECT delivery_mode, webhook_url, webhook_allowed_ips, webhook_max_connections,
-              webhook_last_error_at, webhook_last_error_message, allowed_updates
-         FROM bots WHERE id = $1`,
-      [botId],
-    );
-    if (rows.length === 0) throw ApiError.notFound('Bot');
-    const bot = rows[0];
+    const bot = await this.deliveries.webhookSettings(botId);
+    if (!bot) throw BotErrors.notFound('Bot');
     const webhook = bot.delivery_mode === 'webhook';
     return {
       url: bot.webhook_url ?? '',
-      has_custom_certificate: false,
-      pending_update_count: await this.pendingCount(botId, webhook),
+      pending_update_count: await this.deliveries.pendingCount(botId, webhook, this.config.UPDATES_RETENTION_HOURS),
       last_error_date: bot.webhook_last_error_at ? Math.floor(bot.webhook_last_error_at.getTime() / 1000) : null,
       last_error_message: bot.webhook_last_error_message,
       max_connections: webhook ? bot.webhook_max_connections : null,
       allowed_updates: bot.allowed_updates ?? [],
       allowed_ips: bot.webhook_allowed_ips ?? [],
       platform_egress_ips: this.config.platformEgressIps,
+      previous_secret_expires_at: unixSeconds(bot.webhook_previous_secret_expires_at),
     };
   }
 
@@ -158,34 +141,10 @@ export class WebhooksService {
 
   /** 404 unless the bot is the caller's; 409 before approval (a pending bot has no delivery yet). */
   private async assertOwnedApproved(ownerId: string, botId: string): Promise<void> {
-    const rows: Array<{ review_status: string }> = await this.dataSource.query(
-      `SELECT review_status FROM bots WHERE id = $1 AND owner_id = $2`,
-      [botId, ownerId],
-    );
-    if (rows.length === 0) throw ApiError.notFound('Bot');
-    if (rows[0].review_status !== 'approved') {
-      throw ApiError.conflict('CONFLICT', 'The bot is not approved yet');
+    const bot = await this.bots.reviewOf(this.dataSource.manager, botId, ownerId);
+    if (!bot) throw BotErrors.notFound('Bot');
+    if (bot.review_status !== 'approved') {
+      throw BotErrors.error('CONFLICT', 'The bot is not approved yet');
     }
-  }
-
-  private async pendingCount(botId: string, webhook: boolean): Promise<number> {
-    const rows: Array<{ count: string }> = webhook
-      ? await this.dataSource.query(
-          `SELECT count(*) FROM webhook_deliveries WHERE bot_id = $1 AND status IN ('pending', 'retrying')`,
-          [botId],
-        )
-      : await this.dataSource.query(
-          `SELECT count(*) FROM updates
-            WHERE bot_id = $1 AND NOT acknowledged AND created_at > now() - make_interval(hours => $2)`,
-          [botId, this.config.UPDATES_RETENTION_HOURS],
-        );
-    return Number(rows[0].count);
-  }
-
-  private async dropPending(manager: EntityManager, botId: string): Promise<void> {
-    await manager.query(`UPDATE updates SET acknowledged = true WHERE bot_id = $1 AND NOT acknowledged`, [botId]);
-    await manager.query(`DELETE FROM webhook_deliveries WHERE bot_id = $1 AND status IN ('pending', 'retrying')`, [
-      botId,
-    ]);
   }
 }

@@ -1,9 +1,10 @@
 import { Body, Controller, Param, Patch, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AccountGuard, PlatformAdminGuard } from '@app/auth';
-import { ApiErrorResponses } from '@app/platform';
+import { ApiErrors } from '../voucher-errors';
 import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
-import { AdminApplicationsService, AdminApplicationView } from './admin-applications.service';
+import { AdminApplicationsService } from './admin-applications.service';
+import { AdminApplicationView } from './dto/admin-application.view';
 import { UpdateApplicationFeaturesDto } from './dto/update-application-features.dto';
 
 @ApiTags('admin: applications')
@@ -16,7 +17,7 @@ export class AdminApplicationsController {
   @Patch(':id')
   @ApiOperation({ summary: 'Open or close features of an application; closed vouchers → 403 FEATURE_DISABLED at once' })
   @ApiOkResponse({ description: 'The application with its features', type: AdminApplicationView })
-  @ApiErrorResponses({ status: 403, code: 'FORBIDDEN', when: 'the account is not platform staff' }, [404, 'NOT_FOUND'])
+  @ApiErrors({ code: 'FORBIDDEN', when: 'the account is not platform staff' }, 'NOT_FOUND')
   update(
     @Param('id', new ResourceIdPipe('Application')) id: string,
     @Body() body: UpdateApplicationFeaturesDto,

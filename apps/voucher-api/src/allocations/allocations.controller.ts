@@ -1,13 +1,13 @@
 import { Body, Controller, Get, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account, AccountGuard, CurrentAccount } from '@app/auth';
-import { ApiErrorResponses } from '@app/platform';
+import { ApiErrors, HAND_OUT_ERRORS, IDEMPOTENCY_KEY_ERRORS } from '../voucher-errors';
 import { RenderedBody } from '@app/envelope';
 import { Idempotent, IdempotencyKey, IdempotentCall } from '@app/idempotency';
 import type { Request } from 'express';
 import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
 import { AllocationsService } from './allocations.service';
-import { AllocationPage } from './dto/allocation.view';
+import { AllocationPage, AllocationView } from './dto/allocation.view';
 import { CreateAllocationDto } from './dto/create-allocation.dto';
 import { ListAllocationsDto } from './dto/list-allocations.dto';
 
@@ -22,8 +22,8 @@ export class AllocationsController {
   constructor(private readonly allocations: AllocationsService) {}
 
   @Get()
-  @ApiOkResponse({ description: '`items` (allocation records), `page`, `limit`, `total`' })
-  @ApiErrorResponses([404, 'NOT_FOUND'])
+  @ApiOkResponse({ description: '`items` (allocation records), `total`, `page`, `pageSize`', type: AllocationPage })
+  @ApiErrors('NOT_FOUND')
   @ApiOperation({ summary: 'List allocations of the application (optionally of one template), newest first' })
   list(
     @CurrentAccount() account: Account,
@@ -34,15 +34,15 @@ export class AllocationsController {
   }
 
   @Post()
-  @ApiCreatedResponse({ description: 'The allocation record; a replay carries `Idempotent-Replayed: true`' })
-  @ApiErrorResponses(
-    { status: 404, code: 'NOT_FOUND', when: 'application or template not found' },
-    { status: 403, code: 'APPLICATION_DISABLED', when: 'the application is disabled' },
-    { status: 403, code: 'FEATURE_DISABLED', when: 'the vouchers feature is closed' },
-    { status: 409, code: 'INSUFFICIENT_STOCK', when: 'quantity above the remaining stock' },
-    { status: 409, code: 'TEMPLATE_NOT_ACTIVE', when: 'the template is not active' },
-    { status: 409, code: 'IDEMPOTENCY_KEY_REUSED', when: 'same idempotencyKey with other parameters' },
-    { status: 409, code: 'IDEMPOTENCY_KEY_IN_USE', when: 'the first request with this key is still running' },
+  @ApiCreatedResponse({
+    description: 'The allocation record; a replay carries `Idempotent-Replayed: true`',
+    type: AllocationView,
+  })
+  @ApiErrors(
+    { code: 'NOT_FOUND', when: 'application or template not found' },
+    { code: 'INSUFFICIENT_STOCK', when: 'quantity above the remaining stock' },
+    ...HAND_OUT_ERRORS,
+    ...IDEMPOTENCY_KEY_ERRORS,
   )
   @Idempotent({ required: true, keyFrom: idempotencyKeyOfBody, keyName: 'idempotencyKey' })
   @ApiOperation({ summary: 'Allocate template stock to a sender; idempotent on the idempotencyKey of the body' })

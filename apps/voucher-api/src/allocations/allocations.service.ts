@@ -1,34 +1,36 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ApiError, RenderedBody } from '@app/envelope';
+import type { RenderedBody } from '@app/envelope';
 import type { IdempotentCall } from '@app/idempotency';
+import { pageAnswer, pageWindow } from '@app/platform';
 import { DataSource, EntityManager } from 'typeorm';
-import { ApplicationsService, assertApplicationIssues } from '../applications/applications.service';
-import { Template } from '../templates/entities/template.entity';
-import { consumeTemplateStock } from '../templates/template-stock';
-import { User } from '../users/user.entity';
+import { assertApplicationIssues } from '../applications/application-rules';
+import { ApplicationsService } from '../applications/applications.service';
+import { TemplatesService } from '../templates/templates.service';
+import { TemplatesStore } from '../templates/templates.store';
+import { UsersDirectory } from '../users/users.directory';
+import { VoucherErrors } from '../voucher-errors';
+import { AllocationsStore } from './allocations.store';
 import { AllocationPage, toAllocationView } from './dto/allocation.view';
 import { CreateAllocationDto } from './dto/create-allocation.dto';
 import { ListAllocationsDto } from './dto/list-allocations.dto';
-import { Allocation } from './entities/allocation.entity';
 
 @Injectable()
 export class AllocationsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly allocations: AllocationsStore,
     private readonly applications: ApplicationsService,
+    private readonly templates: TemplatesService,
+    private readonly stock: TemplatesStore,
+    private readonly users: UsersDirectory,
   ) {}
 
   async list(ownerId: string, applicationId: string, query: ListAllocationsDto): Promise<AllocationPage> {
     await this.applications.requireOwned(this.dataSource.manager, ownerId, applicationId);
-    const where = query.templateId ? { applicationId, templateId: query.templateId } : { applicationId };
-    const [allocations, total] = await this.dataSource.manager.findAndCount(Allocation, {
-      where,
-      order: { createdAt: 'DESC', id: 'DESC' },
-      skip: (query.page - 1) * query.limit,
-      take: query.limit,
-    });
-    return { items: allocations.map(toAllocationView), page: query.page, limit: query.limit, total };
+    const window = pageWindow(query);
+    const [allocations, total] = await this.allocations.list(applicationId, query.templateId, window);
+    return pageAnswer(allocations.map(toAllocationView), total, window);
   }
 
   /**
@@ -45,25 +47,25 @@ export class AllocationsService {
     return this.dataSource.transaction(async (manager) => {
       assertApplicationIssues(await this.applications.requireOwned(manager, ownerId, applicationId));
       await this.requireActiveTemplate(manager, applicationId, dto.templateId);
-      await this.requireKnownUser(manager, dto.recipientUserId);
-      if (!(await consumeTemplateStock(manager, dto.templateId, dto.quantity, 'allocated'))) {
-        throw new ApiError(409, 'INSUFFICIENT_STOCK', 'The template has not enough remaining stock for this quantity');
+      if (!(await this.users.exists(manager, dto.recipientUserId))) {
+        throw VoucherErrors.invalid('recipientUserId is not a known user', [
+          { field: 'recipientUserId', problem: 'is not a known user' },
+        ]);
       }
-      const allocation = await manager.save(
-        manager.create(Allocation, {
-          applicationId,
-          templateId: dto.templateId,
-          senderUserId: dto.recipientUserId,
-          createdBy: ownerId,
-          quantity: dto.quantity,
-          remaining: dto.quantity,
-          sendingCount: 0,
-          claimedCount: 0,
-        }),
-      );
-      // The status is computed by the database; read the row back rather than guess it here.
-      const stored = await manager.findOneByOrFail(Allocation, { id: allocation.id });
-      return call.complete(manager, toAllocationView(stored));
+      if (!(await this.stock.consumeAllocatedStock(manager, dto.templateId, dto.quantity))) {
+        throw VoucherErrors.error(
+          'INSUFFICIENT_STOCK',
+          'The template has not enough remaining stock for this quantity',
+        );
+      }
+      const allocation = await this.allocations.insert(manager, {
+        applicationId,
+        templateId: dto.templateId,
+        senderUserId: dto.recipientUserId,
+        createdBy: ownerId,
+        quantity: dto.quantity,
+      });
+      return call.complete(manager, toAllocationView(allocation));
     });
   }
 
@@ -73,25 +75,12 @@ export class AllocationsService {
     templateId: string,
   ): Promise<void> {
     // The row lock keeps a concurrent pause or end from slipping between this check and the stock update.
-    const template = await manager.findOne(Template, {
-      where: { id: templateId, applicationId },
-      lock: { mode: 'pessimistic_write' },
-    });
-    if (!template) throw ApiError.notFound('Template');
+    const template = await this.templates.require(manager, applicationId, templateId, true);
     if (template.status !== 'active') {
-      throw new ApiError(
-        409,
+      throw VoucherErrors.error(
         'TEMPLATE_NOT_ACTIVE',
         `Only an active template can be allocated (it is ${template.status})`,
       );
-    }
-  }
-
-  private async requireKnownUser(manager: EntityManager, userId: string): Promise<void> {
-    if (!(await manager.existsBy(User, { id: userId }))) {
-      throw ApiError.badRequest('recipientUserId is not a known user', [
-        { field: 'recipientUserId', problem: 'is not a known user' },
-      ]);
     }
   }
 }

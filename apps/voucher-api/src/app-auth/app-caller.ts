@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import type { ApplicationFeatures, ApplicationStatus } from '../applications/entities/application.entity';
+import type { VoucherPermission } from './runtime-route.options';
 
 /** The application token that authenticated a runtime call, and the application it is bound to. */
 export interface AppCaller {
@@ -7,7 +8,7 @@ export interface AppCaller {
   tokenName: string;
   tokenPrefix: string;
   tokenExpiresAt: Date | null;
-  permissions: string[];
+  permissions: VoucherPermission[];
   application: {
     id: string;
     name: string;

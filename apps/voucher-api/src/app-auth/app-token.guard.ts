@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { bearerToken, setPrincipal, tokenKindOf } from '@app/auth';
-import { ApiError } from '@app/envelope';
 import type { Request } from 'express';
+import { VoucherErrors } from '../voucher-errors';
 import { setAppCaller } from './app-caller';
 import { AppTokenAuthenticator } from './app-token.authenticator';
 
@@ -13,11 +13,10 @@ export class AppTokenGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<Request>();
     const token = bearerToken(req.headers.authorization);
-    if (!token) throw new ApiError(401, undefined, 'Authorization: Bearer <application token> is required');
+    if (!token) throw VoucherErrors.error('UNAUTHORIZED', 'Authorization: Bearer <application token> is required');
     if (tokenKindOf(token) !== 'sop_') {
-      throw new ApiError(
-        401,
-        undefined,
+      throw VoucherErrors.error(
+        'UNAUTHORIZED',
         'This route takes an application token (sop_…); account JWTs and bot tokens are not accepted',
       );
     }

@@ -1,7 +1,9 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ApiError, FieldProblem } from '@app/envelope';
+import type { FieldProblem } from '@app/envelope';
 import type { Request } from 'express';
+import { assertApplicationIssues } from '../applications/application-rules';
+import { VoucherErrors } from '../voucher-errors';
 import { AppCaller, appCallerOf } from './app-caller';
 import { originAllowed } from './origin-policy';
 import { RUNTIME_ROUTE_KEY, RuntimeRouteOptions } from './runtime-route.options';
@@ -18,7 +20,7 @@ export class ApplicationAccessGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const req = context.switchToHttp().getRequest<Request>();
     const caller = appCallerOf(req);
-    if (!caller) throw new ApiError(401, undefined, 'Not authenticated');
+    if (!caller) throw VoucherErrors.error('UNAUTHORIZED', 'Not authenticated');
     assertApplicationOpen(caller, typeof req.headers.origin === 'string' ? req.headers.origin : undefined);
     rejectUndeclaredInput(
       req,
@@ -30,13 +32,9 @@ export class ApplicationAccessGuard implements CanActivate {
 
 function assertApplicationOpen(caller: AppCaller, origin: string | undefined): void {
   const app = caller.application;
-  if (app.status !== 'active') throw new ApiError(403, 'APPLICATION_DISABLED', 'The application is disabled');
-  if (!app.features.vouchers) {
-    throw new ApiError(403, 'FEATURE_DISABLED', 'The vouchers feature is closed for this application');
-  }
+  assertApplicationIssues(app);
   if (!originAllowed(app.allowedOrigins, origin)) {
-    throw new ApiError(
-      403,
+    throw VoucherErrors.error(
       'ORIGIN_NOT_ALLOWED',
       origin ? 'Origin is not allowed for this application' : 'Origin header is required by this application',
     );
@@ -54,7 +52,7 @@ function rejectUndeclaredInput(req: Request, options: RuntimeRouteOptions | unde
     problems.push(...fields.map((field) => ({ field, problem: 'is not a known field' })));
   }
   if (problems.length > 0) {
-    throw ApiError.badRequest(
+    throw VoucherErrors.invalid(
       `Validation failed: ${problems.map((p) => `${p.field}: ${p.problem}`).join('; ')}`,
       problems,
     );

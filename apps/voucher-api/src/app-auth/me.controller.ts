@@ -2,7 +2,8 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AppCaller } from './app-caller';
 import { CurrentCaller } from './current-caller.decorator';
-import { ApplicationSelfView, MeService } from './me.service';
+import { ApplicationSelfView } from './dto/application-self.view';
+import { MeService } from './me.service';
 import { RuntimeRoute, RuntimeSuccess } from './runtime-route.decorator';
 
 @ApiTags('runtime')

@@ -1,29 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { ApiProperty } from '@nestjs/swagger';
-import { ApplicationView, toApplicationView } from '../applications/dto/application.view';
+import { toApplicationView } from '../applications/dto/application.view';
 import type { AppCaller } from './app-caller';
-
-export class TokenSelfView {
-  @ApiProperty({ format: 'uuid' })
-  id: string;
-
-  @ApiProperty()
-  name: string;
-
-  @ApiProperty({ description: 'The start of the token, as list views show it' })
-  prefix: string;
-
-  @ApiProperty({ type: [String] })
-  permissions: string[];
-
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
-  expires_at: string | null;
-}
-
-export class ApplicationSelfView extends ApplicationView {
-  @ApiProperty({ type: TokenSelfView, description: 'The calling token' })
-  token: TokenSelfView;
-}
+import { ApplicationSelfView } from './dto/application-self.view';
 
 @Injectable()
 export class MeService {

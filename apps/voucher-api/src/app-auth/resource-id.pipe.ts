@@ -1,5 +1,5 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
-import { ApiError } from '@app/envelope';
+import { VoucherErrors } from '../voucher-errors';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -9,7 +9,7 @@ export class ResourceIdPipe implements PipeTransform<string, string> {
   constructor(private readonly what: string) {}
 
   transform(value: string): string {
-    if (!UUID.test(value)) throw ApiError.notFound(this.what);
+    if (!UUID.test(value)) throw VoucherErrors.notFound(this.what);
     return value.toLowerCase();
   }
 }

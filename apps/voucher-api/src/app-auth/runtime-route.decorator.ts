@@ -1,7 +1,8 @@
 import { applyDecorators, SetMetadata, Type, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiResponse } from '@nestjs/swagger';
 import { PermissionsGuard, RequirePermissions } from '@app/auth';
-import { API_SECURITY, ApiErrorResponses } from '@app/platform';
+import { API_SECURITY } from '@app/platform';
+import { ApiErrors } from '../voucher-errors';
 import { RATE_LIMIT_KEY, RateLimitMetadata } from '../rate-limits/rate-limit.metadata';
 import { RateLimitGuard } from '../rate-limits/rate-limit.guard';
 import { AppTokenGuard } from './app-token.guard';
@@ -15,8 +16,12 @@ export const RATE_LIMIT_HEADERS = {
 };
 
 /** The success answer of a runtime route, with the rate-limit headers every runtime answer carries. */
-export function RuntimeSuccess(status: 200 | 201, description: string, type?: Type<unknown> | [Type<unknown>]) {
-  return ApiResponse({ status, description, headers: RATE_LIMIT_HEADERS, ...(type ? { type } : {}) });
+export function RuntimeSuccess(
+  status: 200 | 201,
+  description: string,
+  type: Type<unknown> | [Type<unknown>],
+): MethodDecorator & ClassDecorator {
+  return ApiResponse({ status, description, headers: RATE_LIMIT_HEADERS, type });
 }
 
 /**
@@ -24,7 +29,7 @@ export function RuntimeSuccess(status: 200 | 201, description: string, type?: Ty
  * idempotency claim, and setting the X-RateLimit headers for every later answer), the application's
  * state, feature and Origin policy (403), then the permission (403).
  */
-export function RuntimeRoute(options: RuntimeRouteOptions) {
+export function RuntimeRoute(options: RuntimeRouteOptions): ReturnType<typeof applyDecorators> {
   const rateLimit: RateLimitMetadata = { endpoint: options.rateLimit, guessProtected: options.guessProtected ?? false };
   return applyDecorators(
     SetMetadata(RUNTIME_ROUTE_KEY, options),
@@ -37,18 +42,14 @@ export function RuntimeRoute(options: RuntimeRouteOptions) {
       required: false,
       description: "Checked against the application's allowed_origins; required when they restrict",
     }),
-    ApiErrorResponses(
+    ApiErrors(
       ...(options.errors ?? []),
-      { status: 401, code: 'UNAUTHORIZED', when: 'token missing, unknown, revoked or expired; JWT or bot token sent' },
-      { status: 403, code: 'APPLICATION_DISABLED', when: 'the application is disabled' },
-      { status: 403, code: 'FEATURE_DISABLED', when: 'the vouchers feature is closed for the application' },
-      { status: 403, code: 'ORIGIN_NOT_ALLOWED', when: 'Origin missing or not allowed under a restriction' },
-      { status: 403, code: 'FORBIDDEN', when: `the token lacks ${options.permission}` },
-      {
-        status: 429,
-        code: 'RATE_LIMITED',
-        when: 'rate limit of the endpoint exceeded (Retry-After says when to retry)',
-      },
+      { code: 'UNAUTHORIZED', when: 'token missing, unknown, revoked or expired; JWT or bot token sent' },
+      { code: 'APPLICATION_DISABLED', when: 'the application is disabled' },
+      { code: 'FEATURE_DISABLED', when: 'the vouchers feature is closed for the application' },
+      { code: 'ORIGIN_NOT_ALLOWED', when: 'Origin missing or not allowed under a restriction' },
+      { code: 'FORBIDDEN', when: `the token lacks ${options.permission}` },
+      { code: 'RATE_LIMITED', when: 'rate limit of the endpoint exceeded (Retry-After says when to retry)' },
     ),
   );
 }

@@ -1,6 +1,7 @@
-import type { ApiErrorDoc } from '@app/platform';
+import type { VoucherErrorDoc } from '../voucher-errors';
 import type { RateLimitedEndpoint } from '../rate-limits/rate-limit.policy';
 
+/** The permissions of spec section 5.4: every runtime route needs one, and tokens are granted only these. */
 export const VOUCHER_PERMISSIONS = [
   'vouchers:read',
   'vouchers:templates:write',
@@ -22,7 +23,7 @@ export interface RuntimeRouteOptions {
   /** Verify and redeem answer 429 while the token is locked out for guessing credentials. */
   guessProtected?: boolean;
   /** Route-specific error answers for the OpenAPI document (the common ones of every runtime route are added). */
-  errors?: Array<ApiErrorDoc | [number, string]>;
+  errors?: VoucherErrorDoc[];
 }
 
 export const RUNTIME_ROUTE_KEY = 'voucher:runtime-route';

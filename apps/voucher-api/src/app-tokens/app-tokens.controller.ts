@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account, AccountGuard, CurrentAccount } from '@app/auth';
-import { ApiErrorResponses } from '@app/platform';
+import { ApiErrors } from '../voucher-errors';
 import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
 import { AppTokensService } from './app-tokens.service';
 import { AppTokenView, CreatedAppTokenView } from './dto/app-token.view';
@@ -10,13 +10,14 @@ import { CreateAppTokenDto } from './dto/create-app-token.dto';
 @ApiTags('console')
 @ApiBearerAuth()
 @UseGuards(AccountGuard)
-@ApiErrorResponses([404, 'NOT_FOUND'])
+@ApiErrors('NOT_FOUND')
 @Controller('api/v1/open-platform/applications/:id/tokens')
 export class AppTokensController {
   constructor(private readonly tokens: AppTokensService) {}
 
   @Get()
   @ApiOperation({ summary: 'List the application tokens (prefix only, never the secret)' })
+  @ApiOkResponse({ description: 'The tokens of the application, oldest first', type: [AppTokenView] })
   list(
     @CurrentAccount() account: Account,
     @Param('id', new ResourceIdPipe('Application')) id: string,
@@ -26,6 +27,7 @@ export class AppTokensController {
 
   @Post()
   @ApiOperation({ summary: 'Create a token; the plaintext `token` is returned in this response only' })
+  @ApiCreatedResponse({ description: 'The token record and its plaintext `token`', type: CreatedAppTokenView })
   create(
     @CurrentAccount() account: Account,
     @Param('id', new ResourceIdPipe('Application')) id: string,
@@ -37,6 +39,7 @@ export class AppTokensController {
   @Delete(':tokenId')
   @HttpCode(200)
   @ApiOperation({ summary: 'Revoke a token; it fails from the very next request on' })
+  @ApiOkResponse({ description: 'The token, with revoked_at set', type: AppTokenView })
   revoke(
     @CurrentAccount() account: Account,
     @Param('id', new ResourceIdPipe('Application')) id: string,

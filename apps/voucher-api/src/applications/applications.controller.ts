@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Patch, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account, AccountGuard, CurrentAccount } from '@app/auth';
-import { ApiErrorResponses } from '@app/platform';
+import { ApiErrors } from '../voucher-errors';
 import { ApplicationsService } from './applications.service';
 import { ApplicationView } from './dto/application.view';
 import { CreateApplicationDto } from './dto/create-application.dto';
@@ -31,7 +31,7 @@ export class ApplicationsController {
 
   @Get(':id')
   @ApiOkResponse({ description: 'The application', type: ApplicationView })
-  @ApiErrorResponses([404, 'NOT_FOUND'])
+  @ApiErrors('NOT_FOUND')
   @ApiOperation({ summary: 'One application of the caller' })
   get(
     @CurrentAccount() account: Account,
@@ -42,7 +42,7 @@ export class ApplicationsController {
 
   @Patch(':id')
   @ApiOkResponse({ description: 'The updated application', type: ApplicationView })
-  @ApiErrorResponses([404, 'NOT_FOUND'])
+  @ApiErrors('NOT_FOUND')
   @ApiOperation({ summary: 'Change name, description, allowed origins or status' })
   update(
     @CurrentAccount() account: Account,

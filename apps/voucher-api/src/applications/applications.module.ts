@@ -2,13 +2,13 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApplicationsController } from './applications.controller';
 import { ApplicationsService } from './applications.service';
-import { AppToken } from './entities/app-token.entity';
+import { ApplicationsStore } from './applications.store';
 import { Application } from './entities/application.entity';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Application, AppToken])],
+  imports: [TypeOrmModule.forFeature([Application])],
   controllers: [ApplicationsController],
-  providers: [ApplicationsService],
-  exports: [TypeOrmModule, ApplicationsService],
+  providers: [ApplicationsStore, ApplicationsService],
+  exports: [ApplicationsStore, ApplicationsService],
 })
 export class ApplicationsModule {}

@@ -1,41 +1,30 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ApiError } from '@app/envelope';
 import { DataSource, EntityManager } from 'typeorm';
+import { AppTokenCache } from '../app-auth/app-token-cache';
+import { VoucherErrors } from '../voucher-errors';
+import { ApplicationsStore } from './applications.store';
 import { ApplicationView, toApplicationView } from './dto/application.view';
 import { CreateApplicationDto } from './dto/create-application.dto';
 import { UpdateApplicationDto } from './dto/update-application.dto';
-import { Application } from './entities/application.entity';
-
-/**
- * Stock leaves an application only while it may issue: a disabled application or a closed vouchers
- * feature stops allocations, sends and claims just as it stops the runtime routes.
- */
-export function assertApplicationIssues(application: Pick<Application, 'status' | 'features'>): void {
-  if (application.status !== 'active') {
-    throw new ApiError(403, 'APPLICATION_DISABLED', 'The application is disabled');
-  }
-  if (application.features?.vouchers === false) {
-    throw new ApiError(403, 'FEATURE_DISABLED', 'The vouchers feature is closed for this application');
-  }
-}
+import type { Application, ApplicationFeatures } from './entities/application.entity';
 
 /** The console's view of applications: an account reaches only its own; any other id answers 404. */
 @Injectable()
 export class ApplicationsService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly store: ApplicationsStore,
+    private readonly tokenCache: AppTokenCache,
+  ) {}
 
   async list(ownerId: string): Promise<ApplicationView[]> {
-    const applications = await this.dataSource.manager.find(Application, {
-      where: { ownerId },
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
-    return applications.map(toApplicationView);
+    return (await this.store.listOwned(ownerId)).map(toApplicationView);
   }
 
   create(ownerId: string, dto: CreateApplicationDto): Promise<ApplicationView> {
     return this.dataSource.transaction(async (manager) => {
-      const application = manager.create(Application, {
+      const application = await this.store.insert(manager, {
         ownerId,
         name: dto.name,
         description: dto.description ?? null,
@@ -43,7 +32,7 @@ export class ApplicationsService {
         status: 'active',
         features: { vouchers: true },
       });
-      return toApplicationView(await manager.save(application));
+      return toApplicationView(application);
     });
   }
 
@@ -51,15 +40,30 @@ export class ApplicationsService {
     return toApplicationView(await this.requireOwned(this.dataSource.manager, ownerId, id));
   }
 
-  update(ownerId: string, id: string, dto: UpdateApplicationDto): Promise<ApplicationView> {
-    return this.dataSource.transaction(async (manager) => {
+  async update(ownerId: string, id: string, dto: UpdateApplicationDto): Promise<ApplicationView> {
+    const view = await this.dataSource.transaction(async (manager) => {
       const application = await this.requireOwned(manager, ownerId, id, { lock: true });
       if (dto.name !== undefined) application.name = dto.name;
       if (dto.description !== undefined) application.description = dto.description;
       if (dto.allowed_origins !== undefined) application.allowedOrigins = dto.allowed_origins;
       if (dto.status !== undefined) application.status = dto.status;
-      return toApplicationView(await manager.save(application));
+      return toApplicationView(await this.store.save(manager, application));
     });
+    // Tokens carry their application's status, origins and name; their cached look-ups must not outlive a change.
+    this.tokenCache.applicationChanged(id);
+    return view;
+  }
+
+  /** Staff open or close features of any application; a closed feature answers 403 on every runtime route at once. */
+  async setFeatures(id: string, features: ApplicationFeatures): Promise<Application> {
+    const application = await this.dataSource.transaction(async (manager) => {
+      const found = await this.store.find(manager, id, true);
+      if (!found) throw VoucherErrors.notFound('Application');
+      found.features = { ...found.features, vouchers: features.vouchers };
+      return this.store.save(manager, found);
+    });
+    this.tokenCache.applicationChanged(id);
+    return application;
   }
 
   /**
@@ -72,11 +76,15 @@ export class ApplicationsService {
     id: string,
     options: { lock?: boolean } = {},
   ): Promise<Application> {
-    const application = await manager.findOne(Application, {
-      where: { id, ownerId },
-      lock: options.lock ? { mode: 'pessimistic_write' } : undefined,
-    });
-    if (!application) throw ApiError.notFound('Application');
+    const application = await this.store.findOwned(manager, ownerId, id, options.lock);
+    if (!application) throw VoucherErrors.notFound('Application');
+    return application;
+  }
+
+  /** Any application by id, for use cases that reached it through a row of their own; 404 when it is gone. */
+  async require(manager: EntityManager, id: string): Promise<Application> {
+    const application = await this.store.find(manager, id);
+    if (!application) throw VoucherErrors.notFound('Application');
     return application;
   }
 }

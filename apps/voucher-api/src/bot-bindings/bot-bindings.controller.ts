@@ -1,15 +1,16 @@
 import { Controller, Delete, HttpCode, Param, Put, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account, AccountGuard, CurrentAccount } from '@app/auth';
-import { ApiErrorResponses } from '@app/platform';
+import { ApiErrors } from '../voucher-errors';
 import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
-import { BotBindingsService, BotBindingView } from './bot-bindings.service';
+import { BotBindingsService } from './bot-bindings.service';
+import { BotBindingView } from './dto/bot-binding.view';
 import { BotIdPipe } from './dto/bot-id.pipe';
 
 @ApiTags('console')
 @ApiBearerAuth()
 @UseGuards(AccountGuard)
-@ApiErrorResponses([404, 'NOT_FOUND'])
+@ApiErrors('NOT_FOUND')
 @Controller('api/v1/open-platform/applications/:id/bots/:botId')
 export class BotBindingsController {
   constructor(private readonly bindings: BotBindingsService) {}
@@ -17,6 +18,7 @@ export class BotBindingsController {
   @Put()
   @HttpCode(200)
   @ApiOperation({ summary: 'Record that a bot belongs to the application (idempotent)' })
+  @ApiOkResponse({ description: 'The binding, as first recorded', type: BotBindingView })
   bind(
     @CurrentAccount() account: Account,
     @Param('id', new ResourceIdPipe('Application')) id: string,
@@ -28,6 +30,7 @@ export class BotBindingsController {
   @Delete()
   @HttpCode(200)
   @ApiOperation({ summary: 'Remove the binding of a bot' })
+  @ApiOkResponse({ description: 'The binding that was removed', type: BotBindingView })
   unbind(
     @CurrentAccount() account: Account,
     @Param('id', new ResourceIdPipe('Application')) id: string,

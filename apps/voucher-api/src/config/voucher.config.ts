@@ -41,6 +41,13 @@ export class VoucherConfig extends AccountAuthConfig {
   @Max(86_400)
   GUESS_WINDOW_SECONDS = 600;
 
+  /** How long a token's look-up is reused in process (0 turns it off); changes reach every instance through Redis. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  APP_TOKEN_CACHE_MS = 5000;
+
   override extraProblems(): string[] {
     const problems = super.extraProblems();
     if (this.NODE_ENV === 'production' && this.CREDENTIAL_KEY === DEV_CREDENTIAL_KEY) {

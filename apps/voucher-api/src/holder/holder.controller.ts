@@ -1,12 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account, AccountGuard, CurrentAccount } from '@app/auth';
-import { ApiErrorResponses } from '@app/platform';
+import { ApiErrors } from '../voucher-errors';
 import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
 import { AuthorizationView } from './dto/authorization.view';
 import { CreateAuthorizationDto } from './dto/create-authorization.dto';
-import { HolderVoucherView } from './dto/holder-voucher.view';
-import { Page, PageQueryDto } from '../pagination/page-query.dto';
+import { HolderVoucherPage } from './dto/holder-voucher.view';
+import { PageQueryDto } from '@app/platform';
 import { HolderService } from './holder.service';
 
 @ApiTags('holder')
@@ -18,27 +18,29 @@ export class HolderController {
 
   @Get('vouchers')
   @ApiOperation({ summary: 'My vouchers, newest first, with the QR token and code to show at the counter' })
-  vouchers(@CurrentAccount() account: Account, @Query() query: PageQueryDto): Promise<Page<HolderVoucherView>> {
+  @ApiOkResponse({ description: 'A page of my vouchers', type: HolderVoucherPage })
+  vouchers(@CurrentAccount() account: Account, @Query() query: PageQueryDto): Promise<HolderVoucherPage> {
     return this.holder.vouchers(account.id, query);
   }
 
   @Get('authorizations')
   @ApiOperation({ summary: 'Applications I allowed to issue vouchers to me' })
+  @ApiOkResponse({ description: 'My consents, oldest first', type: [AuthorizationView] })
   authorizations(@CurrentAccount() account: Account): Promise<AuthorizationView[]> {
     return this.holder.authorizations(account.id);
   }
 
   @Post('authorizations')
-  @ApiCreatedResponse({ description: 'The consent record' })
-  @ApiErrorResponses({ status: 404, code: 'NOT_FOUND', when: 'no such application' })
+  @ApiCreatedResponse({ description: 'The consent record (the first one, when repeated)', type: AuthorizationView })
+  @ApiErrors({ code: 'NOT_FOUND', when: 'no such application' })
   @ApiOperation({ summary: 'Allow an application to issue vouchers to me (repeating it changes nothing)' })
   authorize(@CurrentAccount() account: Account, @Body() dto: CreateAuthorizationDto): Promise<AuthorizationView> {
     return this.holder.authorize(account.id, dto.application_id);
   }
 
   @Delete('authorizations/:applicationId')
-  @ApiOkResponse({ description: 'The consent record that was removed' })
-  @ApiErrorResponses({ status: 404, code: 'NOT_FOUND', when: 'no consent given to this application' })
+  @ApiOkResponse({ description: 'The consent record that was removed', type: AuthorizationView })
+  @ApiErrors({ code: 'NOT_FOUND', when: 'no consent given to this application' })
   @HttpCode(200)
   @ApiOperation({ summary: 'Withdraw my consent; vouchers already issued stay mine' })
   revoke(

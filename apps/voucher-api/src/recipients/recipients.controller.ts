@@ -1,21 +1,25 @@
 import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account, AccountGuard, CurrentAccount } from '@app/auth';
-import { ApiErrorResponses } from '@app/platform';
+import { ApiErrors } from '../voucher-errors';
 import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
 import { SearchRecipientsDto } from './dto/search-recipients.dto';
-import { RecipientsService, RecipientView } from './recipients.service';
+import { RecipientView } from './dto/recipient.view';
+import { RecipientSearchThrottle } from './recipient-search.throttle';
+import { RecipientsService } from './recipients.service';
 
 @ApiTags('console')
 @ApiBearerAuth()
 @UseGuards(AccountGuard)
-@ApiErrorResponses([404, 'NOT_FOUND'])
+@ApiErrors('NOT_FOUND', { code: 'RATE_LIMITED', when: 'more recipient searches per minute than allowed' })
 @Controller('api/v1/open-platform/applications/:id/vouchers/recipients')
 export class RecipientsController {
   constructor(private readonly recipients: RecipientsService) {}
 
   @Get()
+  @UseGuards(RecipientSearchThrottle)
   @ApiOperation({ summary: 'Find users to allocate stock to (name substring or exact id; at most 20)' })
+  @ApiOkResponse({ description: 'Matching users, an exact id first', type: [RecipientView] })
   search(
     @CurrentAccount() account: Account,
     @Param('id', new ResourceIdPipe('Application')) id: string,

@@ -1,4 +1,5 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty } from '@nestjs/swagger';
+import { nullableObject } from '../api-schema';
 import { VoucherView } from '../vouchers/voucher.view';
 import type { Redemption, RedemptionStatus } from './entities/redemption.entity';
 import type { Reversal } from './entities/reversal.entity';
@@ -20,6 +21,7 @@ export class ReversalView {
   created_at: string;
 }
 
+@ApiExtraModels(ReversalView)
 export class RedemptionView {
   @ApiProperty({ format: 'uuid' })
   id: string;
@@ -45,11 +47,7 @@ export class RedemptionView {
   @ApiProperty({ format: 'date-time' })
   created_at: string;
 
-  @ApiProperty({
-    type: ReversalView,
-    nullable: true,
-    description: 'The reversal of this redemption; null while it stands',
-  })
+  @ApiProperty(nullableObject(ReversalView, 'The reversal of this redemption; null while it stands'))
   reversal: ReversalView | null;
 }
 

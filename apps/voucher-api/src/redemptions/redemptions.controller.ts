@@ -1,11 +1,12 @@
 import { Body, Controller, Get, Param, Post } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { RenderedBody } from '@app/envelope';
 import { Idempotent, IdempotencyKey, IdempotentCall } from '@app/idempotency';
 import type { AppCaller } from '../app-auth/app-caller';
 import { CurrentCaller } from '../app-auth/current-caller.decorator';
 import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
 import { RuntimeRoute, RuntimeSuccess } from '../app-auth/runtime-route.decorator';
+import { IDEMPOTENCY_KEY_ERRORS } from '../voucher-errors';
 import { RedeemDto } from './dto/redeem.dto';
 import { ReverseDto } from './dto/reverse.dto';
 import { RedeemResult, RedemptionView, ReverseResult } from './redemption.view';
@@ -25,12 +26,11 @@ export class RedemptionsController {
     body: true,
     guessProtected: true,
     errors: [
-      { status: 404, code: 'NOT_FOUND', when: 'no voucher of the calling application has this credential' },
-      { status: 409, code: 'VOUCHER_ALREADY_REDEEMED', when: 'the voucher is already redeemed' },
-      { status: 409, code: 'VOUCHER_NOT_REDEEMABLE', when: 'not yet in effect, expired or revoked' },
-      { status: 409, code: 'IDEMPOTENCY_KEY_REUSED', when: 'the key was used with another request' },
-      { status: 409, code: 'IDEMPOTENCY_KEY_IN_USE', when: 'a request with the key is still running' },
-      { status: 429, code: 'RATE_LIMITED', when: 'too many failed look-ups by this token (guessing protection)' },
+      { code: 'NOT_FOUND', when: 'no voucher of the calling application has this credential' },
+      { code: 'VOUCHER_ALREADY_REDEEMED', when: 'the voucher is already redeemed' },
+      { code: 'VOUCHER_NOT_REDEEMABLE', when: 'not yet in effect, expired or revoked' },
+      ...IDEMPOTENCY_KEY_ERRORS,
+      { code: 'RATE_LIMITED', when: 'too many failed look-ups by this token (guessing protection)' },
     ],
   })
   @ApiOperation({ summary: 'Redeem a voucher atomically; of concurrent redeems exactly one succeeds' })
@@ -39,7 +39,6 @@ export class RedemptionsController {
     'The redemption record with the redeemed `voucher`; a replay carries `Idempotent-Replayed: true`',
     RedeemResult,
   )
-  @ApiHeader({ name: 'Idempotency-Key', required: true })
   @Idempotent({ required: true, claim: 'in-transaction' })
   redeem(
     @CurrentCaller() caller: AppCaller,
@@ -50,7 +49,7 @@ export class RedemptionsController {
   }
 
   @Get('redemptions/:redemptionId')
-  @RuntimeRoute({ permission: 'vouchers:read', rateLimit: 'redemptions.read', errors: [[404, 'NOT_FOUND']] })
+  @RuntimeRoute({ permission: 'vouchers:read', rateLimit: 'redemptions.read', errors: ['NOT_FOUND'] })
   @ApiOperation({ summary: 'A redemption of the calling application, with its reversal if any' })
   @RuntimeSuccess(200, 'The redemption record; `reversal` is null while it stands', RedemptionView)
   get(@CurrentCaller() caller: AppCaller, @RedemptionId() redemptionId: string): Promise<RedemptionView> {
@@ -63,20 +62,15 @@ export class RedemptionsController {
     rateLimit: 'reverse',
     body: true,
     errors: [
-      [404, 'NOT_FOUND'],
-      { status: 409, code: 'REDEMPTION_ALREADY_REVERSED', when: 'the redemption was reversed before' },
-      {
-        status: 409,
-        code: 'IDEMPOTENCY_KEY_REUSED',
-        when: "the key was used with another request (e.g. the redemption's key)",
-      },
-      { status: 409, code: 'IDEMPOTENCY_KEY_IN_USE', when: 'a request with the key is still running' },
+      'NOT_FOUND',
+      { code: 'REDEMPTION_ALREADY_REVERSED', when: 'the redemption was reversed before' },
+      { code: 'IDEMPOTENCY_KEY_REUSED', when: "the key was used with another request (e.g. the redemption's key)" },
+      { code: 'IDEMPOTENCY_KEY_IN_USE', when: 'a request with the key is still running' },
     ],
   })
   @ApiOperation({ summary: 'Reverse a redemption: the voucher is available again, or expired when past validity' })
   @RuntimeSuccess(201, 'The reversal record with the `redemption` and the `voucher`', ReverseResult)
-  @ApiHeader({ name: 'Idempotency-Key', required: true, description: 'A new key, not the redemption’s' })
-  @Idempotent({ required: true, claim: 'in-transaction' })
+  @Idempotent({ required: true, claim: 'in-transaction', keyHint: 'A new key, not the redemption’s' })
   reverse(
     @CurrentCaller() caller: AppCaller,
     @RedemptionId() redemptionId: string,

@@ -5,10 +5,11 @@ import { Redemption } from './entities/redemption.entity';
 import { Reversal } from './entities/reversal.entity';
 import { RedemptionsController } from './redemptions.controller';
 import { RedemptionsService } from './redemptions.service';
+import { RedemptionsStore } from './redemptions.store';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Redemption, Reversal]), VouchersModule],
   controllers: [RedemptionsController],
-  providers: [RedemptionsService],
+  providers: [RedemptionsStore, RedemptionsService],
 })
 export class RedemptionsModule {}

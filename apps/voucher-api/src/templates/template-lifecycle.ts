@@ -1,4 +1,5 @@
-import type { TemplateStatus } from './entities/template.entity';
+import { VoucherErrors } from '../voucher-errors';
+import type { Template, TemplateStatus } from './entities/template.entity';
 
 export type TemplateAction = 'submit' | 'approve' | 'reject' | 'pause' | 'resume' | 'end' | 'archive';
 
@@ -18,4 +19,17 @@ export const EDITABLE_STATUSES: readonly TemplateStatus[] = ['draft', 'rejected'
 
 export function canTransition(action: TemplateAction, from: TemplateStatus): boolean {
   return TEMPLATE_TRANSITIONS[action].from.includes(from);
+}
+
+/**
+ * Vouchers of a template are handed out (issued, sent, claimed) only while it is active and its
+ * validity has not ended.
+ */
+export function assertTemplateIssues(template: Pick<Template, 'status' | 'validTo'>, now = Date.now()): void {
+  if (template.status !== 'active') {
+    throw VoucherErrors.error('TEMPLATE_NOT_ACTIVE', `The template is ${template.status}; only active templates issue`);
+  }
+  if (template.validTo && template.validTo.getTime() <= now) {
+    throw VoucherErrors.error('TEMPLATE_NOT_ACTIVE', "The template's validity has ended");
+  }
 }

@@ -1,12 +1,19 @@
 import { remainingStock } from './template-stock';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { PageOf } from '@app/platform';
+import { nullableObject } from '../api-schema';
 import {
   ACQUISITION_SOURCES,
+  type AcquisitionSource,
   FULFILLMENT_CATEGORIES,
-  Template,
+  type FulfillmentCategory,
+  type JsonObject,
+  type Template,
+  type TemplateFulfillment,
   TEMPLATE_STATUSES,
   TEMPLATE_TYPES,
-  TemplateStatus,
+  type TemplateStatus,
+  type TemplateType,
 } from './entities/template.entity';
 
 export class ValidityView {
@@ -16,10 +23,27 @@ export class ValidityView {
   @ApiPropertyOptional({ format: 'date-time', description: 'Fixed validity end' })
   to?: string;
 
-  @ApiPropertyOptional({ description: 'Relative validity: days from issue or claim' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: 3650,
+    description: 'Relative validity: days from issue or claim',
+  })
   days_after_claim?: number;
 }
 
+export class FulfillmentView implements TemplateFulfillment {
+  @ApiPropertyOptional({ enum: ['in_app', 'external'] })
+  open_mode?: 'in_app' | 'external';
+
+  @ApiPropertyOptional({ format: 'uri', description: 'HTTPS address where the voucher is used' })
+  redemption_url?: string;
+
+  @ApiPropertyOptional()
+  instructions?: string;
+}
+
+@ApiExtraModels(FulfillmentView)
 export class TemplateView {
   @ApiProperty({ format: 'uuid' })
   id: string;
@@ -34,7 +58,7 @@ export class TemplateView {
   name: string;
 
   @ApiProperty({ enum: TEMPLATE_TYPES })
-  type: string;
+  type: TemplateType;
 
   @ApiProperty()
   issuer_name: string;
@@ -43,18 +67,18 @@ export class TemplateView {
   fulfiller_name: string;
 
   @ApiProperty({ enum: FULFILLMENT_CATEGORIES })
-  fulfillment_category: string;
+  fulfillment_category: FulfillmentCategory;
 
   @ApiProperty({ enum: ACQUISITION_SOURCES })
-  acquisition_source: string;
+  acquisition_source: AcquisitionSource;
 
   @ApiProperty({ type: ValidityView, description: '`from` and `to`, or `days_after_claim`' })
-  validity: { from: string; to: string } | { days_after_claim: number };
+  validity: ValidityView;
 
-  @ApiProperty({ description: '0 means unlimited' })
+  @ApiProperty({ type: 'integer', minimum: 0, description: '0 means unlimited' })
   issue_limit: number;
 
-  @ApiProperty()
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 100 })
   per_user_limit: number;
 
   @ApiProperty({ type: String, nullable: true })
@@ -63,25 +87,40 @@ export class TemplateView {
   @ApiProperty({ type: String, nullable: true })
   cover_file_id: string | null;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true })
-  usage_rules: Record<string, unknown> | null;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: 'Structured usage rules, as the application defined them',
+  })
+  usage_rules: JsonObject | null;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true })
-  fulfillment: Record<string, unknown> | null;
+  @ApiProperty(nullableObject(FulfillmentView, 'Where and how the vouchers are used'))
+  fulfillment: FulfillmentView | null;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true })
-  terms: Record<string, unknown> | null;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: 'Structured terms snapshot, as the application defined them',
+  })
+  terms: JsonObject | null;
 
   @ApiProperty({ enum: TEMPLATE_STATUSES })
   status: TemplateStatus;
 
-  @ApiProperty()
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Vouchers issued directly' })
   issued_count: number;
 
-  @ApiProperty()
+  @ApiProperty({ type: 'integer', minimum: 0, description: "Units handed to senders' backpacks" })
   allocated_count: number;
 
-  @ApiProperty({ type: Number, nullable: true, description: 'issue_limit − issued − allocated; null when unlimited' })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    nullable: true,
+    description: 'issue_limit − issued − allocated; null when unlimited',
+  })
   remaining: number | null;
 
   @ApiProperty({ type: String, nullable: true })
@@ -99,6 +138,9 @@ export class TemplateView {
   @ApiProperty({ format: 'date-time' })
   updated_at: string;
 }
+
+/** A page of the staff review queue. */
+export class TemplatePage extends PageOf(TemplateView) {}
 
 export function toTemplateView(t: Template): TemplateView {
   return {

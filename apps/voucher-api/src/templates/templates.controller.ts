@@ -4,15 +4,16 @@ import type { AppCaller } from '../app-auth/app-caller';
 import { CurrentCaller } from '../app-auth/current-caller.decorator';
 import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
 import { RuntimeRoute, RuntimeSuccess } from '../app-auth/runtime-route.decorator';
+import type { RuntimeRouteOptions } from '../app-auth/runtime-route.options';
 import { ListTemplatesQuery } from './dto/list-templates.query';
 import { CreateTemplateDto } from './dto/template-body.dto';
 import { UpdateTemplateDto } from './dto/update-template.dto';
 import { TemplateView } from './template.view';
 import { TemplatesService } from './templates.service';
 
-const TRANSITION_ERRORS: Array<[number, string] | { status: number; code: string; when: string }> = [
-  [404, 'NOT_FOUND'],
-  { status: 409, code: 'CONFLICT', when: 'the move is not allowed from the current state' },
+const TRANSITION_ERRORS: RuntimeRouteOptions['errors'] = [
+  'NOT_FOUND',
+  { code: 'CONFLICT', when: 'the move is not allowed from the current state' },
 ];
 
 const TemplateId = () => Param('templateId', new ResourceIdPipe('Template'));
@@ -35,9 +36,7 @@ export class TemplatesController {
     permission: 'vouchers:templates:write',
     rateLimit: 'templates.create',
     body: true,
-    errors: [
-      { status: 409, code: 'DUPLICATE_EXTERNAL_ID', when: 'external_template_id already used in the application' },
-    ],
+    errors: [{ code: 'DUPLICATE_EXTERNAL_ID', when: 'external_template_id already used in the application' }],
   })
   @ApiOperation({ summary: 'Create a template in state draft' })
   @RuntimeSuccess(201, 'The new template (status draft)', TemplateView)
@@ -46,7 +45,7 @@ export class TemplatesController {
   }
 
   @Get(':templateId')
-  @RuntimeRoute({ permission: 'vouchers:read', rateLimit: 'templates.read', errors: [[404, 'NOT_FOUND']] })
+  @RuntimeRoute({ permission: 'vouchers:read', rateLimit: 'templates.read', errors: ['NOT_FOUND'] })
   @ApiOperation({ summary: 'One template of the calling application' })
   @RuntimeSuccess(200, 'The template', TemplateView)
   get(@CurrentCaller() caller: AppCaller, @TemplateId() templateId: string): Promise<TemplateView> {
@@ -59,9 +58,9 @@ export class TemplatesController {
     rateLimit: 'templates.update',
     body: true,
     errors: [
-      [404, 'NOT_FOUND'],
-      { status: 409, code: 'CONFLICT', when: 'the template is not in draft or rejected' },
-      { status: 409, code: 'DUPLICATE_EXTERNAL_ID', when: 'external_template_id already used in the application' },
+      'NOT_FOUND',
+      { code: 'CONFLICT', when: 'the template is not in draft or rejected' },
+      { code: 'DUPLICATE_EXTERNAL_ID', when: 'external_template_id already used in the application' },
     ],
   })
   @ApiOperation({ summary: 'Edit a draft or rejected template; given fields replace the stored ones' })

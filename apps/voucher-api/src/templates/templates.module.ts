@@ -1,13 +1,15 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ApplicationsModule } from '../applications/applications.module';
 import { Template } from './entities/template.entity';
 import { TemplatesController } from './templates.controller';
 import { TemplatesService } from './templates.service';
+import { TemplatesStore } from './templates.store';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Template])],
+  imports: [TypeOrmModule.forFeature([Template]), ApplicationsModule],
   controllers: [TemplatesController],
-  providers: [TemplatesService],
-  exports: [TemplatesService, TypeOrmModule],
+  providers: [TemplatesStore, TemplatesService],
+  exports: [TemplatesStore, TemplatesService],
 })
 export class TemplatesModule {}

@@ -1,19 +1,23 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError } from '@app/envelope';
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
-import { Template, TemplateStatus } from './entities/template.entity';
+import { PageQuery, pageAnswer, pageWindow } from '@app/platform';
+import { DataSource, EntityManager } from 'typeorm';
+import type { Template, TemplateStatus } from './entities/template.entity';
 import { CreateTemplateDto } from './dto/template-body.dto';
 import { UpdateTemplateDto } from './dto/update-template.dto';
-import { canTransition, EDITABLE_STATUSES, TEMPLATE_TRANSITIONS, TemplateAction } from './template-lifecycle';
-import { toTemplateView, TemplateView } from './template.view';
+import { assertApplicationIssues } from '../applications/application-rules';
+import { ApplicationsService } from '../applications/applications.service';
+import {
+  assertTemplateIssues,
+  canTransition,
+  EDITABLE_STATUSES,
+  TEMPLATE_TRANSITIONS,
+  TemplateAction,
+} from './template-lifecycle';
+import { TemplatePage, toTemplateView, TemplateView } from './template.view';
+import { TemplatesStore, violatesExternalTemplateId } from './templates.store';
+import { VoucherErrors } from '../voucher-errors';
 
-const UNIQUE_VIOLATION = '23505';
-
-function duplicateExternalId(error: unknown): boolean {
-  const driverError =
-    error instanceof QueryFailedError ? (error.driverError as { code?: string; constraint?: string }) : {};
-  return driverError.code === UNIQUE_VIOLATION && driverError.constraint === 'templates_external_id_unique';
-}
+/** The review queue shows at most this many templates. */
 
 /** Fields the template cannot be without: `null` is refused for them (for the others it clears the value). */
 const NOT_NULLABLE = [
@@ -33,7 +37,7 @@ const NOT_NULLABLE = [
 function applyBody(template: Template, body: UpdateTemplateDto): void {
   const nulls = NOT_NULLABLE.filter((field) => body[field] === null);
   if (nulls.length > 0) {
-    throw ApiError.badRequest(
+    throw VoucherErrors.invalid(
       `Validation failed: ${nulls.map((field) => `${field}: must not be null`).join('; ')}`,
       nulls.map((field) => ({ field, problem: 'must not be null' })),
     );
@@ -62,40 +66,26 @@ function applyBody(template: Template, body: UpdateTemplateDto): void {
 
 @Injectable()
 export class TemplatesService {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly store: TemplatesStore,
+    private readonly applications: ApplicationsService,
+  ) {}
 
   async list(applicationId: string, status?: TemplateStatus): Promise<TemplateView[]> {
-    const templates = await this.dataSource.manager.find(Template, {
-      where: { applicationId, ...(status ? { status } : {}) },
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
-    return templates.map(toTemplateView);
+    return (await this.store.list(applicationId, status)).map(toTemplateView);
   }
 
   async get(applicationId: string, templateId: string): Promise<TemplateView> {
-    return toTemplateView(await this.find(this.dataSource.manager, applicationId, templateId));
+    return toTemplateView(await this.require(this.dataSource.manager, applicationId, templateId));
   }
 
   async create(applicationId: string, body: CreateTemplateDto): Promise<TemplateView> {
     return this.translateDuplicate(() =>
       this.dataSource.transaction(async (manager) => {
-        const template = manager.create(Template, {
-          applicationId,
-          status: 'draft',
-          perUserLimit: 1,
-          description: null,
-          coverFileId: null,
-          usageRules: null,
-          fulfillment: null,
-          terms: null,
-          rejectionReason: null,
-          submittedAt: null,
-          reviewedAt: null,
-          issuedCount: 0,
-          allocatedCount: 0,
-        });
+        const template = this.store.newDraft(manager, applicationId);
         applyBody(template, body);
-        return toTemplateView(await manager.save(template));
+        return toTemplateView(await this.store.save(manager, template));
       }),
     );
   }
@@ -104,19 +94,19 @@ export class TemplatesService {
   async update(applicationId: string, templateId: string, body: UpdateTemplateDto): Promise<TemplateView> {
     return this.translateDuplicate(() =>
       this.dataSource.transaction(async (manager) => {
-        const template = await this.find(manager, applicationId, templateId, true);
+        const template = await this.require(manager, applicationId, templateId, true);
         if (!EDITABLE_STATUSES.includes(template.status)) {
-          throw ApiError.conflict('CONFLICT', `A template in state ${template.status} cannot be edited`);
+          throw VoucherErrors.error('CONFLICT', `A template in state ${template.status} cannot be edited`);
         }
         applyBody(template, body);
-        return toTemplateView(await manager.save(template));
+        return toTemplateView(await this.store.save(manager, template));
       }),
     );
   }
 
   /**
-   * Moves a template along its lifecycle with one conditional UPDATE. `applicationId` confines the
-   * call to one application (runtime); staff review passes null to reach any application's template.
+   * Moves a template along its lifecycle under its row lock. `applicationId` confines the call to one
+   * application (runtime); staff review passes null to reach any application's template.
    */
   async transition(
     applicationId: string | null,
@@ -125,9 +115,12 @@ export class TemplatesService {
     reason?: string,
   ): Promise<TemplateView> {
     return this.dataSource.transaction(async (manager) => {
-      const template = await this.find(manager, applicationId, templateId, true);
+      const template = await this.require(manager, applicationId, templateId, true);
       if (!canTransition(action, template.status)) {
-        throw ApiError.conflict('CONFLICT', `A template in state ${template.status} cannot take the action ${action}`);
+        throw VoucherErrors.error(
+          'CONFLICT',
+          `A template in state ${template.status} cannot take the action ${action}`,
+        );
       }
       template.status = TEMPLATE_TRANSITIONS[action].to;
       if (action === 'submit') {
@@ -136,40 +129,63 @@ export class TemplatesService {
       }
       if (action === 'approve' || action === 'reject') template.reviewedAt = new Date();
       if (action === 'reject') template.rejectionReason = reason ?? null;
-      return toTemplateView(await manager.save(template));
+      return toTemplateView(await this.store.save(manager, template));
     });
   }
 
   /** Staff view across applications, oldest submission first. */
-  async listForReview(status?: TemplateStatus): Promise<TemplateView[]> {
-    const templates = await this.dataSource.manager.find(Template, {
-      where: status ? { status } : {},
-      order: { submittedAt: { direction: 'ASC', nulls: 'LAST' }, createdAt: 'ASC' },
-      take: 500,
-    });
-    return templates.map(toTemplateView);
+  async listForReview(status: TemplateStatus | undefined, query: PageQuery): Promise<TemplatePage> {
+    const window = pageWindow(query);
+    const [templates, total] = await this.store.listForReview(status, window);
+    return pageAnswer(templates.map(toTemplateView), total, window);
   }
 
-  private async find(
+  /**
+   * The template, or 404 when it does not exist or (with `applicationId`) belongs to another
+   * application. Other modules reach templates through here; `lock` holds the row for the transaction.
+   */
+  async require(
     manager: EntityManager,
     applicationId: string | null,
     templateId: string,
     lock = false,
   ): Promise<Template> {
-    const template = await manager.findOne(Template, {
-      where: applicationId ? { id: templateId, applicationId } : { id: templateId },
-      lock: lock ? { mode: 'pessimistic_write' } : undefined,
-    });
-    if (!template) throw ApiError.notFound('Template');
+    const template = await this.store.find(manager, applicationId, templateId, lock);
+    if (!template) throw VoucherErrors.notFound('Template');
     return template;
+  }
+
+  /**
+   * The template a hand-out (send, claim) reached through an allocation, while its application and
+   * the template itself still hand out vouchers.
+   */
+  async requireIssuable(manager: EntityManager, templateId: string): Promise<Template> {
+    const template = await this.require(manager, null, templateId);
+    assertApplicationIssues(await this.applications.require(manager, template.applicationId));
+    assertTemplateIssues(template);
+    return template;
+  }
+
+  /** Counts one more voucher of the template for the user; 409 PER_USER_LIMIT_REACHED past its per_user_limit. */
+  async takePerUserQuota(
+    manager: EntityManager,
+    template: Pick<Template, 'id' | 'perUserLimit'>,
+    userId: string,
+  ): Promise<void> {
+    if (!(await this.store.consumePerUserQuota(manager, template.id, userId, template.perUserLimit))) {
+      throw VoucherErrors.error(
+        'PER_USER_LIMIT_REACHED',
+        `The recipient already holds the template's limit of ${template.perUserLimit} voucher(s)`,
+      );
+    }
   }
 
   private async translateDuplicate<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
-      if (duplicateExternalId(error)) {
-        throw ApiError.conflict('DUPLICATE_EXTERNAL_ID', 'external_template_id is already used in this application');
+      if (violatesExternalTemplateId(error)) {
+        throw VoucherErrors.error('DUPLICATE_EXTERNAL_ID', 'external_template_id is already used in this application');
       }
       throw error;
     }

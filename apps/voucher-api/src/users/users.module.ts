@@ -6,6 +6,6 @@ import { UsersDirectory } from './users.directory';
 @Module({
   imports: [TypeOrmModule.forFeature([User])],
   providers: [UsersDirectory],
-  exports: [UsersDirectory, TypeOrmModule],
+  exports: [UsersDirectory],
 })
 export class UsersModule {}

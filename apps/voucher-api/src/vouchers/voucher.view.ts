@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { Voucher, VoucherStatus } from './entities/voucher.entity';
+import { type Voucher, VOUCHER_STATUSES, type VoucherStatus } from './entities/voucher.entity';
 
 /** The voucher as applications see it: never the QR token nor the code. */
 export class VoucherView {
@@ -9,7 +9,7 @@ export class VoucherView {
   @ApiProperty({ format: 'uuid' })
   template_id: string;
 
-  @ApiProperty({ enum: ['available', 'redeemed', 'expired', 'revoked'] })
+  @ApiProperty({ enum: VOUCHER_STATUSES })
   status: VoucherStatus;
 
   @ApiProperty()

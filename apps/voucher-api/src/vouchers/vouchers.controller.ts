@@ -1,11 +1,12 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { RenderedBody } from '@app/envelope';
 import { Idempotent, IdempotencyKey, IdempotentCall } from '@app/idempotency';
 import type { AppCaller } from '../app-auth/app-caller';
 import { CurrentCaller } from '../app-auth/current-caller.decorator';
 import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
 import { RuntimeRoute, RuntimeSuccess } from '../app-auth/runtime-route.decorator';
+import { IDEMPOTENCY_KEY_ERRORS } from '../voucher-errors';
 import { IssueDto } from './dto/issue.dto';
 import { VerifyDto } from './dto/verify.dto';
 import { IssueService } from './issue.service';
@@ -27,22 +28,19 @@ export class VouchersController {
     body: true,
     errors: [
       {
-        status: 403,
         code: 'RECIPIENT_NOT_AUTHORIZED',
         when: 'the user never authorised the application and holds none of its vouchers',
       },
-      { status: 404, code: 'NOT_FOUND', when: 'no such template in the calling application' },
-      { status: 409, code: 'TEMPLATE_NOT_ACTIVE', when: 'the template is not active or its validity has ended' },
-      { status: 409, code: 'ISSUE_LIMIT_REACHED', when: 'no stock left (issue_limit − issued − allocated)' },
-      { status: 409, code: 'PER_USER_LIMIT_REACHED', when: "the user holds the template's per_user_limit" },
-      { status: 409, code: 'DUPLICATE_EXTERNAL_ID', when: 'external_issue_id already used in the application' },
-      { status: 409, code: 'IDEMPOTENCY_KEY_REUSED', when: 'the key was used with another request' },
-      { status: 409, code: 'IDEMPOTENCY_KEY_IN_USE', when: 'a request with the key is still running' },
+      { code: 'NOT_FOUND', when: 'no such template in the calling application' },
+      { code: 'TEMPLATE_NOT_ACTIVE', when: 'the template is not active or its validity has ended' },
+      { code: 'ISSUE_LIMIT_REACHED', when: 'no stock left (issue_limit − issued − allocated)' },
+      { code: 'PER_USER_LIMIT_REACHED', when: "the user holds the template's per_user_limit" },
+      { code: 'DUPLICATE_EXTERNAL_ID', when: 'external_issue_id already used in the application' },
+      ...IDEMPOTENCY_KEY_ERRORS,
     ],
   })
   @ApiOperation({ summary: 'Issue a voucher of an active template to a user (no plaintext credential in the answer)' })
   @RuntimeSuccess(201, '`issuanceId` and `voucher`; a replay carries `Idempotent-Replayed: true`', IssueResult)
-  @ApiHeader({ name: 'Idempotency-Key', required: true })
   @Idempotent({ required: true, claim: 'in-transaction' })
   issue(
     @CurrentCaller() caller: AppCaller,
@@ -60,8 +58,8 @@ export class VouchersController {
     body: true,
     guessProtected: true,
     errors: [
-      { status: 404, code: 'NOT_FOUND', when: 'no voucher of the calling application has this credential' },
-      { status: 429, code: 'RATE_LIMITED', when: 'too many failed look-ups by this token (guessing protection)' },
+      { code: 'NOT_FOUND', when: 'no voucher of the calling application has this credential' },
+      { code: 'RATE_LIMITED', when: 'too many failed look-ups by this token (guessing protection)' },
     ],
   })
   @ApiOperation({ summary: "Read a voucher's current state by QR token or code; marks an expired one, never redeems" })
@@ -75,7 +73,7 @@ export class VouchersController {
   @RuntimeRoute({
     permission: 'vouchers:issue',
     rateLimit: 'vouchers.revoke',
-    errors: [[404, 'NOT_FOUND'], { status: 409, code: 'CONFLICT', when: 'the voucher is not available' }],
+    errors: ['NOT_FOUND', { code: 'CONFLICT', when: 'the voucher is not available' }],
   })
   @ApiOperation({ summary: 'Revoke an available voucher; it can no longer be redeemed' })
   @RuntimeSuccess(200, 'The voucher, status revoked', VoucherView)

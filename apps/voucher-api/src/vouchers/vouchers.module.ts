@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { TemplatesModule } from '../templates/templates.module';
 import { Voucher } from './entities/voucher.entity';
 import { IssueService } from './issue.service';
 import { VoucherCredentials } from './voucher-credentials';
@@ -7,11 +8,12 @@ import { VoucherFactory } from './voucher.factory';
 import { VoucherLookup } from './voucher-lookup';
 import { VouchersController } from './vouchers.controller';
 import { VouchersService } from './vouchers.service';
+import { VouchersStore } from './vouchers.store';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Voucher])],
+  imports: [TypeOrmModule.forFeature([Voucher]), TemplatesModule],
   controllers: [VouchersController],
-  providers: [VoucherCredentials, VoucherFactory, VoucherLookup, IssueService, VouchersService],
-  exports: [VoucherCredentials, VoucherFactory, VoucherLookup, TypeOrmModule],
+  providers: [VouchersStore, VoucherCredentials, VoucherFactory, VoucherLookup, IssueService, VouchersService],
+  exports: [VouchersStore, VoucherCredentials, VoucherFactory, VoucherLookup],
 })
 export class VouchersModule {}

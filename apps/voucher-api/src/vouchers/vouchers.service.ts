@@ -1,33 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError } from '@app/envelope';
-import { runNamed } from '@app/platform';
 import { DataSource } from 'typeorm';
 import type { AppCaller } from '../app-auth/app-caller';
-import { Voucher } from './entities/voucher.entity';
+import { VoucherErrors } from '../voucher-errors';
 import type { VerifyDto } from './dto/verify.dto';
-import { perCredentialType, VOUCHER_VIEW_COLUMNS, VoucherLookup } from './voucher-lookup';
-import { toVoucherView, VerifyResult, VoucherView, VoucherViewSource } from './voucher.view';
-
-/** The voucher as it is now; an available one past its validity is marked expired in the same statement. */
-const VERIFY = perCredentialType(
-  'voucher_verify',
-  (voucherId) => `
-  WITH found AS MATERIALIZED (${voucherId}),
-       expired AS (
-         UPDATE vouchers SET status = 'expired', updated_at = now()
-          WHERE id = (SELECT id FROM found) AND status = 'available' AND valid_to <= now()
-         RETURNING ${VOUCHER_VIEW_COLUMNS})
-  SELECT * FROM expired
-  UNION ALL
-  SELECT ${VOUCHER_VIEW_COLUMNS} FROM vouchers
-   WHERE id = (SELECT id FROM found) AND NOT EXISTS (SELECT 1 FROM expired)`,
-);
+import { VoucherLookup } from './voucher-lookup';
+import { toVoucherView, VerifyResult, VoucherView } from './voucher.view';
+import { VouchersStore } from './vouchers.store';
 
 @Injectable()
 export class VouchersService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly lookup: VoucherLookup,
+    private readonly vouchers: VouchersStore,
   ) {}
 
   /**
@@ -38,8 +23,7 @@ export class VouchersService {
     const applicationId = caller.application.id;
     const key = this.lookup.keyOf(applicationId, body.credential);
     if (!key) return this.lookup.miss(caller.tokenId);
-    const { rows } = await runNamed<VoucherViewSource>(this.dataSource, VERIFY[key.type], [applicationId, key.hash]);
-    const voucher = rows[0];
+    const voucher = await this.vouchers.verify(applicationId, key);
     if (!voucher) return this.lookup.miss(caller.tokenId);
     const now = Date.now();
     const redeemable =
@@ -50,16 +34,9 @@ export class VouchersService {
   /** available → revoked; the voucher can no longer be redeemed. */
   async revoke(applicationId: string, voucherId: string): Promise<VoucherView> {
     return this.dataSource.transaction(async (manager) => {
-      const [, revoked]: [unknown, number] = await manager.query(
-        `UPDATE vouchers SET status = 'revoked', revoked_at = now(), updated_at = now()
-          WHERE id = $1 AND application_id = $2 AND status = 'available'`,
-        [voucherId, applicationId],
-      );
-      const voucher = await manager.findOneBy(Voucher, { id: voucherId, applicationId });
-      if (!voucher) throw ApiError.notFound('Voucher');
-      if (revoked === 0) {
-        throw ApiError.conflict('CONFLICT', `A voucher in state ${voucher.status} cannot be revoked`);
-      }
+      const { voucher, revoked } = await this.vouchers.revoke(manager, applicationId, voucherId);
+      if (!voucher) throw VoucherErrors.notFound('Voucher');
+      if (!revoked) throw VoucherErrors.error('CONFLICT', `A voucher in state ${voucher.status} cannot be revoked`);
       return toVoucherView(voucher);
     });
   }

@@ -10,7 +10,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { PageQueryDto } from '../../bots/dto/page-query.dto';
+import { PageQueryDto } from '@app/platform';
 import { Trim } from '../../bots/dto/bot-fields';
 import { RateLimitsDto } from '../../bots/dto/rate-limits.dto';
 import { BOT_STATUSES, BotStatus, REVIEW_STATUSES, ReviewStatus } from '../../bots/entities/bot.entity';

@@ -24,7 +24,7 @@ export class UpdateBotDto {
   @MaxLength(100)
   name?: string;
 
-  @ApiPropertyOptional({ maxLength: 64, nullable: true })
+  @ApiPropertyOptional({ type: String, maxLength: 64, nullable: true })
   @IsOptional()
   @IsString()
   @Matches(BOT_USERNAME_PATTERN, {
@@ -32,19 +32,19 @@ export class UpdateBotDto {
   })
   username?: string | null;
 
-  @ApiPropertyOptional({ maxLength: BOT_DESCRIPTION_MAX, nullable: true })
+  @ApiPropertyOptional({ type: String, maxLength: BOT_DESCRIPTION_MAX, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(BOT_DESCRIPTION_MAX)
   description?: string | null;
 
-  @ApiPropertyOptional({ maxLength: 120, nullable: true })
+  @ApiPropertyOptional({ type: String, maxLength: 120, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(120)
   short_description?: string | null;
 
-  @ApiPropertyOptional({ maxLength: BOT_AVATAR_MAX, nullable: true })
+  @ApiPropertyOptional({ type: String, maxLength: BOT_AVATAR_MAX, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(BOT_AVATAR_MAX)

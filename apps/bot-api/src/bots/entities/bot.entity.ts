@@ -7,6 +7,7 @@ export type FriendRequestMode = 'auto_accept' | 'auto_reject' | 'manual';
 
 export const REVIEW_STATUSES: readonly ReviewStatus[] = ['pending', 'approved', 'rejected'];
 export const BOT_STATUSES: readonly BotStatus[] = ['enabled', 'disabled'];
+export const DELIVERY_MODES: readonly DeliveryMode[] = ['webhook', 'polling'];
 export const FRIEND_REQUEST_MODES: readonly FriendRequestMode[] = ['auto_accept', 'auto_reject', 'manual'];
 export const DEFAULT_BOT_SCOPES: readonly string[] = ['messages:send', 'messages:receive'];
 
@@ -108,11 +109,6 @@ export class Bot {
 
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt: Date;
-}
-
-/** A bot may act only once approved and while enabled (spec 3.1). */
-export function isBotAvailable(bot: Pick<Bot, 'reviewStatus' | 'status'>): boolean {
-  return bot.reviewStatus === 'approved' && bot.status === 'enabled';
 }
 
 /** Id of the `users` row a bot speaks as; derived, so the pair stays one-to-one. */

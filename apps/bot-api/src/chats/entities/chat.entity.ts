@@ -1,7 +1,8 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 import { bigintNumber } from '../../database/bigint-number';
 
-export type ChatType = 'private' | 'group';
+export const CHAT_TYPES = ['private', 'group'] as const;
+export type ChatType = (typeof CHAT_TYPES)[number];
 
 @Entity({ name: 'chats' })
 export class Chat {

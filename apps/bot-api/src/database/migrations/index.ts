@@ -3,6 +3,8 @@ import { CreateUsers1763683300000 } from './1763683300000-CreateUsers';
 import { CreateBots1763683400000 } from './1763683400000-CreateBots';
 import { CreateConversations1763720000000 } from './1763720000000-CreateConversations';
 import { CreateWebhookDeliveries1795306900000 } from './1795306900000-CreateWebhookDeliveries';
+import { WebhookDeliveryControls1795400000000 } from './1795400000000-WebhookDeliveryControls';
+import { CreateDeliveryRedrives1795500000000 } from './1795500000000-CreateDeliveryRedrives';
 
 /** Every migration of the bot database, in order. New migrations are appended here. */
 export const botMigrations = [
@@ -11,4 +13,6 @@ export const botMigrations = [
   CreateBots1763683400000,
   CreateConversations1763720000000,
   CreateWebhookDeliveries1795306900000,
+  WebhookDeliveryControls1795400000000,
+  CreateDeliveryRedrives1795500000000,
 ];

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { DELIVERY_STATUSES, DeliveryStatus } from '@app/webhook-queue';
 import { IsDateString, IsIn, IsOptional } from 'class-validator';
-import { PageQueryDto } from '../../bots/dto/page-query.dto';
+import { PageQueryDto } from '@app/platform';
 
 export class ListDeliveriesQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: DELIVERY_STATUSES, description: 'Only deliveries in this status, e.g. dead_letter' })

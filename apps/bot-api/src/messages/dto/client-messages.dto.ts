@@ -1,3 +1,4 @@
+import { PageQueryOf } from '@app/platform';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -76,20 +77,7 @@ export class EditMessageTextDto {
   text: string;
 }
 
-export class ListMessagesQuery {
-  @ApiPropertyOptional({ default: 1, minimum: 1 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(1000000)
-  page = 1;
+/** A chat shows more than one screen of messages at once, so its pages are larger than the usual 20. */
+export const MESSAGES_PAGE_SIZE = 50;
 
-  @ApiPropertyOptional({ default: 50, minimum: 1, maximum: 100 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  pageSize = 50;
-}
+export class ListMessagesQuery extends PageQueryOf(MESSAGES_PAGE_SIZE) {}

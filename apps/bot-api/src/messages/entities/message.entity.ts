@@ -1,21 +1,25 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 import { bigintNumber } from '../../database/bigint-number';
+import type { ReplyMarkup } from '../../sending/dto/reply-markup';
 
-export type MessageKind =
-  | 'text'
-  | 'photo'
-  | 'document'
-  | 'video'
-  | 'audio'
-  | 'voice'
-  | 'video_note'
-  | 'animation'
-  | 'sticker'
-  | 'dice'
-  | 'poll'
-  | 'contact'
-  | 'location'
-  | 'venue';
+export const MESSAGE_KINDS = [
+  'text',
+  'photo',
+  'document',
+  'video',
+  'audio',
+  'voice',
+  'video_note',
+  'animation',
+  'sticker',
+  'dice',
+  'poll',
+  'contact',
+  'location',
+  'venue',
+] as const;
+
+export type MessageKind = (typeof MESSAGE_KINDS)[number];
 
 /** Kind-specific data (spec 2.3): dice, poll, contact, location/venue, media overrides, edit and forward marks. */
 export interface MessageMetadata {
@@ -68,7 +72,7 @@ export class Message {
   metadata: MessageMetadata;
 
   @Column({ name: 'reply_markup', type: 'jsonb', nullable: true })
-  replyMarkup: Record<string, unknown> | null;
+  replyMarkup: ReplyMarkup | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString, Length, Min, Max } from 'class-validator';
 import { TEXT_MAX } from '../../messages/dto/client-messages.dto';
+import { ReplyMarkupView } from '../../messages/dto/message.view';
 import { IsReplyMarkup, ReplyMarkup } from './reply-markup';
 
 /** message_id is unique across chats; chat_id, when given, must be the message's chat. */
@@ -24,7 +25,7 @@ export class EditMessageDto extends MessageRefDto {
   @Length(1, TEXT_MAX)
   text: string;
 
-  @ApiPropertyOptional({ type: Object })
+  @ApiPropertyOptional({ type: ReplyMarkupView })
   @IsOptional()
   @IsReplyMarkup()
   reply_markup?: ReplyMarkup;
@@ -33,7 +34,7 @@ export class EditMessageDto extends MessageRefDto {
 export class DeleteMessageDto extends MessageRefDto {}
 
 export class EditMessageReplyMarkupDto extends MessageRefDto {
-  @ApiPropertyOptional({ type: Object, nullable: true, description: 'null or omitted clears the buttons' })
+  @ApiPropertyOptional({ type: ReplyMarkupView, nullable: true, description: 'null or omitted clears the buttons' })
   @IsOptional()
   @IsReplyMarkup({ allowNull: true })
   reply_markup?: ReplyMarkup | null;

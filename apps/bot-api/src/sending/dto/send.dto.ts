@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional, IntersectionType, PickType } from '@n
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
+  IsObject,
   ArrayMinSize,
   IsArray,
   IsBoolean,
@@ -17,10 +18,11 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { CAPTION_MAX, LocationDto, TEXT_MAX } from '../../messages/dto/client-messages.dto';
+import { ReplyMarkupView } from '../../messages/dto/message.view';
 import { DICE_EMOJI, DiceEmoji } from '../dice';
 import { IsReplyMarkup, ReplyMarkup } from './reply-markup';
 
-const REPLY_MARKUP_DOC = { description: '{ inline_keyboard: [[{ text, callback_data? , url? }]] }', type: Object };
+const REPLY_MARKUP_DOC = { description: 'Inline keyboard under the message', type: ReplyMarkupView };
 
 /** Fields every message-creating operation takes. */
 export class SendBaseDto {
@@ -248,6 +250,8 @@ export class SendMediaGroupDto extends SendBaseDto {
   @IsArray()
   @ArrayMinSize(2)
   @ArrayMaxSize(10)
+  // ValidateNested walks into a nested array as if it were more items: each item must be an object itself.
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => InputMediaDto)
   media: InputMediaDto[];

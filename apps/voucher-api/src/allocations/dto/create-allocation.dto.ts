@@ -13,7 +13,12 @@ export class CreateAllocationDto {
   @Length(1, 128)
   recipientUserId: string;
 
-  @ApiProperty({ minimum: 1, maximum: MAX_ALLOCATION_QUANTITY, description: 'Not above the remaining stock' })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_ALLOCATION_QUANTITY,
+    description: 'Not above the remaining stock',
+  })
   @IsInt()
   @Min(1)
   @Max(MAX_ALLOCATION_QUANTITY)

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsUUID } from 'class-validator';
-import { PageQueryDto } from '../../pagination/page-query.dto';
+import { PageQueryDto } from '@app/platform';
 
 export class ListAllocationsDto extends PageQueryDto {
   @ApiPropertyOptional({ format: 'uuid' })

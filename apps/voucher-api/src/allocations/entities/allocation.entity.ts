@@ -1,7 +1,8 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
 /** `active` while stock is left to send or a send awaits its claim; `exhausted` once every unit is claimed. */
-export type AllocationStatus = 'active' | 'exhausted';
+export const ALLOCATION_STATUSES = ['active', 'exhausted'] as const;
+export type AllocationStatus = (typeof ALLOCATION_STATUSES)[number];
 
 /**
  * Template stock handed to a sender's backpack. The database keeps

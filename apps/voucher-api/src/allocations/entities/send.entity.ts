@@ -1,6 +1,7 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
-export type SendStatus = 'sending' | 'claimed' | 'cancelled';
+export const SEND_STATUSES = ['sending', 'claimed', 'cancelled'] as const;
+export type SendStatus = (typeof SEND_STATUSES)[number];
 
 /** One unit of an allocation on its way from the sender to a recipient; claimed at most once. */
 @Entity({ name: 'sends' })

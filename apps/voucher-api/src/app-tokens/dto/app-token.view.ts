@@ -1,19 +1,45 @@
-import type { AppToken } from '../../applications/entities/app-token.entity';
+import { ApiProperty } from '@nestjs/swagger';
+import { VOUCHER_PERMISSIONS, VoucherPermission } from '../../app-auth/runtime-route.options';
+import type { AppToken } from '../entities/app-token.entity';
 
-export interface AppTokenView {
+/** An application token as the console lists it: the prefix only, never the secret. */
+export class AppTokenView {
+  @ApiProperty({ format: 'uuid' })
   id: string;
+
+  @ApiProperty({ format: 'uuid' })
   application_id: string;
+
+  @ApiProperty()
   name: string;
+
+  @ApiProperty({ description: 'The first characters of the token, to recognise it in lists', example: 'sop_3kT9wQ2m' })
   prefix: string;
-  permissions: string[];
+
+  @ApiProperty({ enum: VOUCHER_PERMISSIONS, isArray: true })
+  permissions: VoucherPermission[];
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'null: the token does not expire' })
   expires_at: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
   last_used_at: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
   revoked_at: string | null;
+
+  @ApiProperty({ format: 'date-time' })
   created_at: string;
 }
 
 /** The plaintext secret appears in this shape only, in the response that created it. */
-export interface CreatedAppTokenView extends AppTokenView {
+export class CreatedAppTokenView extends AppTokenView {
+  @ApiProperty({
+    description:
+      'The plaintext token (`sop_` and base62). Shown in this response only: only its hash is stored, so it cannot ' +
+      'be read again; send it as `Authorization: Bearer <token>` on the runtime routes.',
+    example: 'sop_3kT9wQ2mZ8xY7vB6nC5dF4gH3jK2lP1qR0sT9uV8wX7',
+  })
   token: string;
 }
 

@@ -12,15 +12,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 
-/** The permissions of spec section 5.4; nothing else can be granted to an application token. */
-export const APP_TOKEN_PERMISSIONS = [
-  'vouchers:read',
-  'vouchers:templates:write',
-  'vouchers:issue',
-  'vouchers:verify',
-  'vouchers:redeem',
-  'vouchers:reverse',
-] as const;
+import { VOUCHER_PERMISSIONS, VoucherPermission } from '../../app-auth/runtime-route.options';
 
 export class CreateAppTokenDto {
   @ApiProperty({ minLength: 1, maxLength: 100, example: 'POS terminals' })
@@ -29,15 +21,21 @@ export class CreateAppTokenDto {
   @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
   name: string;
 
-  @ApiProperty({ enum: APP_TOKEN_PERMISSIONS, isArray: true, example: ['vouchers:verify', 'vouchers:redeem'] })
+  @ApiProperty({
+    enum: VOUCHER_PERMISSIONS,
+    isArray: true,
+    example: ['vouchers:verify', 'vouchers:redeem'],
+    description: 'The permissions of spec section 5.4; nothing else can be granted to an application token',
+  })
   @IsArray()
   @ArrayMinSize(1)
-  @ArrayMaxSize(APP_TOKEN_PERMISSIONS.length)
+  @ArrayMaxSize(VOUCHER_PERMISSIONS.length)
   @ArrayUnique()
-  @IsIn(APP_TOKEN_PERMISSIONS, { each: true })
-  permissions: string[];
+  @IsIn(VOUCHER_PERMISSIONS, { each: true })
+  permissions: VoucherPermission[];
 
   @ApiPropertyOptional({
+    type: String,
     format: 'date-time',
     nullable: true,
     description: 'ISO 8601; must lie in the future. Omitted or null: the token does not expire.',

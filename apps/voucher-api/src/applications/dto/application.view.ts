@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { vouchersFeatureOpen } from '../application-rules';
 import type { Application } from '../entities/application.entity';
 
 export class ApplicationFeaturesView {
@@ -45,7 +46,7 @@ export function toApplicationView(application: ApplicationFields): ApplicationVi
     description: application.description,
     status: application.status,
     allowed_origins: application.allowedOrigins,
-    features: { vouchers: application.features?.vouchers !== false },
+    features: { vouchers: vouchersFeatureOpen(application.features) },
     created_at: application.createdAt.toISOString(),
     updated_at: application.updatedAt.toISOString(),
   };

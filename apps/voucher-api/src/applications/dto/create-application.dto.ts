@@ -21,7 +21,7 @@ export class CreateApplicationDto {
   @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
   name: string;
 
-  @ApiPropertyOptional({ maxLength: 1000, nullable: true })
+  @ApiPropertyOptional({ type: String, maxLength: 1000, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(1000)
@@ -29,8 +29,8 @@ export class CreateApplicationDto {
 
   @ApiPropertyOptional({
     type: [String],
-    default: ['*'],
-    description: 'Host patterns compared with the Origin host: "*", "shop.example.com" or "*.example.com"',
+    description:
+      'Host patterns compared with the Origin host: "*", "shop.example.com" or "*.example.com"; omitted: ["*"]',
     example: ['shop.example.com', '*.example.com'],
   })
   @ValidateIf((_dto, value) => value !== undefined)

@@ -25,7 +25,7 @@ export class UpdateApplicationDto {
   @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
   name?: string;
 
-  @ApiPropertyOptional({ maxLength: 1000, nullable: true })
+  @ApiPropertyOptional({ type: String, maxLength: 1000, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(1000)

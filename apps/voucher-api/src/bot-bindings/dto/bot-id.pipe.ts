@@ -1,5 +1,5 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
-import { ApiError } from '@app/envelope';
+import { VoucherErrors } from '../../voucher-errors';
 
 export const BOT_ID_PATTERN = /^[0-9a-f]{24}$/;
 
@@ -8,7 +8,7 @@ export const BOT_ID_PATTERN = /^[0-9a-f]{24}$/;
 export class BotIdPipe implements PipeTransform<string, string> {
   transform(value: string): string {
     if (!BOT_ID_PATTERN.test(value)) {
-      throw ApiError.badRequest('botId must be 24 lowercase hexadecimal characters', [
+      throw VoucherErrors.invalid('botId must be 24 lowercase hexadecimal characters', [
         { field: 'botId', problem: 'must be 24 lowercase hexadecimal characters' },
       ]);
     }

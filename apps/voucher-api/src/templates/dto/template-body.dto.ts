@@ -22,6 +22,8 @@ import {
   AcquisitionSource,
   FULFILLMENT_CATEGORIES,
   FulfillmentCategory,
+  type JsonObject,
+  type TemplateFulfillment,
   TEMPLATE_TYPES,
   TemplateType,
 } from '../entities/template.entity';
@@ -29,17 +31,30 @@ import {
 export const MAX_ISSUE_LIMIT = 100_000_000;
 
 export class ValidityDto {
-  @ApiPropertyOptional({ description: 'Fixed validity start (ISO 8601)', example: '2026-01-01T00:00:00Z' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'Fixed validity start (ISO 8601)',
+    example: '2026-01-01T00:00:00Z',
+  })
   @IsOptional()
   @IsISO8601({ strict: true })
   from?: string;
 
-  @ApiPropertyOptional({ description: 'Fixed validity end (ISO 8601), after from', example: '2026-12-31T23:59:59Z' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'Fixed validity end (ISO 8601), after from',
+    example: '2026-12-31T23:59:59Z',
+  })
   @IsOptional()
   @IsISO8601({ strict: true })
   to?: string;
 
-  @ApiPropertyOptional({ description: 'Relative validity: days from the moment the voucher is issued or claimed' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: 3650,
+    description: 'Relative validity: days from the moment the voucher is issued or claimed',
+  })
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -76,7 +91,7 @@ function IsValidityChoice(options?: ValidationOptions): PropertyDecorator {
     });
 }
 
-export class FulfillmentDto {
+export class FulfillmentDto implements TemplateFulfillment {
   @ApiPropertyOptional({ enum: ['in_app', 'external'] })
   @IsOptional()
   @IsIn(['in_app', 'external'])
@@ -136,13 +151,18 @@ export class CreateTemplateDto {
   @Type(() => ValidityDto)
   validity: ValidityDto;
 
-  @ApiProperty({ description: 'Total issue cap; 0 means unlimited', minimum: 0 })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_ISSUE_LIMIT,
+    description: 'Total issue cap; 0 means unlimited',
+  })
   @IsInt()
   @Min(0)
   @Max(MAX_ISSUE_LIMIT)
   issue_limit: number;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 1 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, description: 'Omitted: 1' })
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -164,7 +184,7 @@ export class CreateTemplateDto {
   @ApiPropertyOptional({ type: 'object', additionalProperties: true })
   @IsOptional()
   @IsObject()
-  usage_rules?: Record<string, unknown>;
+  usage_rules?: JsonObject;
 
   @ApiPropertyOptional({ type: FulfillmentDto })
   @IsOptional()
@@ -176,5 +196,5 @@ export class CreateTemplateDto {
   @ApiPropertyOptional({ type: 'object', additionalProperties: true })
   @IsOptional()
   @IsObject()
-  terms?: Record<string, unknown>;
+  terms?: JsonObject;
 }

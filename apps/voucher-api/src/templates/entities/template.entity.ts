@@ -10,6 +10,18 @@ export const FULFILLMENT_CATEGORIES = [
 export const ACQUISITION_SOURCES = ['free', 'merchant_campaign', 'platform_campaign'] as const;
 export const TEMPLATE_STATUSES = ['draft', 'reviewing', 'active', 'rejected', 'paused', 'ended', 'archived'] as const;
 
+/** A JSON value as stored in a jsonb column. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+/** Structured, caller-defined data (usage rules, terms): any JSON object. */
+export type JsonObject = { [key: string]: JsonValue };
+
+/** What a template says about where and how its vouchers are used. */
+export interface TemplateFulfillment {
+  open_mode?: 'in_app' | 'external';
+  redemption_url?: string;
+  instructions?: string;
+}
+
 export type TemplateType = (typeof TEMPLATE_TYPES)[number];
 export type FulfillmentCategory = (typeof FULFILLMENT_CATEGORIES)[number];
 export type AcquisitionSource = (typeof ACQUISITION_SOURCES)[number];
@@ -68,13 +80,13 @@ export class Template {
   coverFileId: string | null;
 
   @Column({ name: 'usage_rules', type: 'jsonb', nullable: true })
-  usageRules: Record<string, unknown> | null;
+  usageRules: JsonObject | null;
 
   @Column({ type: 'jsonb', nullable: true })
-  fulfillment: Record<string, unknown> | null;
+  fulfillment: TemplateFulfillment | null;
 
   @Column({ type: 'jsonb', nullable: true })
-  terms: Record<string, unknown> | null;
+  terms: JsonObject | null;
 
   @Column({ type: 'varchar', length: 16, default: 'draft' })
   status: TemplateStatus;

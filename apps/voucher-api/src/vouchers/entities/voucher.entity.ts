@@ -1,6 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-export type VoucherStatus = 'available' | 'redeemed' | 'expired' | 'revoked';
+export const VOUCHER_STATUSES = ['available', 'redeemed', 'expired', 'revoked'] as const;
+export type VoucherStatus = (typeof VOUCHER_STATUSES)[number];
 
 /** A user's voucher. Credentials exist only encrypted (display) and as keyed hashes (lookup). */
 @Entity({ name: 'vouchers' })

@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import type { VoucherPermission } from '../../app-auth/runtime-route.options';
 
 /** An application token (`sop_…`); only the SHA-256 of the secret is stored. */
 @Entity({ name: 'app_tokens' })
@@ -20,7 +21,7 @@ export class AppToken {
   prefix: string;
 
   @Column({ type: 'text', array: true, default: () => `'{}'` })
-  permissions: string[];
+  permissions: VoucherPermission[];
 
   @Column({ name: 'expires_at', type: 'timestamptz', nullable: true })
   expiresAt: Date | null;

@@ -1,4 +1,4 @@
-import { likePattern } from './recipients.service';
+import { likePattern } from './users.directory';
 
 describe('likePattern', () => {
   it('wraps the keyword for a substring match', () => {

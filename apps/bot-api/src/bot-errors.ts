@@ -1,0 +1,22 @@
+import { ErrorCatalog } from '@app/envelope';
+import { IDEMPOTENCY_ERROR_CODES } from '@app/idempotency';
+import { errorResponsesFor } from '@app/platform';
+
+/** Every business code bot-api answers (bot-service spec section 7), with its HTTP status. */
+export const BotErrors = ErrorCatalog.define('VALIDATION', {
+  VALIDATION: { status: 400, message: 'Invalid parameter' },
+  BOT_TOKEN_REQUIRED: { status: 401, message: 'A bot token is required' },
+  INVALID_BOT_TOKEN: { status: 401, message: 'The bot token is unknown, revoked or does not match the bot' },
+  BOT_NOT_AVAILABLE: { status: 403, message: 'The bot is not approved or not enabled' },
+  TOKEN_ALREADY_READ: { status: 410, message: 'The one-time token was already read' },
+  BOT_RATE_LIMIT: { status: 429, message: 'The bot send quota is exhausted' },
+  ...IDEMPOTENCY_ERROR_CODES,
+});
+
+export type BotErrorCode = Parameters<typeof BotErrors.error>[0];
+
+/** One documented error of a route: a code, or a code with when it happens. */
+export type BotErrorDoc = BotErrorCode | { code: BotErrorCode; when?: string };
+
+/** `@ApiErrors('BOT_NOT_AVAILABLE', …)`: documents a route's error responses from the registry. */
+export const ApiErrors = errorResponsesFor(BotErrors);

@@ -1,0 +1,196 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  AllowedUse,
+  createdTables,
+  entityTables,
+  ownershipProblems,
+  readSources,
+  REPO_ROOT,
+  tableUses,
+} from '@app/testing';
+
+const BOT_API = 'apps/bot-api/src/';
+const DELIVERY_SIDE = 'libs/webhook-queue/src/bot-database/';
+
+/**
+ * Every table of the bot database and the one data-access class that owns it: its statements and
+ * the predicates of its rules live there, and every other module calls it. The delivery side, which
+ * bot-dispatcher runs too, lives once in @app/webhook-queue.
+ */
+const OWNERS: Record<string, string> = {
+  users: `${BOT_API}users/users.store.ts`,
+  bots: `${BOT_API}bots/bots.store.ts`,
+  bot_commands: `${BOT_API}profile/commands.service.ts`,
+  bot_friends: `${BOT_API}friends/friends.service.ts`,
+  friend_requests: `${BOT_API}friends/friends.service.ts`,
+  files: `${BOT_API}files/files.service.ts`,
+  chats: `${BOT_API}chats/chats.store.ts`,
+  chat_members: `${BOT_API}chats/chats.store.ts`,
+  chat_join_requests: `${BOT_API}chats/chats.store.ts`,
+  messages: `${BOT_API}messages/message-store.service.ts`,
+  message_receipts: `${BOT_API}messages/message-store.service.ts`,
+  updates: `${BOT_API}updates/updates.store.ts`,
+  webhook_deliveries: DELIVERY_SIDE,
+  webhook_delivery_attempts: DELIVERY_SIDE,
+  idempotency_keys: 'libs/idempotency/src/',
+  delivery_redrive_jobs: `${BOT_API}staff-deliveries/redrive-jobs.store.ts`,
+  delivery_redrive_items: `${BOT_API}staff-deliveries/redrive-jobs.store.ts`,
+  staff_audit_log: `${BOT_API}staff-deliveries/staff-audit.store.ts`,
+};
+
+const DELIVERY_SETTINGS =
+  'the delivery settings of a bot (delivery_mode, webhook_*) are the delivery side columns of its row, ' +
+  'read by bot-dispatcher for every attempt';
+
+/** Statements that span tables of several owners: each lives with the rule it enforces. */
+const CROSS_TABLE: AllowedUse[] = [
+  {
+    at: `${BOT_API}bots/bots.store.ts#botsInChatJson`,
+    tables: ['chat_members'],
+    reason: "the available bots among a chat's active members, read by the statement that reserves a message",
+  },
+  {
+    at: `${BOT_API}bots/bots.store.ts#BotsStore.inChat`,
+    tables: ['chat_members'],
+    reason: "the available bots among a chat's active members: who receives the chat's Updates",
+  },
+  {
+    at: `${BOT_API}bots/bots.store.ts#BotsStore.ofUser`,
+    tables: ['chat_members'],
+    reason: 'the bot behind a system user, with its rank in the chat for the Update it receives',
+  },
+  {
+    at: `${BOT_API}bots/bots.store.ts#BotsStore.usernameTaken`,
+    tables: ['users'],
+    reason: 'bots and the system users that carry their names into chats share one username namespace',
+  },
+  {
+    at: `${BOT_API}chats/chats.store.ts#ChatsStore.pin`,
+    tables: ['messages'],
+    reason: 'only a live message of the same chat can be pinned; the statement that pins checks it',
+  },
+  {
+    at: `${BOT_API}files/files.service.ts#FilesService.visibleToUser`,
+    tables: ['messages', 'chat_members'],
+    reason: 'a file is visible to the active members of a chat it was posted in',
+  },
+  {
+    at: `${BOT_API}messages/message-store.service.ts#INSERT_AS_MEMBER`,
+    tables: ['chats', 'chat_members', 'users'],
+    reason: 'sendMessage is one statement: only an active member writes, and the chat and sender come back with it',
+  },
+  {
+    at: `${BOT_API}messages/message-store.service.ts#RESERVE_AS_MEMBER`,
+    tables: ['chats', 'chat_members', 'users'],
+    reason: "a person's message, read step: membership, reply target and the chat's bots in one statement",
+  },
+  {
+    at: `${BOT_API}messages/message-store.service.ts#INSERT_RESERVED`,
+    tables: ['chat_members'],
+    reason: "a person's message, write step: written only while the sender is still an active member",
+  },
+  {
+    at: `${DELIVERY_SIDE}delivery-statements.ts#insertDeliveriesSql`,
+    tables: ['bots'],
+    reason: 'a delivery is created only for a bot in webhook mode, as the statement that creates it reads it',
+  },
+  {
+    at: `${DELIVERY_SIDE}delivery-statements.ts#DELIVER_BACKLOG`,
+    tables: ['updates'],
+    reason: 'a bot switching to webhook mode gets a delivery for every Update it has not confirmed',
+  },
+  {
+    at: `${DELIVERY_SIDE}delivery-statements.ts#ADOPT_ORPHANS`,
+    tables: ['bots', 'updates'],
+    reason: 'Updates of webhook bots that missed their delivery during a concurrent mode switch get one',
+  },
+  {
+    at: `${DELIVERY_SIDE}delivery-statements.ts#LOAD_DELIVERIES`,
+    tables: ['bots'],
+    reason: 'a job reads its bot’s current delivery settings and availability with its delivery',
+  },
+  {
+    at: `${DELIVERY_SIDE}delivery-statements.ts#RECORD_ATTEMPTS`,
+    tables: ['bots'],
+    reason: "a failed attempt writes the bot's webhook_last_error_* in the statement that records it",
+  },
+  {
+    at: `${DELIVERY_SIDE}delivery-statements.ts#OVERDUE`,
+    tables: ['bots'],
+    reason: 'only deliveries of available webhook bots are enqueued again',
+  },
+  {
+    at: `${DELIVERY_SIDE}delivery-statements.ts#DELIVERY_PAGE`,
+    tables: ['bots'],
+    reason: "the console's page answers 404 for another owner's bot from the same statement",
+  },
+  {
+    at: `${DELIVERY_SIDE}delivery-statements.ts#COUNT_WAITING_UPDATES`,
+    tables: ['updates'],
+    reason: "getWebhookInfo's pending_update_count of a polling bot: its Updates not confirmed yet",
+  },
+  ...['STAFF_DELIVERY_PAGE', 'STAFF_TOP_BOTS', 'STAFF_DELIVERY_DETAIL'].map((statement) => ({
+    at: `${DELIVERY_SIDE}staff-delivery-statements.ts#${statement}`,
+    tables: ['bots'],
+    reason: "platform staff see each delivery with its bot's name and owner from the statement that lists it",
+  })),
+  {
+    at: `${DELIVERY_SIDE}staff-delivery-statements.ts#redrivableDeadLettersSql`,
+    tables: ['bots'],
+    reason: 'a redrive takes only dead letters of bots that can receive them (webhook mode, available)',
+  },
+  {
+    at: `${DELIVERY_SIDE}staff-delivery-statements.ts#RESTART_FOR_STAFF`,
+    tables: ['bots'],
+    reason: 'a staff redelivery restarts a delivery only while its bot is in webhook mode, checked as it restarts',
+  },
+  ...['SET_WEBHOOK', 'CLEAR_WEBHOOK', 'WEBHOOK_INFO', 'WEBHOOK_SECRETS_FOR_UPDATE', 'DELIVERY_MODE_OF_OWNED'].map(
+    (statement) => ({
+      at: `${DELIVERY_SIDE}delivery-statements.ts#${statement}`,
+      tables: ['bots'],
+      reason: DELIVERY_SETTINGS,
+    }),
+  ),
+  {
+    at: `${DELIVERY_SIDE}update-acknowledgement.ts#acknowledgeUpdatesSql`,
+    tables: ['updates'],
+    reason: 'confirming an Update is one definition for getUpdates, drop_pending_updates and webhook success',
+  },
+];
+
+describe('data ownership of the bot database', () => {
+  const migrations = [
+    ...readSources(REPO_ROOT, `${BOT_API}database/migrations`),
+    ...readSources(REPO_ROOT, 'libs/idempotency/src', (path) => !path.endsWith('.migration.ts')),
+  ];
+  const sources = [
+    ...readSources(REPO_ROOT, BOT_API, (path) => path.startsWith(`${BOT_API}database/migrations/`)),
+    ...readSources(REPO_ROOT, 'libs/webhook-queue/src'),
+  ];
+  const tables = createdTables(migrations);
+  const uses = tableUses(sources, tables, entityTables(sources));
+
+  it('finds the tables the migrations create and the statements that use them', () => {
+    expect(tables).toContain('bots');
+    expect(tables).toContain('idempotency_keys');
+    expect(uses.filter((use) => use.table === 'bots').length).toBeGreaterThan(20);
+  });
+
+  it('gives every table exactly one owner, and every owner exists', () => {
+    expect(Object.keys(OWNERS).sort()).toEqual([...tables].sort());
+    for (const owner of new Set(Object.values(OWNERS))) expect(existsSync(join(REPO_ROOT, owner))).toBe(true);
+  });
+
+  it('lets no module query a table it does not own, except the cross-table statements listed with their reason', () => {
+    expect(ownershipProblems(uses, { owners: OWNERS, allowed: CROSS_TABLE })).toEqual([]);
+  });
+
+  it('states the rule "a bot is available" once, for both processes', () => {
+    const rule = /review_?status\s*={1,3}\s*'approved'\s*(?:AND|&&)\s*[\w.]*status\s*={1,3}\s*'enabled'/i;
+    const restated = [...sources, ...readSources(REPO_ROOT, 'apps/bot-dispatcher/src')]
+      .filter((source) => rule.test(source.text))
+      .map((source) => source.path);
+    expect(restated).toEqual([]);
+  });
+});

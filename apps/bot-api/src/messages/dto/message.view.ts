@@ -1,0 +1,343 @@
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { PageOf } from '@app/platform';
+import { CHAT_TYPES, ChatType } from '../../chats/entities/chat.entity';
+import { MESSAGE_KINDS, MessageKind } from '../entities/message.entity';
+
+/** A person or a bot's system user as messages and Updates show them (Telegram's User). */
+export class UserView {
+  @ApiProperty({ description: 'User id; a bot speaks as its system_user_id' })
+  id: string;
+
+  @ApiProperty()
+  is_bot: boolean;
+
+  @ApiProperty({ type: String, nullable: true })
+  username: string | null;
+
+  @ApiProperty({ description: 'Display name' })
+  first_name: string;
+}
+
+/** Which chat: what events about an existing message say of it. */
+export class ChatIdentityView {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ enum: CHAT_TYPES })
+  type: ChatType;
+}
+
+/** The chat a message or membership change belongs to. */
+export class ChatRefView extends ChatIdentityView {
+  @ApiProperty({ type: String, nullable: true, description: 'null for private chats' })
+  title: string | null;
+}
+
+/** The file block of spec 2.3; per-message values win over the stored file's metadata. */
+export class FileView {
+  @ApiProperty({ format: 'uuid' })
+  file_id: string;
+
+  @ApiProperty()
+  file_name: string;
+
+  @ApiProperty()
+  mime_type: string;
+
+  @ApiProperty({ type: 'integer', description: 'Bytes' })
+  file_size: number;
+
+  @ApiProperty({ type: String, nullable: true, description: 'Temporary download URL; null until files are served' })
+  url: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  thumbnail_url: string | null;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'Pixels' })
+  width: number | null;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'Pixels' })
+  height: number | null;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'Seconds' })
+  duration: number | null;
+
+  @ApiPropertyOptional({ description: 'Audio and voice only, when given' })
+  performer?: string;
+
+  @ApiPropertyOptional({ description: 'Audio and voice only, when given' })
+  title?: string;
+}
+
+export class PointView {
+  @ApiProperty()
+  latitude: number;
+
+  @ApiProperty()
+  longitude: number;
+}
+
+export class LocationView extends PointView {
+  @ApiPropertyOptional({ description: 'Given with sendLocation' })
+  name?: string;
+}
+
+export class VenueView {
+  @ApiProperty({ type: PointView })
+  location: PointView;
+
+  @ApiPropertyOptional()
+  title?: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  address: string | null;
+}
+
+export class DiceView {
+  @ApiProperty()
+  emoji: string;
+
+  @ApiProperty({ type: 'integer', description: 'Rolled by the server' })
+  value: number;
+}
+
+export class PollOptionView {
+  @ApiProperty()
+  text: string;
+
+  @ApiProperty({ type: 'integer' })
+  voter_count: number;
+}
+
+export const POLL_TYPES = ['regular', 'quiz'] as const;
+
+/** What a poll's view and its stored metadata share; they differ in how options are given. */
+class PollFieldsView {
+  @ApiProperty()
+  question: string;
+
+  @ApiProperty()
+  is_anonymous: boolean;
+
+  @ApiProperty({ enum: POLL_TYPES })
+  type: (typeof POLL_TYPES)[number];
+
+  @ApiPropertyOptional({ type: 'integer', description: 'Quizzes only: index of the correct option' })
+  correct_option_id?: number;
+}
+
+export class PollView extends PollFieldsView {
+  @ApiProperty({ type: [PollOptionView] })
+  options: PollOptionView[];
+}
+
+export class ContactView {
+  @ApiProperty()
+  phone_number: string;
+
+  @ApiProperty()
+  first_name: string;
+
+  @ApiPropertyOptional()
+  last_name?: string;
+}
+
+/** Where a forwarded message came from. */
+export class ForwardFromView {
+  @ApiProperty({ format: 'uuid' })
+  chat_id: string;
+
+  @ApiProperty({ type: 'integer' })
+  message_id: number;
+
+  @ApiProperty()
+  from_user_id: string;
+
+  @ApiProperty({ type: 'integer', description: 'Unix seconds of the original message' })
+  date: number;
+}
+
+export class InlineKeyboardButtonView {
+  @ApiProperty({ minLength: 1, maxLength: 128 })
+  text: string;
+
+  @ApiPropertyOptional({ description: '1 to 64 bytes, sent back in callback_query; exactly one of callback_data, url' })
+  callback_data?: string;
+
+  @ApiPropertyOptional({ description: 'http(s) URL the button opens' })
+  url?: string;
+}
+
+/** `{ inline_keyboard: [[{ text, callback_data? , url? }]] }`. */
+@ApiExtraModels(InlineKeyboardButtonView)
+export class ReplyMarkupView {
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'array', items: { $ref: getSchemaPath(InlineKeyboardButtonView) } },
+    description: 'Rows of buttons',
+  })
+  inline_keyboard: InlineKeyboardButtonView[][];
+}
+
+export class PollMetadataView extends PollFieldsView {
+  @ApiProperty({ type: [String] })
+  options: string[];
+}
+
+export class LocationMetadataView extends PointView {
+  @ApiPropertyOptional()
+  name?: string;
+
+  @ApiPropertyOptional()
+  address?: string;
+}
+
+export class FileMetadataView {
+  @ApiPropertyOptional({ type: 'integer' })
+  width?: number;
+
+  @ApiPropertyOptional({ type: 'integer' })
+  height?: number;
+
+  @ApiPropertyOptional({ type: 'integer' })
+  duration?: number;
+
+  @ApiPropertyOptional()
+  performer?: string;
+
+  @ApiPropertyOptional()
+  title?: string;
+}
+
+/** Kind-specific data as stored (spec 2.3: metadata.diceEmoji, metadata.isEdited, …). */
+export class MessageMetadataView {
+  @ApiPropertyOptional()
+  diceEmoji?: string;
+
+  @ApiPropertyOptional({ type: 'integer' })
+  diceValue?: number;
+
+  @ApiPropertyOptional({ type: PollMetadataView })
+  poll?: PollMetadataView;
+
+  @ApiPropertyOptional({ type: ContactView })
+  contact?: ContactView;
+
+  @ApiPropertyOptional({ type: LocationMetadataView })
+  location?: LocationMetadataView;
+
+  @ApiPropertyOptional({ description: 'true for venue messages' })
+  isVenue?: boolean;
+
+  @ApiPropertyOptional({ description: 'Set after a successful edit; clients show an edited label' })
+  isEdited?: boolean;
+
+  @ApiPropertyOptional({ type: FileMetadataView, description: 'Media values given with the send' })
+  file?: FileMetadataView;
+
+  @ApiPropertyOptional({ type: ForwardFromView })
+  forwardFrom?: ForwardFromView;
+
+  @ApiPropertyOptional()
+  mediaGroupId?: string;
+}
+
+/**
+ * The one message shape of send results, client message lists and message Updates: the sent-message
+ * fields of spec 2.3 plus the blocks of its kind; a block that does not apply is absent.
+ */
+export class MessageView {
+  @ApiProperty({ type: 'integer' })
+  message_id: number;
+
+  @ApiProperty({ type: ChatRefView })
+  chat: ChatRefView;
+
+  @ApiProperty({ type: UserView })
+  from: UserView;
+
+  @ApiProperty({ type: 'integer', description: 'Unix seconds' })
+  date: number;
+
+  @ApiProperty({ enum: MESSAGE_KINDS })
+  kind: MessageKind;
+
+  @ApiProperty({ type: String, nullable: true, description: 'The text, or the caption of a media message' })
+  text: string | null;
+
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'Media kinds: the caption' })
+  caption?: string | null;
+
+  @ApiPropertyOptional({ type: FileView })
+  file?: FileView;
+
+  @ApiPropertyOptional({ type: LocationView })
+  location?: LocationView;
+
+  @ApiPropertyOptional({ type: VenueView })
+  venue?: VenueView;
+
+  @ApiPropertyOptional({ type: DiceView })
+  dice?: DiceView;
+
+  @ApiPropertyOptional({ type: PollView })
+  poll?: PollView;
+
+  @ApiPropertyOptional({ type: ContactView })
+  contact?: ContactView;
+
+  @ApiPropertyOptional({ type: 'integer' })
+  reply_to_message_id?: number;
+
+  @ApiPropertyOptional({ type: [String], description: 'User ids or usernames' })
+  mentions?: string[];
+
+  @ApiPropertyOptional({ type: ReplyMarkupView })
+  reply_markup?: ReplyMarkupView;
+
+  @ApiPropertyOptional({ type: ForwardFromView })
+  forward_from?: ForwardFromView;
+
+  @ApiPropertyOptional()
+  media_group_id?: string;
+
+  @ApiPropertyOptional({ type: 'integer', description: 'Unix seconds of the last edit' })
+  edit_date?: number;
+
+  @ApiProperty({ type: MessageMetadataView })
+  metadata: MessageMetadataView;
+}
+
+/** A "typing…"-style action currently shown in a chat. */
+export class ChatActionView {
+  @ApiProperty()
+  user_id: string;
+
+  @ApiProperty({ example: 'typing' })
+  action: string;
+
+  @ApiProperty({ type: 'integer', description: 'Unix milliseconds at which it stops showing' })
+  expires_at_ms: number;
+}
+
+/** A page of a chat's messages, newest first, with the chat actions showing now. */
+export class MessageListView extends PageOf(MessageView) {
+  @ApiProperty({ type: [ChatActionView] })
+  chat_actions: ChatActionView[];
+}
+
+export class DeletedMessageView {
+  @ApiProperty({ type: 'integer' })
+  message_id: number;
+
+  @ApiProperty({ enum: [true] })
+  deleted: true;
+}
+
+export class ReceiptView {
+  @ApiProperty({ type: 'integer' })
+  message_id: number;
+
+  @ApiProperty({ enum: ['read', 'delivered'] })
+  status: 'read' | 'delivered';
+}

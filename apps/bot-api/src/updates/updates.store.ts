@@ -1,0 +1,100 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { namedStatement, runNamed } from '@app/platform';
+import { acknowledgeUpdatesBelow, insertDeliveriesSql } from '@app/webhook-queue';
+import { DataSource, EntityManager } from 'typeorm';
+import type { UpdateType } from './update-types';
+import type { UpdateView } from './dto/update.view';
+
+/**
+ * CTEs writing the Updates given as four parallel arrays from parameter `first` on (update ids, bot
+ * ids, types, payloads) and the deliveries of those whose bot is in webhook mode, ending in
+ * `written_updates` and `delivered`. With `gate`, nothing is written unless that CTE has a row.
+ */
+export function updatesWriteSql(first: number, gate?: string): string {
+  const [ids, bots, types, payloads] = [first, first + 1, first + 2, first + 3].map((n) => `$${n}`);
+  return `update_input AS (
+     SELECT * FROM unnest(${ids}::uuid[], ${bots}::varchar[], ${types}::varchar[], ${payloads}::jsonb[])
+         AS t(update_id, bot_id, type, payload)
+      ${gate ? `WHERE EXISTS (SELECT 1 FROM ${gate})` : ''}
+   ), written_updates AS (
+     INSERT INTO updates (update_id, bot_id, type, payload)
+     SELECT update_id, bot_id, type, payload FROM update_input
+     ON CONFLICT (update_id) DO NOTHING
+     RETURNING update_seq, update_id, bot_id, type, payload
+   ), delivered AS (
+     ${insertDeliveriesSql('written_updates')}
+   )`;
+}
+
+/** Result columns of `updatesWriteSql`, selected `FROM written_updates w LEFT JOIN delivered d`. */
+export const WRITTEN_UPDATE_COLUMNS = `w.update_seq, w.update_id, w.bot_id, w.type, d.id AS delivery_id`;
+
+const WRITE_UPDATES = namedStatement(
+  'bot_api_updates_write',
+  `WITH ${updatesWriteSql(1)}
+   SELECT ${WRITTEN_UPDATE_COLUMNS} FROM written_updates w LEFT JOIN delivered d ON d.update_id = w.update_id`,
+);
+
+/** Walks updates_pending (bot_id, update_seq) WHERE NOT acknowledged: the bot's own backlog only. */
+const PENDING_UPDATES = namedStatement(
+  'bot_api_updates_pending',
+  `SELECT update_seq, payload FROM updates
+    WHERE bot_id = $1 AND NOT acknowledged AND update_seq >= $2
+      AND created_at > now() - make_interval(hours => $3)
+    ORDER BY update_seq
+    LIMIT $4`,
+);
+
+/** The Updates of one event, as the four array parameters of `updatesWriteSql`. */
+export type UpdateColumns = [string[], string[], string[], string[]];
+
+export interface WrittenUpdateRow {
+  update_seq: string;
+  update_id: string;
+  bot_id: string;
+  type: UpdateType;
+  delivery_id: string | null;
+}
+
+/** The Update outbox that bots read with getUpdates (the webhook side is @app/webhook-queue's). */
+/** The payload was written (see UpdatesService) as the Update without its update_seq. */
+export interface PendingUpdateRow {
+  update_seq: string;
+  payload: Omit<UpdateView, 'update_seq'>;
+}
+
+@Injectable()
+export class UpdatesStore {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Writes the Updates and their deliveries in one statement, in the manager's transaction. */
+  async write(manager: EntityManager, columns: UpdateColumns): Promise<WrittenUpdateRow[]> {
+    const { rows } = await runNamed<WrittenUpdateRow>(manager, WRITE_UPDATES, columns);
+    return rows;
+  }
+
+  /** Unconfirmed Updates of the bot from `offset` on, within the retention, oldest first. */
+  async pending(botId: string, offset: number, retentionHours: number, limit: number): Promise<PendingUpdateRow[]> {
+    const { rows } = await runNamed<PendingUpdateRow>(this.dataSource, PENDING_UPDATES, [
+      botId,
+      offset,
+      retentionHours,
+      limit,
+    ]);
+    return rows;
+  }
+
+  acknowledgeBelow(botId: string, offset: number): Promise<void> {
+    return acknowledgeUpdatesBelow(this.dataSource, botId, offset);
+  }
+
+  /** Updates older than the retention are dropped, confirmed or not; returns how many. */
+  async purgeOlderThan(retentionHours: number): Promise<number> {
+    const result: [unknown[], number] = await this.dataSource.query(
+      `DELETE FROM updates WHERE created_at < now() - make_interval(hours => $1)`,
+      [retentionHours],
+    );
+    return result[1];
+  }
+}
