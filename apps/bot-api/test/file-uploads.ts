@@ -74,15 +74,14 @@ export async function callUrl(
   const own = ctx.config.FILE_PUBLIC_BASE_URL.replace(/\/+$/, '');
   if (url.startsWith(`${own}/`)) {
     const path = url.slice(own.length);
-    let call = method === 'GET' ? request(ctx.app.getHttpServer()).get(path) : request(ctx.app.getHttpServer()).put(path);
+    let call =
+      method === 'GET' ? request(ctx.app.getHttpServer()).get(path) : request(ctx.app.getHttpServer()).put(path);
     for (const [name, value] of Object.entries(headers)) call = call.set(name, value);
-    const res = await (body !== undefined ? call.send(body) : call)
-      .buffer(true)
-      .parse((response, done) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => done(null, Buffer.concat(chunks)));
-      });
+    const res = await (body !== undefined ? call.send(body) : call).buffer(true).parse((response, done) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => done(null, Buffer.concat(chunks)));
+    });
     const bytes = res.body as Buffer;
     return {
       status: res.status,
@@ -116,7 +115,8 @@ export async function uploadFile(
 ): Promise<Uploaded> {
   const declaration = { fileName, fileSize: bytes.length, fileType };
   const credentials = await requestCredentials(ctx, uploader, declaration);
-  if (credentials.status !== 201) throw new Error(`credentials: ${credentials.status} ${JSON.stringify(credentials.body)}`);
+  if (credentials.status !== 201)
+    throw new Error(`credentials: ${credentials.status} ${JSON.stringify(credentials.body)}`);
   const { uploadUrl, key, headers } = credentials.body.data;
   const put = await callUrl(ctx, 'PUT', uploadUrl, headers, bytes);
   if (put.status >= 300) throw new Error(`PUT: ${put.status} ${put.body.toString('utf8')}`);

@@ -61,7 +61,9 @@ describe('upload URL refusals, ownership and purge (disk driver)', () => {
     const rows = await ctx.app
       .get(DataSource)
       .query(`SELECT bot_id, file_name, file_size, mime_type FROM file_uploads WHERE storage_key = $1`, [target.key]);
-    expect(rows).toEqual([{ bot_id: bot.botId, file_name: 'pic.png', file_size: String(PNG.length), mime_type: 'image/png' }]);
+    expect(rows).toEqual([
+      { bot_id: bot.botId, file_name: 'pic.png', file_size: String(PNG.length), mime_type: 'image/png' },
+    ]);
   });
 
   it('refuses declarations over 50 MB, of types off the allow-list, with paths in the name or unknown fields', async () => {
@@ -107,7 +109,13 @@ describe('upload URL refusals, ownership and purge (disk driver)', () => {
     const { port } = server.address() as AddressInfo;
     const path = target.uploadUrl.slice(ctx.config.FILE_PUBLIC_BASE_URL.length);
     const status = await new Promise<number>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port, path, method: 'PUT', headers: { 'Content-Type': 'image/png' } });
+      const req = httpRequest({
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'PUT',
+        headers: { 'Content-Type': 'image/png' },
+      });
       req.on('response', (res) => {
         res.resume();
         resolve(res.statusCode ?? 0);
@@ -155,8 +163,13 @@ describe('upload URL refusals, ownership and purge (disk driver)', () => {
       return `${pathA}?${params}`;
     };
     const bigger = Buffer.concat([PNG, Buffer.from('x')]);
-    expect((await callUrl(ctx, 'PUT', tamper('size', String(bigger.length)), { 'Content-Type': 'image/png' }, bigger)).status).toBe(403);
-    expect((await callUrl(ctx, 'PUT', tamper('type', 'image/gif'), { 'Content-Type': 'image/gif' }, PNG)).status).toBe(403);
+    expect(
+      (await callUrl(ctx, 'PUT', tamper('size', String(bigger.length)), { 'Content-Type': 'image/png' }, bigger))
+        .status,
+    ).toBe(403);
+    expect((await callUrl(ctx, 'PUT', tamper('type', 'image/gif'), { 'Content-Type': 'image/gif' }, PNG)).status).toBe(
+      403,
+    );
     expect((await callUrl(ctx, 'PUT', tamper('expires', String(a.expiresAt + 3600)), a.headers, PNG)).status).toBe(403);
     const missing = await callUrl(ctx, 'PUT', pathA, a.headers, PNG);
     expect(missing.status).toBe(400);
@@ -180,7 +193,11 @@ describe('upload URL refusals, ownership and purge (disk driver)', () => {
     const notYet = await completeUpload(ctx, { bot: bot.token }, { key: early.key, ...DECLARED }).expect(409);
     expect(notYet.body.code).toBe('UPLOAD_NOT_RECEIVED');
     await callUrl(ctx, 'PUT', early.uploadUrl, early.headers, PNG);
-    const changed = await completeUpload(ctx, { bot: bot.token }, { key: early.key, ...DECLARED, fileName: 'other.png' });
+    const changed = await completeUpload(
+      ctx,
+      { bot: bot.token },
+      { key: early.key, ...DECLARED, fileName: 'other.png' },
+    );
     expect(changed.status).toBe(400);
     expect(changed.body.code).toBe('VALIDATION');
     await completeUpload(ctx, { bot: bot.token }, { key: early.key, ...DECLARED }).expect(201);
@@ -216,7 +233,15 @@ describe('upload URL refusals, ownership and purge (disk driver)', () => {
       .send({ bot_id: other.botId })
       .expect(201);
     const chatId = chat.body.data.id;
-    for (const method of ['sendPhoto', 'sendDocument', 'sendVideo', 'sendAudio', 'sendVoice', 'sendAnimation', 'sendSticker']) {
+    for (const method of [
+      'sendPhoto',
+      'sendDocument',
+      'sendVideo',
+      'sendAudio',
+      'sendVoice',
+      'sendAnimation',
+      'sendSticker',
+    ]) {
       const res = await callBot(ctx, other.token, method, { chat_id: chatId, file_id: file.file_id });
       expect([method, res.status, res.body.code]).toEqual([method, 404, 'NOT_FOUND']);
     }
@@ -245,9 +270,15 @@ describe('upload URL refusals, ownership and purge (disk driver)', () => {
   it('needs a credential on the upload and getFile routes', async () => {
     const server = ctx.app.getHttpServer();
     await request(server).post('/api/v1/bots/files/upload-credentials').send(DECLARED).expect(401);
-    await request(server).post('/api/v1/bots/files/complete').send({ key: 'k', ...DECLARED }).expect(401);
+    await request(server)
+      .post('/api/v1/bots/files/complete')
+      .send({ key: 'k', ...DECLARED })
+      .expect(401);
     await request(server).post('/api/v1/bots/client/files/upload-credentials').send(DECLARED).expect(401);
-    await request(server).post('/api/v1/bots/client/files/complete').send({ key: 'k', ...DECLARED }).expect(401);
+    await request(server)
+      .post('/api/v1/bots/client/files/complete')
+      .send({ key: 'k', ...DECLARED })
+      .expect(401);
     await request(server).get('/api/v1/bots/getFile?file_id=x').expect(401);
     const unknown = await callBot(ctx, bot.token, 'getFile', { file_id: 'not-a-uuid' }).expect(404);
     expect(unknown.body.code).toBe('NOT_FOUND');

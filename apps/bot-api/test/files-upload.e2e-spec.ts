@@ -146,7 +146,10 @@ describe.each([
       .set('Authorization', `Bearer ${alice}`)
       .send({ bot_id: other.botId })
       .expect(201);
-    const send = await callBot(ctx, other.token, 'sendPhoto', { chat_id: otherChat.body.data.id, file_id: file.file_id });
+    const send = await callBot(ctx, other.token, 'sendPhoto', {
+      chat_id: otherChat.body.data.id,
+      file_id: file.file_id,
+    });
     expect(send.status).toBe(404);
     expect(send.body.code).toBe('NOT_FOUND');
   });
@@ -182,12 +185,16 @@ describe.each([
   it('refuses a second complete with 409, and bytes of the wrong size at complete, deleting them', async () => {
     const png = pngOf(4, 4, 2);
     const { key } = await uploadFile(ctx, { bot: bot.token }, png, 'once.png', 'image/png');
-    const again = await completeUpload(ctx, { bot: bot.token }, {
-      key,
-      fileName: 'once.png',
-      fileSize: png.length,
-      fileType: 'image/png',
-    }).expect(409);
+    const again = await completeUpload(
+      ctx,
+      { bot: bot.token },
+      {
+        key,
+        fileName: 'once.png',
+        fileSize: png.length,
+        fileType: 'image/png',
+      },
+    ).expect(409);
     expect(again.body.code).toBe('CONFLICT');
 
     const declared = { fileName: 'short.png', fileSize: png.length, fileType: 'image/png' };

@@ -62,7 +62,11 @@ export class FileStorageController {
     { code: 'NOT_FOUND', when: 'nothing is stored under the key, or the disk driver is not in use' },
     { code: 'FILE_URL_EXPIRED', when: 'the URL expired' },
   )
-  async download(@Param('blob') blob: string, @Query() query: SignedDownloadQuery, @Res() res: Response): Promise<void> {
+  async download(
+    @Param('blob') blob: string,
+    @Query() query: SignedDownloadQuery,
+    @Res() res: Response,
+  ): Promise<void> {
     const download = await this.transfers.download(blob, query);
     res.status(200);
     res.setHeader('Content-Type', download.type);

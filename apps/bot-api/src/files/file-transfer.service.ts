@@ -34,7 +34,12 @@ export class FileTransferService {
     private readonly uploads: FileUploadsStore,
   ) {}
 
-  async receive(segment: string, query: SignedUploadQuery, headers: IncomingHttpHeaders, body: Readable): Promise<void> {
+  async receive(
+    segment: string,
+    query: SignedUploadQuery,
+    headers: IncomingHttpHeaders,
+    body: Readable,
+  ): Promise<void> {
     const disk = this.disk();
     const key = decodeKeySegment(segment);
     const size = Number(query.size);

@@ -16,7 +16,10 @@ export class UploadCredentialsView {
   })
   headers: Record<string, string>;
 
-  @ApiProperty({ type: 'integer', description: 'Unix seconds after which the upload URL is refused and the upload purged' })
+  @ApiProperty({
+    type: 'integer',
+    description: 'Unix seconds after which the upload URL is refused and the upload purged',
+  })
   expiresAt: number;
 }
 

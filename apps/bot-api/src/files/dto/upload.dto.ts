@@ -7,7 +7,9 @@ export class UploadDeclarationDto {
   @ApiProperty({ minLength: 1, maxLength: 255, example: 'photo.png', description: 'Shown to recipients; no path' })
   @IsString()
   @Length(1, 255)
-  @Matches(/^[^/\\\u0000-\u001f\u007f]+$/, { message: 'fileName must be a plain name without slashes or control characters' })
+  @Matches(/^[^/\\\u0000-\u001f\u007f]+$/, {
+    message: 'fileName must be a plain name without slashes or control characters',
+  })
   fileName: string;
 
   @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_FILE_SIZE, description: 'Bytes; at most 50 MB' })

@@ -38,9 +38,11 @@ describe('DiskFileStorage.receive', () => {
 
   it('refuses fewer bytes than declared, and keeps nothing when commit refuses', async () => {
     const k = key();
-    await expect(storage.receive(k, 10, Readable.from([Buffer.alloc(3)]), async () => undefined)).rejects.toMatchObject({
-      code: 'UPLOAD_SIZE_MISMATCH',
-    });
+    await expect(storage.receive(k, 10, Readable.from([Buffer.alloc(3)]), async () => undefined)).rejects.toMatchObject(
+      {
+        code: 'UPLOAD_SIZE_MISMATCH',
+      },
+    );
     const refusal = new Error('already used');
     await expect(
       storage.receive(k, 3, Readable.from([Buffer.alloc(3)]), async () => {
@@ -51,8 +53,30 @@ describe('DiskFileStorage.receive', () => {
     expect(leftovers()).toEqual([]);
   });
 
-  it('signs download URLs for bot-api\'s own route', async () => {
+  it("signs download URLs for bot-api's own route", async () => {
     const url = await storage.downloadUrl({ key: key(), type: 'image/png' }, new Date(2_000_000_000_000));
-    expect(url).toMatch(/^http:\/\/files\.test\/api\/v1\/bots\/files\/storage\/[A-Za-z0-9_-]+\?type=image%2Fpng&expires=2000000000&signature=/);
+    expect(url).toMatch(
+      /^http:\/\/files\.test\/api\/v1\/bots\/files\/storage\/[A-Za-z0-9_-]+\?type=image%2Fpng&expires=2000000000&signature=/,
+    );
+  });
+});
+
+describe('DiskFileStorage.receive of an aborted body', () => {
+  it('answers UPLOAD_SIZE_MISMATCH and keeps nothing', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'disk-storage-'));
+    try {
+      const storage = new DiskFileStorage({ directory, publicBaseUrl: 'http://x', signingKey: '00'.repeat(32) });
+      const body = new Readable({ read() {} });
+      body.push(Buffer.alloc(2));
+      setTimeout(() => body.destroy(), 10);
+      const k = newStorageKey({ kind: 'bot', botId: 'bot1' });
+      await expect(storage.receive(k, 10, body, async () => undefined)).rejects.toMatchObject({
+        code: 'UPLOAD_SIZE_MISMATCH',
+      });
+      expect(readdirSync(join(directory, '.incoming'))).toEqual([]);
+      expect(existsSync(join(directory, k))).toBe(false);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });

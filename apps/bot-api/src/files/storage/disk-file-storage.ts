@@ -12,6 +12,8 @@ import { UrlSigner } from './url-signer';
 /** Route of bot-api that receives (PUT) and serves (GET) the disk driver's bytes. */
 export const STORAGE_ROUTE = 'api/v1/bots/files/storage';
 
+const ABORTED = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'ECONNABORTED']);
+
 export interface DiskStorageOptions {
   directory: string;
   publicBaseUrl: string;
@@ -38,8 +40,19 @@ export class DiskFileStorage extends FileStorage {
 
   async uploadTarget(object: ObjectToUpload, expiresAt: Date): Promise<UploadTarget> {
     const expires = Math.floor(expiresAt.getTime() / 1000);
-    const signature = this.signer.sign({ method: 'PUT', key: object.key, size: object.size, type: object.type, expires });
-    const query = new URLSearchParams({ size: String(object.size), type: object.type, expires: String(expires), signature });
+    const signature = this.signer.sign({
+      method: 'PUT',
+      key: object.key,
+      size: object.size,
+      type: object.type,
+      expires,
+    });
+    const query = new URLSearchParams({
+      size: String(object.size),
+      type: object.type,
+      expires: String(expires),
+      signature,
+    });
     return {
       url: `${this.baseUrl}/${STORAGE_ROUTE}/${encodeKeySegment(object.key)}?${query}`,
       headers: { 'Content-Type': object.type, 'Content-Length': String(object.size) },
@@ -86,12 +99,19 @@ export class DiskFileStorage extends FileStorage {
     const cap = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         received += chunk.length;
-        if (received > size) done(BotErrors.error('UPLOAD_SIZE_MISMATCH', `The upload carries more than ${size} bytes`));
+        if (received > size)
+          done(BotErrors.error('UPLOAD_SIZE_MISMATCH', `The upload carries more than ${size} bytes`));
         else done(null, chunk);
       },
     });
     try {
-      await pipeline(body, cap, createWriteStream(temporary, { flags: 'wx' }));
+      await pipeline(body, cap, createWriteStream(temporary, { flags: 'wx' })).catch((error: NodeJS.ErrnoException) => {
+        // A client that hangs up mid-body sent fewer bytes than declared: its refusal, not a server fault.
+        if (ABORTED.has(error.code ?? '') || error.message === 'aborted') {
+          throw BotErrors.error('UPLOAD_SIZE_MISMATCH', `The upload ended after ${received} of ${size} bytes`);
+        }
+        throw error;
+      });
       if (received !== size) {
         throw BotErrors.error('UPLOAD_SIZE_MISMATCH', `The upload carried ${received} bytes, ${size} were declared`);
       }

@@ -8,7 +8,14 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { Readable } from 'node:stream';
-import { FileStorage, ObjectToDownload, ObjectToUpload, secondsUntil, StoredObject, UploadTarget } from './file-storage';
+import {
+  FileStorage,
+  ObjectToDownload,
+  ObjectToUpload,
+  secondsUntil,
+  StoredObject,
+  UploadTarget,
+} from './file-storage';
 
 export interface S3StorageOptions {
   endpoint: string;

@@ -3,7 +3,8 @@ import { createHash, randomUUID } from 'node:crypto';
 /** Who an upload belongs to: a bot (bot-token routes) or an end user (client routes). */
 export type FileOwner = { kind: 'bot'; botId: string } | { kind: 'user'; userId: string };
 
-const KEY_PATTERN = /^(bots|users)\/[A-Za-z0-9_-]{1,64}\/[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const KEY_PATTERN =
+  /^(bots|users)\/[A-Za-z0-9_-]{1,64}\/[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /**
  * A fresh storage key: the owner's prefix (a user id is hashed, as it may hold any character) and a
