@@ -267,6 +267,22 @@ describe('upload URL refusals, ownership and purge (disk driver)', () => {
     expect(stolen.status).toBe(404);
   });
 
+  it('keeps people apart on the client routes and rejects unknown fields there too', async () => {
+    const dana = await ctx.jwt('dana');
+    const erin = await ctx.jwt('erin');
+    const target = (await requestCredentials(ctx, { user: dana }, DECLARED).expect(201)).body.data;
+    expect(target.key).toMatch(/^users\/[0-9a-f]{32}\/[0-9a-f-]{36}$/);
+    expect((await callUrl(ctx, 'PUT', target.uploadUrl, target.headers, PNG)).status).toBe(204);
+    const foreign = await completeUpload(ctx, { user: erin }, { key: target.key, ...DECLARED }).expect(404);
+    expect(foreign.body.code).toBe('NOT_FOUND');
+    await completeUpload(ctx, { bot: bot.token }, { key: target.key, ...DECLARED }).expect(404);
+    const unknown = await requestCredentials(ctx, { user: dana }, { ...DECLARED, user_id: 'erin' }).expect(400);
+    expect(unknown.body.code).toBe('VALIDATION');
+    await completeUpload(ctx, { user: dana }, { key: target.key, ...DECLARED, user_id: 'erin' }).expect(400);
+    const done = await completeUpload(ctx, { user: dana }, { key: target.key, ...DECLARED }).expect(201);
+    expect(done.body.data).toMatchObject({ file_name: 'pic.png', width: 6, height: 6 });
+  });
+
   it('needs a credential on the upload and getFile routes', async () => {
     const server = ctx.app.getHttpServer();
     await request(server).post('/api/v1/bots/files/upload-credentials').send(DECLARED).expect(401);
@@ -320,7 +336,8 @@ describe('expiry and purge of uploads (disk driver, short lifetimes)', () => {
   it('refuses an expired download URL with 410', async () => {
     const { file } = await uploadFile(ctx, { bot: bot.token }, PNG, 'pic.png', 'image/png');
     expect((await callUrl(ctx, 'GET', file.url)).status).toBe(200);
-    await sleep(1100);
+    // URLs carry whole seconds, rounded up: a 1 s lifetime ends within 2 s.
+    await sleep(2100);
     const expired = await callUrl(ctx, 'GET', file.url);
     expect(expired.status).toBe(410);
     expect(expired.json().code).toBe('FILE_URL_EXPIRED');

@@ -39,7 +39,7 @@ export class DiskFileStorage extends FileStorage {
   }
 
   async uploadTarget(object: ObjectToUpload, expiresAt: Date): Promise<UploadTarget> {
-    const expires = Math.floor(expiresAt.getTime() / 1000);
+    const expires = Math.ceil(expiresAt.getTime() / 1000);
     const signature = this.signer.sign({
       method: 'PUT',
       key: object.key,
@@ -60,7 +60,7 @@ export class DiskFileStorage extends FileStorage {
   }
 
   async downloadUrl(object: ObjectToDownload, expiresAt: Date): Promise<string> {
-    const expires = Math.floor(expiresAt.getTime() / 1000);
+    const expires = Math.ceil(expiresAt.getTime() / 1000);
     const signature = this.signer.sign({ method: 'GET', key: object.key, size: null, type: object.type, expires });
     const query = new URLSearchParams({ type: object.type, expires: String(expires), signature });
     return `${this.baseUrl}/${STORAGE_ROUTE}/${encodeKeySegment(object.key)}?${query}`;
