@@ -1,0 +1,149 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ChatIdentityView, UserView } from '../messages/dto/message.view';
+import { PARSE_MODES } from './inline-results';
+import type { QueryStatus } from './interaction-queries.store';
+
+const QUERY_STATUSES: QueryStatus[] = ['pending', 'answered', 'expired'];
+
+export class CreatedQueryView {
+  @ApiProperty({ format: 'uuid', description: 'The query id; read its answer with GET on the same path' })
+  id: string;
+}
+
+/** The message whose button was clicked. */
+export class CallbackMessageView {
+  @ApiProperty({ type: 'integer' })
+  message_id: number;
+
+  @ApiProperty({ type: ChatIdentityView })
+  chat: ChatIdentityView;
+}
+
+/** `callback_query` of the Update (spec 6.2). */
+export class CallbackQueryUpdateView {
+  @ApiProperty({ format: 'uuid', description: 'Answer it with answerCallbackQuery' })
+  id: string;
+
+  @ApiProperty({ type: UserView, description: 'Who clicked' })
+  from: UserView;
+
+  @ApiProperty({ type: CallbackMessageView })
+  message: CallbackMessageView;
+
+  @ApiProperty({ description: "The button's callback_data" })
+  data: string;
+
+  @ApiProperty({ description: 'Opaque, the same for every click in this chat on this bot; not the chat id' })
+  chat_instance: string;
+}
+
+/** `inline_query` of the Update (spec 6.2). */
+export class InlineQueryUpdateView {
+  @ApiProperty({ format: 'uuid', description: 'Answer it with answerInlineQuery' })
+  id: string;
+
+  @ApiProperty({ type: UserView, description: 'Who typed' })
+  from: UserView;
+
+  @ApiProperty({ description: 'What the user typed after the bot username' })
+  query: string;
+
+  @ApiProperty({ description: 'The offset the app asked for (the previous next_offset), or empty' })
+  offset: string;
+
+  @ApiProperty({
+    enum: ['sender', 'private', 'group'],
+    description: 'The chat the user typed in: its type, or `sender` when no chat was named',
+  })
+  chat_type: 'sender' | 'private' | 'group';
+}
+
+export class CallbackAnswerView {
+  @ApiProperty({ type: String, nullable: true })
+  text: string | null;
+
+  @ApiProperty()
+  show_alert: boolean;
+
+  @ApiProperty({ type: String, nullable: true })
+  url: string | null;
+
+  @ApiProperty({ type: 'integer', description: 'Seconds the app may reuse the answer' })
+  cache_time: number;
+}
+
+/** A callback query as the user who clicked reads it. */
+export class CallbackQueryStateView {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ enum: QUERY_STATUSES, description: 'expired: unanswered after the answer window' })
+  status: QueryStatus;
+
+  @ApiProperty({ type: CallbackAnswerView, nullable: true, description: 'null until answered' })
+  answer: CallbackAnswerView | null;
+}
+
+export class InputTextMessageContentView {
+  @ApiProperty({ minLength: 1, maxLength: 4096 })
+  message_text: string;
+
+  @ApiPropertyOptional({ enum: PARSE_MODES })
+  parse_mode?: (typeof PARSE_MODES)[number];
+}
+
+/** The only result type of answerInlineQuery. */
+export class InlineQueryResultArticle {
+  @ApiProperty({ enum: ['article'] })
+  type: 'article';
+
+  @ApiProperty({ description: '1 to 64 bytes, unique among the results' })
+  id: string;
+
+  @ApiProperty({ maxLength: 256 })
+  title: string;
+
+  @ApiProperty({ type: InputTextMessageContentView })
+  input_message_content: InputTextMessageContentView;
+
+  @ApiPropertyOptional({ maxLength: 512 })
+  description?: string;
+
+  @ApiPropertyOptional({ description: 'HTTPS URL' })
+  url?: string;
+
+  @ApiPropertyOptional({ description: 'HTTPS URL' })
+  thumbnail_url?: string;
+}
+
+export class InlineAnswerView {
+  @ApiProperty({ type: [InlineQueryResultArticle] })
+  results: InlineQueryResultArticle[];
+
+  @ApiProperty({ type: 'integer' })
+  cache_time: number;
+
+  @ApiProperty()
+  is_personal: boolean;
+
+  @ApiProperty({ description: 'Send it as `offset` of the next query for more results; empty when there are none' })
+  next_offset: string;
+}
+
+/** An inline query as the user who typed it reads it. */
+export class InlineQueryStateView {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ enum: QUERY_STATUSES, description: 'expired: unanswered after the answer window' })
+  status: QueryStatus;
+
+  @ApiProperty()
+  query: string;
+
+  @ApiProperty()
+  offset: string;
+
+  @ApiProperty({ type: InlineAnswerView, nullable: true, description: 'null until answered' })
+  answer: InlineAnswerView | null;
+}
