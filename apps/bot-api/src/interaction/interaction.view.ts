@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { ChatIdentityView, UserView } from '../messages/dto/message.view';
 import { PARSE_MODES } from './inline-results';
 import type { QueryStatus } from './interaction-queries.store';
@@ -80,7 +80,19 @@ export class CallbackQueryStateView {
   @ApiProperty({ enum: QUERY_STATUSES, description: 'expired: unanswered after the answer window' })
   status: QueryStatus;
 
-  @ApiProperty({ type: CallbackAnswerView, nullable: true, description: 'null until answered' })
+  // Written out rather than a $ref: OpenAPI 3.0 cannot mark a referenced object nullable.
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    description: 'null until answered',
+    required: ['text', 'show_alert', 'url', 'cache_time'],
+    properties: {
+      text: { type: 'string', nullable: true },
+      show_alert: { type: 'boolean' },
+      url: { type: 'string', nullable: true },
+      cache_time: { type: 'integer', description: 'Seconds the app may reuse the answer' },
+    },
+  })
   answer: CallbackAnswerView | null;
 }
 
@@ -131,6 +143,7 @@ export class InlineAnswerView {
 }
 
 /** An inline query as the user who typed it reads it. */
+@ApiExtraModels(InlineQueryResultArticle)
 export class InlineQueryStateView {
   @ApiProperty({ format: 'uuid' })
   id: string;
@@ -144,6 +157,20 @@ export class InlineQueryStateView {
   @ApiProperty()
   offset: string;
 
-  @ApiProperty({ type: InlineAnswerView, nullable: true, description: 'null until answered' })
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    description: 'null until answered',
+    required: ['results', 'cache_time', 'is_personal', 'next_offset'],
+    properties: {
+      results: { type: 'array', items: { $ref: getSchemaPath(InlineQueryResultArticle) } },
+      cache_time: { type: 'integer' },
+      is_personal: { type: 'boolean' },
+      next_offset: {
+        type: 'string',
+        description: 'Send it as `offset` of the next query for more results; empty when there are none',
+      },
+    },
+  })
   answer: InlineAnswerView | null;
 }
