@@ -337,3 +337,35 @@ describe('Interaction: callback queries and inline queries (spec 3.5, 4.2 "Inter
     });
   });
 });
+
+describe('Interaction queries past the retention', () => {
+  it('are purged with the Updates retention, answered or not', async () => {
+    const { DataSource } = await import('typeorm');
+    const { QueriesPurgeService } = await import('../src/interaction/queries-purge.service');
+    const ctx = await startBotApp();
+    try {
+      const bot = await createApprovedBot(ctx, 'dev-9', { username: 'old_bot' });
+      await request(ctx.app.getHttpServer())
+        .patch(`/api/v1/bots/my/${bot.botId}`)
+        .set('Authorization', `Bearer ${await ctx.jwt('dev-9')}`)
+        .send({ supports_inline_queries: true })
+        .expect(200);
+      const asker = `Bearer ${await ctx.jwt('asker')}`;
+      const ask = () =>
+        request(ctx.app.getHttpServer())
+          .post('/api/v1/bots/client/inline-queries')
+          .set('Authorization', asker)
+          .send({ bot_username: 'old_bot', query: 'q' })
+          .expect(201);
+      const old = (await ask()).body.data.id;
+      const fresh = (await ask()).body.data.id;
+      const db = ctx.app.get(DataSource);
+      await db.query(`UPDATE inline_queries SET created_at = now() - interval '25 hours' WHERE id = $1`, [old]);
+      expect(await ctx.app.get(QueriesPurgeService).purge()).toBe(1);
+      const left: Array<{ id: string }> = await db.query(`SELECT id FROM inline_queries`);
+      expect(left.map((row) => row.id)).toEqual([fresh]);
+    } finally {
+      await ctx.close();
+    }
+  });
+});

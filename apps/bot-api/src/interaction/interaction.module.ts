@@ -10,12 +10,19 @@ import { ClientInteractionController } from './client-interaction.controller';
 import { InlineQueriesService } from './inline-queries.service';
 import { CallbackQueriesStore, InlineQueriesStore } from './interaction-queries.store';
 import { InteractionController } from './interaction.controller';
+import { QueriesPurgeService } from './queries-purge.service';
 
 /** Buttons (callback queries) and inline mode: the client's click or query, the bot's one answer. */
 @Module({
   imports: [BotsModule, ChatsModule, MessagesModule, UpdatesModule, UsersModule],
   controllers: [InteractionController, ClientInteractionController],
-  providers: [CallbackQueriesStore, InlineQueriesStore, CallbackQueriesService, InlineQueriesService, ChatInstances],
-  exports: [CallbackQueriesStore, InlineQueriesStore],
+  providers: [
+    CallbackQueriesStore,
+    InlineQueriesStore,
+    CallbackQueriesService,
+    InlineQueriesService,
+    ChatInstances,
+    QueriesPurgeService,
+  ],
 })
 export class InteractionModule {}
