@@ -599,10 +599,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** getChatMemberCount: active members, bots included */
+        /** getChatMemberCount: active members, bots and virtual members included */
         get: operations["BotChats_getChatMemberCountByQuery"];
         put?: never;
-        /** getChatMemberCount: active members, bots included */
+        /** getChatMemberCount: active members, bots and virtual members included */
         post: operations["BotChats_getChatMemberCount"];
         delete?: never;
         options?: never;
