@@ -94,7 +94,11 @@ describe('the example Updates of docs/webhooks.md', () => {
       text: 'Pick one',
       reply_markup: { inline_keyboard: [[{ text: 'Latte', callback_data: 'order:latte' }]] },
     }).expect(201);
-    await alice.post('/callback-queries', { chat_id: chatId, message_id: own.body.data.message_id, data: 'order:latte' });
+    await alice.post('/callback-queries', {
+      chat_id: chatId,
+      message_id: own.body.data.message_id,
+      data: 'order:latte',
+    });
     await request(ctx.app.getHttpServer())
       .patch(`/api/v1/bots/my/${bot.botId}`)
       .set('Authorization', `Bearer ${await ctx.jwt('dev-docs')}`)

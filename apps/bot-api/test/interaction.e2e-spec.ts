@@ -172,7 +172,9 @@ describe('Interaction: callback queries and inline queries (spec 3.5, 4.2 "Inter
         .post('/callback-queries', { chat_id: groupId, message_id: personMessageId, data: 'yes' })
         .expect(400);
       await client('bob').post('/callback-queries', { chat_id: groupId, message_id: 999999, data: 'yes' }).expect(404);
-      await client('bob').post('/callback-queries', { chat_id: groupId, message_id: menuId, data: 'x'.repeat(65) }).expect(400);
+      await client('bob')
+        .post('/callback-queries', { chat_id: groupId, message_id: menuId, data: 'x'.repeat(65) })
+        .expect(400);
       expect(await drain(buttons)).toEqual([]);
     });
 
@@ -186,26 +188,38 @@ describe('Interaction: callback queries and inline queries (spec 3.5, 4.2 "Inter
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('VALIDATION');
       const id = (await click().expect(201)).body.data.id;
-      await callBot(ctx, buttons.token, 'answerCallbackQuery', { callback_query_id: id, bot_id: other.botId }).expect(400);
-      await callBot(ctx, buttons.token, 'answerCallbackQuery', { callback_query_id: id, url: 'http://x.test' }).expect(400);
+      await callBot(ctx, buttons.token, 'answerCallbackQuery', { callback_query_id: id, bot_id: other.botId }).expect(
+        400,
+      );
+      await callBot(ctx, buttons.token, 'answerCallbackQuery', { callback_query_id: id, url: 'http://x.test' }).expect(
+        400,
+      );
     });
 
     it('chat_instance is stable for the chat and bot, and is not the chat id', async () => {
       await drain(buttons);
       await click('bob', 'yes').expect(201);
       await click('alice', 'no').expect(201);
-      const [first, second] = (await drain(buttons)).map((u) => (u.callback_query as { chat_instance: string }).chat_instance);
+      const [first, second] = (await drain(buttons)).map(
+        (u) => (u.callback_query as { chat_instance: string }).chat_instance,
+      );
       expect(first).toBe(second);
       expect(first).not.toContain(groupId);
       expect(first).not.toContain(buttons.botId);
     });
 
     it('allowed_updates without callback_query leaves the click undelivered, yet answerable', async () => {
-      await callBot(ctx, buttons.token, 'getUpdates', { offset: offsets.get(buttons.botId), allowed_updates: ['message'] }).expect(200);
+      await callBot(ctx, buttons.token, 'getUpdates', {
+        offset: offsets.get(buttons.botId),
+        allowed_updates: ['message'],
+      }).expect(200);
       const id = (await click().expect(201)).body.data.id;
       expect(await drain(buttons)).toEqual([]);
       await callBot(ctx, buttons.token, 'answerCallbackQuery', { callback_query_id: id }).expect(200);
-      await callBot(ctx, buttons.token, 'getUpdates', { offset: offsets.get(buttons.botId), allowed_updates: [] }).expect(200);
+      await callBot(ctx, buttons.token, 'getUpdates', {
+        offset: offsets.get(buttons.botId),
+        allowed_updates: [],
+      }).expect(200);
     });
   });
 
@@ -289,7 +303,9 @@ describe('Interaction: callback queries and inline queries (spec 3.5, 4.2 "Inter
 
     it('the asking user reads the results; a second answer is 409; other users and bots get 404', async () => {
       const id = (await ask('bob', { bot_username: 'search_bot', query: 'tea' }).expect(201)).body.data.id;
-      await callBot(ctx, buttons.token, 'answerInlineQuery', { inline_query_id: id, results: [article('x')] }).expect(404);
+      await callBot(ctx, buttons.token, 'answerInlineQuery', { inline_query_id: id, results: [article('x')] }).expect(
+        404,
+      );
       await callBot(ctx, inlineBot.token, 'answerInlineQuery', {
         inline_query_id: id,
         results: [article('green'), article('black')],
@@ -364,6 +380,50 @@ describe('Interaction queries past the retention', () => {
       expect(await ctx.app.get(QueriesPurgeService).purge()).toBe(1);
       const left: Array<{ id: string }> = await db.query(`SELECT id FROM inline_queries`);
       expect(left.map((row) => row.id)).toEqual([fresh]);
+    } finally {
+      await ctx.close();
+    }
+  });
+});
+
+describe('Flooding a bot through clicks and inline queries', () => {
+  it('is cut off per account by the client.callback_query and client.inline_query limits, writing no Update', async () => {
+    const ctx = await startBotApp({ RATE_LIMITS: 'client.callback_query=2,client.inline_query=2' });
+    try {
+      const bot = await createApprovedBot(ctx, 'dev-8', { username: 'flood_bot' });
+      const owner = `Bearer ${await ctx.jwt('dev-8')}`;
+      await request(ctx.app.getHttpServer())
+        .patch(`/api/v1/bots/my/${bot.botId}`)
+        .set('Authorization', owner)
+        .send({ supports_inline_queries: true })
+        .expect(200);
+      const user = `Bearer ${await ctx.jwt('flooder')}`;
+      const post = (path: string, body: object) =>
+        request(ctx.app.getHttpServer()).post(`/api/v1/bots/client${path}`).set('Authorization', user).send(body);
+      const chat = await post('/chats', { type: 'group', title: 'Flood', member_ids: [bot.systemUserId] }).expect(201);
+      const menu = await callBot(ctx, bot.token, 'sendMessage', {
+        chat_id: chat.body.data.id,
+        text: 'Press',
+        reply_markup: keyboard('go'),
+      }).expect(201);
+      const click = () =>
+        post('/callback-queries', { chat_id: chat.body.data.id, message_id: menu.body.data.message_id, data: 'go' });
+      const ask = () => post('/inline-queries', { bot_username: 'flood_bot', query: 'q' });
+      const statuses = [];
+      for (const call of [click, click, click, ask, ask, ask]) statuses.push((await call()).status);
+      expect(statuses).toEqual([201, 201, 429, 201, 201, 429]);
+      const limited = await click();
+      expect(limited.body.code).toBe('RATE_LIMITED');
+      expect(limited.headers['retry-after']).toBeDefined();
+      const updates = (await callBot(ctx, bot.token, 'getUpdates', {}).expect(200)).body.data as Update[];
+      expect(updates.map((u) => u.type).sort()).toEqual([
+        'callback_query',
+        'callback_query',
+        'inline_query',
+        'inline_query',
+      ]);
+      // Other client routes keep their own budget.
+      await post(`/chats/${chat.body.data.id}/messages`, { text: 'still talking' }).expect(201);
     } finally {
       await ctx.close();
     }

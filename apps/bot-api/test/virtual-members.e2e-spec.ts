@@ -27,7 +27,11 @@ describe('Virtual members (spec 4.2 virtual-member rows, 8; decisions 3)', () =>
     await client('bob').get('/chats/00000000-0000-4000-8000-000000000000/messages');
     await client('carol').get('/chats/00000000-0000-4000-8000-000000000000/messages');
     const group = await client('alice')
-      .post('/chats', { type: 'group', title: 'Hall', member_ids: ['bob', speaker.systemUserId, listener.systemUserId] })
+      .post('/chats', {
+        type: 'group',
+        title: 'Hall',
+        member_ids: ['bob', speaker.systemUserId, listener.systemUserId],
+      })
       .expect(201);
     groupId = group.body.data.id;
     const opened = await client('alice').post('/chats/private', { bot_id: speaker.botId }).expect(201);
@@ -81,7 +85,13 @@ describe('Virtual members (spec 4.2 virtual-member rows, 8; decisions 3)', () =>
       expect(res.body).toMatchObject({ success: false, code: 'VIRTUAL_MEMBERS_DISABLED' });
     }
     const log = await auditLog(speaker.botId).expect(200);
-    expect(log.body.data.items.map((e: { action: string; outcome: string; error_code: string }) => [e.action, e.outcome, e.error_code])).toEqual([
+    expect(
+      log.body.data.items.map((e: { action: string; outcome: string; error_code: string }) => [
+        e.action,
+        e.outcome,
+        e.error_code,
+      ]),
+    ).toEqual([
       ['send', 'refused', 'VIRTUAL_MEMBERS_DISABLED'],
       ['list', 'refused', 'VIRTUAL_MEMBERS_DISABLED'],
       ['create', 'refused', 'VIRTUAL_MEMBERS_DISABLED'],
@@ -90,7 +100,10 @@ describe('Virtual members (spec 4.2 virtual-member rows, 8; decisions 3)', () =>
 
   it('after staff enable them: created in a group, listed, and shown with is_virtual in chat reads', async () => {
     await setEnabled(true);
-    const created = await callBot(ctx, speaker.token, 'createChatVirtualMember', { chat_id: groupId, name: 'Concierge' }).expect(201);
+    const created = await callBot(ctx, speaker.token, 'createChatVirtualMember', {
+      chat_id: groupId,
+      name: 'Concierge',
+    }).expect(201);
     memberId = created.body.data.user.id;
     expect(created.body.data).toEqual({
       user: { id: memberId, is_bot: false, username: null, first_name: 'Concierge', is_virtual: true },
@@ -102,9 +115,13 @@ describe('Virtual members (spec 4.2 virtual-member rows, 8; decisions 3)', () =>
     expect(listed.body.data).toEqual({ items: [created.body.data], total: 1, page: 1, pageSize: 20 });
     // Another bot of the same group has no virtual members of its own there.
     await setListenerEnabled();
-    expect((await callBot(ctx, listener.token, 'listChatVirtualMembers', { chat_id: groupId }).expect(200)).body.data.total).toBe(0);
+    expect(
+      (await callBot(ctx, listener.token, 'listChatVirtualMembers', { chat_id: groupId }).expect(200)).body.data.total,
+    ).toBe(0);
 
-    const member = await callBot(ctx, speaker.token, 'getChatMember', { chat_id: groupId, user_id: memberId }).expect(200);
+    const member = await callBot(ctx, speaker.token, 'getChatMember', { chat_id: groupId, user_id: memberId }).expect(
+      200,
+    );
     expect(member.body.data).toMatchObject({ user: { id: memberId, is_virtual: true }, status: 'member' });
     const count = await callBot(ctx, speaker.token, 'getChatMemberCount', { chat_id: groupId }).expect(200);
     expect(count.body.data).toBe(5);
@@ -167,7 +184,13 @@ describe('Virtual members (spec 4.2 virtual-member rows, 8; decisions 3)', () =>
     const send = (body: object) => callBot(ctx, speaker.token, 'sendAsVirtualMember', body);
     await send({ chat_id: groupId, virtual_member_id: memberId, type: 'photo', text: 'x' }).expect(400);
     await send({ chat_id: groupId, virtual_member_id: memberId, type: 'text', text: '' }).expect(400);
-    await send({ chat_id: groupId, virtual_member_id: memberId, type: 'text', text: 'x', bot_id: listener.botId }).expect(400);
+    await send({
+      chat_id: groupId,
+      virtual_member_id: memberId,
+      type: 'text',
+      text: 'x',
+      bot_id: listener.botId,
+    }).expect(400);
     await callBot(ctx, speaker.token, 'createChatVirtualMember', { chat_id: privateId, name: 'Nope' }).expect(400);
     await callBot(ctx, listener.token, 'sendAsVirtualMember', {
       chat_id: groupId,
@@ -176,13 +199,17 @@ describe('Virtual members (spec 4.2 virtual-member rows, 8; decisions 3)', () =>
       text: 'not mine',
     }).expect(404);
     const outside = await client('carol').post('/chats', { type: 'group', title: 'Elsewhere' }).expect(201);
-    await callBot(ctx, speaker.token, 'createChatVirtualMember', { chat_id: outside.body.data.id, name: 'Spy' }).expect(404);
+    await callBot(ctx, speaker.token, 'createChatVirtualMember', { chat_id: outside.body.data.id, name: 'Spy' }).expect(
+      404,
+    );
   });
 
   it('a virtual member id is no user id elsewhere: not added, promoted, or signed in as', async () => {
     const other = await client('alice').post('/chats', { type: 'group', title: 'Other' }).expect(201);
     await client('alice').post(`/chats/${other.body.data.id}/members`, { user_id: memberId }).expect(404);
-    await client('alice').post('/chats', { type: 'group', title: 'Third', member_ids: [memberId] }).expect(404);
+    await client('alice')
+      .post('/chats', { type: 'group', title: 'Third', member_ids: [memberId] })
+      .expect(404);
     await client('alice').patch(`/chats/${groupId}/members/${memberId}`, { role: 'administrator' }).expect(404);
     const impostor = await request(ctx.app.getHttpServer())
       .get(`/api/v1/bots/client/chats/${groupId}/messages`)
@@ -207,14 +234,23 @@ describe('Virtual members (spec 4.2 virtual-member rows, 8; decisions 3)', () =>
       'list:succeeded:',
     ]);
     const tooLong = entries[7];
-    expect(tooLong.request).toMatchObject({ chat_id: groupId, virtual_member_id: memberId, type: 'text', text_length: 1001 });
+    expect(tooLong.request).toMatchObject({
+      chat_id: groupId,
+      virtual_member_id: memberId,
+      type: 'text',
+      text_length: 1001,
+    });
     expect(entries[6]).toMatchObject({ chat_id: groupId, virtual_member_id: memberId, message_id: expect.any(Number) });
     expect(entries[2].request).toMatchObject({ unknown_fields: ['bot_id'] });
     const page2 = await auditLog(speaker.botId, '?page=2&pageSize=2').expect(200);
     expect(page2.body.data.items).toEqual(entries.slice(2, 4));
     // The listener's refused send is in its own log, not the speaker's.
     const listenerLog = await auditLog(listener.botId).expect(200);
-    expect(listenerLog.body.data.items[0]).toMatchObject({ action: 'send', outcome: 'refused', error_code: 'NOT_FOUND' });
+    expect(listenerLog.body.data.items[0]).toMatchObject({
+      action: 'send',
+      outcome: 'refused',
+      error_code: 'NOT_FOUND',
+    });
 
     const developer = await request(ctx.app.getHttpServer())
       .get(`/api/v1/bots/admin/bots/${speaker.botId}/virtual-member-audit`)

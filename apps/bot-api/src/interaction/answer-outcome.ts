@@ -5,6 +5,10 @@ import type { AnswerOutcome } from './interaction-queries.store';
 export function assertAnswered(outcome: AnswerOutcome, what: 'Callback query' | 'Inline query'): void {
   if (outcome === 'answered') return;
   if (outcome === 'not_found') throw BotErrors.notFound(what);
-  if (outcome === 'already_answered') throw BotErrors.error('CONFLICT', `The ${what.toLowerCase()} was already answered`);
-  throw BotErrors.error('QUERY_EXPIRED', `The ${what.toLowerCase()} can no longer be answered: its answer window has passed`);
+  if (outcome === 'already_answered')
+    throw BotErrors.error('CONFLICT', `The ${what.toLowerCase()} was already answered`);
+  throw BotErrors.error(
+    'QUERY_EXPIRED',
+    `The ${what.toLowerCase()} can no longer be answered: its answer window has passed`,
+  );
 }

@@ -83,7 +83,10 @@ export class CallbackQueriesService {
       url: dto.url ?? null,
       cache_time: dto.cache_time ?? 0,
     };
-    assertAnswered(await this.store.answer(this.dataSource.manager, dto.callback_query_id, bot.id, answer), 'Callback query');
+    assertAnswered(
+      await this.store.answer(this.dataSource.manager, dto.callback_query_id, bot.id, answer),
+      'Callback query',
+    );
     return true;
   }
 

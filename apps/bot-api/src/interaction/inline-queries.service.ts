@@ -70,7 +70,10 @@ export class InlineQueriesService {
       is_personal: dto.is_personal ?? false,
       next_offset: dto.next_offset ?? '',
     };
-    assertAnswered(await this.store.answer(this.dataSource.manager, dto.inline_query_id, bot.id, answer), 'Inline query');
+    assertAnswered(
+      await this.store.answer(this.dataSource.manager, dto.inline_query_id, bot.id, answer),
+      'Inline query',
+    );
     return true;
   }
 

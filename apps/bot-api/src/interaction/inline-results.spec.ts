@@ -20,7 +20,10 @@ function refusal(results: unknown[]): ApiError {
 
 describe('parseInlineResults', () => {
   it('accepts article results with an InputTextMessageContent', () => {
-    const results = [article('a'), article('b', { description: 'd', input_message_content: { message_text: 'x', parse_mode: 'HTML' } })];
+    const results = [
+      article('a'),
+      article('b', { description: 'd', input_message_content: { message_text: 'x', parse_mode: 'HTML' } }),
+    ];
     expect(parseInlineResults(results)).toEqual(results);
   });
 
@@ -37,7 +40,9 @@ describe('parseInlineResults', () => {
   });
 
   it('refuses duplicate ids, fields an article does not have and a bad parse_mode', () => {
-    expect(refusal([article('a'), article('a')]).message).toBe('results[1] (id "a"): id: is not unique among the results');
+    expect(refusal([article('a'), article('a')]).message).toBe(
+      'results[1] (id "a"): id: is not unique among the results',
+    );
     expect(refusal([article('a', { photo_url: 'https://x.test' })]).message).toContain('photo_url');
     expect(
       refusal([article('a', { input_message_content: { message_text: 'x', parse_mode: 'BBCode' } })]).message,
@@ -45,7 +50,9 @@ describe('parseInlineResults', () => {
   });
 
   it('refuses a result without a usable id, and more than 50 results', () => {
-    expect(refusal([{ type: 'article', title: 't' }]).message).toBe('results[0]: id: must be a string of 1 to 64 bytes');
+    expect(refusal([{ type: 'article', title: 't' }]).message).toBe(
+      'results[0]: id: must be a string of 1 to 64 bytes',
+    );
     expect(refusal(Array.from({ length: 51 }, (_, i) => article(`r${i}`))).status).toBe(400);
   });
 });

@@ -57,7 +57,10 @@ function articleProblem(result: Record<string, unknown>): [string, string] | nul
   if (!isPlainObject(content)) return ['input_message_content', 'must be an InputTextMessageContent object'];
   const extra = Object.keys(content).filter((key) => !CONTENT_FIELDS.includes(key));
   if (extra.length > 0) {
-    return [`input_message_content.${extra[0]}`, 'only InputTextMessageContent (message_text, parse_mode) is supported'];
+    return [
+      `input_message_content.${extra[0]}`,
+      'only InputTextMessageContent (message_text, parse_mode) is supported',
+    ];
   }
   const text = content.message_text;
   if (typeof text !== 'string' || text.length < 1 || text.length > MESSAGE_TEXT_MAX) {

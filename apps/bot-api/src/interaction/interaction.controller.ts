@@ -15,7 +15,10 @@ const answerErrors = (what: string, validation: string): BotErrorDoc[] => [
   BOT_NOT_AVAILABLE,
   { code: 'NOT_FOUND', when: `no ${what} of this bot has this id` },
   { code: 'CONFLICT', when: `the ${what} was already answered` },
-  { code: 'QUERY_EXPIRED', when: `the answer window (CALLBACK_ANSWER_WINDOW_MS, 5 s by default) of the ${what} has passed` },
+  {
+    code: 'QUERY_EXPIRED',
+    when: `the answer window (CALLBACK_ANSWER_WINDOW_MS, 5 s by default) of the ${what} has passed`,
+  },
 ];
 
 /** Bot side of spec 4.2 "Interaction": one answer per query, within the answer window. */

@@ -22,7 +22,13 @@ interface PersonRow {
 }
 
 function toPerson(r: PersonRow): Person {
-  return { id: r.id, name: r.name, username: r.username, isBot: r.is_bot, ...(r.is_virtual ? { isVirtual: true } : {}) };
+  return {
+    id: r.id,
+    name: r.name,
+    username: r.username,
+    isBot: r.is_bot,
+    ...(r.is_virtual ? { isVirtual: true } : {}),
+  };
 }
 
 /** The user directory: people who called the service and the system users bots speak as. */

@@ -26,7 +26,10 @@ export class VirtualMemberAuditView {
   @ApiProperty()
   bot_id: string;
 
-  @ApiProperty({ enum: ['create', 'list', 'send'], description: 'createChatVirtualMember, listChatVirtualMembers, sendAsVirtualMember' })
+  @ApiProperty({
+    enum: ['create', 'list', 'send'],
+    description: 'createChatVirtualMember, listChatVirtualMembers, sendAsVirtualMember',
+  })
   action: 'create' | 'list' | 'send';
 
   @ApiProperty({ enum: ['succeeded', 'refused'] })

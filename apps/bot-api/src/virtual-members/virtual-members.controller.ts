@@ -7,7 +7,11 @@ import { BotErrorDoc } from '../bot-errors';
 import type { Bot } from '../bots/entities/bot.entity';
 import { MessageView } from '../messages/dto/message.view';
 import { BOT_NOT_AVAILABLE, MethodDocs } from '../method-docs';
-import { CreateChatVirtualMemberDto, ListChatVirtualMembersDto, SendAsVirtualMemberDto } from './dto/virtual-members.dto';
+import {
+  CreateChatVirtualMemberDto,
+  ListChatVirtualMembersDto,
+  SendAsVirtualMemberDto,
+} from './dto/virtual-members.dto';
 import { AuditedVirtualMemberCall } from './virtual-member-audit.interceptor';
 import { VirtualMemberAuditPage, VirtualMemberPage, VirtualMemberView } from './virtual-member.view';
 import { VirtualMembersService } from './virtual-members.service';

@@ -17,7 +17,11 @@ import { userView } from '../users/person';
 import { UsersStore } from '../users/users.store';
 import { newVirtualMemberId } from '../users/virtual-member-id';
 import { auditRequest } from './audit-request';
-import { CreateChatVirtualMemberDto, ListChatVirtualMembersDto, SendAsVirtualMemberDto } from './dto/virtual-members.dto';
+import {
+  CreateChatVirtualMemberDto,
+  ListChatVirtualMembersDto,
+  SendAsVirtualMemberDto,
+} from './dto/virtual-members.dto';
 import { VirtualMemberAuditStore } from './virtual-member-audit.store';
 import { auditView, VirtualMemberAuditPage, VirtualMemberPage, VirtualMemberView } from './virtual-member.view';
 import { VirtualMembersStore } from './virtual-members.store';

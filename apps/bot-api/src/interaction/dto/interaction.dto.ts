@@ -60,7 +60,13 @@ export class AnswerCallbackQueryDto {
   @MaxLength(2048)
   url?: string;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 3600, default: 0, description: 'Seconds the app may reuse the answer' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: 3600,
+    default: 0,
+    description: 'Seconds the app may reuse the answer',
+  })
   @IsOptional()
   @IsInt()
   @Min(0)
