@@ -10057,7 +10057,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VIRTUAL_MEMBERS_DISABLED`: platform staff have not enabled virtual members for the bot */
+            /** @description `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled; `VIRTUAL_MEMBERS_DISABLED`: platform staff have not enabled virtual members for the bot */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10065,7 +10065,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "VIRTUAL_MEMBERS_DISABLED";
+                        code?: "BOT_NOT_AVAILABLE" | "VIRTUAL_MEMBERS_DISABLED";
                     };
                 };
             };
@@ -10155,7 +10155,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VIRTUAL_MEMBERS_DISABLED`: platform staff have not enabled virtual members for the bot */
+            /** @description `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled; `VIRTUAL_MEMBERS_DISABLED`: platform staff have not enabled virtual members for the bot */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10163,7 +10163,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "VIRTUAL_MEMBERS_DISABLED";
+                        code?: "BOT_NOT_AVAILABLE" | "VIRTUAL_MEMBERS_DISABLED";
                     };
                 };
             };
@@ -10253,7 +10253,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VIRTUAL_MEMBERS_DISABLED`: platform staff have not enabled virtual members for the bot; `FORBIDDEN`: the bot lacks the scope messages:send */
+            /** @description `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled; `VIRTUAL_MEMBERS_DISABLED`: platform staff have not enabled virtual members for the bot; `FORBIDDEN`: the bot lacks the scope messages:send */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10261,7 +10261,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "VIRTUAL_MEMBERS_DISABLED" | "FORBIDDEN";
+                        code?: "BOT_NOT_AVAILABLE" | "VIRTUAL_MEMBERS_DISABLED" | "FORBIDDEN";
                     };
                 };
             };

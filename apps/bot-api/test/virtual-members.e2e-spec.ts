@@ -271,3 +271,53 @@ describe('Virtual members (spec 4.2 virtual-member rows, 8; decisions 3)', () =>
     expect(res.body.code).toBe('VIRTUAL_MEMBERS_DISABLED');
   });
 });
+
+describe('Virtual-member calls refused before the method runs', () => {
+  it('are audited too: the route limit (429) and a disabled bot (403 BOT_NOT_AVAILABLE); a bad token names no bot', async () => {
+    const ctx = await startBotApp({ RATE_LIMITS: 'bot=2' });
+    try {
+      const bot = await createApprovedBot(ctx, 'dev-7', { username: 'limited_bot' });
+      const staff = `Bearer ${await ctx.jwt(STAFF_ID, 'Staff', ['platform_admin'])}`;
+      const admin = (body: object) =>
+        request(ctx.app.getHttpServer())
+          .patch(`/api/v1/bots/admin/bots/${bot.botId}`)
+          .set('Authorization', staff)
+          .send(body)
+          .expect(200);
+      await admin({ virtual_members_enabled: true });
+      const group = await request(ctx.app.getHttpServer())
+        .post('/api/v1/bots/client/chats')
+        .set('Authorization', `Bearer ${await ctx.jwt('owner-7')}`)
+        .send({ type: 'group', title: 'Limited', member_ids: [bot.systemUserId] })
+        .expect(201);
+      const create = (token: string) =>
+        callBot(ctx, token, 'createChatVirtualMember', { chat_id: group.body.data.id, name: 'Greeter' });
+      await create(bot.token).expect(201);
+      await create(bot.token).expect(201);
+      const limited = await create(bot.token);
+      expect(limited.status).toBe(429);
+      expect(limited.body.code).toBe('RATE_LIMITED');
+      await admin({ status: 'disabled' });
+      const disabled = await create(bot.token);
+      expect(disabled.status).toBe(403);
+      expect(disabled.body.code).toBe('BOT_NOT_AVAILABLE');
+      await create('sbot_not_a_real_token_at_all_0000000000000000000').expect(401);
+
+      const log = await request(ctx.app.getHttpServer())
+        .get(`/api/v1/bots/admin/bots/${bot.botId}/virtual-member-audit`)
+        .set('Authorization', staff)
+        .expect(200);
+      expect(
+        log.body.data.items.map((e: { outcome: string; error_code: string | null }) => [e.outcome, e.error_code]),
+      ).toEqual([
+        ['refused', 'BOT_NOT_AVAILABLE'],
+        ['refused', 'RATE_LIMITED'],
+        ['succeeded', null],
+        ['succeeded', null],
+      ]);
+      expect(log.body.data.items[0].request).toEqual({ chat_id: group.body.data.id, name: 'Greeter' });
+    } finally {
+      await ctx.close();
+    }
+  });
+});

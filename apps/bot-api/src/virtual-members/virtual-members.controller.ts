@@ -12,12 +12,13 @@ import {
   ListChatVirtualMembersDto,
   SendAsVirtualMemberDto,
 } from './dto/virtual-members.dto';
-import { AuditedVirtualMemberCall } from './virtual-member-audit.interceptor';
+import { AuditedVirtualMemberCall } from './virtual-member-audit.filter';
 import { VirtualMemberAuditPage, VirtualMemberPage, VirtualMemberView } from './virtual-member.view';
 import { VirtualMembersService } from './virtual-members.service';
 
 const ADMISSION: BotErrorDoc[] = [
   { code: 'VALIDATION', when: 'a malformed field, or the chat is not a group' },
+  BOT_NOT_AVAILABLE,
   { code: 'VIRTUAL_MEMBERS_DISABLED', when: 'platform staff have not enabled virtual members for the bot' },
   { code: 'NOT_FOUND', when: 'the bot is not an active member of the chat, or no such virtual member of this bot' },
 ];
@@ -30,7 +31,7 @@ export class VirtualMembersController {
   constructor(private readonly members: VirtualMembersService) {}
 
   @Post('createChatVirtualMember')
-  @AuditedVirtualMemberCall('create')
+  @AuditedVirtualMemberCall()
   @MethodDocs(
     'createChatVirtualMember: a member with is_virtual true in a group the bot is an active member of',
     { status: 201, description: 'The new virtual member', type: VirtualMemberView },
@@ -42,7 +43,7 @@ export class VirtualMembersController {
 
   @Post('listChatVirtualMembers')
   @HttpCode(200)
-  @AuditedVirtualMemberCall('list')
+  @AuditedVirtualMemberCall()
   @MethodDocs(
     "listChatVirtualMembers: this bot's virtual members of the group, oldest first",
     { status: 200, description: '`items`, `total`, `page`, `pageSize`', type: VirtualMemberPage },
@@ -53,7 +54,7 @@ export class VirtualMembersController {
   }
 
   @Post('sendAsVirtualMember')
-  @AuditedVirtualMemberCall('send')
+  @AuditedVirtualMemberCall()
   @MethodDocs(
     'sendAsVirtualMember: a text message (1 to 1000 characters) from one of its virtual members',
     { status: 201, description: 'The message, from the virtual member', type: MessageView },

@@ -4,7 +4,7 @@ import { ChatsModule } from '../chats/chats.module';
 import { MessagesModule } from '../messages/messages.module';
 import { QuotasModule } from '../quotas/quotas.module';
 import { UsersModule } from '../users/users.module';
-import { VirtualMemberAuditInterceptor } from './virtual-member-audit.interceptor';
+import { VirtualMemberAuditFilter } from './virtual-member-audit.filter';
 import { VirtualMemberAuditStore } from './virtual-member-audit.store';
 import { VirtualMemberAuditController, VirtualMembersController } from './virtual-members.controller';
 import { VirtualMembersService } from './virtual-members.service';
@@ -13,6 +13,6 @@ import { VirtualMembersStore } from './virtual-members.store';
 @Module({
   imports: [BotsModule, ChatsModule, MessagesModule, QuotasModule, UsersModule],
   controllers: [VirtualMembersController, VirtualMemberAuditController],
-  providers: [VirtualMembersStore, VirtualMemberAuditStore, VirtualMembersService, VirtualMemberAuditInterceptor],
+  providers: [VirtualMembersStore, VirtualMemberAuditStore, VirtualMembersService, VirtualMemberAuditFilter],
 })
 export class VirtualMembersModule {}
