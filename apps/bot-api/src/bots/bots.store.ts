@@ -311,12 +311,13 @@ export class BotsStore {
   }
 
   /** The available bot with this @username (any case), for inline queries; null when there is none. */
-  async availableByUsername(manager: EntityManager, username: string): Promise<Bot | null> {
-    const rows: Array<{ id: string }> = await manager.query(
-      `SELECT b.id FROM bots b WHERE lower(b.username) = lower($1) AND ${botAvailableSql('b')}`,
-      [username],
-    );
-    return rows.length > 0 ? manager.getRepository(Bot).findOneBy({ id: rows[0].id }) : null;
+  availableByUsername(manager: EntityManager, username: string): Promise<Bot | null> {
+    return manager
+      .getRepository(Bot)
+      .createQueryBuilder('b')
+      .where('lower(b.username) = lower(:username)', { username })
+      .andWhere(botAvailableSql('b'))
+      .getOne();
   }
 
   /** Whether staff switched virtual members on for the bot, read FOR SHARE so a concurrent switch waits. */
