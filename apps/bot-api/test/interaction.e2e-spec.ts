@@ -429,3 +429,50 @@ describe('Flooding a bot through clicks and inline queries', () => {
     }
   });
 });
+
+describe('Interaction Updates in webhook mode', () => {
+  it('get a webhook delivery written with them, like every other Update', async () => {
+    const { DataSource } = await import('typeorm');
+    const ctx = await startBotApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+    try {
+      const bot = await createApprovedBot(ctx, 'dev-6', { username: 'hooked_bot' });
+      await request(ctx.app.getHttpServer())
+        .patch(`/api/v1/bots/my/${bot.botId}`)
+        .set('Authorization', `Bearer ${await ctx.jwt('dev-6')}`)
+        .send({ supports_inline_queries: true })
+        .expect(200);
+      await callBot(ctx, bot.token, 'setWebhook', {
+        url: 'https://127.0.0.1:9/hook',
+        secret_token: 'interaction-secret-0123456789',
+      }).expect(200);
+      const user = `Bearer ${await ctx.jwt('hooked-user')}`;
+      const post = (path: string, body: object) =>
+        request(ctx.app.getHttpServer()).post(`/api/v1/bots/client${path}`).set('Authorization', user).send(body);
+      const chat = await post('/chats/private', { bot_id: bot.botId }).expect(201);
+      const menu = await callBot(ctx, bot.token, 'sendMessage', {
+        chat_id: chat.body.data.id,
+        text: 'Press',
+        reply_markup: keyboard('go'),
+      }).expect(201);
+      const clicked = await post('/callback-queries', {
+        chat_id: chat.body.data.id,
+        message_id: menu.body.data.message_id,
+        data: 'go',
+      }).expect(201);
+      const asked = await post('/inline-queries', { bot_username: 'hooked_bot', query: 'q' }).expect(201);
+      const deliveries: Array<{ update_type: string; payload: Record<string, { id: string }> }> = await ctx.app
+        .get(DataSource)
+        .query(
+          `SELECT update_type, payload FROM webhook_deliveries
+            WHERE bot_id = $1 AND update_type IN ('callback_query', 'inline_query') ORDER BY update_seq`,
+          [bot.botId],
+        );
+      expect(deliveries.map((d) => [d.update_type, d.payload[d.update_type].id])).toEqual([
+        ['callback_query', clicked.body.data.id],
+        ['inline_query', asked.body.data.id],
+      ]);
+    } finally {
+      await ctx.close();
+    }
+  });
+});
