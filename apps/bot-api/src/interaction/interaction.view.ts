@@ -58,17 +58,11 @@ export class InlineQueryUpdateView {
   chat_type: 'sender' | 'private' | 'group';
 }
 
-export class CallbackAnswerView {
-  @ApiProperty({ type: String, nullable: true })
+/** The bot's answer to a click, as the clicking user reads it (documented inline in CallbackQueryStateView). */
+export interface CallbackAnswerView {
   text: string | null;
-
-  @ApiProperty()
   show_alert: boolean;
-
-  @ApiProperty({ type: String, nullable: true })
   url: string | null;
-
-  @ApiProperty({ type: 'integer', description: 'Seconds the app may reuse the answer' })
   cache_time: number;
 }
 
@@ -128,17 +122,11 @@ export class InlineQueryResultArticle {
   thumbnail_url?: string;
 }
 
-export class InlineAnswerView {
-  @ApiProperty({ type: [InlineQueryResultArticle] })
+/** The bot's answer to an inline query (documented inline in InlineQueryStateView). */
+export interface InlineAnswerView {
   results: InlineQueryResultArticle[];
-
-  @ApiProperty({ type: 'integer' })
   cache_time: number;
-
-  @ApiProperty()
   is_personal: boolean;
-
-  @ApiProperty({ description: 'Send it as `offset` of the next query for more results; empty when there are none' })
   next_offset: string;
 }
 
