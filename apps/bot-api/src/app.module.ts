@@ -22,6 +22,8 @@ import { UpdatesModule } from './updates/updates.module';
 import { FilesModule } from './files/files.module';
 import { ChatsModule } from './chats/chats.module';
 import { MessagesModule } from './messages/messages.module';
+import { InteractionModule } from './interaction/interaction.module';
+import { VirtualMembersModule } from './virtual-members/virtual-members.module';
 import { QuotasModule } from './quotas/quotas.module';
 import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { SendingModule } from './sending/sending.module';
@@ -63,6 +65,8 @@ export class AppModule {
         FilesModule,
         ChatsModule,
         MessagesModule,
+        InteractionModule,
+        VirtualMembersModule,
         QuotasModule,
         SendingModule,
         DeliveriesModule,

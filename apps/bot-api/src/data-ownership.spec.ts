@@ -38,6 +38,10 @@ const OWNERS: Record<string, string> = {
   delivery_redrive_jobs: `${BOT_API}staff-deliveries/redrive-jobs.store.ts`,
   delivery_redrive_items: `${BOT_API}staff-deliveries/redrive-jobs.store.ts`,
   staff_audit_log: `${BOT_API}staff-deliveries/staff-audit.store.ts`,
+  callback_queries: `${BOT_API}interaction/interaction-queries.store.ts`,
+  inline_queries: `${BOT_API}interaction/interaction-queries.store.ts`,
+  virtual_members: `${BOT_API}virtual-members/virtual-members.store.ts`,
+  virtual_member_audit_log: `${BOT_API}virtual-members/virtual-member-audit.store.ts`,
 };
 
 const DELIVERY_SETTINGS =

@@ -75,6 +75,15 @@ export class BotConfig extends AccountAuthConfig {
   @Min(0)
   USER_DIRECTORY_CACHE_MS = 60000;
 
+  /**
+   * How long a bot may answer a callback query (answerCallbackQuery) or an inline query
+   * (answerInlineQuery) after the user's click or query; later answers get 410 QUERY_EXPIRED.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  CALLBACK_ANSWER_WINDOW_MS = 5000;
+
   /** Unconfirmed Updates are kept this long for getUpdates, then purged. */
   @Type(() => Number)
   @IsInt()

@@ -62,7 +62,7 @@ const INSERT_AS_MEMBER = namedStatement(
  */
 const RESERVE_AS_MEMBER = namedStatement(
   'bot_api_message_reserve_as_member',
-  `SELECT c.type, c.title, u.name, u.username, u.is_bot,
+  `SELECT c.type, c.title, u.name, u.username, u.is_bot, u.is_virtual,
           r.id IS NOT NULL AS reply_found, r.sender_id AS reply_to_sender_id,
           nextval(pg_get_serial_sequence('messages', 'id')) AS id, now() AS created_at,
           ${botsInChatJson('c.id')} AS bots
@@ -99,6 +99,7 @@ interface ReservedRow {
   name: string;
   username: string | null;
   is_bot: boolean;
+  is_virtual: boolean;
   reply_found: boolean;
   reply_to_sender_id: string | null;
   id: string;
@@ -235,7 +236,13 @@ export class MessageStore {
       id: Number(row.id),
       createdAt: row.created_at,
       chat: { id: chatId, type: row.type, title: row.title },
-      sender: { id: senderId, name: row.name, username: row.username, isBot: row.is_bot },
+      sender: {
+        id: senderId,
+        name: row.name,
+        username: row.username,
+        isBot: row.is_bot,
+        ...(row.is_virtual ? { isVirtual: true } : {}),
+      },
       replyToSenderId: row.reply_to_sender_id,
       bots: row.bots.map(toChatBot),
     };

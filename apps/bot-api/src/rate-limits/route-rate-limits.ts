@@ -14,6 +14,12 @@ export const DEFAULT_ROUTE_RATE_LIMITS = {
   /** Client routes of an end user, per account. */
   'client.read': 600,
   'client.write': 120,
+  /**
+   * Button clicks and inline queries, per account: each one is an Update for a bot, so they have their
+   * own budget below client.write and a user cannot flood a bot through them.
+   */
+  'client.callback_query': 60,
+  'client.inline_query': 60,
   /** Developer routes (/my), per account. */
   developer: 300,
   /** Platform staff routes (/admin), per account. */
@@ -41,7 +47,15 @@ export function routeLimitOf(method: string, path: string): RouteLimit | null {
   const write = method.toUpperCase() !== 'GET';
   if (first === 'verifyToken') return { endpoint: 'verify_token', subject: 'address' };
   if (first === 'files' && second === 'storage') return { endpoint: 'file_transfer', subject: 'address' };
-  if (first === 'client') return { endpoint: write ? 'client.write' : 'client.read', subject: 'account' };
+  if (first === 'client') {
+    if (write && second === 'callback-queries' && third === undefined) {
+      return { endpoint: 'client.callback_query', subject: 'account' };
+    }
+    if (write && second === 'inline-queries' && third === undefined) {
+      return { endpoint: 'client.inline_query', subject: 'account' };
+    }
+    return { endpoint: write ? 'client.write' : 'client.read', subject: 'account' };
+  }
   if (first === 'admin') return { endpoint: 'staff', subject: 'account' };
   if (first === 'my') {
     return third === 'webhook' && write && second !== undefined

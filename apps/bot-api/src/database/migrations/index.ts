@@ -6,6 +6,7 @@ import { CreateWebhookDeliveries1795306900000 } from './1795306900000-CreateWebh
 import { WebhookDeliveryControls1795400000000 } from './1795400000000-WebhookDeliveryControls';
 import { CreateDeliveryRedrives1795500000000 } from './1795500000000-CreateDeliveryRedrives';
 import { CreateFileUploads1795600000000 } from './1795600000000-CreateFileUploads';
+import { CreateInteraction1795610000000 } from './1795610000000-CreateInteraction';
 
 /** Every migration of the bot database, in order. New migrations are appended here. */
 export const botMigrations = [
@@ -17,4 +18,5 @@ export const botMigrations = [
   WebhookDeliveryControls1795400000000,
   CreateDeliveryRedrives1795500000000,
   CreateFileUploads1795600000000,
+  CreateInteraction1795610000000,
 ];

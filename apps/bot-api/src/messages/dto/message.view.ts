@@ -16,6 +16,12 @@ export class UserView {
 
   @ApiProperty({ description: 'Display name' })
   first_name: string;
+
+  @ApiPropertyOptional({
+    enum: [true],
+    description: 'Present (and true) only for a virtual member that a bot created and speaks as in one group',
+  })
+  is_virtual?: true;
 }
 
 /** Which chat: what events about an existing message say of it. */
