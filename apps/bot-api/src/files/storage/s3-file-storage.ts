@@ -32,7 +32,8 @@ const MAX_PRESIGN_SECONDS = 7 * 24 * 3600;
 /**
  * Bytes in an S3-compatible bucket (AWS, MinIO, R2). Clients upload and download directly with
  * presigned URLs; the upload URL signs Content-Length and Content-Type, so the store itself refuses
- * a PUT whose size or type differs from the declaration. Single use is enforced at completion.
+ * a PUT whose size or type differs from the declaration, and `If-None-Match: *`, so a second PUT
+ * cannot replace stored bytes on stores with conditional writes (AWS, MinIO, R2). A key completes once.
  */
 export class S3FileStorage extends FileStorage {
   readonly driver = 's3' as const;
@@ -60,12 +61,17 @@ export class S3FileStorage extends FileStorage {
       Key: object.key,
       ContentType: object.type,
       ContentLength: object.size,
+      // A conditional write: once bytes are stored under the key, the same URL cannot replace them.
+      IfNoneMatch: '*',
     });
     const url = await getSignedUrl(this.client, command, {
       expiresIn: Math.min(MAX_PRESIGN_SECONDS, secondsUntil(expiresAt)),
-      signableHeaders: new Set(['content-type', 'content-length']),
+      signableHeaders: new Set(['content-type', 'content-length', 'if-none-match']),
     });
-    return { url, headers: { 'Content-Type': object.type, 'Content-Length': String(object.size) } };
+    return {
+      url,
+      headers: { 'Content-Type': object.type, 'Content-Length': String(object.size), 'If-None-Match': '*' },
+    };
   }
 
   downloadUrl(object: ObjectToDownload, expiresAt: Date): Promise<string> {
