@@ -470,6 +470,110 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/bots/files/upload-credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Upload step 1: a single-use, expiring URL to PUT the bytes to (at most 50 MB, an allowed type) */
+        post: operations["BotFiles_credentials"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/files/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Upload step 3: checks the stored bytes against the declaration and returns the file */
+        post: operations["BotFiles_complete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/getFile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** getFile: metadata with a temporary download URL */
+        get: operations["BotFiles_getFileByQuery"];
+        put?: never;
+        /** getFile: metadata with a temporary download URL */
+        post: operations["BotFiles_getFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/client/files/upload-credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Upload step 1: a single-use, expiring URL to PUT the bytes to (at most 50 MB, an allowed type) */
+        post: operations["ClientFiles_credentials"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/client/files/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Upload step 3: checks the stored bytes against the declaration and returns the file */
+        post: operations["ClientFiles_complete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/files/storage/{blob}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download (disk driver): the bytes of a signed, expiring download URL */
+        get: operations["FileStorage_download"];
+        /** Upload step 2 (disk driver): PUT the bytes to the uploadUrl with exactly the returned headers */
+        put: operations["FileStorage_upload"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/bots/client/chats": {
         parameters: {
             query?: never;
@@ -2118,7 +2222,10 @@ export type components = {
         LocationMetadataView: {
             latitude: number;
             longitude: number;
+            /** @description sendLocation name; for venues the name given, else the title */
             name?: string;
+            /** @description Venues: the title */
+            title?: string;
             address?: string;
         };
         FileMetadataView: {
@@ -2285,6 +2392,76 @@ export type components = {
             my_chat_member?: components["schemas"]["ChatMemberUpdatedView"];
             chat_member?: components["schemas"]["ChatMemberUpdatedView"];
             chat_join_request?: components["schemas"]["ChatJoinRequestEventView"];
+        };
+        UploadCredentialsDto: {
+            /**
+             * @description Shown to recipients; no path
+             * @example photo.png
+             */
+            fileName: string;
+            /** @description Bytes; at most 50 MB */
+            fileSize: number;
+            /**
+             * @description MIME type; the PUT must send it as Content-Type
+             * @enum {string}
+             */
+            fileType: "image/jpeg" | "image/png" | "image/gif" | "image/webp" | "video/mp4" | "video/webm" | "video/quicktime" | "audio/mpeg" | "audio/ogg" | "audio/mp4" | "audio/wav" | "audio/webm" | "application/pdf" | "application/zip" | "application/json" | "text/plain" | "text/csv" | "application/msword" | "application/vnd.openxmlformats-officedocument.wordprocessingml.document" | "application/vnd.ms-excel" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/vnd.ms-powerpoint" | "application/vnd.openxmlformats-officedocument.presentationml.presentation" | "application/octet-stream";
+        };
+        UploadCredentialsView: {
+            /** @description PUT the bytes here with exactly `headers`; valid once, until `expiresAt` */
+            uploadUrl: string;
+            /** @description Storage key, repeated in the complete call */
+            key: string;
+            /**
+             * @description Headers the PUT must carry; they are bound into the URL
+             * @example {
+             *       "Content-Type": "image/png",
+             *       "Content-Length": "1024"
+             *     }
+             */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description Unix seconds after which the upload URL is refused and the upload purged */
+            expiresAt: number;
+        };
+        CompleteUploadDto: {
+            /**
+             * @description Shown to recipients; no path
+             * @example photo.png
+             */
+            fileName: string;
+            /** @description Bytes; at most 50 MB */
+            fileSize: number;
+            /**
+             * @description MIME type; the PUT must send it as Content-Type
+             * @enum {string}
+             */
+            fileType: "image/jpeg" | "image/png" | "image/gif" | "image/webp" | "video/mp4" | "video/webm" | "video/quicktime" | "audio/mpeg" | "audio/ogg" | "audio/mp4" | "audio/wav" | "audio/webm" | "application/pdf" | "application/zip" | "application/json" | "text/plain" | "text/csv" | "application/msword" | "application/vnd.openxmlformats-officedocument.wordprocessingml.document" | "application/vnd.ms-excel" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/vnd.ms-powerpoint" | "application/vnd.openxmlformats-officedocument.presentationml.presentation" | "application/octet-stream";
+            /** @description The key returned by upload-credentials */
+            key: string;
+        };
+        FileInfoView: {
+            /** Format: uuid */
+            file_id: string;
+            file_name: string;
+            mime_type: string;
+            /** @description Bytes */
+            file_size: number;
+            /** @description Pixels, read from the bytes of images and videos */
+            width: number | null;
+            /** @description Pixels, read from the bytes of images and videos */
+            height: number | null;
+            /** @description Seconds, read from the bytes of audio and video */
+            duration: number | null;
+            /** @description Temporary download URL */
+            url: string;
+            /** @description Unix seconds at which `url` stops working */
+            url_expires_at: number;
+        };
+        GetFileDto: {
+            /** Format: uuid */
+            file_id: string;
         };
         CreateGroupDto: {
             /**
@@ -2799,7 +2976,9 @@ export type components = {
             reply_markup?: components["schemas"]["ReplyMarkupView"];
             latitude: number;
             longitude: number;
-            /** @description Name of the venue */
+            /** @description As in sendLocation: a name for the point; defaults to the title */
+            name?: string;
+            /** @description Title of the venue */
             title: string;
             address?: string;
         };
@@ -6345,6 +6524,842 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "CONFLICT";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    BotFiles_credentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UploadCredentialsDto"];
+            };
+        };
+        responses: {
+            /** @description `uploadUrl`, `key`, `headers`, `expiresAt` */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["UploadCredentialsView"];
+                    };
+                };
+            };
+            /** @description `VALIDATION` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description `BOT_TOKEN_REQUIRED`: no bearer token; `INVALID_BOT_TOKEN`: unknown, revoked or malformed token, or another kind of token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_TOKEN_REQUIRED" | "INVALID_BOT_TOKEN";
+                    };
+                };
+            };
+            /** @description `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_NOT_AVAILABLE";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    BotFiles_complete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompleteUploadDto"];
+            };
+        };
+        responses: {
+            /** @description The file: `file_id`, temporary `url`, width/height/duration read from the bytes */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["FileInfoView"];
+                    };
+                };
+            };
+            /** @description `VALIDATION`: the declaration differs from step 1; `UPLOAD_SIZE_MISMATCH`: the stored bytes differ in size (they are deleted) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION" | "UPLOAD_SIZE_MISMATCH";
+                    };
+                };
+            };
+            /** @description `BOT_TOKEN_REQUIRED`: no bearer token; `INVALID_BOT_TOKEN`: unknown, revoked or malformed token, or another kind of token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_TOKEN_REQUIRED" | "INVALID_BOT_TOKEN";
+                    };
+                };
+            };
+            /** @description `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_NOT_AVAILABLE";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: no such upload, or another owner's key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `CONFLICT`: the key was completed before; `UPLOAD_NOT_RECEIVED`: nothing was stored under the key yet */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "CONFLICT" | "UPLOAD_NOT_RECEIVED";
+                    };
+                };
+            };
+            /** @description `UPLOAD_EXPIRED`: the upload expired before completion (its bytes are deleted) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UPLOAD_EXPIRED";
+                    };
+                };
+            };
+            /** @description `UPLOAD_TYPE_MISMATCH`: the store holds the bytes under another type (they are deleted) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UPLOAD_TYPE_MISMATCH";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    BotFiles_getFileByQuery: {
+        parameters: {
+            query: {
+                file_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["FileInfoView"];
+                    };
+                };
+            };
+            /** @description `VALIDATION` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description `BOT_TOKEN_REQUIRED`: no bearer token; `INVALID_BOT_TOKEN`: unknown, revoked or malformed token, or another kind of token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_TOKEN_REQUIRED" | "INVALID_BOT_TOKEN";
+                    };
+                };
+            };
+            /** @description `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_NOT_AVAILABLE";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: no such file, or another bot's upload, or a file the bot did not receive */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    BotFiles_getFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GetFileDto"];
+            };
+        };
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["FileInfoView"];
+                    };
+                };
+            };
+            /** @description `VALIDATION` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description `BOT_TOKEN_REQUIRED`: no bearer token; `INVALID_BOT_TOKEN`: unknown, revoked or malformed token, or another kind of token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_TOKEN_REQUIRED" | "INVALID_BOT_TOKEN";
+                    };
+                };
+            };
+            /** @description `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_NOT_AVAILABLE";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: no such file, or another bot's upload, or a file the bot did not receive */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    ClientFiles_credentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UploadCredentialsDto"];
+            };
+        };
+        responses: {
+            /** @description `uploadUrl`, `key`, `headers`, `expiresAt` */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["UploadCredentialsView"];
+                    };
+                };
+            };
+            /** @description `VALIDATION` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    ClientFiles_complete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompleteUploadDto"];
+            };
+        };
+        responses: {
+            /** @description The file: `file_id`, temporary `url`, width/height/duration read from the bytes */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["FileInfoView"];
+                    };
+                };
+            };
+            /** @description `VALIDATION`: the declaration differs from step 1; `UPLOAD_SIZE_MISMATCH`: the stored bytes differ in size (they are deleted) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION" | "UPLOAD_SIZE_MISMATCH";
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: no such upload, or another owner's key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `CONFLICT`: the key was completed before; `UPLOAD_NOT_RECEIVED`: nothing was stored under the key yet */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "CONFLICT" | "UPLOAD_NOT_RECEIVED";
+                    };
+                };
+            };
+            /** @description `UPLOAD_EXPIRED`: the upload expired before completion (its bytes are deleted) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UPLOAD_EXPIRED";
+                    };
+                };
+            };
+            /** @description `UPLOAD_TYPE_MISMATCH`: the store holds the bytes under another type (they are deleted) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UPLOAD_TYPE_MISMATCH";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    FileStorage_download: {
+        parameters: {
+            query: {
+                type: string;
+                /** @description Unix seconds after which the URL is refused */
+                expires: number;
+                signature: string;
+            };
+            header?: never;
+            path: {
+                blob: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bytes, with the file type and length */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description `VALIDATION` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description `FILE_URL_INVALID`: the signature does not match the key, type or expiry */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "FILE_URL_INVALID";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: nothing is stored under the key, or the disk driver is not in use */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `FILE_URL_EXPIRED`: the URL expired */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "FILE_URL_EXPIRED";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    FileStorage_upload: {
+        parameters: {
+            query: {
+                size: number;
+                type: string;
+                /** @description Unix seconds after which the URL is refused */
+                expires: number;
+                signature: string;
+            };
+            header?: never;
+            path: {
+                blob: string;
+            };
+            cookie?: never;
+        };
+        /** @description The file bytes, Content-Type = fileType, Content-Length = fileSize */
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Stored; complete the upload next */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `VALIDATION`: the URL lacks a parameter; `UPLOAD_SIZE_MISMATCH`: Content-Length or the bytes differ from fileSize; nothing is stored */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION" | "UPLOAD_SIZE_MISMATCH";
+                    };
+                };
+            };
+            /** @description `FILE_URL_INVALID`: the signature does not match the key, size, type or expiry */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "FILE_URL_INVALID";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: the upload no longer exists (purged), or the disk driver is not in use */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `UPLOAD_ALREADY_USED`: the URL was used before */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UPLOAD_ALREADY_USED";
+                    };
+                };
+            };
+            /** @description `FILE_URL_EXPIRED`: the URL expired */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "FILE_URL_EXPIRED";
+                    };
+                };
+            };
+            /** @description `UPLOAD_TYPE_MISMATCH`: Content-Type differs from fileType; nothing is stored */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UPLOAD_TYPE_MISMATCH";
                     };
                 };
             };

@@ -16,6 +16,13 @@ export const BotErrors = ErrorCatalog.define('VALIDATION', {
     message: 'Virtual members are not enabled for this bot; platform support switches them on',
   },
   BOT_RATE_LIMIT: { status: 429, message: 'The bot send quota is exhausted' },
+  FILE_URL_INVALID: { status: 403, message: 'The file URL is not valid for this key, size or type' },
+  FILE_URL_EXPIRED: { status: 410, message: 'The file URL has expired' },
+  UPLOAD_EXPIRED: { status: 410, message: 'The upload expired before it was completed' },
+  UPLOAD_ALREADY_USED: { status: 409, message: 'The upload URL was already used' },
+  UPLOAD_NOT_RECEIVED: { status: 409, message: 'No bytes were received for this upload' },
+  UPLOAD_SIZE_MISMATCH: { status: 400, message: 'The bytes differ in size from the declared fileSize' },
+  UPLOAD_TYPE_MISMATCH: { status: 415, message: 'The Content-Type differs from the declared fileType' },
   ...IDEMPOTENCY_ERROR_CODES,
 });
 

@@ -21,4 +21,17 @@ describe('routeLimitOf', () => {
   it('limits the bot answers like every other bot method', () => {
     expect(routeLimitOf('POST', '/api/v1/bots/answerCallbackQuery')).toEqual({ endpoint: 'bot', subject: 'bot' });
   });
+
+  it('counts the signed file byte routes per client address, since the URL is their only credential', () => {
+    expect(routeLimitOf('PUT', '/api/v1/bots/files/storage/{blob}')).toEqual({
+      endpoint: 'file_transfer',
+      subject: 'address',
+    });
+    expect(routeLimitOf('GET', '/api/v1/bots/files/storage/abc')).toEqual({
+      endpoint: 'file_transfer',
+      subject: 'address',
+    });
+    expect(routeLimitOf('POST', '/api/v1/bots/files/upload-credentials')).toEqual({ endpoint: 'bot', subject: 'bot' });
+    expect(routeLimitOf('POST', '/api/v1/bots/client/files/complete')?.endpoint).toBe('client.write');
+  });
 });

@@ -7,6 +7,8 @@ export const DEFAULT_ROUTE_RATE_LIMITS = {
   verify_token: 300,
   /** setWebhook resolves the URL's host on every call; per bot (bot route) or per account (developer route). */
   set_webhook: 60,
+  /** The disk driver's signed byte routes (upload PUT, download GET), per client address: the URL is the credential. */
+  file_transfer: 1200,
   /** Every other bot-token method, per bot; sends are limited further by the bot's send quotas. */
   bot: 3000,
   /** Client routes of an end user, per account. */
@@ -44,6 +46,7 @@ export function routeLimitOf(method: string, path: string): RouteLimit | null {
   const [first, second, third] = path.slice(BASE.length).split('/');
   const write = method.toUpperCase() !== 'GET';
   if (first === 'verifyToken') return { endpoint: 'verify_token', subject: 'address' };
+  if (first === 'files' && second === 'storage') return { endpoint: 'file_transfer', subject: 'address' };
   if (first === 'client') {
     if (write && second === 'callback-queries' && third === undefined) {
       return { endpoint: 'client.callback_query', subject: 'account' };

@@ -191,8 +191,11 @@ export class PollMetadataView extends PollFieldsView {
 }
 
 export class LocationMetadataView extends PointView {
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ description: 'sendLocation name; for venues the name given, else the title' })
   name?: string;
+
+  @ApiPropertyOptional({ description: 'Venues: the title' })
+  title?: string;
 
   @ApiPropertyOptional()
   address?: string;
