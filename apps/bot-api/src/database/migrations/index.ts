@@ -7,6 +7,7 @@ import { WebhookDeliveryControls1795400000000 } from './1795400000000-WebhookDel
 import { CreateDeliveryRedrives1795500000000 } from './1795500000000-CreateDeliveryRedrives';
 import { CreateFileUploads1795600000000 } from './1795600000000-CreateFileUploads';
 import { CreateInteraction1795610000000 } from './1795610000000-CreateInteraction';
+import { CreateTelegramAliases1795700000000 } from './1795700000000-CreateTelegramAliases';
 
 /** Every migration of the bot database, in order. New migrations are appended here. */
 export const botMigrations = [
@@ -19,4 +20,5 @@ export const botMigrations = [
   CreateDeliveryRedrives1795500000000,
   CreateFileUploads1795600000000,
   CreateInteraction1795610000000,
+  CreateTelegramAliases1795700000000,
 ];

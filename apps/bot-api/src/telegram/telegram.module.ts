@@ -1,0 +1,31 @@
+import { Module } from '@nestjs/common';
+import { BotsModule } from '../bots/bots.module';
+import { ProfileModule } from '../profile/profile.module';
+import { QuotasModule } from '../quotas/quotas.module';
+import { SendingModule } from '../sending/sending.module';
+import { UpdatesModule } from '../updates/updates.module';
+import { WebhooksModule } from '../webhooks/webhooks.module';
+import { MessagesMethods } from './methods/messages.methods';
+import { UpdatesMethods } from './methods/updates.methods';
+import { TelegramAliasesStore } from './telegram-aliases.store';
+import { TelegramController } from './telegram.controller';
+import { TelegramGatewayService } from './telegram-gateway.service';
+import { TelegramIdsService } from './telegram-ids.service';
+import { TelegramSends } from './telegram-sends';
+import { TelegramTokenGuard } from './telegram-token.guard';
+
+/** The Telegram-compatible face: translation only, every operation runs in the native modules. */
+@Module({
+  imports: [BotsModule, ProfileModule, QuotasModule, SendingModule, UpdatesModule, WebhooksModule],
+  controllers: [TelegramController],
+  providers: [
+    TelegramAliasesStore,
+    TelegramIdsService,
+    TelegramSends,
+    TelegramTokenGuard,
+    TelegramGatewayService,
+    UpdatesMethods,
+    MessagesMethods,
+  ],
+})
+export class TelegramModule {}
