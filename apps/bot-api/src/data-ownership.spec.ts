@@ -168,6 +168,11 @@ const CROSS_TABLE: AllowedUse[] = [
     tables: ['updates'],
     reason: 'confirming an Update is one definition for getUpdates, drop_pending_updates and webhook success',
   },
+  {
+    at: `${DELIVERY_SIDE}update-acknowledgement.ts#ACKNOWLEDGE_ALL_BUT_LAST`,
+    tables: ['updates'],
+    reason: "the Telegram face's negative getUpdates offset confirms through the same definition",
+  },
 ];
 
 describe('data ownership of the bot database', () => {
