@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { ChatsMethods } from './methods/chats.methods';
 import { MessagesMethods } from './methods/messages.methods';
+import { ProfileMethods } from './methods/profile.methods';
 import { UpdatesMethods } from './methods/updates.methods';
 import type { TelegramCall, TelegramMethod, TelegramMethodGroup } from './telegram-call';
 import { TelegramError, TELEGRAM_TEXTS } from './telegram-errors';
@@ -9,8 +11,8 @@ import { TelegramError, TELEGRAM_TEXTS } from './telegram-errors';
 export class TelegramGatewayService {
   private readonly table = new Map<string, TelegramMethod>();
 
-  constructor(updates: UpdatesMethods, messages: MessagesMethods) {
-    const groups: TelegramMethodGroup[] = [updates, messages];
+  constructor(updates: UpdatesMethods, messages: MessagesMethods, chats: ChatsMethods, profile: ProfileMethods) {
+    const groups: TelegramMethodGroup[] = [updates, messages, chats, profile];
     for (const group of groups) {
       for (const [name, method] of Object.entries(group.methods())) this.table.set(name.toLowerCase(), method);
     }

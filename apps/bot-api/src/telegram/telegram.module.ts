@@ -5,7 +5,11 @@ import { QuotasModule } from '../quotas/quotas.module';
 import { SendingModule } from '../sending/sending.module';
 import { UpdatesModule } from '../updates/updates.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
+import { ChatsMethods } from './methods/chats.methods';
 import { MessagesMethods } from './methods/messages.methods';
+import { ProfileMethods } from './methods/profile.methods';
+import { ChatsModule } from '../chats/chats.module';
+import { InteractionModule } from '../interaction/interaction.module';
 import { UpdatesMethods } from './methods/updates.methods';
 import { TelegramAliasesStore } from './telegram-aliases.store';
 import { TelegramController } from './telegram.controller';
@@ -16,7 +20,7 @@ import { TelegramTokenGuard } from './telegram-token.guard';
 
 /** The Telegram-compatible face: translation only, every operation runs in the native modules. */
 @Module({
-  imports: [BotsModule, ProfileModule, QuotasModule, SendingModule, UpdatesModule, WebhooksModule],
+  imports: [BotsModule, ChatsModule, InteractionModule, ProfileModule, QuotasModule, SendingModule, UpdatesModule, WebhooksModule],
   controllers: [TelegramController],
   providers: [
     TelegramAliasesStore,
@@ -26,6 +30,8 @@ import { TelegramTokenGuard } from './telegram-token.guard';
     TelegramGatewayService,
     UpdatesMethods,
     MessagesMethods,
+    ChatsMethods,
+    ProfileMethods,
   ],
 })
 export class TelegramModule {}
