@@ -36,11 +36,12 @@ export interface RouteLimit {
 
 const BASE = '/api/v1/bots/';
 /** The Telegram face (`/telegram/bot<token>/<method>`) counts against the same per-bot budgets. */
-const TELEGRAM_BASE = '/telegram/bot';
+const TELEGRAM_BASE = '/telegram/';
 
+/** `/telegram/bot<token>/<method>` and the file route `/telegram/file/bot<token>/<path>`, per bot. */
 function telegramLimitOf(path: string): RouteLimit {
-  const method = path.split('/')[3] ?? '';
-  return method.toLowerCase() === 'setwebhook'
+  const [, , first, method] = path.split('/');
+  return first?.startsWith('bot') && method?.toLowerCase() === 'setwebhook'
     ? { endpoint: 'set_webhook', subject: 'bot' }
     : { endpoint: 'bot', subject: 'bot' };
 }

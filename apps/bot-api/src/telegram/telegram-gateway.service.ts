@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ChatsMethods } from './methods/chats.methods';
+import { MediaMethods } from './methods/media.methods';
 import { MessagesMethods } from './methods/messages.methods';
 import { ProfileMethods } from './methods/profile.methods';
 import { UpdatesMethods } from './methods/updates.methods';
@@ -11,8 +12,14 @@ import { TelegramError, TELEGRAM_TEXTS } from './telegram-errors';
 export class TelegramGatewayService {
   private readonly table = new Map<string, TelegramMethod>();
 
-  constructor(updates: UpdatesMethods, messages: MessagesMethods, chats: ChatsMethods, profile: ProfileMethods) {
-    const groups: TelegramMethodGroup[] = [updates, messages, chats, profile];
+  constructor(
+    updates: UpdatesMethods,
+    messages: MessagesMethods,
+    media: MediaMethods,
+    chats: ChatsMethods,
+    profile: ProfileMethods,
+  ) {
+    const groups: TelegramMethodGroup[] = [updates, messages, media, chats, profile];
     for (const group of groups) {
       for (const [name, method] of Object.entries(group.methods())) this.table.set(name.toLowerCase(), method);
     }

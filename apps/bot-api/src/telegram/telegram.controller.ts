@@ -1,9 +1,13 @@
 import { Controller, Get, HttpCode, Param, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags, SchemaObject } from '@nestjs/swagger';
+import { pipeline } from 'node:stream/promises';
 import { hashSecretToken } from '@app/auth';
+import { ApiError } from '@app/envelope';
 import type { Request, Response } from 'express';
 import { botOf } from '../bot-auth/bot-request';
 import { BotConfig } from '../config/bot.config';
+import { FileUploadsService } from '../files/file-uploads.service';
+import { fileIdOfPath } from './methods/media.methods';
 import { TelegramArgs } from './telegram-args';
 import { TelegramError } from './telegram-errors';
 import { TelegramExceptionFilter } from './telegram-exception.filter';
@@ -60,6 +64,7 @@ function failures(): MethodDecorator {
 export class TelegramController {
   constructor(
     private readonly gateway: TelegramGatewayService,
+    private readonly files: FileUploadsService,
     private readonly config: BotConfig,
   ) {}
 
@@ -82,6 +87,27 @@ export class TelegramController {
   @failures()
   get(@Param('method') method: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     return this.call(method, req, res);
+  }
+
+  @Get('file/bot:token/*path')
+  @ApiOperation({ summary: 'Download a file by the file_path that getFile gave' })
+  @ApiParam({ name: 'token', description: 'The bot token (sbot_…)' })
+  @ApiParam({ name: 'path', description: 'file_path from getFile' })
+  @ApiOkResponse({ description: 'The file bytes with their type', content: { 'application/octet-stream': {} } })
+  @ApiResponse({ status: 401, description: 'Unauthorized', schema: TELEGRAM_FAILURE })
+  @ApiResponse({ status: 404, description: 'Not Found: no file the bot may read', schema: TELEGRAM_FAILURE })
+  async download(@Req() req: Request, @Res() res: Response): Promise<void> {
+    const bot = botOf(req);
+    if (!bot) throw new TelegramError(401, 'Unauthorized');
+    const segments = (req.params as Record<string, string | string[]>).path;
+    const fileId = fileIdOfPath(Array.isArray(segments) ? segments.join('/') : String(segments ?? ''));
+    if (!fileId) throw new TelegramError(404, 'Not Found');
+    const { file, body } = await this.files.readForBot(bot, fileId).catch((error: unknown) => {
+      if (error instanceof ApiError && error.status === 404) throw new TelegramError(404, 'Not Found');
+      throw error;
+    });
+    res.status(200).set({ 'Content-Type': file.mimeType, 'Content-Length': String(file.fileSize) });
+    await pipeline(body, res);
   }
 
   private async call(method: string, req: Request, res: Response): Promise<void> {

@@ -6,6 +6,8 @@ import { SendingModule } from '../sending/sending.module';
 import { UpdatesModule } from '../updates/updates.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { ChatsMethods } from './methods/chats.methods';
+import { MediaMethods } from './methods/media.methods';
+import { FilesModule } from '../files/files.module';
 import { MessagesMethods } from './methods/messages.methods';
 import { ProfileMethods } from './methods/profile.methods';
 import { ChatsModule } from '../chats/chats.module';
@@ -20,7 +22,7 @@ import { TelegramTokenGuard } from './telegram-token.guard';
 
 /** The Telegram-compatible face: translation only, every operation runs in the native modules. */
 @Module({
-  imports: [BotsModule, ChatsModule, InteractionModule, ProfileModule, QuotasModule, SendingModule, UpdatesModule, WebhooksModule],
+  imports: [BotsModule, ChatsModule, FilesModule, InteractionModule, ProfileModule, QuotasModule, SendingModule, UpdatesModule, WebhooksModule],
   controllers: [TelegramController],
   providers: [
     TelegramAliasesStore,
@@ -31,6 +33,7 @@ import { TelegramTokenGuard } from './telegram-token.guard';
     UpdatesMethods,
     MessagesMethods,
     ChatsMethods,
+    MediaMethods,
     ProfileMethods,
   ],
 })
