@@ -42,7 +42,7 @@ const OWNERS: Record<string, string> = {
   inline_queries: `${BOT_API}interaction/interaction-queries.store.ts`,
   virtual_members: `${BOT_API}virtual-members/virtual-members.store.ts`,
   virtual_member_audit_log: `${BOT_API}virtual-members/virtual-member-audit.store.ts`,
-  telegram_aliases: `${BOT_API}telegram/telegram-aliases.store.ts`,
+  telegram_aliases: DELIVERY_SIDE,
 };
 
 const DELIVERY_SETTINGS =

@@ -18,3 +18,4 @@ export {
   errorClassSql,
   redrivableDeadLettersSql,
 } from './bot-database/staff-delivery-statements';
+export * from './bot-database/telegram-aliases';

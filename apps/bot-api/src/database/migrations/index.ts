@@ -8,6 +8,7 @@ import { CreateDeliveryRedrives1795500000000 } from './1795500000000-CreateDeliv
 import { CreateFileUploads1795600000000 } from './1795600000000-CreateFileUploads';
 import { CreateInteraction1795610000000 } from './1795610000000-CreateInteraction';
 import { CreateTelegramAliases1795700000000 } from './1795700000000-CreateTelegramAliases';
+import { TelegramWebhookFormat1795700000001 } from './1795700000001-TelegramWebhookFormat';
 
 /** Every migration of the bot database, in order. New migrations are appended here. */
 export const botMigrations = [
@@ -21,4 +22,5 @@ export const botMigrations = [
   CreateFileUploads1795600000000,
   CreateInteraction1795610000000,
   CreateTelegramAliases1795700000000,
+  TelegramWebhookFormat1795700000001,
 ];

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
 import { ApiError } from '@app/envelope';
 import { nativeAllowedUpdates, NativeUpdate, toTelegramUpdate, toTelegramUser, TelegramObject } from '@app/telegram-shapes';
 import { ProfileService } from '../../profile/profile.service';
 import { GetUpdatesDto } from '../../updates/dto/get-updates.dto';
 import { PollingService } from '../../updates/polling.service';
 import { WebhooksService } from '../../webhooks/webhooks.service';
-import { DropPendingDto } from '../../webhooks/dto/webhook.dto';
+import { DropPendingDto, SetWebhookDto } from '../../webhooks/dto/webhook.dto';
 import { nativeDto } from '../native-dto';
 import type { TelegramArgs } from '../telegram-args';
 import type { TelegramCall, TelegramMethod, TelegramMethodGroup } from '../telegram-call';
@@ -48,6 +49,7 @@ export class UpdatesMethods implements TelegramMethodGroup {
     return {
       getMe: (call) => this.getMe(call),
       getUpdates: (call) => this.getUpdates(call),
+      setWebhook: (call) => this.setWebhook(call),
       deleteWebhook: (call) => this.deleteWebhook(call),
       getWebhookInfo: (call) => this.getWebhookInfo(call),
     };
@@ -100,6 +102,27 @@ export class UpdatesMethods implements TelegramMethodGroup {
     } catch (error) {
       throw pollingConflict(error);
     }
+  }
+
+  /**
+   * A webhook set here receives Telegram's Updates with X-Telegram-Bot-Api-Secret-Token (besides the
+   * service's signatures). Without secret_token one is generated, as the signatures need a key; an
+   * empty url removes the webhook, as in Telegram.
+   */
+  private async setWebhook(call: TelegramCall): Promise<true> {
+    const { bot, args } = call;
+    const url = args.string('url') ?? '';
+    if (url === '') return this.deleteWebhook(call);
+    if (args.has('certificate')) throw TelegramError.badRequest('custom certificates are not supported; use a publicly trusted HTTPS certificate');
+    const dto = await nativeDto(SetWebhookDto, {
+      url,
+      secret_token: args.string('secret_token') || randomBytes(32).toString('base64url'),
+      allowed_updates: allowedUpdatesOf(args),
+      max_connections: args.int('max_connections'),
+      drop_pending_updates: args.bool('drop_pending_updates'),
+    });
+    await this.webhooks.setWebhook(bot.id, dto, 'telegram');
+    return true;
   }
 
   private async deleteWebhook({ bot, args }: TelegramCall): Promise<true> {
