@@ -27,9 +27,43 @@ export function replyMarkupOf(args: TelegramArgs, name = 'reply_markup'): ReplyM
     throw TelegramError.badRequest("can't parse reply keyboard markup JSON object");
   }
   const fields = markup as Record<string, unknown>;
-  if ('inline_keyboard' in fields) return { inline_keyboard: fields.inline_keyboard as ReplyMarkup['inline_keyboard'] };
+  if ('inline_keyboard' in fields) return { inline_keyboard: inlineKeyboardOf(fields.inline_keyboard) };
   if ('keyboard' in fields) throw TelegramError.badRequest('custom reply keyboards are not supported; use inline_keyboard');
   return undefined;
+}
+
+/** InlineKeyboardButton fields Telegram defines that have no counterpart here. */
+const UNSUPPORTED_BUTTON_FIELDS = [
+  'login_url',
+  'switch_inline_query',
+  'switch_inline_query_current_chat',
+  'switch_inline_query_chosen_chat',
+  'web_app',
+  'callback_game',
+  'pay',
+  'copy_text',
+];
+
+/**
+ * Buttons in native terms: text, callback_data and url are kept; Telegram's other button kinds are
+ * refused, and fields Telegram does not define (a framework's own, e.g. Telegraf's `hide`) are dropped
+ * as Telegram drops them. Anything that is not rows of objects goes on to the native check as it is.
+ */
+function inlineKeyboardOf(rows: unknown): ReplyMarkup['inline_keyboard'] {
+  if (!Array.isArray(rows)) return rows as ReplyMarkup['inline_keyboard'];
+  return rows.map((row: unknown) => {
+    if (!Array.isArray(row)) return row;
+    return row.map((button: unknown) => {
+      if (typeof button !== 'object' || button === null || Array.isArray(button)) return button;
+      const fields = button as Record<string, unknown>;
+      const unsupported = UNSUPPORTED_BUTTON_FIELDS.find((name) => fields[name] !== undefined);
+      if (unsupported) throw TelegramError.badRequest(`inline keyboard buttons with ${unsupported} are not supported`);
+      const { text, callback_data: callbackData, url } = fields;
+      return Object.fromEntries(
+        Object.entries({ text, callback_data: callbackData, url }).filter(([, value]) => value !== undefined),
+      );
+    });
+  }) as ReplyMarkup['inline_keyboard'];
 }
 
 /** The message replied to: `reply_to_message_id`, or `reply_parameters.message_id` in the same chat. */
