@@ -24,7 +24,7 @@ const OWNERS: Record<string, string> = {
   bot_commands: `${BOT_API}profile/commands.service.ts`,
   bot_friends: `${BOT_API}friends/friends.service.ts`,
   friend_requests: `${BOT_API}friends/friends.service.ts`,
-  files: `${BOT_API}files/files.service.ts`,
+  files: `${BOT_API}files/`,
   chats: `${BOT_API}chats/chats.store.ts`,
   chat_members: `${BOT_API}chats/chats.store.ts`,
   chat_join_requests: `${BOT_API}chats/chats.store.ts`,
@@ -74,6 +74,11 @@ const CROSS_TABLE: AllowedUse[] = [
     at: `${BOT_API}files/files.service.ts#FilesService.visibleToUser`,
     tables: ['messages', 'chat_members'],
     reason: 'a file is visible to the active members of a chat it was posted in',
+  },
+  {
+    at: `${BOT_API}files/owned-images.store.ts#OWNED_IMAGE`,
+    tables: ['bots'],
+    reason: "an account owns the files of the bots it develops: one statement decides a cover image's ownership",
   },
   {
     at: `${BOT_API}messages/message-store.service.ts#INSERT_AS_MEMBER`,
