@@ -10,6 +10,7 @@ export interface Secrets {
   credentialKey: string;
   botTokenKey: string;
   webhookSecretKey: string;
+  internalApiToken: string;
 }
 
 export function throwAwaySecrets(): Secrets {
@@ -18,6 +19,7 @@ export function throwAwaySecrets(): Secrets {
     credentialKey: randomBytes(32).toString('hex'),
     botTokenKey: randomBytes(32).toString('hex'),
     webhookSecretKey: randomBytes(32).toString('hex'),
+    internalApiToken: randomBytes(32).toString('base64url'),
   };
 }
 
@@ -56,6 +58,7 @@ export function voucherEnv(settings: StackSettings): Record<string, string> {
     DB_NAME: BENCH_DATABASES.voucher,
     ACCOUNT_JWT_SECRET: settings.secrets.accountJwtSecret,
     CREDENTIAL_KEY: settings.secrets.credentialKey,
+    INTERNAL_API_TOKEN: settings.secrets.internalApiToken,
     RATE_LIMITS: Object.keys(DEFAULT_RATE_LIMITS)
       .map((name) => `${name}=${UNLIMITED}`)
       .join(','),
@@ -75,6 +78,7 @@ export function botEnv(settings: StackSettings): Record<string, string> {
     ACCOUNT_JWT_SECRET: settings.secrets.accountJwtSecret,
     BOT_TOKEN_ENCRYPTION_KEY: settings.secrets.botTokenKey,
     WEBHOOK_SECRET_KEY: settings.secrets.webhookSecretKey,
+    INTERNAL_API_TOKEN: settings.secrets.internalApiToken,
     WEBHOOK_ALLOW_PRIVATE: 'true',
     RATE_LIMITS: Object.keys(DEFAULT_ROUTE_RATE_LIMITS)
       .map((name) => `${name}=${UNLIMITED}`)
