@@ -18,7 +18,7 @@ import { BENCH_DATABASES, dropDatabase, recreateDatabase } from './lib/db';
 import { BenchProcess, ROOT, rssMb, stopAllOnExit } from './lib/processes';
 import { startWebhookReceiver, WebhookReceiver } from './lib/receiver';
 import { formatTable, Report } from './lib/report';
-import { botEnv, StackSettings, startApp, throwAwaySecrets, voucherEnv } from './lib/stack';
+import { probeInstanceEnv, StackSettings, startApp, throwAwaySecrets } from './lib/stack';
 import { probeStatements, ProbeResult, statementReport } from './probe';
 import {
   runVoucherPaths,
@@ -127,14 +127,13 @@ async function main(): Promise<void> {
     if (probeOrGrowth && vouchers && bots) {
       console.log('counting SQL statements per request through the counting proxy…');
       const held = await voucherSupply(vouchers, 10, 30);
-      const env = { voucher: voucherEnv(settings), bot: botEnv(settings) };
       probes.push(
         ...(await probeStatements(
-          (dbPort) => startApp('voucher-api', { ...env.voucher, DB_PORT: String(dbPort), MIGRATIONS_RUN: 'false' }),
+          (dbPort) => startApp('voucher-api', probeInstanceEnv('voucher-api', settings, dbPort)),
           voucherProbeRequests(vouchers, held),
         )),
         ...(await probeStatements(
-          (dbPort) => startApp('bot-api', { ...env.bot, DB_PORT: String(dbPort), MIGRATIONS_RUN: 'false' }),
+          (dbPort) => startApp('bot-api', probeInstanceEnv('bot-api', settings, dbPort)),
           botProbeRequests(bots),
         )),
       );

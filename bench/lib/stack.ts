@@ -100,6 +100,22 @@ export function dispatcherEnv(settings: StackSettings, caFile: string): Record<s
   };
 }
 
+/**
+ * The statement-counting instance of an app (bench/probe.ts): its database connection goes through the
+ * counting proxy at `dbPort`, and it runs no background work that would land inside a counted request.
+ * bot-api's staff redrive worker claims leases once per REDRIVE_STEP_MS whether or not a job runs; on the
+ * counting instance that statement would be charged to whichever request was being counted. The
+ * instance that carries the load keeps the worker on, as production does.
+ */
+export function probeInstanceEnv(
+  name: 'voucher-api' | 'bot-api',
+  settings: StackSettings,
+  dbPort: number,
+): Record<string, string> {
+  const base = name === 'voucher-api' ? voucherEnv(settings) : { ...botEnv(settings), REDRIVE_WORKER_ENABLED: 'false' };
+  return { ...base, DB_PORT: String(dbPort), MIGRATIONS_RUN: 'false' };
+}
+
 export async function startApp(
   name: 'voucher-api' | 'bot-api' | 'bot-dispatcher',
   env: Record<string, string>,
