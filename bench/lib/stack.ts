@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { DEFAULT_ROUTE_RATE_LIMITS } from '../../apps/bot-api/src/rate-limits/route-rate-limits';
 import { DEFAULT_RATE_LIMITS } from '../../apps/voucher-api/src/rate-limits/rate-limit.policy';
 import { BENCH_DATABASES, PG } from './db';
-import { appArgs, BenchProcess, freePort, httpReady, startProcess } from './processes';
+import { appArgs, BenchProcess, freePort, httpReady, ROOT, startProcess } from './processes';
 
 /** Throw-away secrets made at bench start, so the apps run with real keys instead of development defaults. */
 export interface Secrets {
@@ -116,11 +118,29 @@ export function probeInstanceEnv(
   return { ...base, DB_PORT: String(dbPort), MIGRATIONS_RUN: 'false' };
 }
 
-export async function startApp(
-  name: 'voucher-api' | 'bot-api' | 'bot-dispatcher',
-  env: Record<string, string>,
-): Promise<BenchProcess> {
-  return startProcess({ name, args: appArgs(name), env, port: await freePort(), ready: httpReady('/health/ready') });
+type AppName = 'voucher-api' | 'bot-api' | 'bot-dispatcher';
+
+/**
+ * The NODE_OPTIONS the app's image runs with (`ENV NODE_OPTIONS=…` of its Dockerfile's runtime stage):
+ * memory and heap flags there are production settings, so the bench measures with them too.
+ * `BENCH_NODE_OPTIONS` replaces them for diagnosis (e.g. `--heapsnapshot-signal=SIGUSR2`, `--trace-gc`).
+ */
+export function imageNodeOptions(name: AppName): string {
+  if (process.env.BENCH_NODE_OPTIONS !== undefined) return process.env.BENCH_NODE_OPTIONS;
+  const dockerfile = readFileSync(resolve(ROOT, `docker/${name}.Dockerfile`), 'utf8');
+  const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+  const match = /NODE_OPTIONS=(?:"([^"]*)"|(\S+))/.exec(runtime);
+  return match ? (match[1] ?? match[2]) : '';
+}
+
+export async function startApp(name: AppName, env: Record<string, string>): Promise<BenchProcess> {
+  return startProcess({
+    name,
+    args: appArgs(name),
+    env: { NODE_OPTIONS: imageNodeOptions(name), ...env },
+    port: await freePort(),
+    ready: httpReady('/health/ready'),
+  });
 }
 
 /** The hand-written baselines' database connection: the same server and pool size as the apps. */
