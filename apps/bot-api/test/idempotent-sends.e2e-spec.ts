@@ -184,6 +184,20 @@ describe('idempotent sends (Idempotency-Key on the native bot API)', () => {
       expect(late.text).toBe(first.text);
     });
 
+    it('parallel identical keyed sends count one send: those turned away with 409 spend nothing', async () => {
+      const burst = await createApprovedBot(ctx, 'dev-4', { username: 'burst_bot' });
+      await db().query(`UPDATE bots SET rate_limits = '{"send_per_sec": 1000, "send_per_min": 50}' WHERE id = $1`, [
+        burst.botId,
+      ]);
+      const chat = await privateChat(alice, burst.botId);
+      const key = randomUUID();
+      const body = { chat_id: chat, text: `burst ${key}` };
+      const responses = await Promise.all(Array.from({ length: 8 }, () => call(burst.token, 'sendMessage', body, key)));
+      expect(responses.filter((r) => r.status === 201 && !r.headers['idempotent-replayed'])).toHaveLength(1);
+      const next = await call(burst.token, 'sendMessage', { chat_id: chat, text: 'next' }).expect(201);
+      expect(next.headers['x-botratelimit-remaining']).toBe('48');
+    });
+
     it('a keyed send refused by the quota is not stored: the same key sends once the window allows', async () => {
       const key = randomUUID();
       const body = { chat_id: tightChat, text: `after the window ${key}` };
