@@ -115,6 +115,9 @@ describe('the README quickstarts, run as written against started apps', () => {
       expect(output).toMatch(/"type": "message",\s+"text": "Hello bot"/);
       expect(output).toMatch(/"Hi! One latte\?"\n0\n/);
       expect(output).toMatch(/\[\s+"Hi! One latte\?",\s+"Hello bot"\s+\]/);
+      expect(output).toMatch(
+        /\{"message_id":(\d+),"text":"Latte ordered"\}\n\{"message_id":\1,"text":"Latte ordered"\}\n/,
+      );
       expect(output).toContain(`"url": "https://127.0.0.1:${port}/hook"`);
       const received = () => readFileSync(receiverLog, 'utf8');
       for (let waited = 0; !received().includes('"text": "Hello webhook"'); waited += 100) {

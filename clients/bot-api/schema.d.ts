@@ -11432,7 +11432,10 @@ export interface operations {
     Sending_sendMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11442,7 +11445,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -11502,6 +11505,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -11534,7 +11549,10 @@ export interface operations {
     Sending_sendPhoto: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11544,7 +11562,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -11604,6 +11622,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -11636,7 +11666,10 @@ export interface operations {
     Sending_sendDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11646,7 +11679,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -11706,6 +11739,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -11738,7 +11783,10 @@ export interface operations {
     Sending_sendVideo: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11748,7 +11796,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -11808,6 +11856,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -11840,7 +11900,10 @@ export interface operations {
     Sending_sendAudio: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11850,7 +11913,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -11910,6 +11973,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -11942,7 +12017,10 @@ export interface operations {
     Sending_sendVoice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11952,7 +12030,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12012,6 +12090,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12044,7 +12134,10 @@ export interface operations {
     Sending_sendVideoNote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12054,7 +12147,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12114,6 +12207,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12146,7 +12251,10 @@ export interface operations {
     Sending_sendAnimation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12156,7 +12264,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12216,6 +12324,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12248,7 +12368,10 @@ export interface operations {
     Sending_sendSticker: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12258,7 +12381,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12318,6 +12441,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12350,7 +12485,10 @@ export interface operations {
     Sending_sendLocation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12360,7 +12498,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12420,6 +12558,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12452,7 +12602,10 @@ export interface operations {
     Sending_sendVenue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12462,7 +12615,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12522,6 +12675,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12554,7 +12719,10 @@ export interface operations {
     Sending_sendDice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12564,7 +12732,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12624,6 +12792,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12656,7 +12836,10 @@ export interface operations {
     Sending_sendPoll: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12666,7 +12849,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12726,6 +12909,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12758,7 +12953,10 @@ export interface operations {
     Sending_sendContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12768,7 +12966,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12831,6 +13029,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
             /** @description `BOT_RATE_LIMIT`: a send quota of the bot is used up; see Retry-After; `RATE_LIMITED` */
             429: {
                 headers: {
@@ -12860,7 +13070,10 @@ export interface operations {
     Sending_sendMediaGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12870,7 +13083,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new messages in order; only the last carries reply_markup */
+            /** @description The new messages in order; only the last carries reply_markup; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12933,6 +13146,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
             /** @description `BOT_RATE_LIMIT`: a send quota of the bot is used up; see Retry-After; `RATE_LIMITED` */
             429: {
                 headers: {
@@ -12962,7 +13187,10 @@ export interface operations {
     Sending_forwardMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12972,7 +13200,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -13032,6 +13260,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -13064,7 +13304,10 @@ export interface operations {
     Sending_copyMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13074,7 +13317,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -13134,6 +13377,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -13269,7 +13524,10 @@ export interface operations {
     Sending_editMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13279,7 +13537,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The edited message with metadata.isEdited */
+            /** @description The edited message with metadata.isEdited; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13339,6 +13597,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -13474,7 +13744,10 @@ export interface operations {
     Sending_editMessageReplyMarkup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13484,7 +13757,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The message with its new reply_markup */
+            /** @description The message with its new reply_markup; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13544,6 +13817,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
