@@ -11535,7 +11535,10 @@ export interface operations {
     Sending_sendMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11545,7 +11548,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -11605,6 +11608,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -11637,7 +11652,10 @@ export interface operations {
     Sending_sendPhoto: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11647,7 +11665,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -11707,6 +11725,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -11739,7 +11769,10 @@ export interface operations {
     Sending_sendDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11749,7 +11782,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -11809,6 +11842,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -11841,7 +11886,10 @@ export interface operations {
     Sending_sendVideo: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11851,7 +11899,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -11911,6 +11959,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -11943,7 +12003,10 @@ export interface operations {
     Sending_sendAudio: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11953,7 +12016,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12013,6 +12076,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12045,7 +12120,10 @@ export interface operations {
     Sending_sendVoice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12055,7 +12133,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12115,6 +12193,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12147,7 +12237,10 @@ export interface operations {
     Sending_sendVideoNote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12157,7 +12250,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12217,6 +12310,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12249,7 +12354,10 @@ export interface operations {
     Sending_sendAnimation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12259,7 +12367,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12319,6 +12427,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12351,7 +12471,10 @@ export interface operations {
     Sending_sendSticker: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12361,7 +12484,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12421,6 +12544,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12453,7 +12588,10 @@ export interface operations {
     Sending_sendLocation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12463,7 +12601,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12523,6 +12661,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12555,7 +12705,10 @@ export interface operations {
     Sending_sendVenue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12565,7 +12718,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12625,6 +12778,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12657,7 +12822,10 @@ export interface operations {
     Sending_sendDice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12667,7 +12835,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12727,6 +12895,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12759,7 +12939,10 @@ export interface operations {
     Sending_sendPoll: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12769,7 +12952,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12829,6 +13012,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12861,7 +13056,10 @@ export interface operations {
     Sending_sendContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12871,7 +13069,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12934,6 +13132,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
             /** @description `BOT_RATE_LIMIT`: a send quota of the bot is used up; see Retry-After; `RATE_LIMITED` */
             429: {
                 headers: {
@@ -12963,7 +13173,10 @@ export interface operations {
     Sending_sendMediaGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12973,7 +13186,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new messages in order; only the last carries reply_markup */
+            /** @description The new messages in order; only the last carries reply_markup; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -13036,6 +13249,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
             /** @description `BOT_RATE_LIMIT`: a send quota of the bot is used up; see Retry-After; `RATE_LIMITED` */
             429: {
                 headers: {
@@ -13065,7 +13290,10 @@ export interface operations {
     Sending_forwardMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13075,7 +13303,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -13135,6 +13363,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -13167,7 +13407,10 @@ export interface operations {
     Sending_copyMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13177,7 +13420,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -13237,6 +13480,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -13372,7 +13627,10 @@ export interface operations {
     Sending_editMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13382,7 +13640,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The edited message with metadata.isEdited */
+            /** @description The edited message with metadata.isEdited; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13442,6 +13700,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -13577,7 +13847,10 @@ export interface operations {
     Sending_editMessageReplyMarkup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13587,7 +13860,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The message with its new reply_markup */
+            /** @description The message with its new reply_markup; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13647,6 +13920,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };

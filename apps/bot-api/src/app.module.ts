@@ -58,7 +58,7 @@ export class AppModule {
           imports: [UsersModule],
           internalApiToken: config.INTERNAL_API_TOKEN,
         }),
-        IdempotencyModule.forRoot(),
+        IdempotencyModule.forRoot({ ttlMs: config.IDEMPOTENCY_TTL_MS }),
         HealthModule.forRoot(),
         MetricsModule,
         RateLimitsModule,
