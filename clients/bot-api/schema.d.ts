@@ -574,6 +574,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/bots/internal/files/{fileId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An image file owned by an account (uploaded by it, or by a bot it develops)
+         * @description Internal: for platform services only, with the internal service token.
+         */
+        get: operations["InternalFiles_ownedImage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/bots/client/chats": {
         parameters: {
             query?: never;
@@ -2462,6 +2482,14 @@ export type components = {
         GetFileDto: {
             /** Format: uuid */
             file_id: string;
+        };
+        OwnedImageView: {
+            /** Format: uuid */
+            file_id: string;
+            /** @example image/png */
+            mime_type: string;
+            width: number | null;
+            height: number | null;
         };
         CreateGroupDto: {
             /**
@@ -7372,6 +7400,81 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    InternalFiles_ownedImage: {
+        parameters: {
+            query: {
+                /** @description The account that must own the image (its account id, the JWT `sub`) */
+                owner: string;
+            };
+            header?: never;
+            path: {
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["OwnedImageView"];
+                    };
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: no such file, not an image, or not owned by that account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
                     };
                 };
             };

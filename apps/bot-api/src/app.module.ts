@@ -20,6 +20,7 @@ import { FriendsModule } from './friends/friends.module';
 import { ProfileModule } from './profile/profile.module';
 import { UpdatesModule } from './updates/updates.module';
 import { FilesModule } from './files/files.module';
+import { InternalFilesModule } from './files/internal-files.module';
 import { ChatsModule } from './chats/chats.module';
 import { MessagesModule } from './messages/messages.module';
 import { InteractionModule } from './interaction/interaction.module';
@@ -51,7 +52,12 @@ export class AppModule {
         HttpFoundationModule.forRoot({ bodyLimit: config.BODY_LIMIT, skipJsonBody: isFileUpload }),
         databaseModule(config, botMigrations),
         RedisModule.forRoot(config.REDIS_URL, 'bot-api', config.REDIS_KEY_PREFIX),
-        AuthModule.forRoot({ config, directory: UsersDirectory, imports: [UsersModule] }),
+        AuthModule.forRoot({
+          config,
+          directory: UsersDirectory,
+          imports: [UsersModule],
+          internalApiToken: config.INTERNAL_API_TOKEN,
+        }),
         IdempotencyModule.forRoot({ ttlMs: config.IDEMPOTENCY_TTL_MS }),
         HealthModule.forRoot(),
         MetricsModule,
@@ -63,6 +69,7 @@ export class AppModule {
         FriendsModule,
         UpdatesModule,
         FilesModule,
+        InternalFilesModule,
         ChatsModule,
         MessagesModule,
         InteractionModule,

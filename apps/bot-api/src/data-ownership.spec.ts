@@ -81,6 +81,12 @@ const CROSS_TABLE: AllowedUse[] = [
     reason: 'a file is visible to the active members of a chat it was posted in',
   },
   {
+    at: `${BOT_API}files/owned-images.store.ts#OWNED_IMAGE`,
+    tables: ['files', 'bots'],
+    reason:
+      "other services' cover-image check: one statement decides existence, image type and ownership (the account's uploads and its bots')",
+  },
+  {
     at: `${BOT_API}files/files.service.ts#FilesService.visibleToBot`,
     tables: ['messages', 'chat_members'],
     reason: "a person's upload is visible to the bots that are active members of a chat where that person posted it",

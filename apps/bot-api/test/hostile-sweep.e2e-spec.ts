@@ -75,6 +75,7 @@ describe('hostile-input sweep over every bot-api operation', () => {
       credentials: {
         'bot-token': [`Bearer ${bot.token}`],
         bearer: accounts.map((jwt) => `Bearer ${jwt}`),
+        'service-token': [`Bearer ${ctx.config.INTERNAL_API_TOKEN}`],
       },
       // A long poll would hold the sweep for up to 50 s; its validation is swept with other values.
       tame: { timeout: 0 },
