@@ -35,7 +35,13 @@ export class AutomaticRedrives {
       const handled: string[] = [];
       let started = 0;
       for (const botId of recovered) {
-        const filter: RedriveFilterView = { status: 'dead_letter', bot_id: botId, since: null, until: null, error: null };
+        const filter: RedriveFilterView = {
+          status: 'dead_letter',
+          bot_id: botId,
+          since: null,
+          until: null,
+          error: null,
+        };
         const rate = this.config.REDRIVE_RATE_PER_BOT;
         const { job, busy } = await this.jobs.createAutomatic(manager, botId, { ...filter }, rate);
         if (busy) continue;

@@ -153,13 +153,14 @@ export class RedriveJobsStore {
     owner: string,
     leaseMs: number,
   ): Promise<Array<{ id: string; kind: RedriveJobKind; rate_per_bot: number }>> {
-    const [rows]: [Array<{ id: string; kind: RedriveJobKind; rate_per_bot: number }>, number] = await this.dataSource.query(
-      `UPDATE delivery_redrive_jobs
+    const [rows]: [Array<{ id: string; kind: RedriveJobKind; rate_per_bot: number }>, number] =
+      await this.dataSource.query(
+        `UPDATE delivery_redrive_jobs
           SET lease_owner = $1, lease_until = now() + make_interval(secs => $2::double precision / 1000)
         WHERE status = 'running' AND (lease_owner = $1 OR lease_until IS NULL OR lease_until < now())
         RETURNING id, kind, rate_per_bot`,
-      [owner, leaseMs],
-    );
+        [owner, leaseMs],
+      );
     return rows;
   }
 

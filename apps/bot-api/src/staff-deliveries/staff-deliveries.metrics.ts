@@ -23,7 +23,7 @@ export class StaffDeliveriesMetrics {
     });
     this.autoRedelivered = new Counter({
       name: 'bot_auto_redeliveries_total',
-      help: 'Dead letters redelivered automatically after their bot\'s receiver recovered (self-healing dead letters)',
+      help: "Dead letters redelivered automatically after their bot's receiver recovered (self-healing dead letters)",
       registers: [registry],
     });
     this.deadLetters = new Gauge({

@@ -66,6 +66,8 @@ export class SelfHealingDeadLetters1795620000000 implements MigrationInterface {
     await queryRunner.query(`ALTER TABLE webhook_delivery_attempts DROP COLUMN "trigger"`);
     await queryRunner.query(`ALTER TABLE webhook_deliveries DROP COLUMN "trigger"`);
     await queryRunner.query(`DROP INDEX bots_webhook_recovered`);
-    await queryRunner.query(`ALTER TABLE bots DROP COLUMN webhook_recovered_at, DROP COLUMN auto_redeliver_dead_letters`);
+    await queryRunner.query(
+      `ALTER TABLE bots DROP COLUMN webhook_recovered_at, DROP COLUMN auto_redeliver_dead_letters`,
+    );
   }
 }

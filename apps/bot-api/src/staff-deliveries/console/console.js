@@ -151,7 +151,9 @@ async function openDelivery(updateId) {
   $('attempts').replaceChildren(
     ...d.attempt_log.map((a) => {
       const row = document.createElement('tr');
-      [a.series, a.trigger, a.attempt, a.status_code, `${a.latency_ms} ms`, a.error, a.attempted_at].forEach((v) => cell(row, v));
+      [a.series, a.trigger, a.attempt, a.status_code, `${a.latency_ms} ms`, a.error, a.attempted_at].forEach((v) =>
+        cell(row, v),
+      );
       return row;
     }),
   );
