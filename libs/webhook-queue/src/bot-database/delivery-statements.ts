@@ -16,7 +16,7 @@ export function insertDeliveriesSql(updates: string): string {
        FROM ${updates} u JOIN bots b ON b.id = u.bot_id AND b.delivery_mode = 'webhook'
       ORDER BY u.update_seq
      ON CONFLICT (update_id) DO NOTHING
-     RETURNING id, update_id, series`;
+     RETURNING id, update_id, series, bot_id`;
 }
 
 /** Updates a bot switching to webhook mode has not confirmed yet, within the getUpdates retention. */
@@ -149,7 +149,7 @@ export const RECORD_ATTEMPTS = namedStatement(
 );
 
 /** Open deliveries past their due time by more than the grace: their job was never added or got lost. */
-export const OVERDUE = `SELECT d.id, d.series, d.attempts
+export const OVERDUE = `SELECT d.id, d.series, d.attempts, d.bot_id
      FROM webhook_deliveries d
      JOIN bots b ON b.id = d.bot_id
     WHERE d.status IN ('pending', 'retrying')
@@ -199,13 +199,13 @@ const RESTART_SERIES = `status = 'pending', series = series + 1, "trigger" = 'ma
 
 export const RESTART_FINISHED = `UPDATE webhook_deliveries SET ${RESTART_SERIES}
     WHERE id = $1 AND status IN ('dead_letter', 'succeeded')
-    RETURNING id, series`;
+    RETURNING id, series, bot_id`;
 
 export const RESTART_DEAD_LETTERS = `UPDATE webhook_deliveries SET ${RESTART_SERIES}
     WHERE bot_id = $1 AND status = 'dead_letter'
       AND ($2::timestamptz IS NULL OR dead_letter_at >= $2::timestamptz)
       AND ($3::timestamptz IS NULL OR dead_letter_at < $3::timestamptz)
-    RETURNING id, series`;
+    RETURNING id, series, bot_id`;
 
 /** Open deliveries are withdrawn when their bot leaves webhook mode, so nothing is POSTed any more. */
 export const WITHDRAW_OPEN = `DELETE FROM webhook_deliveries WHERE bot_id = $1 AND status IN ('pending', 'retrying')`;

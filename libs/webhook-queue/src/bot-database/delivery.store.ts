@@ -76,6 +76,7 @@ const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 export interface OpenedDelivery {
   id: string;
   series: number;
+  bot_id: string;
 }
 
 /**

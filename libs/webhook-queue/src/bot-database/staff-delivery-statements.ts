@@ -137,7 +137,7 @@ export const RESTART_FOR_STAFF = `UPDATE webhook_deliveries d SET status = 'pend
    FROM bots b
   WHERE d.id = ANY($1::uuid[]) AND d.status = ANY($2::varchar[])
     AND b.id = d.bot_id AND b.delivery_mode = 'webhook' AND b.webhook_url IS NOT NULL
-  RETURNING d.id, d.series`;
+  RETURNING d.id, d.series, d.bot_id`;
 
 /**
  * What an automatic redrive of bot $1 takes: its dead letters whose current series was not itself
