@@ -29,6 +29,9 @@ WORKDIR /app
 COPY --from=prod-deps /workspace/node_modules ./node_modules
 COPY --from=prod-deps /workspace/package.json ./package.json
 COPY --from=build /workspace/dist/apps/bot-api ./dist
+# The disk file storage driver's directory: the one place the process writes (mount a volume there).
+RUN mkdir -p /var/lib/bot-api/files && chown 1000:1000 /var/lib/bot-api/files
+ENV FILE_STORAGE_DIR=/var/lib/bot-api/files
 # The image's own files stay root-owned and read-only to the process; it runs as the unprivileged "node" user (uid 1000).
 USER 1000:1000
 EXPOSE 3002

@@ -89,7 +89,22 @@ describe('the example Updates of docs/webhooks.md', () => {
     await alice.post(`/chats/${chatId}/messages`, { location: { latitude: 52.52, longitude: 13.405 } });
     await alice.patch(`/chats/${chatId}/messages/${text}`, { text: 'Hello, bot!' });
     await alice.delete(`/chats/${chatId}/messages/${text}`);
-    const own = await callBot(ctx, bot.token, 'sendMessage', { chat_id: chatId, text: 'Pick one' }).expect(201);
+    const own = await callBot(ctx, bot.token, 'sendMessage', {
+      chat_id: chatId,
+      text: 'Pick one',
+      reply_markup: { inline_keyboard: [[{ text: 'Latte', callback_data: 'order:latte' }]] },
+    }).expect(201);
+    await alice.post('/callback-queries', {
+      chat_id: chatId,
+      message_id: own.body.data.message_id,
+      data: 'order:latte',
+    });
+    await request(ctx.app.getHttpServer())
+      .patch(`/api/v1/bots/my/${bot.botId}`)
+      .set('Authorization', `Bearer ${await ctx.jwt('dev-docs')}`)
+      .send({ supports_inline_queries: true })
+      .expect(200);
+    await alice.post('/inline-queries', { bot_username: 'quickstart_bot', query: 'latte' });
     await alice.post(`/chats/${chatId}/messages/${own.body.data.message_id}/delivered`);
     await alice.post(`/chats/${chatId}/messages/${own.body.data.message_id}/read`);
     const group = (await alice.post('/chats', { type: 'group', title: 'Coffee club', member_ids: [bot.systemUserId] }))

@@ -470,6 +470,110 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/bots/files/upload-credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Upload step 1: a single-use, expiring URL to PUT the bytes to (at most 50 MB, an allowed type) */
+        post: operations["BotFiles_credentials"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/files/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Upload step 3: checks the stored bytes against the declaration and returns the file */
+        post: operations["BotFiles_complete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/getFile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** getFile: metadata with a temporary download URL */
+        get: operations["BotFiles_getFileByQuery"];
+        put?: never;
+        /** getFile: metadata with a temporary download URL */
+        post: operations["BotFiles_getFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/client/files/upload-credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Upload step 1: a single-use, expiring URL to PUT the bytes to (at most 50 MB, an allowed type) */
+        post: operations["ClientFiles_credentials"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/client/files/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Upload step 3: checks the stored bytes against the declaration and returns the file */
+        post: operations["ClientFiles_complete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/files/storage/{blob}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download (disk driver): the bytes of a signed, expiring download URL */
+        get: operations["FileStorage_download"];
+        /** Upload step 2 (disk driver): PUT the bytes to the uploadUrl with exactly the returned headers */
+        put: operations["FileStorage_upload"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/bots/client/chats": {
         parameters: {
             query?: never;
@@ -599,10 +703,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** getChatMemberCount: active members, bots included */
+        /** getChatMemberCount: active members, bots and virtual members included */
         get: operations["BotChats_getChatMemberCountByQuery"];
         put?: never;
-        /** getChatMemberCount: active members, bots included */
+        /** getChatMemberCount: active members, bots and virtual members included */
         post: operations["BotChats_getChatMemberCount"];
         delete?: never;
         options?: never;
@@ -879,6 +983,176 @@ export type paths = {
         put?: never;
         /** Mark a message delivered; emits message_delivered to the bot that sent it */
         post: operations["ClientMessages_delivered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/answerCallbackQuery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** answerCallbackQuery: answer a button click once, within the answer window; the user reads the answer */
+        post: operations["Interaction_answerCallbackQuery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/answerInlineQuery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** answerInlineQuery: up to 50 `article` results with an InputTextMessageContent, once, within the answer window */
+        post: operations["Interaction_answerInlineQuery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/client/callback-queries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Click an inline keyboard button of a bot message: a callback_query Update for that bot */
+        post: operations["ClientInteraction_click"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/client/callback-queries/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A callback query I made: pending, answered (with the bot's answer) or expired */
+        get: operations["ClientInteraction_readCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/client/inline-queries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ask a bot inline (the user typed @username and a query): an inline_query Update for that bot */
+        post: operations["ClientInteraction_ask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/client/inline-queries/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An inline query I made: pending, answered (with the bot's results) or expired */
+        get: operations["ClientInteraction_readInline"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/createChatVirtualMember": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** createChatVirtualMember: a member with is_virtual true in a group the bot is an active member of */
+        post: operations["VirtualMembers_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/listChatVirtualMembers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** listChatVirtualMembers: this bot's virtual members of the group, oldest first */
+        post: operations["VirtualMembers_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/sendAsVirtualMember": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** sendAsVirtualMember: a text message (1 to 1000 characters) from one of its virtual members */
+        post: operations["VirtualMembers_send"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/admin/bots/{botId}/virtual-member-audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The bot's virtual-member calls (create, list, send; refused ones too), newest first */
+        get: operations["VirtualMemberAudit_auditLog"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1856,6 +2130,11 @@ export type components = {
             username: string | null;
             /** @description Display name */
             first_name: string;
+            /**
+             * @description Present (and true) only for a virtual member that a bot created and speaks as in one group
+             * @enum {boolean}
+             */
+            is_virtual?: true;
         };
         FileView: {
             /** Format: uuid */
@@ -1947,7 +2226,10 @@ export type components = {
         LocationMetadataView: {
             latitude: number;
             longitude: number;
+            /** @description sendLocation name; for venues the name given, else the title */
             name?: string;
+            /** @description Venues: the title */
+            title?: string;
             address?: string;
         };
         FileMetadataView: {
@@ -2022,6 +2304,42 @@ export type components = {
             /** @description Unix seconds of the event */
             date: number;
         };
+        CallbackMessageView: {
+            message_id: number;
+            chat: components["schemas"]["ChatIdentityView"];
+        };
+        CallbackQueryUpdateView: {
+            /**
+             * Format: uuid
+             * @description Answer it with answerCallbackQuery
+             */
+            id: string;
+            /** @description Who clicked */
+            from: components["schemas"]["UserView"];
+            message: components["schemas"]["CallbackMessageView"];
+            /** @description The button's callback_data */
+            data: string;
+            /** @description Opaque, the same for every click in this chat on this bot; not the chat id */
+            chat_instance: string;
+        };
+        InlineQueryUpdateView: {
+            /**
+             * Format: uuid
+             * @description Answer it with answerInlineQuery
+             */
+            id: string;
+            /** @description Who typed */
+            from: components["schemas"]["UserView"];
+            /** @description What the user typed after the bot username */
+            query: string;
+            /** @description The offset the app asked for (the previous next_offset), or empty */
+            offset: string;
+            /**
+             * @description The chat the user typed in: its type, or `sender` when no chat was named
+             * @enum {string}
+             */
+            chat_type: "sender" | "private" | "group";
+        };
         FriendRequestUpdateView: {
             /** Format: uuid */
             id: string;
@@ -2072,10 +2390,82 @@ export type components = {
             update_seq: number;
             /** @description message, photo, document, video, audio, location: the new message; edited_message: the edit; message_deleted, message_read, message_delivered: which message, when */
             message?: components["schemas"]["MessageView"] | components["schemas"]["EditedMessageEventView"] | components["schemas"]["MessageEventView"];
+            callback_query?: components["schemas"]["CallbackQueryUpdateView"];
+            inline_query?: components["schemas"]["InlineQueryUpdateView"];
             friend_request?: components["schemas"]["FriendRequestUpdateView"];
             my_chat_member?: components["schemas"]["ChatMemberUpdatedView"];
             chat_member?: components["schemas"]["ChatMemberUpdatedView"];
             chat_join_request?: components["schemas"]["ChatJoinRequestEventView"];
+        };
+        UploadCredentialsDto: {
+            /**
+             * @description Shown to recipients; no path
+             * @example photo.png
+             */
+            fileName: string;
+            /** @description Bytes; at most 50 MB */
+            fileSize: number;
+            /**
+             * @description MIME type; the PUT must send it as Content-Type
+             * @enum {string}
+             */
+            fileType: "image/jpeg" | "image/png" | "image/gif" | "image/webp" | "video/mp4" | "video/webm" | "video/quicktime" | "audio/mpeg" | "audio/ogg" | "audio/mp4" | "audio/wav" | "audio/webm" | "application/pdf" | "application/zip" | "application/json" | "text/plain" | "text/csv" | "application/msword" | "application/vnd.openxmlformats-officedocument.wordprocessingml.document" | "application/vnd.ms-excel" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/vnd.ms-powerpoint" | "application/vnd.openxmlformats-officedocument.presentationml.presentation" | "application/octet-stream";
+        };
+        UploadCredentialsView: {
+            /** @description PUT the bytes here with exactly `headers`; valid once, until `expiresAt` */
+            uploadUrl: string;
+            /** @description Storage key, repeated in the complete call */
+            key: string;
+            /**
+             * @description Headers the PUT must carry; they are bound into the URL
+             * @example {
+             *       "Content-Type": "image/png",
+             *       "Content-Length": "1024"
+             *     }
+             */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description Unix seconds after which the upload URL is refused and the upload purged */
+            expiresAt: number;
+        };
+        CompleteUploadDto: {
+            /**
+             * @description Shown to recipients; no path
+             * @example photo.png
+             */
+            fileName: string;
+            /** @description Bytes; at most 50 MB */
+            fileSize: number;
+            /**
+             * @description MIME type; the PUT must send it as Content-Type
+             * @enum {string}
+             */
+            fileType: "image/jpeg" | "image/png" | "image/gif" | "image/webp" | "video/mp4" | "video/webm" | "video/quicktime" | "audio/mpeg" | "audio/ogg" | "audio/mp4" | "audio/wav" | "audio/webm" | "application/pdf" | "application/zip" | "application/json" | "text/plain" | "text/csv" | "application/msword" | "application/vnd.openxmlformats-officedocument.wordprocessingml.document" | "application/vnd.ms-excel" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/vnd.ms-powerpoint" | "application/vnd.openxmlformats-officedocument.presentationml.presentation" | "application/octet-stream";
+            /** @description The key returned by upload-credentials */
+            key: string;
+        };
+        FileInfoView: {
+            /** Format: uuid */
+            file_id: string;
+            file_name: string;
+            mime_type: string;
+            /** @description Bytes */
+            file_size: number;
+            /** @description Pixels, read from the bytes of images and videos */
+            width: number | null;
+            /** @description Pixels, read from the bytes of images and videos */
+            height: number | null;
+            /** @description Seconds, read from the bytes of audio and video */
+            duration: number | null;
+            /** @description Temporary download URL */
+            url: string;
+            /** @description Unix seconds at which `url` stops working */
+            url_expires_at: number;
+        };
+        GetFileDto: {
+            /** Format: uuid */
+            file_id: string;
         };
         CreateGroupDto: {
             /**
@@ -2250,6 +2640,218 @@ export type components = {
             /** @enum {string} */
             status: "read" | "delivered";
         };
+        InputTextMessageContentView: {
+            message_text: string;
+            /** @enum {string} */
+            parse_mode?: "Markdown" | "MarkdownV2" | "HTML";
+        };
+        InlineQueryResultArticle: {
+            /** @enum {string} */
+            type: "article";
+            /** @description 1 to 64 bytes, unique among the results */
+            id: string;
+            title: string;
+            input_message_content: components["schemas"]["InputTextMessageContentView"];
+            description?: string;
+            /** @description HTTPS URL */
+            url?: string;
+            /** @description HTTPS URL */
+            thumbnail_url?: string;
+        };
+        AnswerCallbackQueryDto: {
+            /**
+             * Format: uuid
+             * @description The `id` of the callback_query Update
+             */
+            callback_query_id: string;
+            /** @description Shown to the user as a notification or alert */
+            text?: string;
+            /**
+             * @description An alert the user dismisses instead of a notification
+             * @default false
+             */
+            show_alert?: boolean;
+            /** @description An HTTPS URL the app opens */
+            url?: string;
+            /**
+             * @description Seconds the app may reuse the answer
+             * @default 0
+             */
+            cache_time?: number;
+        };
+        AnswerInlineQueryDto: {
+            /**
+             * Format: uuid
+             * @description The `id` of the inline_query Update
+             */
+            inline_query_id: string;
+            /** @description At most 50 results, unique ids; only type `article` with an InputTextMessageContent (`{ message_text, parse_mode? }`): see InlineQueryResultArticle */
+            results: components["schemas"]["InlineQueryResultArticle"][];
+            /** @default 300 */
+            cache_time?: number;
+            /**
+             * @description The results are for this user only
+             * @default false
+             */
+            is_personal?: boolean;
+            /** @description Offset the app sends with the next query for more results */
+            next_offset?: string;
+        };
+        CreateCallbackQueryDto: {
+            /** Format: uuid */
+            chat_id: string;
+            message_id: number;
+            /** @description The button's callback_data, 1 to 64 bytes */
+            data: string;
+        };
+        CreatedQueryView: {
+            /**
+             * Format: uuid
+             * @description The query id; read its answer with GET on the same path
+             */
+            id: string;
+        };
+        CallbackQueryStateView: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description expired: unanswered after the answer window
+             * @enum {string}
+             */
+            status: "pending" | "answered" | "expired";
+            /** @description null until answered */
+            answer?: {
+                text: string | null;
+                show_alert: boolean;
+                url: string | null;
+                /** @description Seconds the app may reuse the answer */
+                cache_time: number;
+            } | null;
+        };
+        CreateInlineQueryDto: {
+            /** @description The bot's @username; the leading @ is optional */
+            bot_username: string;
+            /** @description What the user typed after the username (may be empty) */
+            query: string;
+            /** @description The next_offset of the previous answer, for more results */
+            offset?: string;
+            /**
+             * Format: uuid
+             * @description The chat the user types in (they must be an active member); sets the Update's chat_type
+             */
+            chat_id?: string;
+        };
+        InlineQueryStateView: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description expired: unanswered after the answer window
+             * @enum {string}
+             */
+            status: "pending" | "answered" | "expired";
+            query: string;
+            offset: string;
+            /** @description null until answered */
+            answer?: {
+                results: components["schemas"]["InlineQueryResultArticle"][];
+                cache_time: number;
+                is_personal: boolean;
+                /** @description Send it as `offset` of the next query for more results; empty when there are none */
+                next_offset: string;
+            } | null;
+        };
+        CreateChatVirtualMemberDto: {
+            /** @description A group the bot is an active member of */
+            chat_id: string;
+            /** @description Display name shown in the group */
+            name: string;
+        };
+        VirtualMemberView: {
+            /** @description The member as chat reads show it, with `is_virtual: true` */
+            user: components["schemas"]["UserView"];
+            /** Format: uuid */
+            chat_id: string;
+            /** @description The bot that created it and alone speaks as it */
+            bot_id: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        ListChatVirtualMembersDto: {
+            /**
+             * @description From 1
+             * @default 1
+             */
+            page?: number;
+            /**
+             * @description Items per page
+             * @default 20
+             */
+            pageSize?: number;
+            /**
+             * @deprecated
+             * @description Deprecated: use pageSize. Accepted for one release; pageSize wins.
+             */
+            limit?: number;
+            /**
+             * @deprecated
+             * @description Deprecated: use pageSize. Accepted for one release; pageSize wins.
+             */
+            page_size?: number;
+            chat_id: string;
+        };
+        VirtualMemberPage: {
+            items: components["schemas"]["VirtualMemberView"][];
+            /** @description Items on all pages together */
+            total: number;
+            /** @description The page returned, from 1 */
+            page: number;
+            /** @description Items per page */
+            pageSize: number;
+        };
+        SendAsVirtualMemberDto: {
+            chat_id: string;
+            /** @description The user id of one of this bot’s virtual members of the chat */
+            virtual_member_id: string;
+            /**
+             * @description Only text is sent as a virtual member
+             * @enum {string}
+             */
+            type: "text";
+            text: string;
+        };
+        VirtualMemberAuditView: {
+            id: string;
+            bot_id: string;
+            /**
+             * @description createChatVirtualMember, listChatVirtualMembers, sendAsVirtualMember
+             * @enum {string}
+             */
+            action: "create" | "list" | "send";
+            /** @enum {string} */
+            outcome: "succeeded" | "refused";
+            /** @description The error code of a refused call */
+            error_code: string | null;
+            /** @description chat_id as the call gave it */
+            chat_id: string | null;
+            virtual_member_id: string | null;
+            /** @description The message a successful send wrote */
+            message_id: number | null;
+            /** @description The parameters as given; texts are kept up to 1000 characters, with their full length */
+            request: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            created_at: string;
+        };
+        VirtualMemberAuditPage: {
+            items: components["schemas"]["VirtualMemberAuditView"][];
+            /** @description Items on all pages together */
+            total: number;
+            /** @description The page returned, from 1 */
+            page: number;
+            /** @description Items per page */
+            pageSize: number;
+        };
         SendMessageDto: {
             chat_id: string;
             reply_to_message_id?: number;
@@ -2378,7 +2980,9 @@ export type components = {
             reply_markup?: components["schemas"]["ReplyMarkupView"];
             latitude: number;
             longitude: number;
-            /** @description Name of the venue */
+            /** @description As in sendLocation: a name for the point; defaults to the title */
+            name?: string;
+            /** @description Title of the venue */
             title: string;
             address?: string;
         };
@@ -6003,6 +6607,842 @@ export interface operations {
             };
         };
     };
+    BotFiles_credentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UploadCredentialsDto"];
+            };
+        };
+        responses: {
+            /** @description `uploadUrl`, `key`, `headers`, `expiresAt` */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["UploadCredentialsView"];
+                    };
+                };
+            };
+            /** @description `VALIDATION` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description `BOT_TOKEN_REQUIRED`: no bearer token; `INVALID_BOT_TOKEN`: unknown, revoked or malformed token, or another kind of token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_TOKEN_REQUIRED" | "INVALID_BOT_TOKEN";
+                    };
+                };
+            };
+            /** @description `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_NOT_AVAILABLE";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    BotFiles_complete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompleteUploadDto"];
+            };
+        };
+        responses: {
+            /** @description The file: `file_id`, temporary `url`, width/height/duration read from the bytes */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["FileInfoView"];
+                    };
+                };
+            };
+            /** @description `VALIDATION`: the declaration differs from step 1; `UPLOAD_SIZE_MISMATCH`: the stored bytes differ in size (they are deleted) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION" | "UPLOAD_SIZE_MISMATCH";
+                    };
+                };
+            };
+            /** @description `BOT_TOKEN_REQUIRED`: no bearer token; `INVALID_BOT_TOKEN`: unknown, revoked or malformed token, or another kind of token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_TOKEN_REQUIRED" | "INVALID_BOT_TOKEN";
+                    };
+                };
+            };
+            /** @description `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_NOT_AVAILABLE";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: no such upload, or another owner's key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `CONFLICT`: the key was completed before; `UPLOAD_NOT_RECEIVED`: nothing was stored under the key yet */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "CONFLICT" | "UPLOAD_NOT_RECEIVED";
+                    };
+                };
+            };
+            /** @description `UPLOAD_EXPIRED`: the upload expired before completion (its bytes are deleted) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UPLOAD_EXPIRED";
+                    };
+                };
+            };
+            /** @description `UPLOAD_TYPE_MISMATCH`: the store holds the bytes under another type (they are deleted) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UPLOAD_TYPE_MISMATCH";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    BotFiles_getFileByQuery: {
+        parameters: {
+            query: {
+                file_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["FileInfoView"];
+                    };
+                };
+            };
+            /** @description `VALIDATION` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description `BOT_TOKEN_REQUIRED`: no bearer token; `INVALID_BOT_TOKEN`: unknown, revoked or malformed token, or another kind of token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_TOKEN_REQUIRED" | "INVALID_BOT_TOKEN";
+                    };
+                };
+            };
+            /** @description `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_NOT_AVAILABLE";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: no such file, or another bot's upload, or a file the bot did not receive */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    BotFiles_getFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GetFileDto"];
+            };
+        };
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["FileInfoView"];
+                    };
+                };
+            };
+            /** @description `VALIDATION` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description `BOT_TOKEN_REQUIRED`: no bearer token; `INVALID_BOT_TOKEN`: unknown, revoked or malformed token, or another kind of token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_TOKEN_REQUIRED" | "INVALID_BOT_TOKEN";
+                    };
+                };
+            };
+            /** @description `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_NOT_AVAILABLE";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: no such file, or another bot's upload, or a file the bot did not receive */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    ClientFiles_credentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UploadCredentialsDto"];
+            };
+        };
+        responses: {
+            /** @description `uploadUrl`, `key`, `headers`, `expiresAt` */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["UploadCredentialsView"];
+                    };
+                };
+            };
+            /** @description `VALIDATION` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    ClientFiles_complete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompleteUploadDto"];
+            };
+        };
+        responses: {
+            /** @description The file: `file_id`, temporary `url`, width/height/duration read from the bytes */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["FileInfoView"];
+                    };
+                };
+            };
+            /** @description `VALIDATION`: the declaration differs from step 1; `UPLOAD_SIZE_MISMATCH`: the stored bytes differ in size (they are deleted) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION" | "UPLOAD_SIZE_MISMATCH";
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: no such upload, or another owner's key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `CONFLICT`: the key was completed before; `UPLOAD_NOT_RECEIVED`: nothing was stored under the key yet */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "CONFLICT" | "UPLOAD_NOT_RECEIVED";
+                    };
+                };
+            };
+            /** @description `UPLOAD_EXPIRED`: the upload expired before completion (its bytes are deleted) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UPLOAD_EXPIRED";
+                    };
+                };
+            };
+            /** @description `UPLOAD_TYPE_MISMATCH`: the store holds the bytes under another type (they are deleted) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UPLOAD_TYPE_MISMATCH";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    FileStorage_download: {
+        parameters: {
+            query: {
+                type: string;
+                /** @description Unix seconds after which the URL is refused */
+                expires: number;
+                signature: string;
+            };
+            header?: never;
+            path: {
+                blob: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bytes, with the file type and length */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description `VALIDATION` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description `FILE_URL_INVALID`: the signature does not match the key, type or expiry */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "FILE_URL_INVALID";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: nothing is stored under the key, or the disk driver is not in use */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `FILE_URL_EXPIRED`: the URL expired */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "FILE_URL_EXPIRED";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    FileStorage_upload: {
+        parameters: {
+            query: {
+                size: number;
+                type: string;
+                /** @description Unix seconds after which the URL is refused */
+                expires: number;
+                signature: string;
+            };
+            header?: never;
+            path: {
+                blob: string;
+            };
+            cookie?: never;
+        };
+        /** @description The file bytes, Content-Type = fileType, Content-Length = fileSize */
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Stored; complete the upload next */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `VALIDATION`: the URL lacks a parameter; `UPLOAD_SIZE_MISMATCH`: Content-Length or the bytes differ from fileSize; nothing is stored */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION" | "UPLOAD_SIZE_MISMATCH";
+                    };
+                };
+            };
+            /** @description `FILE_URL_INVALID`: the signature does not match the key, size, type or expiry */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "FILE_URL_INVALID";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: the upload no longer exists (purged), or the disk driver is not in use */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `UPLOAD_ALREADY_USED`: the URL was used before */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UPLOAD_ALREADY_USED";
+                    };
+                };
+            };
+            /** @description `FILE_URL_EXPIRED`: the URL expired */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "FILE_URL_EXPIRED";
+                    };
+                };
+            };
+            /** @description `UPLOAD_TYPE_MISMATCH`: Content-Type differs from fileType; nothing is stored */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UPLOAD_TYPE_MISMATCH";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
     ClientChats_createGroup: {
         parameters: {
             query?: never;
@@ -9015,6 +10455,997 @@ export interface operations {
                 };
             };
             /** @description `NOT_FOUND`: no such chat or message for the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    Interaction_answerCallbackQuery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnswerCallbackQueryDto"];
+            };
+        };
+        responses: {
+            /** @description `true` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        /** @enum {boolean} */
+                        data: true;
+                    };
+                };
+            };
+            /** @description `VALIDATION`: a field is missing or malformed (url must be HTTPS) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description `BOT_TOKEN_REQUIRED`: no bearer token; `INVALID_BOT_TOKEN`: unknown, revoked or malformed token, or another kind of token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_TOKEN_REQUIRED" | "INVALID_BOT_TOKEN";
+                    };
+                };
+            };
+            /** @description `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_NOT_AVAILABLE";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: no callback query of this bot has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `CONFLICT`: the callback query was already answered */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "CONFLICT";
+                    };
+                };
+            };
+            /** @description `QUERY_EXPIRED`: the answer window (CALLBACK_ANSWER_WINDOW_MS, 5 s by default) of the callback query has passed */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "QUERY_EXPIRED";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    Interaction_answerInlineQuery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnswerInlineQueryDto"];
+            };
+        };
+        responses: {
+            /** @description `true` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        /** @enum {boolean} */
+                        data: true;
+                    };
+                };
+            };
+            /** @description `VALIDATION`: a result that is not an article with InputTextMessageContent, a duplicate id or more than 50 results; the message names the first offending result by index and id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description `BOT_TOKEN_REQUIRED`: no bearer token; `INVALID_BOT_TOKEN`: unknown, revoked or malformed token, or another kind of token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_TOKEN_REQUIRED" | "INVALID_BOT_TOKEN";
+                    };
+                };
+            };
+            /** @description `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_NOT_AVAILABLE";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: no inline query of this bot has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `CONFLICT`: the inline query was already answered */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "CONFLICT";
+                    };
+                };
+            };
+            /** @description `QUERY_EXPIRED`: the answer window (CALLBACK_ANSWER_WINDOW_MS, 5 s by default) of the inline query has passed */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "QUERY_EXPIRED";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    ClientInteraction_click: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCallbackQueryDto"];
+            };
+        };
+        responses: {
+            /** @description The callback query id */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["CreatedQueryView"];
+                    };
+                };
+            };
+            /** @description `VALIDATION`: malformed body, or the message has no button with exactly this callback_data */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: not an active member of the chat, no such live message, or its bot is not available */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: too many clicks or queries by this account in a minute */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    ClientInteraction_readCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The query and its answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["CallbackQueryStateView"];
+                    };
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: no such query, or another user made it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    ClientInteraction_ask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateInlineQueryDto"];
+            };
+        };
+        responses: {
+            /** @description The inline query id */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["CreatedQueryView"];
+                    };
+                };
+            };
+            /** @description `VALIDATION`; `INLINE_NOT_SUPPORTED`: the bot has supports_inline_queries off */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION" | "INLINE_NOT_SUPPORTED";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: no available bot has this username, or chat_id is not a chat of the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: too many clicks or queries by this account in a minute */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    ClientInteraction_readInline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The query and its results */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["InlineQueryStateView"];
+                    };
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: no such query, or another user made it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    VirtualMembers_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateChatVirtualMemberDto"];
+            };
+        };
+        responses: {
+            /** @description The new virtual member */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["VirtualMemberView"];
+                    };
+                };
+            };
+            /** @description `VALIDATION`: a malformed field, or the chat is not a group */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description `BOT_TOKEN_REQUIRED`: no bearer token; `INVALID_BOT_TOKEN`: unknown, revoked or malformed token, or another kind of token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_TOKEN_REQUIRED" | "INVALID_BOT_TOKEN";
+                    };
+                };
+            };
+            /** @description `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled; `VIRTUAL_MEMBERS_DISABLED`: platform staff have not enabled virtual members for the bot */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_NOT_AVAILABLE" | "VIRTUAL_MEMBERS_DISABLED";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: the bot is not an active member of the chat, or no such virtual member of this bot */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    VirtualMembers_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListChatVirtualMembersDto"];
+            };
+        };
+        responses: {
+            /** @description `items`, `total`, `page`, `pageSize` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["VirtualMemberPage"];
+                    };
+                };
+            };
+            /** @description `VALIDATION`: a malformed field, or the chat is not a group */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description `BOT_TOKEN_REQUIRED`: no bearer token; `INVALID_BOT_TOKEN`: unknown, revoked or malformed token, or another kind of token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_TOKEN_REQUIRED" | "INVALID_BOT_TOKEN";
+                    };
+                };
+            };
+            /** @description `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled; `VIRTUAL_MEMBERS_DISABLED`: platform staff have not enabled virtual members for the bot */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_NOT_AVAILABLE" | "VIRTUAL_MEMBERS_DISABLED";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: the bot is not an active member of the chat, or no such virtual member of this bot */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    VirtualMembers_send: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SendAsVirtualMemberDto"];
+            };
+        };
+        responses: {
+            /** @description The message, from the virtual member */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["MessageView"];
+                    };
+                };
+            };
+            /** @description `VALIDATION`: a malformed field, or the chat is not a group */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description `BOT_TOKEN_REQUIRED`: no bearer token; `INVALID_BOT_TOKEN`: unknown, revoked or malformed token, or another kind of token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_TOKEN_REQUIRED" | "INVALID_BOT_TOKEN";
+                    };
+                };
+            };
+            /** @description `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled; `VIRTUAL_MEMBERS_DISABLED`: platform staff have not enabled virtual members for the bot; `FORBIDDEN`: the bot lacks the scope messages:send */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_NOT_AVAILABLE" | "VIRTUAL_MEMBERS_DISABLED" | "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: the bot is not an active member of the chat, or no such virtual member of this bot */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `BOT_RATE_LIMIT`: a send quota of the bot is used up; `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_RATE_LIMIT" | "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    VirtualMemberAudit_auditLog: {
+        parameters: {
+            query?: {
+                /** @description From 1 */
+                page?: number;
+                /** @description Items per page */
+                pageSize?: number;
+                /**
+                 * @deprecated
+                 * @description Deprecated: use pageSize. Accepted for one release; pageSize wins.
+                 */
+                limit?: number;
+                /**
+                 * @deprecated
+                 * @description Deprecated: use pageSize. Accepted for one release; pageSize wins.
+                 */
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                botId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `items`, `total`, `page`, `pageSize` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["VirtualMemberAuditPage"];
+                    };
+                };
+            };
+            /** @description `VALIDATION` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: not platform staff */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: no such bot */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -5054,8 +5054,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The consent record (the first one, when repeated) */
-            201: {
+            /** @description The consent record (the first one, when repeated): consent is a setting, not a new resource */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -22,6 +22,8 @@ import { UpdatesModule } from './updates/updates.module';
 import { FilesModule } from './files/files.module';
 import { ChatsModule } from './chats/chats.module';
 import { MessagesModule } from './messages/messages.module';
+import { InteractionModule } from './interaction/interaction.module';
+import { VirtualMembersModule } from './virtual-members/virtual-members.module';
 import { QuotasModule } from './quotas/quotas.module';
 import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { SendingModule } from './sending/sending.module';
@@ -29,6 +31,13 @@ import { DeliveriesModule } from './deliveries/deliveries.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { StaffDeliveriesModule } from './staff-deliveries/staff-deliveries.module';
 import { BotErrors } from './bot-errors';
+import { STORAGE_ROUTE } from './files/storage/disk-file-storage';
+import type { Request } from 'express';
+
+/** Upload PUTs stream their bytes to the storage driver themselves. */
+function isFileUpload(req: Request): boolean {
+  return req.method === 'PUT' && req.originalUrl.startsWith(`/${STORAGE_ROUTE}/`);
+}
 
 @Module({})
 export class AppModule {
@@ -39,7 +48,7 @@ export class AppModule {
       imports: [
         loggingModule('bot-api', config.LOG_LEVEL),
         EnvelopeModule.forRoot(botEnvelope, BotErrors),
-        HttpFoundationModule.forRoot({ bodyLimit: config.BODY_LIMIT }),
+        HttpFoundationModule.forRoot({ bodyLimit: config.BODY_LIMIT, skipJsonBody: isFileUpload }),
         databaseModule(config, botMigrations),
         RedisModule.forRoot(config.REDIS_URL, 'bot-api', config.REDIS_KEY_PREFIX),
         AuthModule.forRoot({ config, directory: UsersDirectory, imports: [UsersModule] }),
@@ -56,6 +65,8 @@ export class AppModule {
         FilesModule,
         ChatsModule,
         MessagesModule,
+        InteractionModule,
+        VirtualMembersModule,
         QuotasModule,
         SendingModule,
         DeliveriesModule,

@@ -25,6 +25,7 @@ const OWNERS: Record<string, string> = {
   bot_friends: `${BOT_API}friends/friends.service.ts`,
   friend_requests: `${BOT_API}friends/friends.service.ts`,
   files: `${BOT_API}files/files.service.ts`,
+  file_uploads: `${BOT_API}files/file-uploads.store.ts`,
   chats: `${BOT_API}chats/chats.store.ts`,
   chat_members: `${BOT_API}chats/chats.store.ts`,
   chat_join_requests: `${BOT_API}chats/chats.store.ts`,
@@ -37,6 +38,10 @@ const OWNERS: Record<string, string> = {
   delivery_redrive_jobs: `${BOT_API}staff-deliveries/redrive-jobs.store.ts`,
   delivery_redrive_items: `${BOT_API}staff-deliveries/redrive-jobs.store.ts`,
   staff_audit_log: `${BOT_API}staff-deliveries/staff-audit.store.ts`,
+  callback_queries: `${BOT_API}interaction/interaction-queries.store.ts`,
+  inline_queries: `${BOT_API}interaction/interaction-queries.store.ts`,
+  virtual_members: `${BOT_API}virtual-members/virtual-members.store.ts`,
+  virtual_member_audit_log: `${BOT_API}virtual-members/virtual-member-audit.store.ts`,
 };
 
 const DELIVERY_SETTINGS =
@@ -74,6 +79,11 @@ const CROSS_TABLE: AllowedUse[] = [
     at: `${BOT_API}files/files.service.ts#FilesService.visibleToUser`,
     tables: ['messages', 'chat_members'],
     reason: 'a file is visible to the active members of a chat it was posted in',
+  },
+  {
+    at: `${BOT_API}files/files.service.ts#FilesService.visibleToBot`,
+    tables: ['messages', 'chat_members'],
+    reason: "a person's upload is visible to the bots that are active members of a chat where that person posted it",
   },
   {
     at: `${BOT_API}messages/message-store.service.ts#INSERT_AS_MEMBER`,

@@ -160,6 +160,19 @@ describe('bot send operations (spec 4.2 Sending, 2.3, 8)', () => {
     });
   });
 
+  it("takes sendLocation's optional name on sendVenue beside the required title", async () => {
+    const venue = await send('sendVenue', { latitude: 1, longitude: 2, title: 'Cafe Blue', name: 'Old Town' }).expect(
+      201,
+    );
+    expect(venue.body.data).toMatchObject({
+      kind: 'venue',
+      location: { latitude: 1, longitude: 2, name: 'Old Town' },
+      venue: { title: 'Cafe Blue', address: null, location: { latitude: 1, longitude: 2 } },
+      metadata: { isVenue: true, location: { latitude: 1, longitude: 2, name: 'Old Town', title: 'Cafe Blue' } },
+    });
+    expectValidation(await send('sendVenue', { latitude: 1, longitude: 2, title: 'Cafe', name: '' }));
+  });
+
   it('rolls dice on the server inside the range of each emoji', async () => {
     for (const [emoji, max] of [
       ['🎰', 64],

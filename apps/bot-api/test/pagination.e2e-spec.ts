@@ -53,11 +53,20 @@ describe('bot-api lists: one pagination scheme (page, pageSize → items, total,
        SELECT $1, g, gen_random_uuid(), 'message', '{}'::jsonb, 'pending' FROM generate_series(1, 2) AS g`,
       [bot.botId],
     );
+    // Refused calls are audited too: two entries in the bot's virtual-member audit log.
+    for (let n = 0; n < 2; n += 1) {
+      await callBot(ctx, bot.token, 'listChatVirtualMembers', { chat_id: chat.body.data.id }).expect(403);
+    }
     const owner = await jwt('pg-dev');
     calls = {
       '/api/v1/bots/my': { path: '/api/v1/bots/my', auth: owner, defaultPageSize: 20 },
       '/api/v1/bots/admin/bots': {
         path: '/api/v1/bots/admin/bots',
+        auth: await jwt(STAFF_ID, ['platform_admin']),
+        defaultPageSize: 20,
+      },
+      '/api/v1/bots/admin/bots/{botId}/virtual-member-audit': {
+        path: `/api/v1/bots/admin/bots/${bot.botId}/virtual-member-audit`,
         auth: await jwt(STAFF_ID, ['platform_admin']),
         defaultPageSize: 20,
       },

@@ -170,7 +170,7 @@ describe('Update types and payloads (spec 6.1, 6.2)', () => {
         file_name: 'picture.jpg',
         mime_type: 'image/png',
         file_size: 1024,
-        url: null,
+        url: expect.stringMatching(/^https?:\/\//),
         thumbnail_url: null,
         width: 640,
         height: 480,

@@ -72,6 +72,13 @@ describe('webhook connections across many bots (real HTTPS receiver)', () => {
     expect(sockets.has(receiver.requests[4].socketId)).toBe(true);
   });
 
+  it('does not count an Agent idle while its request outlasts agentIdleMs', async () => {
+    const slowAnswer = sender({ agentIdleMs: 100 });
+    receiver.answer(() => ({ status: 200, delayMs: 400 }));
+    expect((await slowAnswer.send(target('slow'), body, UPDATE_ID)).ok).toBe(true);
+    expect(slowAnswer.agentCount).toBe(1);
+  });
+
   it('closes the Agent of a bot idle for agentIdleMs', async () => {
     const idle = sender({ agentIdleMs: 100 });
     await idle.send(target('sleepy'), body, UPDATE_ID);

@@ -27,7 +27,7 @@ describe('holder: own vouchers and authorisations', () => {
   const http = () => request(ctx.app.getHttpServer());
   const user = async (id: string) => bearer(await ctx.jwt(id, id));
 
-  it('authorises an application (201, repeatable) so that it may issue to the caller', async () => {
+  it('authorises an application (200, repeatable) so that it may issue to the caller', async () => {
     const me = await user('hv-consenting');
     expectError(
       await issueRequest(ctx, app, { template_id: templateId, recipient_user_id: 'hv-consenting' }),
@@ -35,7 +35,7 @@ describe('holder: own vouchers and authorisations', () => {
       'RECIPIENT_NOT_AUTHORIZED',
     );
     const first = await http().post(`${API}/holder/authorizations`).set(me).send({ application_id: app.applicationId });
-    expect(first.status).toBe(201);
+    expect(first.status).toBe(200);
     expect(first.body.data).toEqual({
       application_id: app.applicationId,
       application_name: 'Bean Shop',
@@ -43,7 +43,7 @@ describe('holder: own vouchers and authorisations', () => {
       created_at: expect.any(String),
     });
     const again = await http().post(`${API}/holder/authorizations`).set(me).send({ application_id: app.applicationId });
-    expect(again.status).toBe(201);
+    expect(again.status).toBe(200);
     expect(again.body.data).toEqual(first.body.data);
     const list = await http().get(`${API}/holder/authorizations`).set(me).expect(200);
     expect(list.body.data).toEqual([first.body.data]);
@@ -52,7 +52,7 @@ describe('holder: own vouchers and authorisations', () => {
 
   it('withdraws consent (200), after which an application without a voucher of the user cannot issue (403)', async () => {
     const me = await user('hv-withdrawing');
-    await http().post(`${API}/holder/authorizations`).set(me).send({ application_id: app.applicationId }).expect(201);
+    await http().post(`${API}/holder/authorizations`).set(me).send({ application_id: app.applicationId }).expect(200);
     const removed = await http().delete(`${API}/holder/authorizations/${app.applicationId}`).set(me).expect(200);
     expect(removed.body.data).toMatchObject({ application_id: app.applicationId, user_id: 'hv-withdrawing' });
     expectError(await http().delete(`${API}/holder/authorizations/${app.applicationId}`).set(me), 404, 'NOT_FOUND');
@@ -88,7 +88,7 @@ describe('holder: own vouchers and authorisations', () => {
 
   it('lists the caller’s vouchers with the decrypted QR token and code, and only the caller’s', async () => {
     const me = await user('hv-holder');
-    await http().post(`${API}/holder/authorizations`).set(me).send({ application_id: app.applicationId }).expect(201);
+    await http().post(`${API}/holder/authorizations`).set(me).send({ application_id: app.applicationId }).expect(200);
     const issued = await issueRequest(ctx, app, { template_id: templateId, recipient_user_id: 'hv-holder' }).expect(
       201,
     );
@@ -123,7 +123,7 @@ describe('holder: own vouchers and authorisations', () => {
 
   it('hides the credentials once the voucher is redeemed or past its validity', async () => {
     const me = await user('hv-spent');
-    await http().post(`${API}/holder/authorizations`).set(me).send({ application_id: app.applicationId }).expect(201);
+    await http().post(`${API}/holder/authorizations`).set(me).send({ application_id: app.applicationId }).expect(200);
     const a = (await issueRequest(ctx, app, { template_id: templateId, recipient_user_id: 'hv-spent' }).expect(201))
       .body.data.voucher.id as string;
     const b = (await issueRequest(ctx, app, { template_id: templateId, recipient_user_id: 'hv-spent' }).expect(201))
@@ -145,7 +145,7 @@ describe('holder: own vouchers and authorisations', () => {
 
   it('pages the voucher list and validates page and limit', async () => {
     const me = await user('hv-pager');
-    await http().post(`${API}/holder/authorizations`).set(me).send({ application_id: app.applicationId }).expect(201);
+    await http().post(`${API}/holder/authorizations`).set(me).send({ application_id: app.applicationId }).expect(200);
     for (let i = 0; i < 3; i++) {
       await issueRequest(ctx, app, { template_id: templateId, recipient_user_id: 'hv-pager' }).expect(201);
     }

@@ -1,5 +1,5 @@
 import { buildOpenApiDocument } from '@app/platform';
-import { runHostileSweep, startServiceTestApp, writeFingerprintSql } from '@app/testing';
+import { printSweepReport, runHostileSweep, startServiceTestApp, writeFingerprintSql } from '@app/testing';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { VOUCHER_API_DOCS } from '../src/api-docs';
@@ -74,12 +74,7 @@ describe('hostile-input sweep over every voucher-api operation', () => {
       writeFingerprint: async () => (await db.query(fingerprintSql))[0].fingerprint,
     });
 
-    const total = [...report.sent.values()].reduce((sum, n) => sum + n, 0);
-    process.stdout.write(
-      `voucher-api hostile sweep: ${total} requests over ${report.sent.size} operations\n` +
-        [...report.sent].map(([route, n]) => `  ${String(n).padStart(4)}  ${route}`).join('\n') +
-        '\n',
-    );
+    const total = printSweepReport('voucher-api', report);
     expect(report.problems).toEqual([]);
     expect(report.sent.size).toBeGreaterThan(35);
     expect(total).toBeGreaterThan(1000);

@@ -345,6 +345,12 @@ function errorContent(kind: ApiEnvelopeKind, status: number, codes: string[]): o
 type Json = Record<string, any>;
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
+/** A success documented with only non-JSON media (file bytes) is sent as is, outside the envelope. */
+function isRawBody(response: Json): boolean {
+  const types = Object.keys(response.content ?? {});
+  return types.length > 0 && !types.includes('application/json');
+}
+
 function wrapSuccess(response: Json): void {
   const media = response.content?.['application/json'];
   const data = media?.schema;
@@ -405,7 +411,10 @@ function finishOperation(spec: ApiDocsSpec, path: string, operation: Json, facts
   }
   for (const [status, response] of Object.entries<Json>(responses)) {
     const numeric = Number(status);
-    if (numeric >= 200 && numeric < 300) {
+    if (numeric === 204) {
+      delete response.content;
+      if (!response.description) response.description = 'Success, no body';
+    } else if (numeric >= 200 && numeric < 300 && !isRawBody(response)) {
       wrapSuccess(response);
     } else if (numeric >= 400) {
       const codes: string[] = response[ERROR_CODES_KEY] ?? [spec.errors.defaultCodeFor(numeric)];

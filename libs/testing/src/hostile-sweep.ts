@@ -441,3 +441,14 @@ export function writeFingerprintSql(tables: readonly string[]): string {
     .map((t) => `(SELECT '${t}=' || count(*) || ':' || coalesce(max(xmin::text::bigint), 0) FROM "${t}")`)
     .join(" || '|' || ")} AS fingerprint`;
 }
+
+/** Prints what a sweep sent per operation, so a CI log shows its reach; returns the number of requests. */
+export function printSweepReport(service: string, report: HostileSweepReport): number {
+  const total = [...report.sent.values()].reduce((sum, n) => sum + n, 0);
+  process.stdout.write(
+    `${service} hostile sweep: ${total} requests over ${report.sent.size} operations\n` +
+      [...report.sent].map(([route, n]) => `  ${String(n).padStart(4)}  ${route}`).join('\n') +
+      '\n',
+  );
+  return total;
+}

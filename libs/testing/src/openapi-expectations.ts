@@ -49,14 +49,19 @@ export function expectSecuritySchemesUsed(document: OpenAPIObject): void {
   expect([...used].sort()).toEqual(Object.keys(document.components?.securitySchemes ?? {}).sort());
 }
 
-/** API successes reference the success envelope; API failures the error envelope and list their codes. */
+/**
+ * API successes reference the success envelope, except a 204 (no body) and a success documented with
+ * only non-JSON media (raw file bytes); API failures the error envelope and list their codes.
+ */
 export function expectEnvelopedResponses(document: OpenAPIObject, apiPrefix = '/api/'): void {
   const apiOperations = operations(document, apiPrefix);
   expect(apiOperations.length).toBeGreaterThan(0);
   for (const operation of apiOperations) {
     for (const [status, response] of Object.entries(operation.responses)) {
       const schema = JSON.stringify(response.content?.['application/json']?.schema);
-      if (Number(status) < 300) expect(schema).toContain('#/components/schemas/SuccessEnvelope');
+      const raw = Number(status) === 204 || (response.content !== undefined && schema === undefined);
+      if (Number(status) < 300 && !raw) expect(schema).toContain('#/components/schemas/SuccessEnvelope');
+      if (Number(status) === 204) expect(response.content).toBeUndefined();
       if (Number(status) >= 400) {
         expect(schema).toContain('#/components/schemas/ErrorEnvelope');
         expect(response['x-error-codes'].length).toBeGreaterThan(0);

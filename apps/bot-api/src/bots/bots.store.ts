@@ -311,6 +311,25 @@ export class BotsStore {
     );
   }
 
+  /** The available bot with this @username (any case), for inline queries; null when there is none. */
+  availableByUsername(manager: EntityManager, username: string): Promise<Bot | null> {
+    return manager
+      .getRepository(Bot)
+      .createQueryBuilder('b')
+      .where('lower(b.username) = lower(:username)', { username })
+      .andWhere(botAvailableSql('b'))
+      .getOne();
+  }
+
+  /** Whether staff switched virtual members on for the bot, read FOR SHARE so a concurrent switch waits. */
+  async virtualMembersEnabled(manager: EntityManager, botId: string): Promise<boolean> {
+    const rows: Array<{ virtual_members_enabled: boolean }> = await manager.query(
+      `SELECT virtual_members_enabled FROM bots WHERE id = $1 FOR SHARE`,
+      [botId],
+    );
+    return rows[0]?.virtual_members_enabled === true;
+  }
+
   /** Available bots that are active members of the chat. */
   async inChat(manager: EntityManager, chatId: string): Promise<ChatBot[]> {
     const rows: ChatBotRow[] = await manager.query(

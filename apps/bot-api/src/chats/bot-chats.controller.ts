@@ -75,13 +75,13 @@ export class BotChatsController {
   }
 
   @Get('getChatMemberCount')
-  @MethodDocs('getChatMemberCount: active members, bots included', MEMBER_COUNT, ...READ_ERRORS)
+  @MethodDocs('getChatMemberCount: active members, bots and virtual members included', MEMBER_COUNT, ...READ_ERRORS)
   getChatMemberCountByQuery(@CurrentBot() bot: Bot, @Query() dto: ChatRefDto): Promise<number> {
     return this.chats.getChatMemberCount(bot, dto.chat_id);
   }
 
   @Post('getChatMemberCount')
-  @MethodDocs('getChatMemberCount: active members, bots included', MEMBER_COUNT, ...READ_ERRORS)
+  @MethodDocs('getChatMemberCount: active members, bots and virtual members included', MEMBER_COUNT, ...READ_ERRORS)
   @HttpCode(200)
   getChatMemberCount(@CurrentBot() bot: Bot, @Body() dto: ChatRefDto): Promise<number> {
     return this.chats.getChatMemberCount(bot, dto.chat_id);

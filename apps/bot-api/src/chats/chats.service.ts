@@ -31,7 +31,8 @@ export class ChatsService {
     return this.dataSource.transaction(async (manager) => {
       const memberIds = [...new Set(dto.member_ids ?? [])].filter((id) => id !== account.id);
       const people = await this.users.people(manager, [account.id, ...memberIds]);
-      const unknown = memberIds.filter((id) => !people.has(id));
+      // Virtual members belong to the one group their bot created them in; their ids name nobody elsewhere.
+      const unknown = memberIds.filter((id) => !people.has(id) || people.get(id)!.isVirtual);
       if (unknown.length > 0) throw BotErrors.error('NOT_FOUND', `Users not found: ${unknown.join(', ')}`);
       const chat = await this.chats.createGroup(manager, dto.title, account.id);
       const members = await this.chats.addMembers(manager, chat.id, [
@@ -82,7 +83,7 @@ export class ChatsService {
   async addMember(account: Account, chatId: string, userId: string): Promise<ChatMemberView> {
     return this.dataSource.transaction(async (manager) => {
       const { chat, member: own } = await this.groupForManager(manager, chatId, account.id);
-      const target = await this.users.person(manager, userId);
+      const target = await this.users.realPerson(manager, userId);
       const existing = await this.chats.member(manager, chatId, userId);
       if (existing?.state === 'active') throw BotErrors.error('CONFLICT', 'The user is already a member');
       if (existing?.state === 'banned') {
@@ -128,6 +129,7 @@ export class ChatsService {
     return this.dataSource.transaction(async (manager) => {
       const { chat, member: own } = await this.groupForManager(manager, chatId, account.id);
       if (own.rank !== 'owner') throw BotErrors.error('FORBIDDEN', 'Only the owner changes ranks');
+      await this.users.realPerson(manager, userId);
       const target = await this.chats.member(manager, chatId, userId);
       if (!target || target.state !== 'active') throw BotErrors.error('NOT_FOUND', 'Member not found');
       if (target.rank === 'owner') throw BotErrors.invalid('The owner rank cannot be changed');

@@ -4,7 +4,8 @@ import { RATE_LIMITS_FORMAT, resolveRateLimits } from '@app/rate-limits';
 import { DEV_WEBHOOK_SECRET_KEY, isIpOrCidr } from '@app/webhook-queue';
 import { DEFAULT_ROUTE_RATE_LIMITS } from '../rate-limits/route-rate-limits';
 import { Type } from 'class-transformer';
-import { IsInt, IsString, Matches, Min } from 'class-validator';
+import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { DEV_FILE_URL_SIGNING_KEY, FILE_STORAGE_DRIVERS, FileStorageDriverName, fileStorageProblems } from '../files/storage/file-storage.config';
 
 export const DEV_BOT_TOKEN_ENCRYPTION_KEY = '000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f';
 
@@ -74,6 +75,15 @@ export class BotConfig extends AccountAuthConfig {
   @Min(0)
   USER_DIRECTORY_CACHE_MS = 60000;
 
+  /**
+   * How long a bot may answer a callback query (answerCallbackQuery) or an inline query
+   * (answerInlineQuery) after the user's click or query; later answers get 410 QUERY_EXPIRED.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  CALLBACK_ANSWER_WINDOW_MS = 5000;
+
   /** Unconfirmed Updates are kept this long for getUpdates, then purged. */
   @Type(() => Number)
   @IsInt()
@@ -128,6 +138,73 @@ export class BotConfig extends AccountAuthConfig {
   @IsString()
   PLATFORM_EGRESS_IPS = '';
 
+  /** Where file bytes live: `disk` (FILE_STORAGE_DIR, served by bot-api's signed routes) or `s3` (any S3-compatible store). */
+  @IsIn(FILE_STORAGE_DRIVERS)
+  FILE_STORAGE_DRIVER: FileStorageDriverName = 'disk';
+
+  /** Disk driver: the directory that holds the bytes (a persistent volume in production). */
+  @IsString()
+  FILE_STORAGE_DIR = 'var/files';
+
+  /** Disk driver: the address clients reach bot-api at, prefixed to the signed upload and download URLs. */
+  @Matches(/^https?:\/\/[^/?#]+(\/[^?#]*)?$/, { message: 'FILE_PUBLIC_BASE_URL must be an http(s) URL without query' })
+  FILE_PUBLIC_BASE_URL = 'http://localhost:3002';
+
+  /** Disk driver: HMAC-SHA256 key (64 hex characters) signing upload and download URLs. */
+  @Matches(/^[0-9a-fA-F]{64}$/, { message: 'FILE_URL_SIGNING_KEY must be 64 hexadecimal characters' })
+  FILE_URL_SIGNING_KEY = DEV_FILE_URL_SIGNING_KEY;
+
+  /** How long an upload URL (step 2) and its pending upload stay valid; uncompleted uploads are purged after. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(604800)
+  FILE_UPLOAD_TTL_SECONDS = 900;
+
+  /** Lifetime of the download URLs of getFile, upload-complete and message lists (signed when read). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(604800)
+  FILE_DOWNLOAD_URL_TTL_SECONDS = 3600;
+
+  /**
+   * Lifetime of the `file.url` inside Updates, which are written when the message is sent and delivered
+   * later (webhook retries, getUpdates within UPDATES_RETENTION_HOURS): at least that retention.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(604800)
+  FILE_UPDATE_URL_TTL_SECONDS = 604800;
+
+  /** How often expired, never completed uploads are purged (rows and bytes). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1000)
+  FILE_UPLOAD_PURGE_INTERVAL_MS = 300000;
+
+  /** S3 driver: endpoint of an S3-compatible store (MinIO, R2, …); empty for AWS itself. */
+  @IsString()
+  FILE_S3_ENDPOINT = '';
+
+  @IsString()
+  FILE_S3_BUCKET = '';
+
+  @IsString()
+  FILE_S3_REGION = 'us-east-1';
+
+  /** S3 driver credentials; both empty uses the SDK's default chain (IAM role, web identity, …). */
+  @IsString()
+  FILE_S3_ACCESS_KEY_ID = '';
+
+  @IsString()
+  FILE_S3_SECRET_ACCESS_KEY = '';
+
+  /** S3 driver: path-style addressing (`endpoint/bucket/key`), needed by MinIO and most local stores. */
+  @EnvBoolean()
+  FILE_S3_FORCE_PATH_STYLE = false;
+
   get platformEgressIps(): string[] {
     return this.PLATFORM_EGRESS_IPS.split(',')
       .map((entry) => entry.trim())
@@ -157,6 +234,7 @@ export class BotConfig extends AccountAuthConfig {
     ) {
       problems.push('BOT_TOKEN_ENCRYPTION_KEY: the development default is refused when NODE_ENV=production');
     }
+    problems.push(...fileStorageProblems(this));
     return problems;
   }
 }

@@ -3,24 +3,20 @@ import { isUuid } from '@app/platform';
 import { EntityManager } from 'typeorm';
 import { StoredFile } from './entities/file.entity';
 import { BotErrors } from '../bot-errors';
+import { MediaFacts } from './media-probe';
+import { FileOwner } from './storage/storage-keys';
+import { UploadDeclaration } from './file-uploads.store';
 
 /**
- * file_id look-ups. A file is visible to its owner and to every active member of a chat in which it
- * was posted (so a bot can resend what it received); anything else answers 404 like an unknown id.
+ * The `files` table: completed uploads and who may use them. Anything a caller may not see answers
+ * 404 like an unknown id.
  */
 @Injectable()
 export class FilesService {
-  async visibleToUser(
-    manager: EntityManager,
-    fileId: string,
-    userId: string,
-    ownerBotId?: string,
-  ): Promise<StoredFile> {
-    const notFound = BotErrors.notFound('File');
-    if (!isUuid(fileId)) throw notFound;
-    const file = await manager.getRepository(StoredFile).findOneBy({ id: fileId });
-    if (!file) throw notFound;
-    if (file.userId === userId || (ownerBotId !== undefined && file.botId === ownerBotId)) return file;
+  /** A person sees their own uploads and every file posted in a chat they are an active member of. */
+  async visibleToUser(manager: EntityManager, fileId: string, userId: string): Promise<StoredFile> {
+    const file = await this.find(manager, fileId);
+    if (file.userId === userId) return file;
     const shared: unknown[] = await manager.query(
       `SELECT 1 FROM messages m
          JOIN chat_members cm ON cm.chat_id = m.chat_id AND cm.user_id = $2 AND cm.state = 'active'
@@ -28,17 +24,32 @@ export class FilesService {
         LIMIT 1`,
       [fileId, userId],
     );
-    if (shared.length === 0) throw notFound;
+    if (shared.length === 0) throw BotErrors.notFound('File');
     return file;
   }
 
-  /** Files visible to a bot: its own uploads and files posted in chats it is an active member of. */
-  visibleToBot(
+  /**
+   * A bot sees the files it uploaded, and files people uploaded and posted in a chat where the bot is an
+   * active member (what it received, so it can send it on). Another bot's upload is never visible, even
+   * when posted in a shared chat: a file_id is the uploading bot's own.
+   */
+  async visibleToBot(
     manager: EntityManager,
     fileId: string,
     bot: { id: string; systemUserId: string | null },
   ): Promise<StoredFile> {
-    return this.visibleToUser(manager, fileId, bot.systemUserId ?? '', bot.id);
+    const file = await this.find(manager, fileId);
+    if (file.botId === bot.id) return file;
+    if (file.userId === null || bot.systemUserId === null) throw BotErrors.notFound('File');
+    const received: unknown[] = await manager.query(
+      `SELECT 1 FROM messages m
+         JOIN chat_members cm ON cm.chat_id = m.chat_id AND cm.user_id = $2 AND cm.state = 'active'
+        WHERE m.file_id = $1 AND m.sender_id = $3 AND m.deleted_at IS NULL
+        LIMIT 1`,
+      [fileId, bot.systemUserId, file.userId],
+    );
+    if (received.length === 0) throw BotErrors.notFound('File');
+    return file;
   }
 
   async byIds(manager: EntityManager, ids: ReadonlyArray<string | null>): Promise<Map<string, StoredFile>> {
@@ -50,5 +61,39 @@ export class FilesService {
       .where('f.id IN (:...unique)', { unique })
       .getMany();
     return new Map(files.map((f) => [f.id, f]));
+  }
+
+  /** Whether a file was already made from this storage key (a key completes once). */
+  async existsForKey(manager: EntityManager, storageKey: string): Promise<boolean> {
+    return manager.getRepository(StoredFile).existsBy({ storageKey });
+  }
+
+  /** The file a completed upload becomes. */
+  create(
+    manager: EntityManager,
+    owner: FileOwner,
+    storageKey: string,
+    declared: UploadDeclaration,
+    facts: MediaFacts,
+  ): Promise<StoredFile> {
+    return manager.getRepository(StoredFile).save(
+      manager.create(StoredFile, {
+        botId: owner.kind === 'bot' ? owner.botId : null,
+        userId: owner.kind === 'user' ? owner.userId : null,
+        fileName: declared.fileName,
+        mimeType: declared.mimeType,
+        fileSize: declared.fileSize,
+        width: facts.width,
+        height: facts.height,
+        duration: facts.duration,
+        storageKey,
+      }),
+    );
+  }
+
+  private async find(manager: EntityManager, fileId: string): Promise<StoredFile> {
+    const file = isUuid(fileId) ? await manager.getRepository(StoredFile).findOneBy({ id: fileId }) : null;
+    if (!file) throw BotErrors.notFound('File');
+    return file;
   }
 }

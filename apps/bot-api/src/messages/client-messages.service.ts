@@ -5,6 +5,7 @@ import { pageAnswer, pageWindow } from '@app/platform';
 import { DataSource } from 'typeorm';
 import { ChatsStore, isManager } from '../chats/chats.store';
 import { FilesService } from '../files/files.service';
+import { FileLinksService } from '../files/file-links.service';
 import { StoredFile } from '../files/entities/file.entity';
 import { ChatActionsService } from './chat-actions.service';
 import {
@@ -37,6 +38,7 @@ export class ClientMessagesService {
     private readonly store: MessageStore,
     private readonly events: MessageEventsService,
     private readonly files: FilesService,
+    private readonly links: FileLinksService,
     private readonly actions: ChatActionsService,
     private readonly chats: ChatsStore,
   ) {}
@@ -87,7 +89,8 @@ export class ClientMessagesService {
       editedAt: null,
       deletedAt: null,
     };
-    const updates = this.events.messagePostedUpdates(reserved, message, file);
+    const updateUrl = file ? (await this.links.forUpdate(file)).url : null;
+    const updates = this.events.messagePostedUpdates(reserved, message, file, updateUrl);
     const written = await this.store.insertReserved(this.dataSource, message, updates);
     this.events.posted(this.dataSource.manager, written);
     return this.store.view(message, reserved.chat, reserved.sender, file);

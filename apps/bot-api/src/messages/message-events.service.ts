@@ -41,7 +41,12 @@ export class MessageEventsService {
    * the chat's bots): every bot of a private chat, and the bots of a group that privacy lets it
    * reach. Bots never receive messages of bots (their own or others'), as in Telegram.
    */
-  messagePostedEvents(reserved: ReservedMessage, message: Message, file: StoredFile | null): UpdateEvent[] {
+  messagePostedEvents(
+    reserved: ReservedMessage,
+    message: Message,
+    file: StoredFile | null,
+    fileUrl: string | null = null,
+  ): UpdateEvent[] {
     const { chat, sender } = reserved;
     if (sender.isBot) return [];
     const bots =
@@ -55,13 +60,21 @@ export class MessageEventsService {
             }),
           );
     const type = updateTypeOf(message.kind);
-    const payload = { message: messageView(message, chat, sender, file) };
+    const payload = { message: messageView(message, chat, sender, file, fileUrl) };
     return bots.map((bot) => ({ bot, type, payload, messageId: message.id }));
   }
 
-  /** `messagePostedEvents` as the Update parameters of MessageStore.insertReserved; null when no bot gets one. */
-  messagePostedUpdates(reserved: ReservedMessage, message: Message, file: StoredFile | null): UpdateColumns | null {
-    return this.updates.columnsOf(this.messagePostedEvents(reserved, message, file));
+  /**
+   * `messagePostedEvents` as the Update parameters of MessageStore.insertReserved; null when no bot gets one.
+   * `fileUrl` is written into the Updates, so it must outlive their delivery (FileLinksService.forUpdate).
+   */
+  messagePostedUpdates(
+    reserved: ReservedMessage,
+    message: Message,
+    file: StoredFile | null,
+    fileUrl: string | null = null,
+  ): UpdateColumns | null {
+    return this.updates.columnsOf(this.messagePostedEvents(reserved, message, file, fileUrl));
   }
 
   /** Once insertReserved wrote them: the bots' pollers are woken and the deliveries queued. */

@@ -6,6 +6,7 @@ import { botsInChatJson, ChatBot, ChatBotRow, toChatBot } from '../bots/bots.sto
 import { ChatsStore } from '../chats/chats.store';
 import { Chat } from '../chats/entities/chat.entity';
 import { FilesService } from '../files/files.service';
+import { FileLinksService } from '../files/file-links.service';
 import { StoredFile } from '../files/entities/file.entity';
 import { UpdateColumns, updatesWriteSql, WRITTEN_UPDATE_COLUMNS, WrittenUpdateRow } from '../updates/updates.store';
 import type { Person } from '../users/person';
@@ -61,7 +62,7 @@ const INSERT_AS_MEMBER = namedStatement(
  */
 const RESERVE_AS_MEMBER = namedStatement(
   'bot_api_message_reserve_as_member',
-  `SELECT c.type, c.title, u.name, u.username, u.is_bot,
+  `SELECT c.type, c.title, u.name, u.username, u.is_bot, u.is_virtual,
           r.id IS NOT NULL AS reply_found, r.sender_id AS reply_to_sender_id,
           nextval(pg_get_serial_sequence('messages', 'id')) AS id, now() AS created_at,
           ${botsInChatJson('c.id')} AS bots
@@ -98,6 +99,7 @@ interface ReservedRow {
   name: string;
   username: string | null;
   is_bot: boolean;
+  is_virtual: boolean;
   reply_found: boolean;
   reply_to_sender_id: string | null;
   id: string;
@@ -146,6 +148,7 @@ export class MessageStore {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly files: FilesService,
+    private readonly links: FileLinksService,
     private readonly chats: ChatsStore,
     private readonly users: UsersStore,
   ) {}
@@ -233,7 +236,13 @@ export class MessageStore {
       id: Number(row.id),
       createdAt: row.created_at,
       chat: { id: chatId, type: row.type, title: row.title },
-      sender: { id: senderId, name: row.name, username: row.username, isBot: row.is_bot },
+      sender: {
+        id: senderId,
+        name: row.name,
+        username: row.username,
+        isBot: row.is_bot,
+        ...(row.is_virtual ? { isVirtual: true } : {}),
+      },
       replyToSenderId: row.reply_to_sender_id,
       bots: row.bots.map(toChatBot),
     };
@@ -323,15 +332,20 @@ export class MessageStore {
       manager,
       messages.map((m) => m.fileId),
     );
-    return messages.map((m) => messageView(m, chat, people.get(m.senderId)!, m.fileId ? files.get(m.fileId)! : null));
+    const urls = await this.links.forReadAll(files.values());
+    return messages.map((m) => {
+      const file = m.fileId ? files.get(m.fileId)! : null;
+      return messageView(m, chat, people.get(m.senderId)!, file, file ? urls.get(file.id)! : null);
+    });
   }
 
   async renderOne(manager: EntityManager, chat: ChatRef, message: Message): Promise<MessageView> {
     return (await this.render(manager, chat, [message]))[0];
   }
 
-  view(message: Message, chat: ChatRef, sender: Person, file: StoredFile | null): MessageView {
-    return messageView(message, chat, sender, file);
+  /** The view a caller reads now: a file's URL is signed for FILE_DOWNLOAD_URL_TTL_SECONDS. */
+  async view(message: Message, chat: ChatRef, sender: Person, file: StoredFile | null): Promise<MessageView> {
+    return messageView(message, chat, sender, file, file ? (await this.links.forRead(file)).url : null);
   }
 }
 

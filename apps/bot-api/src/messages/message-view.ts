@@ -20,15 +20,18 @@ export function chatRefView(chat: ChatRef) {
   return { id: chat.id, type: chat.type, title: chat.title };
 }
 
-/** The file block of messages and Updates (spec 2.3); per-message values win over the stored metadata. */
-export function fileView(file: StoredFile, message: Pick<Message, 'metadata'>): FileView {
+/**
+ * The file block of messages and Updates (spec 2.3); per-message values win over the stored metadata.
+ * `url` is a temporary download URL signed by the caller for as long as the view will be read.
+ */
+export function fileView(file: StoredFile, message: Pick<Message, 'metadata'>, url: string | null = null): FileView {
   const own = message.metadata.file ?? {};
   return {
     file_id: file.id,
     file_name: file.fileName,
     mime_type: file.mimeType,
     file_size: file.fileSize,
-    url: null,
+    url,
     thumbnail_url: null,
     width: own.width ?? file.width,
     height: own.height ?? file.height,
@@ -42,7 +45,13 @@ export function fileView(file: StoredFile, message: Pick<Message, 'metadata'>): 
  * The one message shape used by send results, client message lists and message Updates: the fields
  * of spec 2.3 and 6.2 plus the kind-specific blocks, with absent blocks left out.
  */
-export function messageView(message: Message, chat: ChatRef, sender: Person, file: StoredFile | null): MessageView {
+export function messageView(
+  message: Message,
+  chat: ChatRef,
+  sender: Person,
+  file: StoredFile | null,
+  fileUrl: string | null = null,
+): MessageView {
   const meta = message.metadata;
   const view: MessageView = {
     message_id: message.id,
@@ -54,12 +63,14 @@ export function messageView(message: Message, chat: ChatRef, sender: Person, fil
     metadata: meta,
   };
   if (isMediaKind(message.kind)) view.caption = message.text;
-  if (file) view.file = fileView(file, message);
+  if (file) view.file = fileView(file, message, fileUrl);
   if (meta.location) {
     const point = { latitude: meta.location.latitude, longitude: meta.location.longitude };
     if (meta.isVenue) {
-      view.location = point;
-      view.venue = { location: point, title: meta.location.name, address: meta.location.address ?? null };
+      const title = meta.location.title ?? meta.location.name;
+      const named = meta.location.name !== undefined && meta.location.name !== title;
+      view.location = named ? { ...point, name: meta.location.name } : point;
+      view.venue = { location: point, title, address: meta.location.address ?? null };
     } else {
       view.location = meta.location.name ? { ...point, name: meta.location.name } : point;
     }

@@ -7,11 +7,19 @@ export const DEFAULT_ROUTE_RATE_LIMITS = {
   verify_token: 300,
   /** setWebhook resolves the URL's host on every call; per bot (bot route) or per account (developer route). */
   set_webhook: 60,
+  /** The disk driver's signed byte routes (upload PUT, download GET), per client address: the URL is the credential. */
+  file_transfer: 1200,
   /** Every other bot-token method, per bot; sends are limited further by the bot's send quotas. */
   bot: 3000,
   /** Client routes of an end user, per account. */
   'client.read': 600,
   'client.write': 120,
+  /**
+   * Button clicks and inline queries, per account: each one is an Update for a bot, so they have their
+   * own budget below client.write and a user cannot flood a bot through them.
+   */
+  'client.callback_query': 60,
+  'client.inline_query': 60,
   /** Developer routes (/my), per account. */
   developer: 300,
   /** Platform staff routes (/admin), per account. */
@@ -38,7 +46,16 @@ export function routeLimitOf(method: string, path: string): RouteLimit | null {
   const [first, second, third] = path.slice(BASE.length).split('/');
   const write = method.toUpperCase() !== 'GET';
   if (first === 'verifyToken') return { endpoint: 'verify_token', subject: 'address' };
-  if (first === 'client') return { endpoint: write ? 'client.write' : 'client.read', subject: 'account' };
+  if (first === 'files' && second === 'storage') return { endpoint: 'file_transfer', subject: 'address' };
+  if (first === 'client') {
+    if (write && second === 'callback-queries' && third === undefined) {
+      return { endpoint: 'client.callback_query', subject: 'account' };
+    }
+    if (write && second === 'inline-queries' && third === undefined) {
+      return { endpoint: 'client.inline_query', subject: 'account' };
+    }
+    return { endpoint: write ? 'client.write' : 'client.read', subject: 'account' };
+  }
   if (first === 'admin') return { endpoint: 'staff', subject: 'account' };
   if (first === 'my') {
     return third === 'webhook' && write && second !== undefined

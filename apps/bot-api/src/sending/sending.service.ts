@@ -91,7 +91,9 @@ export class SendingService {
     const location = {
       latitude: dto.latitude,
       longitude: dto.longitude,
-      name: dto.title,
+      // Venues written before `name` was accepted carry their title as name; title is kept apart now.
+      name: dto.name ?? dto.title,
+      title: dto.title,
       ...(dto.address ? { address: dto.address } : {}),
     };
     return this.sendOne(bot, dto, { kind: 'venue', metadata: { location, isVenue: true } });

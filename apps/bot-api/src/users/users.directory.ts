@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Account, AccountDirectory } from '@app/auth';
 import { isBotSystemUserId } from '../bots/entities/bot.entity';
+import { isVirtualMemberId } from './virtual-member-id';
 import { BotConfig } from '../config/bot.config';
 import { UsersStore } from './users.store';
 import { BotErrors } from '../bot-errors';
@@ -26,6 +27,10 @@ export class UsersDirectory implements AccountDirectory {
   async upsert(account: Account): Promise<void> {
     // An account under a bot's system user id would speak in chats as that bot.
     if (isBotSystemUserId(account.id)) throw BotErrors.error('UNAUTHORIZED', 'This account id is reserved for bots');
+    // Nor may an account speak as a bot's virtual member.
+    if (isVirtualMemberId(account.id)) {
+      throw BotErrors.error('UNAUTHORIZED', 'This account id is reserved for virtual members');
+    }
     const now = Date.now();
     const seen = this.recent.get(account.id);
     if (seen && seen.name === account.name && now - seen.at < this.config.USER_DIRECTORY_CACHE_MS) return;

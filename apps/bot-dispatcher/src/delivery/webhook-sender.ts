@@ -51,6 +51,8 @@ interface BotAgent {
   key: string;
   agent: Agent;
   lastUsed: number;
+  /** Requests running on this Agent; the idle sweep leaves it alone while any are. */
+  inFlight: number;
 }
 
 const DEFAULT_MAX_AGENTS = 1000;
@@ -107,8 +109,10 @@ export class WebhookSender {
     // thousands of deliveries a second those timers were a large part of the heap.
     const abort = new AbortController();
     const deadline = setTimeout(() => abort.abort(), this.options.timeoutMs);
+    const botAgent = this.agentFor(target);
+    botAgent.inFlight += 1;
     try {
-      const response = await this.agentFor(target).request({
+      const response = await botAgent.agent.request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: 'POST',
@@ -138,6 +142,8 @@ export class WebhookSender {
       return { ok: false, statusCode: null, latencyMs: elapsed(), error: this.describe(error) };
     } finally {
       clearTimeout(deadline);
+      botAgent.inFlight -= 1;
+      this.markUsed(target.botId, botAgent);
     }
   }
 
@@ -148,14 +154,14 @@ export class WebhookSender {
     await Promise.all(agents.map(({ agent }) => agent.close().catch(() => undefined)));
   }
 
-  private agentFor(target: WebhookTarget): Agent {
+  private agentFor(target: WebhookTarget): BotAgent {
     const key = `${target.maxConnections}|${(target.allowedIps ?? []).join(',')}`;
     const current = this.agents.get(target.botId);
     if (current) this.agents.delete(target.botId);
     if (current?.key === key) {
       current.lastUsed = Date.now();
       this.agents.set(target.botId, current);
-      return current.agent;
+      return current;
     }
     // A changed configuration gets fresh connections; requests in flight on the old Agent finish first.
     if (current) void current.agent.close().catch(() => undefined);
@@ -168,9 +174,18 @@ export class WebhookSender {
         lookup: this.lookupFor(target.allowedIps),
       },
     });
-    this.agents.set(target.botId, { key, agent, lastUsed: Date.now() });
+    const created = { key, agent, lastUsed: Date.now(), inFlight: 0 };
+    this.agents.set(target.botId, created);
     this.evictBeyondLimit();
-    return agent;
+    return created;
+  }
+
+  /** Moves the bot's Agent to the end of the use order, which the idle sweep relies on. */
+  private markUsed(botId: string, entry: BotAgent): void {
+    if (this.agents.get(botId) !== entry) return;
+    this.agents.delete(botId);
+    entry.lastUsed = Date.now();
+    this.agents.set(botId, entry);
   }
 
   /** close() lets requests in flight on an evicted Agent finish; the per-bot slots still bound them. */
@@ -187,6 +202,8 @@ export class WebhookSender {
     for (const [botId, entry] of this.agents) {
       // Use order: every later entry was used more recently.
       if (entry.lastUsed > cutoff) return;
+      // A request longer than agentIdleMs keeps its Agent; it is stamped used again when it ends.
+      if (entry.inFlight > 0) continue;
       this.agents.delete(botId);
       void entry.agent.close().catch(() => undefined);
     }

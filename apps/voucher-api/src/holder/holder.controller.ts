@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account, AccountGuard, CurrentAccount } from '@app/auth';
 import { ApiErrors } from '../voucher-errors';
 import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
@@ -31,7 +31,11 @@ export class HolderController {
   }
 
   @Post('authorizations')
-  @ApiCreatedResponse({ description: 'The consent record (the first one, when repeated)', type: AuthorizationView })
+  @HttpCode(200)
+  @ApiOkResponse({
+    description: 'The consent record (the first one, when repeated): consent is a setting, not a new resource',
+    type: AuthorizationView,
+  })
   @ApiErrors({ code: 'NOT_FOUND', when: 'no such application' })
   @ApiOperation({ summary: 'Allow an application to issue vouchers to me (repeating it changes nothing)' })
   authorize(@CurrentAccount() account: Account, @Body() dto: CreateAuthorizationDto): Promise<AuthorizationView> {

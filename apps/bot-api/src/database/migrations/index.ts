@@ -5,6 +5,8 @@ import { CreateConversations1763720000000 } from './1763720000000-CreateConversa
 import { CreateWebhookDeliveries1795306900000 } from './1795306900000-CreateWebhookDeliveries';
 import { WebhookDeliveryControls1795400000000 } from './1795400000000-WebhookDeliveryControls';
 import { CreateDeliveryRedrives1795500000000 } from './1795500000000-CreateDeliveryRedrives';
+import { CreateFileUploads1795600000000 } from './1795600000000-CreateFileUploads';
+import { CreateInteraction1795610000000 } from './1795610000000-CreateInteraction';
 import { SelfHealingDeadLetters1795620000000 } from './1795620000000-SelfHealingDeadLetters';
 
 /** Every migration of the bot database, in order. New migrations are appended here. */
@@ -16,5 +18,7 @@ export const botMigrations = [
   CreateWebhookDeliveries1795306900000,
   WebhookDeliveryControls1795400000000,
   CreateDeliveryRedrives1795500000000,
+  CreateFileUploads1795600000000,
+  CreateInteraction1795610000000,
   SelfHealingDeadLetters1795620000000,
 ];

@@ -16,6 +16,12 @@ export class UserView {
 
   @ApiProperty({ description: 'Display name' })
   first_name: string;
+
+  @ApiPropertyOptional({
+    enum: [true],
+    description: 'Present (and true) only for a virtual member that a bot created and speaks as in one group',
+  })
+  is_virtual?: true;
 }
 
 /** Which chat: what events about an existing message say of it. */
@@ -185,8 +191,11 @@ export class PollMetadataView extends PollFieldsView {
 }
 
 export class LocationMetadataView extends PointView {
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ description: 'sendLocation name; for venues the name given, else the title' })
   name?: string;
+
+  @ApiPropertyOptional({ description: 'Venues: the title' })
+  title?: string;
 
   @ApiPropertyOptional()
   address?: string;

@@ -33,7 +33,7 @@ export interface MessageMetadata {
     correct_option_id?: number;
   };
   contact?: { phone_number: string; first_name: string; last_name?: string };
-  location?: { latitude: number; longitude: number; name?: string; address?: string };
+  location?: { latitude: number; longitude: number; name?: string; title?: string; address?: string };
   isVenue?: boolean;
   isEdited?: boolean;
   file?: { width?: number; height?: number; duration?: number; performer?: string; title?: string };

@@ -158,7 +158,13 @@ export class SendLocationDto extends IntersectionType(SendBaseDto, LocationDto) 
 }
 
 export class SendVenueDto extends IntersectionType(SendBaseDto, LocationDto) {
-  @ApiProperty({ description: 'Name of the venue' })
+  @ApiPropertyOptional({ description: 'As in sendLocation: a name for the point; defaults to the title' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 255)
+  name?: string;
+
+  @ApiProperty({ description: 'Title of the venue' })
   @IsString()
   @Length(1, 255)
   title: string;

@@ -1,6 +1,7 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { MEMBER_STATUSES, MemberStatus } from '../../chats/dto/chat.view';
 import { FriendRequestUpdateView } from '../../friends/friend-request.view';
+import { CallbackQueryUpdateView, InlineQueryUpdateView } from '../../interaction/interaction.view';
 import { ChatIdentityView, ChatRefView, MessageView, UserView } from '../../messages/dto/message.view';
 import { UPDATE_TYPES, UpdateType } from '../update-types';
 
@@ -100,6 +101,12 @@ export class UpdateView {
     ],
   })
   message?: MessageView | EditedMessageEventView | MessageEventView;
+
+  @ApiPropertyOptional({ type: CallbackQueryUpdateView })
+  callback_query?: CallbackQueryUpdateView;
+
+  @ApiPropertyOptional({ type: InlineQueryUpdateView })
+  inline_query?: InlineQueryUpdateView;
 
   @ApiPropertyOptional({ type: FriendRequestUpdateView })
   friend_request?: FriendRequestUpdateView;

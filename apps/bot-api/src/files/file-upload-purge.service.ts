@@ -1,0 +1,71 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { BotConfig } from '../config/bot.config';
+import { FileUploadsStore } from './file-uploads.store';
+import { FileStorage } from './storage/file-storage';
+
+const BATCH = 100;
+
+/**
+ * Periodic removal of uploads never completed, once expired: their bytes, then their rows. A PUT that
+ * started just before the expiry may still be writing to an S3 store, so rows wait a grace period of
+ * the upload lifetime (at most 5 minutes) past expiry. Every instance may run it: rows another
+ * instance holds are skipped.
+ */
+@Injectable()
+export class FileUploadPurgeService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(FileUploadPurgeService.name);
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<number>;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly storage: FileStorage,
+    private readonly uploads: FileUploadsStore,
+    private readonly config: BotConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.sweep(), this.config.FILE_UPLOAD_PURGE_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** One pass; answers how many abandoned uploads were removed. */
+  async sweep(): Promise<number> {
+    if (this.running) return this.running;
+    this.running = this.purge()
+      .catch((error: Error) => {
+        this.logger.warn(`file upload purge failed: ${error.message}`);
+        return 0;
+      })
+      .finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async purge(): Promise<number> {
+    const grace = Math.min(this.config.FILE_UPLOAD_TTL_SECONDS, 300);
+    let purged = 0;
+    for (;;) {
+      const batch = await this.dataSource.transaction(async (manager) => {
+        const abandoned = await this.uploads.lockAbandoned(manager, grace, BATCH);
+        for (const upload of abandoned) await this.storage.delete(upload.storageKey);
+        await this.uploads.deleteByIds(
+          manager,
+          abandoned.map((upload) => upload.id),
+        );
+        return abandoned.length;
+      });
+      purged += batch;
+      if (batch < BATCH) break;
+    }
+    await this.uploads.deleteCompletedBefore(this.dataSource.manager, new Date(Date.now() - grace * 1000));
+    if (purged > 0) this.logger.log(`purged ${purged} abandoned upload(s)`);
+    return purged;
+  }
+}

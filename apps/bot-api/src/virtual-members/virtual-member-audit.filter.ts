@@ -1,0 +1,97 @@
+import {
+  ArgumentsHost,
+  Catch,
+  ExceptionFilter,
+  HttpException,
+  Inject,
+  Injectable,
+  Logger,
+  UseFilters,
+} from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { ApiError, ENVELOPE_STYLE, EnvelopeExceptionFilter, EnvelopeStyle } from '@app/envelope';
+import { bearerToken, principalOf } from '@app/auth';
+import type { Request } from 'express';
+import { DataSource } from 'typeorm';
+import { BotTokenService } from '../bot-auth/bot-token.service';
+import { BotErrors } from '../bot-errors';
+import { auditRequest, stringField } from './audit-request';
+import { VirtualMemberAction, VirtualMemberAuditStore } from './virtual-member-audit.store';
+
+/** The code a refusal answers with, as the envelope names it. */
+export function refusalCodeOf(error: unknown): string {
+  if (error instanceof ApiError) return error.code ?? BotErrors.defaultCodeFor(error.status);
+  if (error instanceof HttpException) return BotErrors.defaultCodeFor(error.getStatus());
+  return 'INTERNAL_ERROR';
+}
+
+/**
+ * Writes the audit entry of every refused virtual-member call, then answers it as the envelope does.
+ * As a route's exception filter it sees every refusal after routing: the bot-token guard (an available
+ * or unavailable bot), the route limit, body validation (a 1001-character text), the disabled feature,
+ * admission, scope and quota. A successful call's entry is written by the service in the call's own
+ * transaction. Only a call without a valid bot token has no bot to be logged under.
+ */
+@Catch()
+@Injectable()
+export class VirtualMemberAuditFilter implements ExceptionFilter {
+  private readonly logger = new Logger(VirtualMemberAuditFilter.name);
+  private readonly envelope: EnvelopeExceptionFilter;
+
+  constructor(
+    @Inject(ENVELOPE_STYLE) style: EnvelopeStyle,
+    private readonly audit: VirtualMemberAuditStore,
+    private readonly tokens: BotTokenService,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {
+    this.envelope = new EnvelopeExceptionFilter(style, BotErrors);
+  }
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    // The answer waits for the entry, so a bot (or a test) that reads the log next finds it.
+    void this.record(exception, host)
+      .catch((error: unknown) => {
+        // The refusal still reaches the bot; the lost entry is reported to the operators.
+        this.logger.error(`virtual member audit entry not written: ${(error as Error).message}`);
+      })
+      .finally(() => this.envelope.catch(exception, host));
+  }
+
+  private async record(exception: unknown, host: ArgumentsHost): Promise<void> {
+    const req = host.switchToHttp().getRequest<Request>();
+    const action = actionOf(req);
+    const botId = principalOf(req)?.tenantId ?? (await this.botOfToken(req));
+    if (!action || !botId) return;
+    const body: unknown = req.body;
+    await this.audit.record(this.dataSource.manager, {
+      botId,
+      action,
+      outcome: 'refused',
+      errorCode: refusalCodeOf(exception),
+      chatId: stringField(body, 'chat_id'),
+      virtualMemberId: stringField(body, 'virtual_member_id'),
+      request: auditRequest(action, body),
+    });
+  }
+
+  /** The guard refused before naming the bot (not approved, disabled): the token still tells which one. */
+  private async botOfToken(req: Request): Promise<string | undefined> {
+    const token = bearerToken(req.headers.authorization);
+    return token ? (await this.tokens.findByToken(token))?.id : undefined;
+  }
+}
+
+const ACTIONS_BY_METHOD: Record<string, VirtualMemberAction> = {
+  createChatVirtualMember: 'create',
+  listChatVirtualMembers: 'list',
+  sendAsVirtualMember: 'send',
+};
+
+/** The method a call is for, from the last segment of its path (the filter is on these routes only). */
+function actionOf(req: Request): VirtualMemberAction | undefined {
+  const method = req.path.split('/').pop() ?? '';
+  return Object.prototype.hasOwnProperty.call(ACTIONS_BY_METHOD, method) ? ACTIONS_BY_METHOD[method] : undefined;
+}
+
+/** Every call of the method is in the virtual-member audit log: successes by the service, refusals here. */
+export const AuditedVirtualMemberCall = () => UseFilters(VirtualMemberAuditFilter);
