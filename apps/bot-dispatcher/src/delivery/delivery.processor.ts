@@ -73,8 +73,9 @@ export class DeliveryProcessor implements OnModuleDestroy {
     this.borrowMaxHoldMs = Math.min(BORROW_MAX_HOLD_MS, config.WEBHOOK_TIMEOUT_MS / 2);
     this.pacer = new DeferralPacer({
       minDelayMs: BUSY_RETRY_MIN_MS,
-      // A backlog behind a receiver that never answers comes back within two timeouts at the latest.
-      maxDelayMs: Math.max(2000, 2 * config.WEBHOOK_TIMEOUT_MS),
+      // A backlog behind a receiver that never answers comes back within ten timeouts at the latest:
+      // each job is looked at about once in that time, however long the backlog grows.
+      maxDelayMs: Math.max(2000, 10 * config.WEBHOOK_TIMEOUT_MS),
       initialHoldMs: Math.min(INITIAL_HOLD_MAX_MS, config.WEBHOOK_TIMEOUT_MS),
     });
     metrics.observeBots({
