@@ -11486,7 +11486,10 @@ export interface operations {
     Sending_sendMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11496,7 +11499,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -11556,6 +11559,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -11588,7 +11603,10 @@ export interface operations {
     Sending_sendPhoto: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11598,7 +11616,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -11658,6 +11676,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -11690,7 +11720,10 @@ export interface operations {
     Sending_sendDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11700,7 +11733,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -11760,6 +11793,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -11792,7 +11837,10 @@ export interface operations {
     Sending_sendVideo: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11802,7 +11850,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -11862,6 +11910,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -11894,7 +11954,10 @@ export interface operations {
     Sending_sendAudio: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11904,7 +11967,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -11964,6 +12027,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -11996,7 +12071,10 @@ export interface operations {
     Sending_sendVoice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12006,7 +12084,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12066,6 +12144,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12098,7 +12188,10 @@ export interface operations {
     Sending_sendVideoNote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12108,7 +12201,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12168,6 +12261,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12200,7 +12305,10 @@ export interface operations {
     Sending_sendAnimation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12210,7 +12318,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12270,6 +12378,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12302,7 +12422,10 @@ export interface operations {
     Sending_sendSticker: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12312,7 +12435,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12372,6 +12495,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12404,7 +12539,10 @@ export interface operations {
     Sending_sendLocation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12414,7 +12552,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12474,6 +12612,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12506,7 +12656,10 @@ export interface operations {
     Sending_sendVenue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12516,7 +12669,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12576,6 +12729,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12608,7 +12773,10 @@ export interface operations {
     Sending_sendDice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12618,7 +12786,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12678,6 +12846,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12710,7 +12890,10 @@ export interface operations {
     Sending_sendPoll: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12720,7 +12903,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12780,6 +12963,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12812,7 +13007,10 @@ export interface operations {
     Sending_sendContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12822,7 +13020,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12885,6 +13083,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
             /** @description `BOT_RATE_LIMIT`: a send quota of the bot is used up; see Retry-After; `RATE_LIMITED` */
             429: {
                 headers: {
@@ -12914,7 +13124,10 @@ export interface operations {
     Sending_sendMediaGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12924,7 +13137,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new messages in order; only the last carries reply_markup */
+            /** @description The new messages in order; only the last carries reply_markup; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12987,6 +13200,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
             /** @description `BOT_RATE_LIMIT`: a send quota of the bot is used up; see Retry-After; `RATE_LIMITED` */
             429: {
                 headers: {
@@ -13016,7 +13241,10 @@ export interface operations {
     Sending_forwardMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13026,7 +13254,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -13086,6 +13314,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -13118,7 +13358,10 @@ export interface operations {
     Sending_copyMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13128,7 +13371,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -13188,6 +13431,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -13323,7 +13578,10 @@ export interface operations {
     Sending_editMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13333,7 +13591,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The edited message with metadata.isEdited */
+            /** @description The edited message with metadata.isEdited; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13393,6 +13651,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -13528,7 +13798,10 @@ export interface operations {
     Sending_editMessageReplyMarkup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13538,7 +13811,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The message with its new reply_markup */
+            /** @description The message with its new reply_markup; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13598,6 +13871,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };

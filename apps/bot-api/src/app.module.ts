@@ -52,7 +52,7 @@ export class AppModule {
         databaseModule(config, botMigrations),
         RedisModule.forRoot(config.REDIS_URL, 'bot-api', config.REDIS_KEY_PREFIX),
         AuthModule.forRoot({ config, directory: UsersDirectory, imports: [UsersModule] }),
-        IdempotencyModule.forRoot(),
+        IdempotencyModule.forRoot({ ttlMs: config.IDEMPOTENCY_TTL_MS }),
         HealthModule.forRoot(),
         MetricsModule,
         RateLimitsModule,

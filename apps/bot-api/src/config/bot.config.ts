@@ -84,6 +84,15 @@ export class BotConfig extends AccountAuthConfig {
   @Min(100)
   CALLBACK_ANSWER_WINDOW_MS = 5000;
 
+  /**
+   * How long an Idempotency-Key of a send, edit, forward or copy and its stored answer are kept (then
+   * purged hourly); a retry after that sends again.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(60_000)
+  IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
   /** Unconfirmed Updates are kept this long for getUpdates, then purged. */
   @Type(() => Number)
   @IsInt()
