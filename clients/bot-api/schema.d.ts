@@ -1662,10 +1662,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** getWebhookInfo: url, pending_update_count, last error, max_connections, allowed_updates, allowed_ips, platform_egress_ips, previous_secret_expires_at */
+        /** getWebhookInfo: url, pending_update_count, last error, max_connections, allowed_updates, allowed_ips, platform_egress_ips, previous_secret_expires_at, auto_redeliver_dead_letters */
         get: operations["Webhooks_getWebhookInfo"];
         put?: never;
-        /** getWebhookInfo: url, pending_update_count, last error, max_connections, allowed_updates, allowed_ips, platform_egress_ips, previous_secret_expires_at */
+        /** getWebhookInfo: url, pending_update_count, last error, max_connections, allowed_updates, allowed_ips, platform_egress_ips, previous_secret_expires_at, auto_redeliver_dead_letters */
         post: operations["Webhooks_postWebhookInfo"];
         delete?: never;
         options?: never;
@@ -1917,6 +1917,8 @@ export type components = {
             friend_request_mode: "auto_accept" | "auto_reject" | "manual";
             /** @description The quotas in force: own values, else the global defaults */
             rate_limits: components["schemas"]["RateLimitsView"];
+            /** @description Self-healing dead letters: when the webhook answers 2xx again, dead letters are redelivered automatically, once each */
+            auto_redeliver_dead_letters: boolean;
             virtual_members_enabled: boolean;
             /** @description Start of the current token, for recognising it */
             token_prefix: string | null;
@@ -1958,6 +1960,8 @@ export type components = {
             short_description?: string | null;
             avatar?: string | null;
             supports_inline_queries?: boolean;
+            /** @description Self-healing dead letters (off by default): once the webhook answers 2xx again, every dead letter is redelivered automatically, once, in update order and at the redrive pace */
+            auto_redeliver_dead_letters?: boolean;
             /** @description Replaces the bot quotas; each value at most the global default; null restores the defaults */
             rate_limits?: components["schemas"]["RateLimitsDto"] | null;
         };
@@ -3105,6 +3109,11 @@ export type components = {
             /** @description Attempts of the current series (a manual redelivery starts a new one) */
             attempts: number;
             series: number;
+            /**
+             * @description How the current attempt series was started: first_attempt (the Update itself), manual (a redelivery by the bot's developer), staff (a redelivery by platform staff, one or in bulk), auto (self-healing: the receiver recovered and the dead letter was redelivered automatically)
+             * @enum {string}
+             */
+            trigger: "first_attempt" | "manual" | "staff" | "auto";
             /** Format: date-time */
             dead_letter_at: string | null;
             last_error: string | null;
@@ -3158,6 +3167,11 @@ export type components = {
         };
         AttemptView: {
             series: number;
+            /**
+             * @description How the attempt's series was started
+             * @enum {string}
+             */
+            trigger: "first_attempt" | "manual" | "staff" | "auto";
             attempt: number;
             /** @description null when no HTTP answer came */
             status_code: number | null;
@@ -3165,6 +3179,15 @@ export type components = {
             error: string | null;
             /** Format: date-time */
             attempted_at: string;
+        };
+        AttemptSeriesView: {
+            series: number;
+            /**
+             * @description How the attempt series was started: first_attempt (the Update itself), manual (a redelivery by the bot's developer), staff (a redelivery by platform staff, one or in bulk), auto (self-healing: the receiver recovered and the dead letter was redelivered automatically)
+             * @enum {string}
+             */
+            trigger: "first_attempt" | "manual" | "staff" | "auto";
+            attempts: number;
         };
         DeliveryDetailView: {
             /** Format: uuid */
@@ -3176,6 +3199,11 @@ export type components = {
             /** @description Attempts of the current series (a manual redelivery starts a new one) */
             attempts: number;
             series: number;
+            /**
+             * @description How the current attempt series was started: first_attempt (the Update itself), manual (a redelivery by the bot's developer), staff (a redelivery by platform staff, one or in bulk), auto (self-healing: the receiver recovered and the dead letter was redelivered automatically)
+             * @enum {string}
+             */
+            trigger: "first_attempt" | "manual" | "staff" | "auto";
             /** Format: date-time */
             dead_letter_at: string | null;
             last_error: string | null;
@@ -3194,6 +3222,8 @@ export type components = {
             updated_at: string;
             /** @description Every attempt, oldest first */
             attempt_log: components["schemas"]["AttemptView"][];
+            /** @description Every attempt series still in the log, oldest first, the current one included */
+            series_log: components["schemas"]["AttemptSeriesView"][];
         };
         SetWebhookDto: {
             /**
@@ -3237,6 +3267,8 @@ export type components = {
             platform_egress_ips: string[];
             /** @description Unix seconds at which the secret_token replaced by the last rotation stops being signed with; null when no overlap runs */
             previous_secret_expires_at: number | null;
+            /** @description Self-healing dead letters (set with PATCH /api/v1/bots/my/:botId): when the webhook answers 2xx again, dead letters are redelivered automatically, once each, in update order */
+            auto_redeliver_dead_letters: boolean;
         };
         StaffDeliveryView: {
             /** Format: uuid */
@@ -3251,6 +3283,11 @@ export type components = {
             /** @description Attempts of the current series */
             attempts: number;
             series: number;
+            /**
+             * @description How the current attempt series was started: first_attempt (the Update itself), manual (a redelivery by the bot's developer), staff (a redelivery by platform staff, one or in bulk), auto (self-healing: the receiver recovered and the dead letter was redelivered automatically)
+             * @enum {string}
+             */
+            trigger: "first_attempt" | "manual" | "staff" | "auto";
             /** Format: date-time */
             dead_letter_at: string | null;
             last_error: string | null;
@@ -3296,9 +3333,9 @@ export type components = {
         };
         AuditEntryView: {
             id: string;
-            /** @description Staff account */
+            /** @description Staff account, or `system` for an action of the platform itself */
             actor_id: string;
-            /** @description delivery.redeliver, redrive.dry_run, redrive.start or redrive.cancel */
+            /** @description delivery.redeliver, redrive.dry_run, redrive.start, redrive.cancel, or redrive.auto_start (system) */
             action: string;
             /** @description update_id or redrive job id */
             target: string | null;
@@ -3386,11 +3423,16 @@ export type components = {
             id: string;
             /** @enum {string} */
             status: "running" | "completed" | "cancelled";
+            /**
+             * @description staff: started by platform staff; auto: started by the system when a bot's receiver recovered
+             * @enum {string}
+             */
+            kind: "staff" | "auto";
             filter: components["schemas"]["RedriveFilterView"];
             rate_per_bot: number;
             /** @description Dead letters the job took when it started */
             total: number;
-            /** @description Staff account that started it */
+            /** @description Staff account that started it, or `system` for an automatic job */
             created_by: string;
             /** Format: date-time */
             created_at: string;
@@ -3408,11 +3450,16 @@ export type components = {
             id: string;
             /** @enum {string} */
             status: "running" | "completed" | "cancelled";
+            /**
+             * @description staff: started by platform staff; auto: started by the system when a bot's receiver recovered
+             * @enum {string}
+             */
+            kind: "staff" | "auto";
             filter: components["schemas"]["RedriveFilterView"];
             rate_per_bot: number;
             /** @description Dead letters the job took when it started */
             total: number;
-            /** @description Staff account that started it */
+            /** @description Staff account that started it, or `system` for an automatic job */
             created_by: string;
             /** Format: date-time */
             created_at: string;
@@ -3436,6 +3483,11 @@ export type components = {
             /** @description Attempts of the current series */
             attempts: number;
             series: number;
+            /**
+             * @description How the current attempt series was started: first_attempt (the Update itself), manual (a redelivery by the bot's developer), staff (a redelivery by platform staff, one or in bulk), auto (self-healing: the receiver recovered and the dead letter was redelivered automatically)
+             * @enum {string}
+             */
+            trigger: "first_attempt" | "manual" | "staff" | "auto";
             /** Format: date-time */
             dead_letter_at: string | null;
             last_error: string | null;
@@ -3461,6 +3513,8 @@ export type components = {
             };
             /** @description Every attempt, oldest first */
             attempt_log: components["schemas"]["AttemptView"][];
+            /** @description Every attempt series still in the log, oldest first, the current one included */
+            series_log: components["schemas"]["AttemptSeriesView"][];
         };
     };
     responses: never;

@@ -161,6 +161,19 @@ const CROSS_TABLE: AllowedUse[] = [
     tables: ['bots'],
     reason: 'a staff redelivery restarts a delivery only while its bot is in webhook mode, checked as it restarts',
   },
+  {
+    at: `${DELIVERY_SIDE}staff-delivery-statements.ts#autoRedrivableDeadLettersSql`,
+    tables: ['bots'],
+    reason:
+      'an automatic redrive takes dead letters only while their bot has auto_redeliver_dead_letters on and can receive them',
+  },
+  ...['RECOVERED_BOTS', 'CLEAR_RECOVERED'].map((statement) => ({
+    at: `${DELIVERY_SIDE}staff-delivery-statements.ts#${statement}`,
+    tables: ['bots'],
+    reason:
+      "webhook_recovered_at is a delivery side column of the bot's row: the dispatcher marks a recovery, " +
+      "bot-api's redrive worker turns it into an automatic redrive job",
+  })),
   ...['SET_WEBHOOK', 'CLEAR_WEBHOOK', 'WEBHOOK_INFO', 'WEBHOOK_SECRETS_FOR_UPDATE', 'DELIVERY_MODE_OF_OWNED'].map(
     (statement) => ({
       at: `${DELIVERY_SIDE}delivery-statements.ts#${statement}`,

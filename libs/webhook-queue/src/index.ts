@@ -17,4 +17,5 @@ export {
   DeliveryErrorClass,
   errorClassSql,
   redrivableDeadLettersSql,
+  autoRedrivableDeadLettersSql,
 } from './bot-database/staff-delivery-statements';

@@ -7,6 +7,7 @@ import { WebhookDeliveryControls1795400000000 } from './1795400000000-WebhookDel
 import { CreateDeliveryRedrives1795500000000 } from './1795500000000-CreateDeliveryRedrives';
 import { CreateFileUploads1795600000000 } from './1795600000000-CreateFileUploads';
 import { CreateInteraction1795610000000 } from './1795610000000-CreateInteraction';
+import { SelfHealingDeadLetters1795620000000 } from './1795620000000-SelfHealingDeadLetters';
 
 /** Every migration of the bot database, in order. New migrations are appended here. */
 export const botMigrations = [
@@ -19,4 +20,5 @@ export const botMigrations = [
   CreateDeliveryRedrives1795500000000,
   CreateFileUploads1795600000000,
   CreateInteraction1795610000000,
+  SelfHealingDeadLetters1795620000000,
 ];
