@@ -88,8 +88,9 @@ const CROSS_TABLE: AllowedUse[] = [
   },
   {
     at: `${BOT_API}files/files.service.ts#FilesService.visibleToBot`,
-    tables: ['messages', 'chat_members'],
-    reason: "a person's upload is visible to the bots that are active members of a chat where that person posted it",
+    tables: ['messages', 'chat_members', 'chats'],
+    reason:
+      "a person's upload is visible to a bot that received a message carrying it: one statement reads those messages with their chat type and membership, group privacy decides",
   },
   {
     at: `${BOT_API}messages/message-store.service.ts#INSERT_AS_MEMBER`,

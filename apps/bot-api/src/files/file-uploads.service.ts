@@ -9,7 +9,7 @@ import { FileInfoView, UploadCredentialsView } from './dto/file.view';
 import type { StoredFile } from './entities/file.entity';
 import { FileLinksService } from './file-links.service';
 import { FileUploadsStore, ownedBy, PendingUpload, UploadDeclaration } from './file-uploads.store';
-import { FilesService } from './files.service';
+import { FileReadingBot, FilesService } from './files.service';
 import { probeMedia } from './media-probe';
 import { FileStorage } from './storage/file-storage';
 import { FileOwner, keyBelongsTo, newStorageKey } from './storage/storage-keys';
@@ -80,7 +80,7 @@ export class FileUploadsService {
   }
 
   /** getFile: the bot's own files and the files it received. */
-  async getFile(bot: { id: string; systemUserId: string | null }, fileId: string): Promise<FileInfoView> {
+  async getFile(bot: FileReadingBot, fileId: string): Promise<FileInfoView> {
     return this.info(await this.files.visibleToBot(this.dataSource.manager, fileId, bot));
   }
 
