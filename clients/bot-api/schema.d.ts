@@ -7347,11 +7347,11 @@ export interface operations {
     FileStorage_upload: {
         parameters: {
             query: {
-                size: number;
                 type: string;
                 /** @description Unix seconds after which the URL is refused */
                 expires: number;
                 signature: string;
+                size: number;
             };
             header?: never;
             path: {
