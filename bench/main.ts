@@ -15,10 +15,11 @@ import IORedis from 'ioredis';
 import { botProbeRequests, runBotPaths, startBotSection, BotSection } from './bots/section';
 import { runGrowth } from './growth/section';
 import { BENCH_DATABASES, dropDatabase, recreateDatabase } from './lib/db';
+import { memoryBreakdown, MEMORY_COLUMNS, memoryRow } from './lib/memory';
 import { BenchProcess, ROOT, rssMb, stopAllOnExit } from './lib/processes';
 import { startWebhookReceiver, WebhookReceiver } from './lib/receiver';
 import { formatTable, Report } from './lib/report';
-import { botEnv, StackSettings, startApp, throwAwaySecrets, voucherEnv } from './lib/stack';
+import { probeInstanceEnv, StackSettings, startApp, throwAwaySecrets } from './lib/stack';
 import { probeStatements, ProbeResult, statementReport } from './probe';
 import {
   runVoucherPaths,
@@ -127,14 +128,13 @@ async function main(): Promise<void> {
     if (probeOrGrowth && vouchers && bots) {
       console.log('counting SQL statements per request through the counting proxy…');
       const held = await voucherSupply(vouchers, 10, 30);
-      const env = { voucher: voucherEnv(settings), bot: botEnv(settings) };
       probes.push(
         ...(await probeStatements(
-          (dbPort) => startApp('voucher-api', { ...env.voucher, DB_PORT: String(dbPort), MIGRATIONS_RUN: 'false' }),
+          (dbPort) => startApp('voucher-api', probeInstanceEnv('voucher-api', settings, dbPort)),
           voucherProbeRequests(vouchers, held),
         )),
         ...(await probeStatements(
-          (dbPort) => startApp('bot-api', { ...env.bot, DB_PORT: String(dbPort), MIGRATIONS_RUN: 'false' }),
+          (dbPort) => startApp('bot-api', probeInstanceEnv('bot-api', settings, dbPort)),
           botProbeRequests(bots),
         )),
       );
@@ -151,6 +151,19 @@ async function main(): Promise<void> {
     if (bots) rss.push(['bot-api', bots.idleRssMb.toFixed(0), rssMb(bots.app.pid).toFixed(0)]);
     if (bots?.dispatcher)
       rss.push(['bot-dispatcher', (bots.dispatcherIdleRssMb ?? NaN).toFixed(0), rssMb(bots.dispatcher.pid).toFixed(0)]);
+    const breakdown: string[][] = [];
+    const measured: Array<[string, BenchProcess | undefined]> = [
+      ['voucher-api', vouchers?.app],
+      ['bot-api', bots?.app],
+      ['bot-dispatcher', bots?.dispatcher],
+    ];
+    for (const [name, app] of measured) {
+      if (app) breakdown.push([name, ...memoryRow(await memoryBreakdown(app.pid, app.port))]);
+    }
+    report.section(
+      'Memory after load (MB): resident anonymous vs. file-backed, V8 heap by space, external (Buffers)',
+      formatTable(['process', ...MEMORY_COLUMNS], breakdown),
+    );
     report.section(
       'RSS (MB; target < 250 after load)',
       formatTable(

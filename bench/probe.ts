@@ -4,6 +4,9 @@ import { BenchProcess, sleep } from './lib/processes';
 import { CapturedStatement, SqlCounter, startSqlCounter } from './lib/sql-counter';
 import { formatTable } from './lib/report';
 
+/** Longer than the shortest periodic background step of an app (bot-api's redrive worker: 1 s). */
+const IDLE_WINDOW_MS = 3000;
+
 /** One request the probe makes twice: once to warm up (prepared statements, caches), once counted. */
 export interface ProbedRequest {
   name: string;
@@ -40,6 +43,15 @@ export async function probeStatements(
       await sleep(500);
       results.push({ name: request.name, statements: counter.statements(), parses: counter.parses() });
     }
+    // Whatever the instance runs on its own (timers, workers) would land in some request's count: an idle
+    // window longer than any periodic step there must count nothing.
+    counter.reset();
+    await sleep(IDLE_WINDOW_MS);
+    results.push({
+      name: `${app.name}, idle ${IDLE_WINDOW_MS / 1000} s`,
+      statements: counter.statements(),
+      parses: counter.parses(),
+    });
   } finally {
     await app.stop();
     await counter.close();

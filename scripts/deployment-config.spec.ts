@@ -66,6 +66,18 @@ describe('deployment configuration', () => {
     },
   );
 
+  it.each(services)('runs %s with the same NODE_OPTIONS in its image and its Kubernetes Deployment', (service) => {
+    const dockerfile = readFileSync(join(root, `docker/${service}.Dockerfile`), 'utf8');
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    const image = /NODE_OPTIONS="([^"]*)"/.exec(runtime)?.[1];
+    const deployment = parse(readFileSync(join(root, `k8s/${service}/base/deployment.yaml`), 'utf8'));
+    const pod = (deployment.spec.template.spec.containers[0].env ?? []).find(
+      (entry: { name: string }) => entry.name === 'NODE_OPTIONS',
+    );
+    expect(image).toMatch(/--max-old-space-size=\d+/);
+    expect(pod?.value).toBe(image);
+  });
+
   it('documents no variable that no service reads', () => {
     const read = new Set(services.flatMap(([, schema]) => variablesOf(schema)));
     const inGuide = [SHARED, ...services.map(([service]) => service)].flatMap(documented);

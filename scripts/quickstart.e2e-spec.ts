@@ -54,8 +54,10 @@ describe('the README quickstarts, run as written against started apps', () => {
     workDir = mkdtempSync(join(tmpdir(), 'quickstart-'));
     const certificate = devWebhookCertificate(join(workDir, 'certificate'));
     voucher = await startVoucherApp();
-    bot = await startBotApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
-    urls = { voucher: await listen(voucher.app), bot: await listen(bot.app) };
+    // Upload and download URLs name bot-api's public address, so it is known before the app starts.
+    const botPort = await freePort();
+    bot = await startBotApp({ WEBHOOK_ALLOW_PRIVATE: 'true', FILE_PUBLIC_BASE_URL: `http://127.0.0.1:${botPort}` });
+    urls = { voucher: await listen(voucher.app), bot: await listen(bot.app, botPort) };
     dispatcher = await startDispatcher(bot, {
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WEBHOOK_CA_FILE: certificate.certFile,
@@ -113,6 +115,9 @@ describe('the README quickstarts, run as written against started apps', () => {
       expect(output).toMatch(/"type": "message",\s+"text": "Hello bot"/);
       expect(output).toMatch(/"Hi! One latte\?"\n0\n/);
       expect(output).toMatch(/\[\s+"Hi! One latte\?",\s+"Hello bot"\s+\]/);
+      expect(output).toMatch(
+        /\{"message_id":(\d+),"text":"Latte ordered"\}\n\{"message_id":\1,"text":"Latte ordered"\}\n/,
+      );
       expect(output).toContain(`"url": "https://127.0.0.1:${port}/hook"`);
       const received = () => readFileSync(receiverLog, 'utf8');
       for (let waited = 0; !received().includes('"text": "Hello webhook"'); waited += 100) {

@@ -1,6 +1,6 @@
 import { BENCH_DATABASES, connect } from '../lib/db';
 import type { Report } from '../lib/report';
-import { botEnv, StackSettings, startApp, voucherEnv } from '../lib/stack';
+import { probeInstanceEnv, StackSettings, startApp } from '../lib/stack';
 import { botProbeRequests, BotSection } from '../bots/section';
 import { explainStatements, probeStatements, ProbeRequests } from '../probe';
 import { voucherProbeRequests, voucherSupply, VoucherSection } from '../voucher/section';
@@ -29,9 +29,8 @@ export async function runGrowth(
   /** The statements of a request are captured again at the larger size: some depend on the data. */
   const explainAtLargeSize =
     (database: string, app: 'voucher-api' | 'bot-api', requests: ProbeRequests, tables: string[]) => async () => {
-      const env = app === 'voucher-api' ? voucherEnv(settings) : botEnv(settings);
       const captured = await probeStatements(
-        (dbPort) => startApp(app, { ...env, DB_PORT: String(dbPort), MIGRATIONS_RUN: 'false' }),
+        (dbPort) => startApp(app, probeInstanceEnv(app, settings, dbPort)),
         requests,
       );
       const db = await connect(database);

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { DEFAULT_ROUTE_RATE_LIMITS } from '../../apps/bot-api/src/rate-limits/route-rate-limits';
 import { DEFAULT_RATE_LIMITS } from '../../apps/voucher-api/src/rate-limits/rate-limit.policy';
 import { BENCH_DATABASES, PG } from './db';
-import { appArgs, BenchProcess, freePort, httpReady, startProcess } from './processes';
+import { appArgs, BenchProcess, freePort, httpReady, ROOT, startProcess } from './processes';
 
 /** Throw-away secrets made at bench start, so the apps run with real keys instead of development defaults. */
 export interface Secrets {
@@ -10,6 +12,7 @@ export interface Secrets {
   credentialKey: string;
   botTokenKey: string;
   webhookSecretKey: string;
+  internalApiToken: string;
 }
 
 export function throwAwaySecrets(): Secrets {
@@ -18,6 +21,7 @@ export function throwAwaySecrets(): Secrets {
     credentialKey: randomBytes(32).toString('hex'),
     botTokenKey: randomBytes(32).toString('hex'),
     webhookSecretKey: randomBytes(32).toString('hex'),
+    internalApiToken: randomBytes(32).toString('base64url'),
   };
 }
 
@@ -56,6 +60,7 @@ export function voucherEnv(settings: StackSettings): Record<string, string> {
     DB_NAME: BENCH_DATABASES.voucher,
     ACCOUNT_JWT_SECRET: settings.secrets.accountJwtSecret,
     CREDENTIAL_KEY: settings.secrets.credentialKey,
+    INTERNAL_API_TOKEN: settings.secrets.internalApiToken,
     RATE_LIMITS: Object.keys(DEFAULT_RATE_LIMITS)
       .map((name) => `${name}=${UNLIMITED}`)
       .join(','),
@@ -75,6 +80,7 @@ export function botEnv(settings: StackSettings): Record<string, string> {
     ACCOUNT_JWT_SECRET: settings.secrets.accountJwtSecret,
     BOT_TOKEN_ENCRYPTION_KEY: settings.secrets.botTokenKey,
     WEBHOOK_SECRET_KEY: settings.secrets.webhookSecretKey,
+    INTERNAL_API_TOKEN: settings.secrets.internalApiToken,
     WEBHOOK_ALLOW_PRIVATE: 'true',
     RATE_LIMITS: Object.keys(DEFAULT_ROUTE_RATE_LIMITS)
       .map((name) => `${name}=${UNLIMITED}`)
@@ -96,11 +102,45 @@ export function dispatcherEnv(settings: StackSettings, caFile: string): Record<s
   };
 }
 
-export async function startApp(
-  name: 'voucher-api' | 'bot-api' | 'bot-dispatcher',
-  env: Record<string, string>,
-): Promise<BenchProcess> {
-  return startProcess({ name, args: appArgs(name), env, port: await freePort(), ready: httpReady('/health/ready') });
+/**
+ * The statement-counting instance of an app (bench/probe.ts): its database connection goes through the
+ * counting proxy at `dbPort`, and it runs no background work that would land inside a counted request.
+ * bot-api's staff redrive worker claims leases once per REDRIVE_STEP_MS whether or not a job runs; on the
+ * counting instance that statement would be charged to whichever request was being counted. The
+ * instance that carries the load keeps the worker on, as production does.
+ */
+export function probeInstanceEnv(
+  name: 'voucher-api' | 'bot-api',
+  settings: StackSettings,
+  dbPort: number,
+): Record<string, string> {
+  const base = name === 'voucher-api' ? voucherEnv(settings) : { ...botEnv(settings), REDRIVE_WORKER_ENABLED: 'false' };
+  return { ...base, DB_PORT: String(dbPort), MIGRATIONS_RUN: 'false' };
+}
+
+type AppName = 'voucher-api' | 'bot-api' | 'bot-dispatcher';
+
+/**
+ * The NODE_OPTIONS the app's image runs with (`ENV NODE_OPTIONS=…` of its Dockerfile's runtime stage):
+ * memory and heap flags there are production settings, so the bench measures with them too.
+ * `BENCH_NODE_OPTIONS` replaces them for diagnosis (e.g. `--heapsnapshot-signal=SIGUSR2`, `--trace-gc`).
+ */
+export function imageNodeOptions(name: AppName): string {
+  if (process.env.BENCH_NODE_OPTIONS !== undefined) return process.env.BENCH_NODE_OPTIONS;
+  const dockerfile = readFileSync(resolve(ROOT, `docker/${name}.Dockerfile`), 'utf8');
+  const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+  const match = /NODE_OPTIONS=(?:"([^"]*)"|(\S+))/.exec(runtime);
+  return match ? (match[1] ?? match[2]) : '';
+}
+
+export async function startApp(name: AppName, env: Record<string, string>): Promise<BenchProcess> {
+  return startProcess({
+    name,
+    args: appArgs(name),
+    env: { NODE_OPTIONS: imageNodeOptions(name), ...env },
+    port: await freePort(),
+    ready: httpReady('/health/ready'),
+  });
 }
 
 /** The hand-written baselines' database connection: the same server and pool size as the apps. */

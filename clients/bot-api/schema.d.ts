@@ -574,6 +574,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/bots/internal/files/{fileId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An image file owned by an account (uploaded by it, or by a bot it develops)
+         * @description Internal: for platform services only, with the internal service token.
+         */
+        get: operations["InternalFiles_ownedImage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/bots/client/chats": {
         parameters: {
             query?: never;
@@ -1642,10 +1662,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** getWebhookInfo: url, pending_update_count, last error, max_connections, allowed_updates, allowed_ips, platform_egress_ips, previous_secret_expires_at */
+        /** getWebhookInfo: url, pending_update_count, last error, max_connections, allowed_updates, allowed_ips, platform_egress_ips, previous_secret_expires_at, auto_redeliver_dead_letters */
         get: operations["Webhooks_getWebhookInfo"];
         put?: never;
-        /** getWebhookInfo: url, pending_update_count, last error, max_connections, allowed_updates, allowed_ips, platform_egress_ips, previous_secret_expires_at */
+        /** getWebhookInfo: url, pending_update_count, last error, max_connections, allowed_updates, allowed_ips, platform_egress_ips, previous_secret_expires_at, auto_redeliver_dead_letters */
         post: operations["Webhooks_postWebhookInfo"];
         delete?: never;
         options?: never;
@@ -1932,6 +1952,8 @@ export type components = {
             friend_request_mode: "auto_accept" | "auto_reject" | "manual";
             /** @description The quotas in force: own values, else the global defaults */
             rate_limits: components["schemas"]["RateLimitsView"];
+            /** @description Self-healing dead letters: when the webhook answers 2xx again, dead letters are redelivered automatically, once each */
+            auto_redeliver_dead_letters: boolean;
             virtual_members_enabled: boolean;
             /** @description Start of the current token, for recognising it */
             token_prefix: string | null;
@@ -1973,6 +1995,8 @@ export type components = {
             short_description?: string | null;
             avatar?: string | null;
             supports_inline_queries?: boolean;
+            /** @description Self-healing dead letters (off by default): once the webhook answers 2xx again, every dead letter is redelivered automatically, once, in update order and at the redrive pace */
+            auto_redeliver_dead_letters?: boolean;
             /** @description Replaces the bot quotas; each value at most the global default; null restores the defaults */
             rate_limits?: components["schemas"]["RateLimitsDto"] | null;
         };
@@ -2497,6 +2521,14 @@ export type components = {
         GetFileDto: {
             /** Format: uuid */
             file_id: string;
+        };
+        OwnedImageView: {
+            /** Format: uuid */
+            file_id: string;
+            /** @example image/png */
+            mime_type: string;
+            width: number | null;
+            height: number | null;
         };
         CreateGroupDto: {
             /**
@@ -3112,6 +3144,11 @@ export type components = {
             /** @description Attempts of the current series (a manual redelivery starts a new one) */
             attempts: number;
             series: number;
+            /**
+             * @description How the current attempt series was started: first_attempt (the Update itself), manual (a redelivery by the bot's developer), staff (a redelivery by platform staff, one or in bulk), auto (self-healing: the receiver recovered and the dead letter was redelivered automatically)
+             * @enum {string}
+             */
+            trigger: "first_attempt" | "manual" | "staff" | "auto";
             /** Format: date-time */
             dead_letter_at: string | null;
             last_error: string | null;
@@ -3165,6 +3202,11 @@ export type components = {
         };
         AttemptView: {
             series: number;
+            /**
+             * @description How the attempt's series was started
+             * @enum {string}
+             */
+            trigger: "first_attempt" | "manual" | "staff" | "auto";
             attempt: number;
             /** @description null when no HTTP answer came */
             status_code: number | null;
@@ -3172,6 +3214,15 @@ export type components = {
             error: string | null;
             /** Format: date-time */
             attempted_at: string;
+        };
+        AttemptSeriesView: {
+            series: number;
+            /**
+             * @description How the attempt series was started: first_attempt (the Update itself), manual (a redelivery by the bot's developer), staff (a redelivery by platform staff, one or in bulk), auto (self-healing: the receiver recovered and the dead letter was redelivered automatically)
+             * @enum {string}
+             */
+            trigger: "first_attempt" | "manual" | "staff" | "auto";
+            attempts: number;
         };
         DeliveryDetailView: {
             /** Format: uuid */
@@ -3183,6 +3234,11 @@ export type components = {
             /** @description Attempts of the current series (a manual redelivery starts a new one) */
             attempts: number;
             series: number;
+            /**
+             * @description How the current attempt series was started: first_attempt (the Update itself), manual (a redelivery by the bot's developer), staff (a redelivery by platform staff, one or in bulk), auto (self-healing: the receiver recovered and the dead letter was redelivered automatically)
+             * @enum {string}
+             */
+            trigger: "first_attempt" | "manual" | "staff" | "auto";
             /** Format: date-time */
             dead_letter_at: string | null;
             last_error: string | null;
@@ -3201,6 +3257,8 @@ export type components = {
             updated_at: string;
             /** @description Every attempt, oldest first */
             attempt_log: components["schemas"]["AttemptView"][];
+            /** @description Every attempt series still in the log, oldest first, the current one included */
+            series_log: components["schemas"]["AttemptSeriesView"][];
         };
         SetWebhookDto: {
             /**
@@ -3244,6 +3302,8 @@ export type components = {
             platform_egress_ips: string[];
             /** @description Unix seconds at which the secret_token replaced by the last rotation stops being signed with; null when no overlap runs */
             previous_secret_expires_at: number | null;
+            /** @description Self-healing dead letters (set with PATCH /api/v1/bots/my/:botId): when the webhook answers 2xx again, dead letters are redelivered automatically, once each, in update order */
+            auto_redeliver_dead_letters: boolean;
         };
         StaffDeliveryView: {
             /** Format: uuid */
@@ -3258,6 +3318,11 @@ export type components = {
             /** @description Attempts of the current series */
             attempts: number;
             series: number;
+            /**
+             * @description How the current attempt series was started: first_attempt (the Update itself), manual (a redelivery by the bot's developer), staff (a redelivery by platform staff, one or in bulk), auto (self-healing: the receiver recovered and the dead letter was redelivered automatically)
+             * @enum {string}
+             */
+            trigger: "first_attempt" | "manual" | "staff" | "auto";
             /** Format: date-time */
             dead_letter_at: string | null;
             last_error: string | null;
@@ -3303,9 +3368,9 @@ export type components = {
         };
         AuditEntryView: {
             id: string;
-            /** @description Staff account */
+            /** @description Staff account, or `system` for an action of the platform itself */
             actor_id: string;
-            /** @description delivery.redeliver, redrive.dry_run, redrive.start or redrive.cancel */
+            /** @description delivery.redeliver, redrive.dry_run, redrive.start, redrive.cancel, or redrive.auto_start (system) */
             action: string;
             /** @description update_id or redrive job id */
             target: string | null;
@@ -3393,11 +3458,16 @@ export type components = {
             id: string;
             /** @enum {string} */
             status: "running" | "completed" | "cancelled";
+            /**
+             * @description staff: started by platform staff; auto: started by the system when a bot's receiver recovered
+             * @enum {string}
+             */
+            kind: "staff" | "auto";
             filter: components["schemas"]["RedriveFilterView"];
             rate_per_bot: number;
             /** @description Dead letters the job took when it started */
             total: number;
-            /** @description Staff account that started it */
+            /** @description Staff account that started it, or `system` for an automatic job */
             created_by: string;
             /** Format: date-time */
             created_at: string;
@@ -3415,11 +3485,16 @@ export type components = {
             id: string;
             /** @enum {string} */
             status: "running" | "completed" | "cancelled";
+            /**
+             * @description staff: started by platform staff; auto: started by the system when a bot's receiver recovered
+             * @enum {string}
+             */
+            kind: "staff" | "auto";
             filter: components["schemas"]["RedriveFilterView"];
             rate_per_bot: number;
             /** @description Dead letters the job took when it started */
             total: number;
-            /** @description Staff account that started it */
+            /** @description Staff account that started it, or `system` for an automatic job */
             created_by: string;
             /** Format: date-time */
             created_at: string;
@@ -3443,6 +3518,11 @@ export type components = {
             /** @description Attempts of the current series */
             attempts: number;
             series: number;
+            /**
+             * @description How the current attempt series was started: first_attempt (the Update itself), manual (a redelivery by the bot's developer), staff (a redelivery by platform staff, one or in bulk), auto (self-healing: the receiver recovered and the dead letter was redelivered automatically)
+             * @enum {string}
+             */
+            trigger: "first_attempt" | "manual" | "staff" | "auto";
             /** Format: date-time */
             dead_letter_at: string | null;
             last_error: string | null;
@@ -3468,6 +3548,8 @@ export type components = {
             };
             /** @description Every attempt, oldest first */
             attempt_log: components["schemas"]["AttemptView"][];
+            /** @description Every attempt series still in the log, oldest first, the current one included */
+            series_log: components["schemas"]["AttemptSeriesView"][];
         };
     };
     responses: never;
@@ -7300,11 +7382,11 @@ export interface operations {
     FileStorage_upload: {
         parameters: {
             query: {
-                size: number;
                 type: string;
                 /** @description Unix seconds after which the URL is refused */
                 expires: number;
                 signature: string;
+                size: number;
             };
             header?: never;
             path: {
@@ -7407,6 +7489,81 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    InternalFiles_ownedImage: {
+        parameters: {
+            query: {
+                /** @description The account that must own the image (its account id, the JWT `sub`) */
+                owner: string;
+            };
+            header?: never;
+            path: {
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["OwnedImageView"];
+                    };
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description Missing, invalid or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: no such file, not an image, or not owned by that account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
                     };
                 };
             };
@@ -11467,7 +11624,10 @@ export interface operations {
     Sending_sendMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11477,7 +11637,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -11537,6 +11697,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -11569,7 +11741,10 @@ export interface operations {
     Sending_sendPhoto: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11579,7 +11754,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -11639,6 +11814,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -11671,7 +11858,10 @@ export interface operations {
     Sending_sendDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11681,7 +11871,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -11741,6 +11931,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -11773,7 +11975,10 @@ export interface operations {
     Sending_sendVideo: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11783,7 +11988,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -11843,6 +12048,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -11875,7 +12092,10 @@ export interface operations {
     Sending_sendAudio: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11885,7 +12105,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -11945,6 +12165,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -11977,7 +12209,10 @@ export interface operations {
     Sending_sendVoice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11987,7 +12222,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12047,6 +12282,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12079,7 +12326,10 @@ export interface operations {
     Sending_sendVideoNote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12089,7 +12339,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12149,6 +12399,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12181,7 +12443,10 @@ export interface operations {
     Sending_sendAnimation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12191,7 +12456,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12251,6 +12516,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12283,7 +12560,10 @@ export interface operations {
     Sending_sendSticker: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12293,7 +12573,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12353,6 +12633,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12385,7 +12677,10 @@ export interface operations {
     Sending_sendLocation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12395,7 +12690,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12455,6 +12750,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12487,7 +12794,10 @@ export interface operations {
     Sending_sendVenue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12497,7 +12807,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12557,6 +12867,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12589,7 +12911,10 @@ export interface operations {
     Sending_sendDice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12599,7 +12924,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12659,6 +12984,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12691,7 +13028,10 @@ export interface operations {
     Sending_sendPoll: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12701,7 +13041,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12761,6 +13101,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -12793,7 +13145,10 @@ export interface operations {
     Sending_sendContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12803,7 +13158,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12866,6 +13221,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
             /** @description `BOT_RATE_LIMIT`: a send quota of the bot is used up; see Retry-After; `RATE_LIMITED` */
             429: {
                 headers: {
@@ -12895,7 +13262,10 @@ export interface operations {
     Sending_sendMediaGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12905,7 +13275,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new messages in order; only the last carries reply_markup */
+            /** @description The new messages in order; only the last carries reply_markup; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12968,6 +13338,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
             /** @description `BOT_RATE_LIMIT`: a send quota of the bot is used up; see Retry-After; `RATE_LIMITED` */
             429: {
                 headers: {
@@ -12997,7 +13379,10 @@ export interface operations {
     Sending_forwardMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13007,7 +13392,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -13067,6 +13452,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -13099,7 +13496,10 @@ export interface operations {
     Sending_copyMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13109,7 +13509,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new message: message_id, chat, from, text, date and its kind blocks */
+            /** @description The new message: message_id, chat, from, text, date and its kind blocks; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -13169,6 +13569,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -13304,7 +13716,10 @@ export interface operations {
     Sending_editMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13314,7 +13729,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The edited message with metadata.isEdited */
+            /** @description The edited message with metadata.isEdited; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13374,6 +13789,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };
@@ -13509,7 +13936,10 @@ export interface operations {
     Sending_editMessageReplyMarkup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13519,7 +13949,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The message with its new reply_markup */
+            /** @description The message with its new reply_markup; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13579,6 +14009,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                     };
                 };
             };

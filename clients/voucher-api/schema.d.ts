@@ -869,7 +869,7 @@ export type components = {
             /** @description Omitted: 1 */
             per_user_limit?: number;
             description?: string;
-            /** @description ID of an image uploaded to the platform; URLs are refused */
+            /** @description ID of an image already uploaded to the platform (a bot-service file_id) by the application owner, as a user or through one of their bots; URLs, other accounts' files and non-images are refused with 400 */
             cover_file_id?: string;
             usage_rules?: {
                 [key: string]: unknown;
@@ -897,7 +897,7 @@ export type components = {
             /** @description Omitted: 1 */
             per_user_limit?: number;
             description?: string;
-            /** @description ID of an image uploaded to the platform; URLs are refused */
+            /** @description ID of an image already uploaded to the platform (a bot-service file_id) by the application owner, as a user or through one of their bots; URLs, other accounts' files and non-images are refused with 400 */
             cover_file_id?: string;
             usage_rules?: {
                 [key: string]: unknown;
@@ -2105,6 +2105,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `FILE_SERVICE_UNAVAILABLE`: cover_file_id given and the platform file service did not answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "FILE_SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     Templates_get: {
@@ -2353,6 +2367,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+            /** @description `FILE_SERVICE_UNAVAILABLE`: cover_file_id given and the platform file service did not answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "FILE_SERVICE_UNAVAILABLE";
                         };
                     };
                 };

@@ -1,3 +1,5 @@
+import { fork } from 'node:child_process';
+import { join } from 'node:path';
 import { HttpsReceiver, ReceivedRequest, ReceiverAnswer, startHttpsReceiver } from '@app/testing';
 import request from 'supertest';
 import {
@@ -132,4 +134,49 @@ export function report(scenario: string, figures: Record<string, number | string
     .map(([name, value]) => `${name}=${value}`)
     .join(' ');
   process.stdout.write(`[fault] ${scenario}: ${line}\n`);
+}
+
+/** A receiver in its own process (receiver-process.ts): its URL, and each request's text and arrival time. */
+export interface ReceiverProcess {
+  url: string;
+  onReceived(listener: (text: string, at: number) => void): void;
+  close(): Promise<void>;
+}
+
+export async function startReceiverProcess(certificate: {
+  certFile: string;
+  keyFile: string;
+}): Promise<ReceiverProcess> {
+  const child = fork(join(__dirname, 'receiver-process.ts'), [], {
+    cwd: join(__dirname, '..', '..'),
+    execArgv: ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register'],
+    env: {
+      ...process.env,
+      TS_NODE_TRANSPILE_ONLY: 'true',
+      RECEIVER_CERT_FILE: certificate.certFile,
+      RECEIVER_KEY_FILE: certificate.keyFile,
+    },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const listeners: Array<(text: string, at: number) => void> = [];
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`receiver process exited with ${code}`)));
+    child.on('message', (message: { url?: string; received?: string; at?: number }) => {
+      if (message.url) resolve(message.url);
+      if (message.received !== undefined) for (const listener of listeners) listener(message.received, message.at ?? 0);
+    });
+  });
+  child.removeAllListeners('exit');
+  return {
+    url,
+    onReceived: (listener) => listeners.push(listener),
+    async close() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.disconnect();
+      const timer = setTimeout(() => child.kill('SIGKILL'), 2000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
 }

@@ -1,8 +1,11 @@
-import { AccountGuard } from '@app/auth';
+import { AccountGuard, InternalServiceGuard } from '@app/auth';
 import { API_SECURITY, ApiDocsSpec } from '@app/platform';
 import { BotErrors } from './bot-errors';
 import { BotTokenGuard } from './bot-auth/bot-token.guard';
 import { routeLimitOf } from './rate-limits/route-rate-limits';
+
+/** The tag of service-to-service routes. */
+export const INTERNAL_TAG = 'internal';
 
 /** What the OpenAPI document of bot-api says about itself (served at /docs, written by `npm run openapi`). */
 export const BOT_API_DOCS: ApiDocsSpec = {
@@ -17,10 +20,19 @@ export const BOT_API_DOCS: ApiDocsSpec = {
   version: '1.0.0',
   envelope: 'bot',
   errors: BotErrors,
-  security: [API_SECURITY.accountJwt, API_SECURITY.botToken],
+  security: [API_SECURITY.accountJwt, API_SECURITY.botToken, API_SECURITY.serviceToken],
   routeErrors: (method, path) => (routeLimitOf(method, path) ? ['RATE_LIMITED'] : []),
   credentialGuards: [
     { guard: AccountGuard, scheme: API_SECURITY.accountJwt },
     { guard: BotTokenGuard, scheme: API_SECURITY.botToken },
+    { guard: InternalServiceGuard, scheme: API_SECURITY.serviceToken },
+  ],
+  tags: [
+    {
+      name: INTERNAL_TAG,
+      description:
+        'Routes for other platform services (voucher-api), with the internal service token. Not for integrators: ' +
+        'the ingress must not route `/api/v1/bots/internal/` (docs/deployment.md).',
+    },
   ],
 };

@@ -20,6 +20,7 @@ import { FriendsModule } from './friends/friends.module';
 import { ProfileModule } from './profile/profile.module';
 import { UpdatesModule } from './updates/updates.module';
 import { FilesModule } from './files/files.module';
+import { InternalFilesModule } from './files/internal-files.module';
 import { ChatsModule } from './chats/chats.module';
 import { MessagesModule } from './messages/messages.module';
 import { InteractionModule } from './interaction/interaction.module';
@@ -57,8 +58,13 @@ export class AppModule {
         HttpFoundationModule.forRoot({ bodyLimit: config.BODY_LIMIT, skipJsonBody: readsOwnBody }),
         databaseModule(config, botMigrations),
         RedisModule.forRoot(config.REDIS_URL, 'bot-api', config.REDIS_KEY_PREFIX),
-        AuthModule.forRoot({ config, directory: UsersDirectory, imports: [UsersModule] }),
-        IdempotencyModule.forRoot(),
+        AuthModule.forRoot({
+          config,
+          directory: UsersDirectory,
+          imports: [UsersModule],
+          internalApiToken: config.INTERNAL_API_TOKEN,
+        }),
+        IdempotencyModule.forRoot({ ttlMs: config.IDEMPOTENCY_TTL_MS }),
         HealthModule.forRoot(),
         MetricsModule,
         RateLimitsModule,
@@ -69,6 +75,7 @@ export class AppModule {
         FriendsModule,
         UpdatesModule,
         FilesModule,
+        InternalFilesModule,
         ChatsModule,
         MessagesModule,
         InteractionModule,

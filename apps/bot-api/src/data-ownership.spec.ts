@@ -82,9 +82,16 @@ const CROSS_TABLE: AllowedUse[] = [
     reason: 'a file is visible to the active members of a chat it was posted in',
   },
   {
+    at: `${BOT_API}files/owned-images.store.ts#OWNED_IMAGE`,
+    tables: ['files', 'bots'],
+    reason:
+      "other services' cover-image check: one statement decides existence, image type and ownership (the account's uploads and its bots')",
+  },
+  {
     at: `${BOT_API}files/files.service.ts#FilesService.visibleToBot`,
-    tables: ['messages', 'chat_members'],
-    reason: "a person's upload is visible to the bots that are active members of a chat where that person posted it",
+    tables: ['messages', 'chat_members', 'chats'],
+    reason:
+      "a person's upload is visible to a bot that received a message carrying it: one statement reads those messages with their chat type and membership, group privacy decides",
   },
   {
     at: `${BOT_API}messages/message-store.service.ts#INSERT_AS_MEMBER`,
@@ -156,6 +163,19 @@ const CROSS_TABLE: AllowedUse[] = [
     tables: ['bots'],
     reason: 'a staff redelivery restarts a delivery only while its bot is in webhook mode, checked as it restarts',
   },
+  {
+    at: `${DELIVERY_SIDE}staff-delivery-statements.ts#autoRedrivableDeadLettersSql`,
+    tables: ['bots'],
+    reason:
+      'an automatic redrive takes dead letters only while their bot has auto_redeliver_dead_letters on and can receive them',
+  },
+  ...['RECOVERED_BOTS', 'CLEAR_RECOVERED'].map((statement) => ({
+    at: `${DELIVERY_SIDE}staff-delivery-statements.ts#${statement}`,
+    tables: ['bots'],
+    reason:
+      "webhook_recovered_at is a delivery side column of the bot's row: the dispatcher marks a recovery, " +
+      "bot-api's redrive worker turns it into an automatic redrive job",
+  })),
   ...['SET_WEBHOOK', 'CLEAR_WEBHOOK', 'WEBHOOK_INFO', 'WEBHOOK_SECRETS_FOR_UPDATE', 'DELIVERY_MODE_OF_OWNED'].map(
     (statement) => ({
       at: `${DELIVERY_SIDE}delivery-statements.ts#${statement}`,

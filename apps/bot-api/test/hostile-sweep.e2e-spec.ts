@@ -54,11 +54,12 @@ describe('hostile-input sweep over every bot-api operation', () => {
     }
     const db = ctx.app.get(DataSource);
     // The virtual-member audit log records every call, refused ones by design (spec 4.2): its writes
-    // on refusal are the feature, checked by virtual-members.e2e-spec.
+    // on refusal are the feature, checked by virtual-members.e2e-spec. A deterministic 4xx of a send
+    // with an Idempotency-Key is stored under the key for replay, checked by idempotent-sends.e2e-spec.
     const tables: Array<{ table_name: string }> = await db.query(
       `SELECT table_name FROM information_schema.tables
         WHERE table_schema = 'public' AND table_type = 'BASE TABLE'
-          AND table_name NOT IN ('migrations', 'virtual_member_audit_log')`,
+          AND table_name NOT IN ('migrations', 'virtual_member_audit_log', 'idempotency_keys')`,
     );
     const fingerprintSql = writeFingerprintSql(tables.map((t) => t.table_name));
     const document = buildOpenApiDocument(ctx.app, BOT_API_DOCS) as unknown as Parameters<
@@ -74,6 +75,7 @@ describe('hostile-input sweep over every bot-api operation', () => {
       credentials: {
         'bot-token': [`Bearer ${bot.token}`],
         bearer: accounts.map((jwt) => `Bearer ${jwt}`),
+        'service-token': [`Bearer ${ctx.config.INTERNAL_API_TOKEN}`],
       },
       // A long poll would hold the sweep for up to 50 s; its validation is swept with other values.
       tame: { timeout: 0 },

@@ -44,15 +44,35 @@ describe('bot-api OpenAPI document', () => {
     await expectDocsServed(app, document, API_DOCS_PATH);
   });
 
-  it('describes the account JWT and sbot_ bot token schemes and no application token', () => {
+  it('describes the account JWT, sbot_ bot token and internal service token schemes and no application token', () => {
     const schemes = document.components?.securitySchemes ?? {};
-    expect(Object.keys(schemes).sort()).toEqual([API_SECURITY.botToken, API_SECURITY.accountJwt].sort());
+    expect(Object.keys(schemes).sort()).toEqual(
+      [API_SECURITY.botToken, API_SECURITY.accountJwt, API_SECURITY.serviceToken].sort(),
+    );
     expect(schemes[API_SECURITY.botToken]).toMatchObject({
       type: 'http',
       scheme: 'bearer',
       bearerFormat: 'sbot_<base62>',
     });
     expect(schemes[API_SECURITY.accountJwt]).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  });
+
+  it('tags the internal routes "internal", takes only the service token there, and uses that token nowhere else', () => {
+    const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.values(item as Record<string, { tags?: string[]; security?: Array<Record<string, unknown>> }>).map(
+        (operation) => ({ path, tags: operation.tags ?? [], schemes: (operation.security ?? []).flatMap(Object.keys) }),
+      ),
+    );
+    const internal = operations.filter((op) => op.path.startsWith('/api/v1/bots/internal/'));
+    expect(internal.map((op) => op.path)).toEqual(['/api/v1/bots/internal/files/{fileId}']);
+    for (const op of internal) {
+      expect(op.tags).toEqual(['internal']);
+      expect(op.schemes).toEqual([API_SECURITY.serviceToken]);
+    }
+    const elsewhere = operations.filter((op) => !op.path.startsWith('/api/v1/bots/internal/'));
+    expect(
+      elsewhere.filter((op) => op.schemes.includes(API_SECURITY.serviceToken) || op.tags.includes('internal')),
+    ).toEqual([]);
   });
 
   it('documents each operation with the scheme its credential guard accepts, and uses every declared scheme', () => {

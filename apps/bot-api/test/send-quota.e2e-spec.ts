@@ -5,6 +5,8 @@ import { BotTestContext, callBot, createApprovedBot, startBotApp } from './app-c
 
 /** The three quota windows are counted together; only sends that go through count against them. */
 describe('send quota windows', () => {
+  // Each test waits out real one-second windows (about 4.5 s of sleeps), so the default 5 s is too tight under load.
+  jest.setTimeout(20_000);
   let ctx: BotTestContext;
 
   beforeAll(async () => {

@@ -106,6 +106,8 @@ describe('webhook configuration and delivery console', () => {
       allowed_ips: ['127.0.0.1', '10.0.0.0/8'],
       platform_egress_ips: ['198.51.100.10', '198.51.100.11'],
       previous_secret_expires_at: null,
+      // Self-healing dead letters are off until the developer turns them on.
+      auto_redeliver_dead_letters: false,
     };
     const byGet = await request(ctx.app.getHttpServer())
       .get('/api/v1/bots/getWebhookInfo')

@@ -22,6 +22,10 @@ export const VoucherErrors = ErrorCatalog.define('VALIDATION_FAILED', {
   REDEMPTION_ALREADY_REVERSED: { status: 409, message: 'The redemption is already reversed' },
   SEND_NOT_CLAIMABLE: { status: 409, message: 'The send is no longer claimable' },
   SEND_NOT_CANCELLABLE: { status: 409, message: 'The send can no longer be cancelled' },
+  FILE_SERVICE_UNAVAILABLE: {
+    status: 503,
+    message: 'The platform file service did not answer in time; nothing was changed, retry later',
+  },
   ...IDEMPOTENCY_ERROR_CODES,
 });
 

@@ -7,6 +7,7 @@ import { AppModule } from '../src/app.module';
 import { VoucherConfig } from '../src/config/voucher.config';
 import { voucherMigrations } from '../src/database/migrations';
 import { seedApplication, seedUser, VoucherTestContext } from './app-context';
+import { BotApiProcess, startBotApiProcess, TEST_INTERNAL_API_TOKEN } from './bot-api-process';
 import { GENEROUS_RATE_LIMITS } from './runtime-fixtures';
 
 // About 60 s of requests on a 2-core machine; the sweep stops each operation at its share of the budget.
@@ -16,8 +17,11 @@ const SEED = 14_2026;
 
 describe('hostile-input sweep over every voucher-api operation', () => {
   let ctx: VoucherTestContext;
+  let botApi: BotApiProcess;
 
   beforeAll(async () => {
+    // A template's cover_file_id is checked with bot-api, so the sweep's file ids reach a real one.
+    botApi = await startBotApiProcess();
     // Without the contract recorder: answers to hostile input (415, 413, 401 on every route) are checked
     // for the envelope here, while the contract of documented statuses is the functional tests' job.
     ctx = await startServiceTestApp({
@@ -26,10 +30,18 @@ describe('hostile-input sweep over every voucher-api operation', () => {
       schema: VoucherConfig,
       module: (config) => AppModule.forRoot(config),
       // Thousands of calls from one token and three accounts: limits must not turn the sweep into 429s.
-      env: { ...GENEROUS_RATE_LIMITS, GUESS_LIMIT: '100000' },
+      env: {
+        ...GENEROUS_RATE_LIMITS,
+        GUESS_LIMIT: '100000',
+        BOT_API_URL: botApi.url,
+        INTERNAL_API_TOKEN: TEST_INTERNAL_API_TOKEN,
+      },
     });
   });
-  afterAll(() => ctx.close());
+  afterAll(async () => {
+    await ctx?.close();
+    await botApi?.stop();
+  });
 
   it('answers thousands of malformed requests without a 5xx, always in the envelope, writing nothing when refusing', async () => {
     const app = await seedApplication(ctx, { ownerId: 'owner-sweep' });

@@ -2,18 +2,21 @@ import { DynamicModule, Global, Module, ModuleMetadata, Type } from '@nestjs/com
 import { AccountJwtVerifier } from './account-jwt';
 import type { AccountAuthConfig } from './auth.config';
 import { ACCOUNT_DIRECTORY, AccountDirectory, AccountGuard, PermissionsGuard, PlatformAdminGuard } from './guards';
+import { INTERNAL_API_TOKEN, InternalServiceGuard } from './internal-service-token';
 
 export interface AuthModuleOptions {
   config: AccountAuthConfig;
   /** The service's user directory, upserted on every authenticated call. */
   directory?: Type<AccountDirectory>;
   imports?: ModuleMetadata['imports'];
+  /** The shared secret other platform services present on internal routes (InternalServiceGuard). */
+  internalApiToken?: string;
 }
 
 @Global()
 @Module({})
 export class AuthModule {
-  static forRoot({ config, directory, imports = [] }: AuthModuleOptions): DynamicModule {
+  static forRoot({ config, directory, imports = [], internalApiToken }: AuthModuleOptions): DynamicModule {
     const verifier = new AccountJwtVerifier({
       secret: config.ACCOUNT_JWKS_URL ? undefined : config.ACCOUNT_JWT_SECRET,
       jwksUrl: config.ACCOUNT_JWKS_URL,
@@ -21,6 +24,10 @@ export class AuthModule {
       audience: config.ACCOUNT_JWT_AUDIENCE,
     });
     const directoryProviders = directory ? [{ provide: ACCOUNT_DIRECTORY, useExisting: directory }] : [];
+    const internalProviders =
+      internalApiToken === undefined
+        ? []
+        : [{ provide: INTERNAL_API_TOKEN, useValue: internalApiToken }, InternalServiceGuard];
     return {
       module: AuthModule,
       imports,
@@ -30,6 +37,7 @@ export class AuthModule {
         AccountGuard,
         PlatformAdminGuard,
         PermissionsGuard,
+        ...internalProviders,
       ],
       exports: [
         AccountJwtVerifier,
@@ -37,6 +45,7 @@ export class AuthModule {
         PlatformAdminGuard,
         PermissionsGuard,
         ...(directory ? [ACCOUNT_DIRECTORY] : []),
+        ...(internalApiToken === undefined ? [] : [INTERNAL_API_TOKEN, InternalServiceGuard]),
       ],
     };
   }

@@ -69,7 +69,9 @@ export function Idempotent(options: IdempotentOptions = { required: true }) {
       ApiHeader({
         name: 'Idempotency-Key',
         required: options.required,
-        description: options.keyHint ? `${options.keyHint}. ${IDEMPOTENCY_KEY_DESCRIPTION}` : IDEMPOTENCY_KEY_DESCRIPTION,
+        description: options.keyHint
+          ? `${options.keyHint}. ${IDEMPOTENCY_KEY_DESCRIPTION}`
+          : IDEMPOTENCY_KEY_DESCRIPTION,
         schema: { type: 'string', minLength: 1, maxLength: 255, pattern: KEY_PATTERN.source },
       }),
     );
@@ -80,8 +82,26 @@ export function Idempotent(options: IdempotentOptions = { required: true }) {
 /** The claimed key of the current request, or undefined when an optional key was not sent. */
 export const IdempotencyKey = createParamDecorator(
   (_data: unknown, context: ExecutionContext): IdempotentCall | undefined =>
-    context.switchToHttp().getRequest<RequestWithCall>().idempotentCall,
+    idempotentCallOf(context.switchToHttp().getRequest<Request>()),
 );
+
+/** What `@IdempotencyKey()` hands the handler, for a service's own parameter decorator. */
+export function idempotentCallOf(req: Request): IdempotentCall | undefined {
+  return (req as RequestWithCall).idempotentCall;
+}
+
+/** A missing key: an optional-key route then runs as if it were not idempotent. */
+function isAbsentKey(rawKey: unknown): boolean {
+  return rawKey === undefined || rawKey === null || rawKey === '';
+}
+
+/**
+ * Whether an `Idempotency-Key` header route runs under a key for this request (or refuses a malformed
+ * one with 400): the same test the interceptor applies, for a guard that must know it beforehand.
+ */
+export function carriesIdempotencyKey(req: Request): boolean {
+  return !isAbsentKey(req.headers['idempotency-key']);
+}
 
 export function requestFingerprint(method: string, path: string, rawBody: Buffer | undefined): string {
   return createHash('sha256')
@@ -107,7 +127,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const keyName = options.keyName ?? 'Idempotency-Key';
     // A missing or malformed key is a 400: ApiError.badRequest carries no code, so each service's own
     // validation code (VALIDATION_FAILED, VALIDATION) fills in and the library needs no code of its own.
-    if (rawKey === undefined || rawKey === null || rawKey === '') {
+    if (isAbsentKey(rawKey)) {
       if (options.required)
         throw ApiError.badRequest(`${keyName} is required`, [{ field: keyName, problem: 'is required' }]);
       return next.handle();

@@ -1,6 +1,8 @@
 import pino from 'pino';
 import { Writable } from 'node:stream';
-import { REDACTED_PATHS, requestLogRecord } from './logging';
+import express from 'express';
+import request from 'supertest';
+import { REDACTED_PATHS, requestLogMiddleware, requestLogRecord } from './logging';
 
 function capture() {
   const lines: string[] = [];
@@ -54,5 +56,45 @@ describe('log redaction', () => {
       expect(record.url).not.toContain(token);
       expect(record.url).toMatch(/^\/telegram\/(file\/)?bot\[redacted\]\//);
     }
+  });
+});
+
+describe('request log line', () => {
+  function app() {
+    const { logger, lines } = capture();
+    const server = express();
+    server.use(requestLogMiddleware(logger));
+    server.get('/health', (_req, res) => void res.send('ok'));
+    server.get('/things/:id', (req, res) => void res.status(req.params.id === 'broken' ? 500 : 200).send('{}'));
+    return { server, lines: () => lines.map((line) => JSON.parse(line)) };
+  }
+
+  it('writes one line per request with its id, method, path without query, status and latency', async () => {
+    const { server, lines } = app();
+    const answer = await request(server)
+      .get('/things/1?signature=abc')
+      .set('Authorization', 'Bearer sop_secret')
+      .set('User-Agent', 'curl/8');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lines()).toHaveLength(1);
+    const [line] = lines();
+    expect(line).toMatchObject({
+      level: 30,
+      msg: 'request completed',
+      req: { method: 'GET', url: '/things/1', headers: { 'user-agent': 'curl/8' } },
+      res: { statusCode: answer.status },
+    });
+    expect(line.req.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(typeof line.responseTime).toBe('number');
+    expect(JSON.stringify(line)).not.toContain('sop_secret');
+  });
+
+  it('logs a 5xx at error level and leaves health checks out', async () => {
+    const { server, lines } = app();
+    await request(server).get('/health');
+    await request(server).get('/things/broken');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lines()).toHaveLength(1);
+    expect(lines()[0]).toMatchObject({ level: 50, msg: 'request errored', res: { statusCode: 500 } });
   });
 });

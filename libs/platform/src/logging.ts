@@ -1,8 +1,8 @@
-import type { DynamicModule } from '@nestjs/common';
-import type { IncomingMessage } from 'node:http';
-import { LoggerModule } from 'nestjs-pino';
+import { DynamicModule, Inject, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import { Logger, PARAMS_PROVIDER_TOKEN, PinoLogger } from 'nestjs-pino';
+import pino, { type Logger as PinoInstance } from 'pino';
 import { assignRequestId } from '@app/envelope';
-import type { Request } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 
 /** Anything that can carry a credential is removed before a line is written. */
 export const REDACTED_PATHS = [
@@ -45,21 +45,60 @@ export function requestLogRecord(req: { id: string; method: string; url: string;
   return { id: req.id, method: req.method, url: path, headers };
 }
 
+const LOG_ROOT = Symbol('LOG_ROOT');
+
+/** The process's one pino logger: Nest's own lines (bootstrap, warnings, errors) go through it, redacted. */
+function rootLogger(service: string, level: string): PinoInstance {
+  return pino({ level, name: service, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
+}
+
+/**
+ * One line per answered request: id, method, path, status and milliseconds. It replaces pino-http and
+ * nestjs-pino's request middleware, which per request made two child loggers, ran the serializers and
+ * the redaction walk, and entered an AsyncLocalStorage context (on Node 20 that turns on promise hooks
+ * for every promise the request creates) only so `PinoLogger` could find a request-bound child that no
+ * code here asks for. The record is built from an allow-list, so the line needs no redaction pass.
+ */
+export function requestLogMiddleware(root: PinoInstance) {
+  const lines = root.child({}, { redact: [] });
+  return (req: Request, res: Response, next: NextFunction): void => {
+    assignRequestId(req);
+    if (req.originalUrl.startsWith('/health')) return next();
+    const startedAt = Date.now();
+    res.once('close', () => {
+      const record = {
+        req: requestLogRecord({ id: req.id as string, method: req.method, url: req.originalUrl, headers: req.headers }),
+        res: { statusCode: res.statusCode },
+        responseTime: Date.now() - startedAt,
+      };
+      if (!res.writableFinished) lines.warn(record, 'request aborted');
+      else if (res.statusCode >= 500) lines.error(record, 'request errored');
+      else lines.info(record, 'request completed');
+    });
+    next();
+  };
+}
+
+@Module({})
+class RequestLoggingModule implements NestModule {
+  constructor(@Inject(LOG_ROOT) private readonly root: PinoInstance) {}
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(requestLogMiddleware(this.root)).forRoutes({ path: '{*path}', method: RequestMethod.ALL });
+  }
+}
+
+/** Nest's logger (nestjs-pino's `Logger`, used by `app.useLogger`) over one pino instance, plus the request line. */
 export function loggingModule(service: string, level: string): DynamicModule {
-  return LoggerModule.forRoot({
-    pinoHttp: {
-      level,
-      name: service,
-      genReqId: (req: IncomingMessage) => assignRequestId(req as Request),
-      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-      // Every line of a request carries `req.id` through the request record; a second binding of it
-      // (customProps) costs two more child loggers per request. Whole header maps cost a serialisation
-      // and a redaction pass on every request line.
-      serializers: {
-        req: requestLogRecord,
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-      autoLogging: { ignore: (req: IncomingMessage) => req.url?.startsWith('/health') ?? false },
-    },
-  });
+  return {
+    module: RequestLoggingModule,
+    global: true,
+    providers: [
+      { provide: LOG_ROOT, useFactory: () => rootLogger(service, level) },
+      { provide: PARAMS_PROVIDER_TOKEN, useFactory: (root: PinoInstance) => ({ pinoHttp: { logger: root } }), inject: [LOG_ROOT] },
+      PinoLogger,
+      Logger,
+    ],
+    exports: [PinoLogger, Logger],
+  };
 }

@@ -15,6 +15,8 @@ export const API_SECURITY = {
   appToken: 'app-token',
   /** Bot token `sbot_…` of the bot methods. */
   botToken: 'bot-token',
+  /** The shared INTERNAL_API_TOKEN that platform services present on internal routes. */
+  serviceToken: 'service-token',
 } as const;
 
 export type ApiSecurityName = (typeof API_SECURITY)[keyof typeof API_SECURITY];
@@ -61,6 +63,12 @@ const SCHEME_DOCS: Record<ApiSecurityName, { description: string; bearerFormat: 
     bearerFormat: 'sbot_<base62>',
     description:
       'Bot token (`Authorization: Bearer sbot_…`), read once after approval and rotated from the developer routes.',
+  },
+  'service-token': {
+    bearerFormat: 'opaque shared secret',
+    description:
+      'Internal service token (`Authorization: Bearer <INTERNAL_API_TOKEN>`): the secret the platform services share ' +
+      'for calls between them. Routes tagged `internal` take only this and are not exposed to integrators.',
   },
 };
 

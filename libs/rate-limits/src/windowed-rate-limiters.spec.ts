@@ -38,4 +38,45 @@ describe('WindowedRateLimiters', () => {
     for (let call = 0; call < 5; call++) outcomes.push((await limiters.consume('redeem', 'token-1')).allowed);
     expect(outcomes).toEqual([true, true, true, false, false]);
   });
+
+  it('consumeAndPeek counts and reads the same counters as consume and peek, in one call', async () => {
+    const requests = new WindowedRateLimiters({ redis, limits: { redeem: 2 }, keyPrefix: 'rl', name: 'spec' });
+    const failures = new WindowedRateLimiters({
+      redis,
+      limits: { failures: 5 },
+      keyPrefix: 'guess',
+      name: 'spec',
+      windowSeconds: 900,
+    });
+    const [first, none] = await requests.consumeAndPeek('redeem', 'c', failures, 'failures');
+    expect(first).toMatchObject({ allowed: true, limit: 2, remaining: 1 });
+    expect(none).toBeNull();
+
+    await failures.penalty('failures', 'c', 3);
+    const [second, state] = await requests.consumeAndPeek('redeem', 'c', failures, 'failures');
+    expect(second).toMatchObject({ allowed: true, remaining: 0 });
+    expect(state?.consumedPoints).toBe(3);
+    expect(state?.msBeforeNext).toBeGreaterThan(60_000);
+    expect(state?.msBeforeNext).toBeLessThanOrEqual(900_000);
+
+    const [refused] = await requests.consumeAndPeek('redeem', 'c', failures, 'failures');
+    expect(refused).toMatchObject({ allowed: false, remaining: 0 });
+    expect(refused.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect((await requests.consume('redeem', 'c')).allowed).toBe(false);
+    expect((await requests.peek('redeem', 'c'))?.consumedPoints).toBe(4);
+    expect(await redis.pttl('rl:redeem:c')).toBeLessThanOrEqual(60_000);
+  });
+
+  it('consumeAndPeek keeps counting in memory while Redis is unreachable', async () => {
+    const requests = new WindowedRateLimiters({ redis: down, limits: { redeem: 2 }, keyPrefix: 'rl', name: 'spec' });
+    const failures = new WindowedRateLimiters({ redis: down, limits: { failures: 5 }, keyPrefix: 'guess', name: 'spec' });
+    await failures.penalty('failures', 'd', 2);
+    const outcomes = [];
+    for (let call = 0; call < 3; call++) {
+      const [outcome, state] = await requests.consumeAndPeek('redeem', 'd', failures, 'failures');
+      outcomes.push(outcome.allowed);
+      expect(state?.consumedPoints).toBe(2);
+    }
+    expect(outcomes).toEqual([true, true, false]);
+  });
 });

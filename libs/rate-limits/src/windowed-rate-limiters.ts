@@ -54,6 +54,43 @@ export class WindowedRateLimiters<E extends string> {
     }
   }
 
+  /**
+   * `consume` of this counter and `peek` of another (same Redis client) in ONE script call, so a request
+   * that needs both pays one write and one round trip instead of an EVALSHA plus a MULTI. The keys,
+   * expiry and counting are rate-limiter-flexible's own (its `rlflxIncr` script and its GET/PTTL),
+   * so both paths read and write the same counters. While Redis is not ready, or if the script fails,
+   * it falls back to the library's two calls, which count in memory (the insurance limiter).
+   */
+  async consumeAndPeek<F extends string>(
+    endpoint: E,
+    subject: string,
+    peeked: WindowedRateLimiters<F>,
+    peekedEndpoint: F,
+  ): Promise<[RateLimitOutcome, RateLimiterRes | null]> {
+    const redis = this.options.redis as Redis & { [CONSUME_AND_PEEK]?: ConsumeAndPeekCommand };
+    if (redis === peeked.options.redis && redis.status === 'ready') {
+      const limit = this.limitOf(endpoint);
+      const counter = this.limiter(endpoint);
+      const other = peeked.limiter(peekedEndpoint);
+      try {
+        const [consumed, ttl, peekedPoints, peekedTtl] = await consumeAndPeekCommand(redis)(
+          counter.getKey(subject),
+          other.getKey(subject),
+          1,
+          counter.duration,
+        );
+        this.noteRedis(true);
+        const res = new RateLimiterRes(Math.max(limit - consumed, 0), ttl, consumed, consumed === 1);
+        const state =
+          peekedPoints === null ? null : new RateLimiterRes(undefined, peekedTtl, Number.parseInt(peekedPoints, 10));
+        return [outcome(limit, consumed <= limit, res), state];
+      } catch {
+        // Fall through: the library's calls retry and, failing that, count in memory.
+      }
+    }
+    return Promise.all([this.consume(endpoint, subject), peeked.peek(peekedEndpoint, subject)]);
+  }
+
   /** Reads a counter without counting; null while it has no window open. */
   async peek(endpoint: E, subject: string): Promise<RateLimiterRes | null> {
     return this.limiter(endpoint).get(subject);
@@ -92,6 +129,33 @@ export class WindowedRateLimiters<E extends string> {
     if (this.outage) this.logger.warn('Redis unreachable: rate limits are counted in memory by each process');
     else this.logger.log('Redis reachable again: rate limits are shared by every process');
   }
+}
+
+const CONSUME_AND_PEEK = 'rateLimitConsumeAndPeek';
+
+/** Its first four lines are rate-limiter-flexible's `rlflxIncr` (fixed window: the first point sets the expiry). */
+const CONSUME_AND_PEEK_LUA = `redis.call('set', KEYS[1], 0, 'EX', ARGV[2], 'NX')
+local consumed = redis.call('incrby', KEYS[1], ARGV[1])
+local ttl = redis.call('pttl', KEYS[1])
+if ttl == -1 then
+  redis.call('expire', KEYS[1], ARGV[2])
+  ttl = 1000 * ARGV[2]
+end
+return {consumed, ttl, redis.call('get', KEYS[2]), redis.call('pttl', KEYS[2])}`;
+
+type ConsumeAndPeekCommand = (
+  consumedKey: string,
+  peekedKey: string,
+  points: number,
+  windowSeconds: number,
+) => Promise<[number, number, string | null, number]>;
+
+function consumeAndPeekCommand(redis: Redis & { [CONSUME_AND_PEEK]?: ConsumeAndPeekCommand }): ConsumeAndPeekCommand {
+  if (typeof redis[CONSUME_AND_PEEK] !== 'function') {
+    redis.defineCommand(CONSUME_AND_PEEK, { numberOfKeys: 2, lua: CONSUME_AND_PEEK_LUA });
+  }
+  const command = redis[CONSUME_AND_PEEK] as ConsumeAndPeekCommand;
+  return (...args) => command.apply(redis, args);
 }
 
 /** The in-memory stand-in, which also tells its owner that Redis just failed. */

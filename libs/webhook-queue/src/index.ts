@@ -17,5 +17,6 @@ export {
   DeliveryErrorClass,
   errorClassSql,
   redrivableDeadLettersSql,
+  autoRedrivableDeadLettersSql,
 } from './bot-database/staff-delivery-statements';
 export * from './bot-database/telegram-aliases';

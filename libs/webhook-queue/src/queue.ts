@@ -22,11 +22,18 @@ export interface DeliverJobData {
   series: number;
   /** Attempts of this series already recorded when the job was enqueued (non-zero when the sweeper re-enqueues). */
   priorAttempts: number;
+  /**
+   * The delivery's bot: a replica where that bot is at its limit puts the job back without loading
+   * the delivery first. Absent in jobs of an older producer, which are loaded as before.
+   */
+  botId?: string;
 }
 
-/** A delivery row as a job: its series, and the attempts of that series already made. */
-export function deliverJobFor(row: { id: string; series: number; attempts?: number }): DeliverJobData {
-  return { deliveryId: row.id, series: Number(row.series), priorAttempts: row.attempts ?? 0 };
+/** A delivery row as a job: its series, the attempts of that series already made and its bot. */
+export function deliverJobFor(row: { id: string; series: number; attempts?: number; bot_id?: string }): DeliverJobData {
+  const job: DeliverJobData = { deliveryId: row.id, series: Number(row.series), priorAttempts: row.attempts ?? 0 };
+  if (row.bot_id) job.botId = row.bot_id;
+  return job;
 }
 
 /**

@@ -78,6 +78,12 @@ export class BotView {
   @ApiProperty({ type: RateLimitsView, description: 'The quotas in force: own values, else the global defaults' })
   rate_limits: RateLimitsView;
 
+  @ApiProperty({
+    description:
+      'Self-healing dead letters: when the webhook answers 2xx again, dead letters are redelivered automatically, once each',
+  })
+  auto_redeliver_dead_letters: boolean;
+
   @ApiProperty()
   virtual_members_enabled: boolean;
 
@@ -126,6 +132,7 @@ export function botView(bot: Bot, config: BotConfig): BotView {
     supports_inline_queries: bot.supportsInlineQueries,
     friend_request_mode: bot.friendRequestMode,
     rate_limits: effectiveRateLimits(bot.rateLimits, config),
+    auto_redeliver_dead_letters: bot.autoRedeliverDeadLetters,
     virtual_members_enabled: bot.virtualMembersEnabled,
     token_prefix: bot.tokenPrefix,
     token_issued_at: iso(bot.tokenIssuedAt),

@@ -81,6 +81,9 @@ export class BotsService {
         if (dto.short_description !== undefined) bot.shortDescription = dto.short_description;
         if (dto.avatar !== undefined) bot.avatar = dto.avatar;
         if (dto.supports_inline_queries !== undefined) bot.supportsInlineQueries = dto.supports_inline_queries;
+        if (dto.auto_redeliver_dead_letters !== undefined) {
+          bot.autoRedeliverDeadLetters = dto.auto_redeliver_dead_letters;
+        }
         if (dto.rate_limits !== undefined) bot.rateLimits = compactRateLimits(dto.rate_limits);
         if (dto.username !== undefined && dto.username !== bot.username) {
           if (dto.username) await this.assertUsernameFree(manager, dto.username, bot.id);

@@ -81,6 +81,7 @@ export class BotsStore {
         friendRequestMode: 'auto_accept',
         rateLimits: {},
         virtualMembersEnabled: false,
+        autoRedeliverDeadLetters: false,
         tokenHash: null,
         tokenPrefix: null,
         tokenIssuedAt: null,

@@ -7,6 +7,7 @@ const production = {
   ACCOUNT_JWT_ISSUER: 'https://accounts.example.com',
   ACCOUNT_JWT_AUDIENCE: 'open-platform',
   WEBHOOK_SECRET_KEY: 'cd'.repeat(32),
+  INTERNAL_API_TOKEN: 'ef'.repeat(32),
   FILE_URL_SIGNING_KEY: 'ef'.repeat(32),
 };
 

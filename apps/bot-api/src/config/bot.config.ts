@@ -1,11 +1,16 @@
-import { AccountAuthConfig } from '@app/auth';
+import { AccountAuthConfig, DEV_INTERNAL_API_TOKEN, internalApiTokenProblems } from '@app/auth';
 import { EnvBoolean } from '@app/platform';
 import { RATE_LIMITS_FORMAT, resolveRateLimits } from '@app/rate-limits';
 import { DEV_WEBHOOK_SECRET_KEY, isIpOrCidr } from '@app/webhook-queue';
 import { DEFAULT_ROUTE_RATE_LIMITS } from '../rate-limits/route-rate-limits';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
-import { DEV_FILE_URL_SIGNING_KEY, FILE_STORAGE_DRIVERS, FileStorageDriverName, fileStorageProblems } from '../files/storage/file-storage.config';
+import { IsIn, IsInt, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+import {
+  DEV_FILE_URL_SIGNING_KEY,
+  FILE_STORAGE_DRIVERS,
+  FileStorageDriverName,
+  fileStorageProblems,
+} from '../files/storage/file-storage.config';
 
 export const DEV_BOT_TOKEN_ENCRYPTION_KEY = '000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f';
 
@@ -84,6 +89,15 @@ export class BotConfig extends AccountAuthConfig {
   @Min(100)
   CALLBACK_ANSWER_WINDOW_MS = 5000;
 
+  /**
+   * How long an Idempotency-Key of a send, edit, forward or copy and its stored answer are kept (then
+   * purged hourly); a retry after that sends again.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(60_000)
+  IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
   /** Unconfirmed Updates are kept this long for getUpdates, then purged. */
   @Type(() => Number)
   @IsInt()
@@ -133,6 +147,14 @@ export class BotConfig extends AccountAuthConfig {
   /** AES-256-GCM key (64 hex characters) sealing webhook secret tokens; bot-dispatcher needs the same key. */
   @Matches(/^[0-9a-fA-F]{64}$/, { message: 'WEBHOOK_SECRET_KEY must be 64 hexadecimal characters' })
   WEBHOOK_SECRET_KEY = DEV_WEBHOOK_SECRET_KEY;
+
+  /**
+   * Shared secret other platform services (voucher-api) present on the internal routes
+   * (`/api/v1/bots/internal/...`); voucher-api needs the same value.
+   */
+  @IsString()
+  @MinLength(16)
+  INTERNAL_API_TOKEN = DEV_INTERNAL_API_TOKEN;
 
   /** Comma-separated addresses the dispatcher connects from, shown by getWebhookInfo for receivers' allow lists. */
   @IsString()
@@ -218,6 +240,7 @@ export class BotConfig extends AccountAuthConfig {
     } catch (error) {
       problems.push(`RATE_LIMITS: ${(error as Error).message}`);
     }
+    problems.push(...internalApiTokenProblems(this.INTERNAL_API_TOKEN, this.NODE_ENV));
     const badEgress = this.platformEgressIps.filter((entry) => !isIpOrCidr(entry));
     if (badEgress.length > 0) {
       problems.push(`PLATFORM_EGRESS_IPS: not an IP address or CIDR block: ${badEgress.join(', ')}`);

@@ -13,6 +13,7 @@ import {
   deliveryView,
   DeliveryView,
   RedeliveredView,
+  seriesLog,
 } from './delivery.view';
 import { BulkRedeliverDto, ListDeliveriesQueryDto } from './dto/deliveries.dto';
 
@@ -75,7 +76,11 @@ export class DeliveriesService {
     await this.ownedBot(this.dataSource.manager, ownerId, botId);
     const delivery = await this.findDelivery(this.dataSource.manager, botId, updateId);
     const attempts = await this.store.attempts(delivery.id);
-    return { ...deliveryView(delivery), attempt_log: attempts.map(attemptView) };
+    return {
+      ...deliveryView(delivery),
+      attempt_log: attempts.map(attemptView),
+      series_log: seriesLog(delivery, attempts),
+    };
   }
 
   /** A finished delivery (dead letter or succeeded) goes out again under the same update_id. */

@@ -1,7 +1,19 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { DELIVERY_STATUSES, DeliveryStatus, WebhookDelivery, WebhookDeliveryAttempt } from '@app/webhook-queue';
+import {
+  DELIVERY_STATUSES,
+  DELIVERY_TRIGGERS,
+  DeliveryStatus,
+  DeliveryTrigger,
+  WebhookDelivery,
+  WebhookDeliveryAttempt,
+} from '@app/webhook-queue';
 import { PageOf } from '@app/platform';
 import { UPDATE_TYPES } from '../updates/update-types';
+
+export const TRIGGER_DESCRIPTION =
+  'How the current attempt series was started: first_attempt (the Update itself), manual (a redelivery by the ' +
+  "bot's developer), staff (a redelivery by platform staff, one or in bulk), auto (self-healing: the receiver " +
+  'recovered and the dead letter was redelivered automatically)';
 
 /** A delivery record of spec 2.4 plus what a console needs to judge it. */
 export class DeliveryView {
@@ -22,6 +34,9 @@ export class DeliveryView {
 
   @ApiProperty({ type: 'integer' })
   series: number;
+
+  @ApiProperty({ enum: DELIVERY_TRIGGERS, description: TRIGGER_DESCRIPTION })
+  trigger: DeliveryTrigger;
 
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   dead_letter_at: string | null;
@@ -49,6 +64,9 @@ export class AttemptView {
   @ApiProperty({ type: 'integer' })
   series: number;
 
+  @ApiProperty({ enum: DELIVERY_TRIGGERS, description: "How the attempt's series was started" })
+  trigger: DeliveryTrigger;
+
   @ApiProperty({ type: 'integer' })
   attempt: number;
 
@@ -65,9 +83,27 @@ export class AttemptView {
   attempted_at: string;
 }
 
+/** One attempt series of a delivery: which way it was started and how many attempts it made. */
+export class AttemptSeriesView {
+  @ApiProperty({ type: 'integer' })
+  series: number;
+
+  @ApiProperty({ enum: DELIVERY_TRIGGERS, description: TRIGGER_DESCRIPTION.replace('current ', '') })
+  trigger: DeliveryTrigger;
+
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  attempts: number;
+}
+
 export class DeliveryDetailView extends DeliveryView {
   @ApiProperty({ type: [AttemptView], description: 'Every attempt, oldest first' })
   attempt_log: AttemptView[];
+
+  @ApiProperty({
+    type: [AttemptSeriesView],
+    description: 'Every attempt series still in the log, oldest first, the current one included',
+  })
+  series_log: AttemptSeriesView[];
 }
 
 export class DeliveryPage extends PageOf(DeliveryView) {}
@@ -101,6 +137,7 @@ export function deliveryView(delivery: WebhookDelivery): DeliveryView {
     status: delivery.status,
     attempts: delivery.attempts,
     series: delivery.series,
+    trigger: delivery.trigger,
     dead_letter_at: iso(delivery.deadLetterAt),
     last_error: delivery.lastError,
     last_status_code: delivery.lastStatusCode,
@@ -114,10 +151,28 @@ export function deliveryView(delivery: WebhookDelivery): DeliveryView {
 export function attemptView(attempt: WebhookDeliveryAttempt): AttemptView {
   return {
     series: attempt.series,
+    trigger: attempt.trigger,
     attempt: attempt.attempt,
     status_code: attempt.statusCode,
     latency_ms: attempt.latencyMs,
     error: attempt.error,
     attempted_at: attempt.createdAt.toISOString(),
   };
+}
+
+/** The series of a delivery from its attempts, plus its current series when that has made no attempt yet. */
+export function seriesLog(
+  current: { series: number; trigger: DeliveryTrigger },
+  attempts: readonly WebhookDeliveryAttempt[],
+): AttemptSeriesView[] {
+  const bySeries = new Map<number, AttemptSeriesView>();
+  for (const attempt of attempts) {
+    const entry = bySeries.get(attempt.series) ?? { series: attempt.series, trigger: attempt.trigger, attempts: 0 };
+    entry.attempts++;
+    bySeries.set(attempt.series, entry);
+  }
+  if (!bySeries.has(current.series)) {
+    bySeries.set(current.series, { series: current.series, trigger: current.trigger, attempts: 0 });
+  }
+  return [...bySeries.values()].sort((a, b) => a.series - b.series);
 }

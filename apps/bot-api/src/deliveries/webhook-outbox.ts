@@ -11,11 +11,11 @@ import { DeliveryQueue } from './delivery-queue';
 export class WebhookOutbox {
   constructor(private readonly queue: DeliveryQueue) {}
 
-  deliverAfterCommit(manager: EntityManager, deliveryIds: readonly string[]): void {
-    if (deliveryIds.length === 0) return;
+  deliverAfterCommit(manager: EntityManager, deliveries: ReadonlyArray<{ id: string; botId: string }>): void {
+    if (deliveries.length === 0) return;
     this.queue.enqueueAfterCommit(
       manager,
-      deliveryIds.map((deliveryId) => ({ deliveryId, series: 1, priorAttempts: 0 })),
+      deliveries.map((delivery) => ({ deliveryId: delivery.id, series: 1, priorAttempts: 0, botId: delivery.botId })),
     );
   }
 }

@@ -14,6 +14,14 @@ const FILE_NOT_VISIBLE: BotErrorDoc = {
   when: "no such file, or another bot's upload, or a file the bot did not receive",
 };
 
+const GET_FILE_DOCS: Parameters<typeof MethodDocs> = [
+  'getFile: metadata with a temporary download URL',
+  { status: 200, description: 'The file', type: FileInfoView },
+  'VALIDATION',
+  BOT_NOT_AVAILABLE,
+  FILE_NOT_VISIBLE,
+];
+
 /** Bot uploads (spec 4.2 "Upload") and getFile. */
 @ApiTags('bot files')
 @BotAuth()
@@ -34,26 +42,14 @@ export class BotFilesController {
   }
 
   @Get('getFile')
-  @MethodDocs(
-    'getFile: metadata with a temporary download URL',
-    { status: 200, description: 'The file', type: FileInfoView },
-    'VALIDATION',
-    BOT_NOT_AVAILABLE,
-    FILE_NOT_VISIBLE,
-  )
+  @MethodDocs(...GET_FILE_DOCS)
   getFileByQuery(@CurrentBot() bot: Bot, @Query() dto: GetFileDto): Promise<FileInfoView> {
     return this.uploads.getFile(bot, dto.file_id);
   }
 
   @Post('getFile')
   @HttpCode(200)
-  @MethodDocs(
-    'getFile: metadata with a temporary download URL',
-    { status: 200, description: 'The file', type: FileInfoView },
-    'VALIDATION',
-    BOT_NOT_AVAILABLE,
-    FILE_NOT_VISIBLE,
-  )
+  @MethodDocs(...GET_FILE_DOCS)
   getFile(@CurrentBot() bot: Bot, @Body() dto: GetFileDto): Promise<FileInfoView> {
     return this.uploads.getFile(bot, dto.file_id);
   }

@@ -10,7 +10,7 @@ import { FileInfoView, UploadCredentialsView } from './dto/file.view';
 import type { StoredFile } from './entities/file.entity';
 import { FileLinksService } from './file-links.service';
 import { FileUploadsStore, ownedBy, PendingUpload, UploadDeclaration } from './file-uploads.store';
-import { FilesService } from './files.service';
+import { FileReadingBot, FilesService } from './files.service';
 import { probeMedia } from './media-probe';
 import { FileStorage } from './storage/file-storage';
 import { FileOwner, keyBelongsTo, newStorageKey } from './storage/storage-keys';
@@ -102,16 +102,13 @@ export class FileUploadsService {
   }
 
   /** The bytes of a file the bot may read (its own or one it received), streamed from the driver. */
-  async readForBot(
-    bot: { id: string; systemUserId: string | null },
-    fileId: string,
-  ): Promise<{ file: StoredFile; body: Readable }> {
+  async readForBot(bot: FileReadingBot, fileId: string): Promise<{ file: StoredFile; body: Readable }> {
     const file = await this.files.visibleToBot(this.dataSource.manager, fileId, bot);
     return { file, body: await this.storage.read(file.storageKey) };
   }
 
   /** getFile: the bot's own files and the files it received. */
-  async getFile(bot: { id: string; systemUserId: string | null }, fileId: string): Promise<FileInfoView> {
+  async getFile(bot: FileReadingBot, fileId: string): Promise<FileInfoView> {
     return this.info(await this.files.visibleToBot(this.dataSource.manager, fileId, bot));
   }
 

@@ -6,6 +6,22 @@ import { BotErrors } from '../bot-errors';
 import { MediaFacts } from './media-probe';
 import { FileOwner } from './storage/storage-keys';
 import { UploadDeclaration } from './file-uploads.store';
+import { groupMessageVisibleTo } from '../messages/privacy';
+
+/** What file visibility needs of a bot. */
+export interface FileReadingBot {
+  id: string;
+  systemUserId: string | null;
+  username: string | null;
+}
+
+/** A message of the file's owner in a chat the bot belongs to, with what group privacy looks at. */
+interface ReceivedCarrier {
+  chat_type: string;
+  text: string | null;
+  mentions: string[];
+  reply_to_sender_id: string | null;
+}
 
 /**
  * The `files` table: completed uploads and who may use them. Anything a caller may not see answers
@@ -29,26 +45,36 @@ export class FilesService {
   }
 
   /**
-   * A bot sees the files it uploaded, and files people uploaded and posted in a chat where the bot is an
-   * active member (what it received, so it can send it on). Another bot's upload is never visible, even
-   * when posted in a shared chat: a file_id is the uploading bot's own.
+   * A bot sees the files it uploaded, and a person's file once it received a message carrying it: posted
+   * while the bot was an active member, in a private chat or through group privacy (the fan-out rule of
+   * MessageEventsService). Another bot's upload is never visible, even in a shared chat: a file_id is the
+   * uploading bot's own.
    */
-  async visibleToBot(
-    manager: EntityManager,
-    fileId: string,
-    bot: { id: string; systemUserId: string | null },
-  ): Promise<StoredFile> {
+  async visibleToBot(manager: EntityManager, fileId: string, bot: FileReadingBot): Promise<StoredFile> {
     const file = await this.find(manager, fileId);
     if (file.botId === bot.id) return file;
     if (file.userId === null || bot.systemUserId === null) throw BotErrors.notFound('File');
-    const received: unknown[] = await manager.query(
-      `SELECT 1 FROM messages m
+    const carriers: ReceivedCarrier[] = await manager.query(
+      `SELECT c.type AS chat_type, m.text, m.mentions, r.sender_id AS reply_to_sender_id
+         FROM messages m
+         JOIN chats c ON c.id = m.chat_id
          JOIN chat_members cm ON cm.chat_id = m.chat_id AND cm.user_id = $2 AND cm.state = 'active'
-        WHERE m.file_id = $1 AND m.sender_id = $3 AND m.deleted_at IS NULL
-        LIMIT 1`,
+                              AND cm.joined_at <= m.created_at
+         LEFT JOIN messages r ON r.id = m.reply_to_message_id
+        WHERE m.file_id = $1 AND m.sender_id = $3 AND m.deleted_at IS NULL`,
       [fileId, bot.systemUserId, file.userId],
     );
-    if (received.length === 0) throw BotErrors.notFound('File');
+    const privacyBot = { systemUserId: bot.systemUserId, username: bot.username };
+    const received = carriers.some(
+      (carrier) =>
+        carrier.chat_type === 'private' ||
+        groupMessageVisibleTo(privacyBot, {
+          text: carrier.text,
+          mentions: carrier.mentions,
+          replyToSenderId: carrier.reply_to_sender_id,
+        }),
+    );
+    if (!received) throw BotErrors.notFound('File');
     return file;
   }
 

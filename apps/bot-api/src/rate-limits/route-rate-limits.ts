@@ -56,6 +56,8 @@ export function routeLimitOf(method: string, path: string): RouteLimit | null {
   if (!path.startsWith(BASE)) return null;
   const [first, second, third] = path.slice(BASE.length).split('/');
   const write = method.toUpperCase() !== 'GET';
+  // Platform services behind the internal service token; their own callers are limited where they enter.
+  if (first === 'internal') return null;
   if (first === 'verifyToken') return { endpoint: 'verify_token', subject: 'address' };
   if (first === 'files' && second === 'storage') return { endpoint: 'file_transfer', subject: 'address' };
   if (first === 'client') {

@@ -22,6 +22,7 @@ import {
   MessageRefDto,
 } from './dto/edit.dto';
 import { MessageView } from '../messages/dto/message.view';
+import type { IdempotentSend } from './idempotent-send';
 
 interface OwnMessage extends Membership {
   message: Message;
@@ -39,8 +40,9 @@ export class MessageEditsService {
   ) {}
 
   /** Text messages of this bot only; marks metadata.isEdited and emits edited_message. */
-  editMessage(bot: Bot, dto: EditMessageDto): Promise<MessageView> {
+  editMessage(bot: Bot, dto: EditMessageDto, key?: IdempotentSend): Promise<MessageView> {
     return this.dataSource.transaction(async (manager) => {
+      await key?.begin(manager);
       const { chat, message } = await this.ownMessage(manager, bot, dto);
       if (message.kind !== 'text') throw BotErrors.invalid('Only text messages can be edited');
       message.text = dto.text;
@@ -49,7 +51,7 @@ export class MessageEditsService {
       if (dto.reply_markup !== undefined) message.replyMarkup = { ...dto.reply_markup };
       await this.store.save(manager, message);
       await this.events.messageEdited(manager, chat, message);
-      return this.store.renderOne(manager, chat, message);
+      return this.completed(manager, key, await this.store.renderOne(manager, chat, message));
     });
   }
 
@@ -63,29 +65,36 @@ export class MessageEditsService {
   }
 
   /** Replaces the buttons only; null or omitted clears them. Text and media stay as they are. */
-  editMessageReplyMarkup(bot: Bot, dto: EditMessageReplyMarkupDto): Promise<MessageView> {
+  editMessageReplyMarkup(bot: Bot, dto: EditMessageReplyMarkupDto, key?: IdempotentSend): Promise<MessageView> {
     return this.dataSource.transaction(async (manager) => {
+      await key?.begin(manager);
       const { chat, message } = await this.ownMessage(manager, bot, dto);
       message.replyMarkup = dto.reply_markup ? { ...dto.reply_markup } : null;
       await this.store.save(manager, message);
-      return this.store.renderOne(manager, chat, message);
+      return this.completed(manager, key, await this.store.renderOne(manager, chat, message));
     });
   }
 
-  forwardMessage(bot: Bot, dto: ForwardMessageDto): Promise<MessageView> {
-    return this.duplicate(bot, dto, true);
+  forwardMessage(bot: Bot, dto: ForwardMessageDto, key?: IdempotentSend): Promise<MessageView> {
+    return this.duplicate(bot, dto, true, key);
   }
 
-  copyMessage(bot: Bot, dto: CopyMessageDto): Promise<MessageView> {
-    return this.duplicate(bot, dto, false);
+  copyMessage(bot: Bot, dto: CopyMessageDto, key?: IdempotentSend): Promise<MessageView> {
+    return this.duplicate(bot, dto, false, key);
   }
 
   /**
    * The bot must be an active member of both chats and may duplicate only a message it could read
    * (see `readableBy`); a forward keeps the original author and date.
    */
-  private duplicate(bot: Bot, dto: ForwardMessageDto, markForwarded: boolean): Promise<MessageView> {
+  private duplicate(
+    bot: Bot,
+    dto: ForwardMessageDto,
+    markForwarded: boolean,
+    key: IdempotentSend | undefined,
+  ): Promise<MessageView> {
     return this.dataSource.transaction(async (manager) => {
+      await key?.begin(manager);
       const userId = bot.systemUserId ?? '';
       const source = await this.chats.requireActiveMember(manager, dto.from_chat_id, userId);
       const original = await this.store.findInChat(manager, source.chat.id, dto.message_id);
@@ -108,8 +117,14 @@ export class MessageEditsService {
         fileId: original.fileId,
         metadata: markForwarded ? { ...kept, forwardFrom: mark } : kept,
       });
-      return this.store.renderOne(manager, target.chat, message);
+      return this.completed(manager, key, await this.store.renderOne(manager, target.chat, message));
     });
+  }
+
+  /** Under an Idempotency-Key the answer is stored with the key, in the same transaction. */
+  private async completed(manager: EntityManager, key: IdempotentSend | undefined, view: MessageView) {
+    await key?.complete(manager, view);
+    return view;
   }
 
   /**

@@ -1,10 +1,11 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
+import type { RenderedBody } from '@app/envelope';
 import { BotAuth, CurrentBot } from '../bot-auth';
 import { BotErrorDoc } from '../bot-errors';
 import type { Bot } from '../bots/entities/bot.entity';
 import { BOT_NOT_AVAILABLE, MethodDocs, NOT_VISIBLE } from '../method-docs';
-import { MessagingOperation, SendOperation } from '../quotas/send-quota.guard';
+import { MessagingOperation } from '../quotas/send-quota.guard';
 import {
   CopyMessageDto,
   DeleteMessageDto,
@@ -30,14 +31,23 @@ import {
   SendVideoNoteDto,
   SendVoiceDto,
 } from './dto/send.dto';
+import {
+  answered,
+  IDEMPOTENT_SEND_ERRORS,
+  IdempotentMessagingOperation,
+  IdempotentSend,
+  IdempotentSendOperation,
+  SendKey,
+} from './idempotent-send';
 import { MessageEditsService } from './message-edits.service';
 import { SendingService } from './sending.service';
 import { MessageView } from '../messages/dto/message.view';
 import { SuccessDoc, TRUE_SCHEMA } from '../method-docs';
 
+const REPLAY_NOTE = '; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true`';
 const SENT: SuccessDoc = {
   status: 201,
-  description: 'The new message: message_id, chat, from, text, date and its kind blocks',
+  description: `The new message: message_id, chat, from, text, date and its kind blocks${REPLAY_NOTE}`,
   type: MessageView,
 };
 const FORBIDDEN_SCOPE: BotErrorDoc = { code: 'FORBIDDEN', when: 'the bot lacks the scope messages:send' };
@@ -45,15 +55,20 @@ const ACTION_ERRORS: BotErrorDoc[] = ['VALIDATION', BOT_NOT_AVAILABLE, FORBIDDEN
 const SEND_ERRORS: BotErrorDoc[] = [
   ...ACTION_ERRORS,
   { code: 'BOT_RATE_LIMIT', when: 'a send quota of the bot is used up; see Retry-After' },
+  ...IDEMPOTENT_SEND_ERRORS,
 ];
-const EDIT_ERRORS: BotErrorDoc[] = [
+const CHANGE_ERRORS: BotErrorDoc[] = [
   'VALIDATION',
   BOT_NOT_AVAILABLE,
   { code: 'FORBIDDEN', when: 'the message was not sent by this bot, or the bot lacks messages:send' },
   NOT_VISIBLE,
 ];
+const EDIT_ERRORS: BotErrorDoc[] = [...CHANGE_ERRORS, ...IDEMPOTENT_SEND_ERRORS];
 
-/** Bot send operations (spec 4.2 "Sending"). New messages answer 201; changes to existing ones 200. */
+/**
+ * Bot send operations (spec 4.2 "Sending"). New messages answer 201; changes to existing ones 200.
+ * Sends, edits, forwards and copies take an optional Idempotency-Key (see `IdempotentSend`).
+ */
 @ApiTags('bot sending')
 @BotAuth()
 @Controller('api/v1/bots')
@@ -65,125 +80,197 @@ export class SendingController {
 
   @Post('sendMessage')
   @MethodDocs('sendMessage: text up to 4096 characters', SENT, ...SEND_ERRORS)
-  @SendOperation()
-  sendMessage(@CurrentBot() bot: Bot, @Body() dto: SendMessageDto): Promise<MessageView> {
-    return this.sending.sendMessage(bot, dto);
+  @IdempotentSendOperation()
+  sendMessage(
+    @CurrentBot() bot: Bot,
+    @Body() dto: SendMessageDto,
+    @SendKey() key: IdempotentSend | undefined,
+  ): Promise<MessageView | RenderedBody> {
+    return answered(key, this.sending.sendMessage(bot, dto, key));
   }
 
   @Post('sendPhoto')
   @MethodDocs('sendPhoto by file_id; width and height default to the stored file', SENT, ...SEND_ERRORS)
-  @SendOperation()
-  sendPhoto(@CurrentBot() bot: Bot, @Body() dto: SendPhotoDto): Promise<MessageView> {
-    return this.sending.sendFile(bot, 'photo', dto);
+  @IdempotentSendOperation()
+  sendPhoto(
+    @CurrentBot() bot: Bot,
+    @Body() dto: SendPhotoDto,
+    @SendKey() key: IdempotentSend | undefined,
+  ): Promise<MessageView | RenderedBody> {
+    return answered(key, this.sending.sendFile(bot, 'photo', dto, key));
   }
 
   @Post('sendDocument')
   @MethodDocs('sendDocument by file_id', SENT, ...SEND_ERRORS)
-  @SendOperation()
-  sendDocument(@CurrentBot() bot: Bot, @Body() dto: SendDocumentDto): Promise<MessageView> {
-    return this.sending.sendFile(bot, 'document', dto);
+  @IdempotentSendOperation()
+  sendDocument(
+    @CurrentBot() bot: Bot,
+    @Body() dto: SendDocumentDto,
+    @SendKey() key: IdempotentSend | undefined,
+  ): Promise<MessageView | RenderedBody> {
+    return answered(key, this.sending.sendFile(bot, 'document', dto, key));
   }
 
   @Post('sendVideo')
   @MethodDocs('sendVideo by file_id; width, height, duration default to the stored file', SENT, ...SEND_ERRORS)
-  @SendOperation()
-  sendVideo(@CurrentBot() bot: Bot, @Body() dto: SendVideoDto): Promise<MessageView> {
-    return this.sending.sendFile(bot, 'video', dto);
+  @IdempotentSendOperation()
+  sendVideo(
+    @CurrentBot() bot: Bot,
+    @Body() dto: SendVideoDto,
+    @SendKey() key: IdempotentSend | undefined,
+  ): Promise<MessageView | RenderedBody> {
+    return answered(key, this.sending.sendFile(bot, 'video', dto, key));
   }
 
   @Post('sendAudio')
   @MethodDocs('sendAudio by file_id with optional performer and title', SENT, ...SEND_ERRORS)
-  @SendOperation()
-  sendAudio(@CurrentBot() bot: Bot, @Body() dto: SendAudioDto): Promise<MessageView> {
-    return this.sending.sendFile(bot, 'audio', dto);
+  @IdempotentSendOperation()
+  sendAudio(
+    @CurrentBot() bot: Bot,
+    @Body() dto: SendAudioDto,
+    @SendKey() key: IdempotentSend | undefined,
+  ): Promise<MessageView | RenderedBody> {
+    return answered(key, this.sending.sendFile(bot, 'audio', dto, key));
   }
 
   @Post('sendVoice')
   @MethodDocs('sendVoice by file_id', SENT, ...SEND_ERRORS)
-  @SendOperation()
-  sendVoice(@CurrentBot() bot: Bot, @Body() dto: SendVoiceDto): Promise<MessageView> {
-    return this.sending.sendFile(bot, 'voice', dto);
+  @IdempotentSendOperation()
+  sendVoice(
+    @CurrentBot() bot: Bot,
+    @Body() dto: SendVoiceDto,
+    @SendKey() key: IdempotentSend | undefined,
+  ): Promise<MessageView | RenderedBody> {
+    return answered(key, this.sending.sendFile(bot, 'voice', dto, key));
   }
 
   @Post('sendVideoNote')
   @MethodDocs('sendVideoNote by file_id', SENT, ...SEND_ERRORS)
-  @SendOperation()
-  sendVideoNote(@CurrentBot() bot: Bot, @Body() dto: SendVideoNoteDto): Promise<MessageView> {
-    return this.sending.sendFile(bot, 'video_note', dto);
+  @IdempotentSendOperation()
+  sendVideoNote(
+    @CurrentBot() bot: Bot,
+    @Body() dto: SendVideoNoteDto,
+    @SendKey() key: IdempotentSend | undefined,
+  ): Promise<MessageView | RenderedBody> {
+    return answered(key, this.sending.sendFile(bot, 'video_note', dto, key));
   }
 
   @Post('sendAnimation')
   @MethodDocs('sendAnimation by file_id', SENT, ...SEND_ERRORS)
-  @SendOperation()
-  sendAnimation(@CurrentBot() bot: Bot, @Body() dto: SendAnimationDto): Promise<MessageView> {
-    return this.sending.sendFile(bot, 'animation', dto);
+  @IdempotentSendOperation()
+  sendAnimation(
+    @CurrentBot() bot: Bot,
+    @Body() dto: SendAnimationDto,
+    @SendKey() key: IdempotentSend | undefined,
+  ): Promise<MessageView | RenderedBody> {
+    return answered(key, this.sending.sendFile(bot, 'animation', dto, key));
   }
 
   @Post('sendSticker')
   @MethodDocs('sendSticker by file_id', SENT, ...SEND_ERRORS)
-  @SendOperation()
-  sendSticker(@CurrentBot() bot: Bot, @Body() dto: SendStickerDto): Promise<MessageView> {
-    return this.sending.sendFile(bot, 'sticker', dto);
+  @IdempotentSendOperation()
+  sendSticker(
+    @CurrentBot() bot: Bot,
+    @Body() dto: SendStickerDto,
+    @SendKey() key: IdempotentSend | undefined,
+  ): Promise<MessageView | RenderedBody> {
+    return answered(key, this.sending.sendFile(bot, 'sticker', dto, key));
   }
 
   @Post('sendLocation')
   @MethodDocs('sendLocation: latitude, longitude and an optional name', SENT, ...SEND_ERRORS)
-  @SendOperation()
-  sendLocation(@CurrentBot() bot: Bot, @Body() dto: SendLocationDto): Promise<MessageView> {
-    return this.sending.sendLocation(bot, dto);
+  @IdempotentSendOperation()
+  sendLocation(
+    @CurrentBot() bot: Bot,
+    @Body() dto: SendLocationDto,
+    @SendKey() key: IdempotentSend | undefined,
+  ): Promise<MessageView | RenderedBody> {
+    return answered(key, this.sending.sendLocation(bot, dto, key));
   }
 
   @Post('sendVenue')
   @MethodDocs('sendVenue: a location with a required title', SENT, ...SEND_ERRORS)
-  @SendOperation()
-  sendVenue(@CurrentBot() bot: Bot, @Body() dto: SendVenueDto): Promise<MessageView> {
-    return this.sending.sendVenue(bot, dto);
+  @IdempotentSendOperation()
+  sendVenue(
+    @CurrentBot() bot: Bot,
+    @Body() dto: SendVenueDto,
+    @SendKey() key: IdempotentSend | undefined,
+  ): Promise<MessageView | RenderedBody> {
+    return answered(key, this.sending.sendVenue(bot, dto, key));
   }
 
   @Post('sendDice')
   @MethodDocs('sendDice: the value is rolled by the server', SENT, ...SEND_ERRORS)
-  @SendOperation()
-  sendDice(@CurrentBot() bot: Bot, @Body() dto: SendDiceDto): Promise<MessageView> {
-    return this.sending.sendDice(bot, dto);
+  @IdempotentSendOperation()
+  sendDice(
+    @CurrentBot() bot: Bot,
+    @Body() dto: SendDiceDto,
+    @SendKey() key: IdempotentSend | undefined,
+  ): Promise<MessageView | RenderedBody> {
+    return answered(key, this.sending.sendDice(bot, dto, key));
   }
 
   @Post('sendPoll')
   @MethodDocs('sendPoll: 2 to 12 options; a quiz names its correct_option_id', SENT, ...SEND_ERRORS)
-  @SendOperation()
-  sendPoll(@CurrentBot() bot: Bot, @Body() dto: SendPollDto): Promise<MessageView> {
-    return this.sending.sendPoll(bot, dto);
+  @IdempotentSendOperation()
+  sendPoll(
+    @CurrentBot() bot: Bot,
+    @Body() dto: SendPollDto,
+    @SendKey() key: IdempotentSend | undefined,
+  ): Promise<MessageView | RenderedBody> {
+    return answered(key, this.sending.sendPoll(bot, dto, key));
   }
 
   @Post('sendContact')
   @MethodDocs('sendContact', SENT, ...SEND_ERRORS)
-  @SendOperation()
-  sendContact(@CurrentBot() bot: Bot, @Body() dto: SendContactDto): Promise<MessageView> {
-    return this.sending.sendContact(bot, dto);
+  @IdempotentSendOperation()
+  sendContact(
+    @CurrentBot() bot: Bot,
+    @Body() dto: SendContactDto,
+    @SendKey() key: IdempotentSend | undefined,
+  ): Promise<MessageView | RenderedBody> {
+    return answered(key, this.sending.sendContact(bot, dto, key));
   }
 
   @Post('sendMediaGroup')
   @MethodDocs(
     'sendMediaGroup: 2 to 10 items stored as separate messages',
-    { status: 201, description: 'The new messages in order; only the last carries reply_markup', type: [MessageView] },
+    {
+      status: 201,
+      description: `The new messages in order; only the last carries reply_markup${REPLAY_NOTE}`,
+      type: [MessageView],
+    },
     ...SEND_ERRORS,
   )
-  @SendOperation()
-  sendMediaGroup(@CurrentBot() bot: Bot, @Body() dto: SendMediaGroupDto): Promise<MessageView[]> {
-    return this.sending.sendMediaGroup(bot, dto);
+  @IdempotentSendOperation()
+  sendMediaGroup(
+    @CurrentBot() bot: Bot,
+    @Body() dto: SendMediaGroupDto,
+    @SendKey() key: IdempotentSend | undefined,
+  ): Promise<MessageView[] | RenderedBody> {
+    return answered(key, this.sending.sendMediaGroup(bot, dto, key));
   }
 
   @Post('forwardMessage')
   @MethodDocs('forwardMessage with a forwarded-from mark; the bot must be in both chats', SENT, ...SEND_ERRORS)
-  @SendOperation()
-  forwardMessage(@CurrentBot() bot: Bot, @Body() dto: ForwardMessageDto): Promise<MessageView> {
-    return this.edits.forwardMessage(bot, dto);
+  @IdempotentSendOperation()
+  forwardMessage(
+    @CurrentBot() bot: Bot,
+    @Body() dto: ForwardMessageDto,
+    @SendKey() key: IdempotentSend | undefined,
+  ): Promise<MessageView | RenderedBody> {
+    return answered(key, this.edits.forwardMessage(bot, dto, key));
   }
 
   @Post('copyMessage')
   @MethodDocs('copyMessage: like forwardMessage without the mark', SENT, ...SEND_ERRORS)
-  @SendOperation()
-  copyMessage(@CurrentBot() bot: Bot, @Body() dto: CopyMessageDto): Promise<MessageView> {
-    return this.edits.copyMessage(bot, dto);
+  @IdempotentSendOperation()
+  copyMessage(
+    @CurrentBot() bot: Bot,
+    @Body() dto: CopyMessageDto,
+    @SendKey() key: IdempotentSend | undefined,
+  ): Promise<MessageView | RenderedBody> {
+    return answered(key, this.edits.copyMessage(bot, dto, key));
   }
 
   @Post('sendChatAction')
@@ -201,20 +288,24 @@ export class SendingController {
   @Post('editMessage')
   @MethodDocs(
     'editMessage: new text for a text message of this bot; emits edited_message',
-    { status: 200, description: 'The edited message with metadata.isEdited', type: MessageView },
+    { status: 200, description: `The edited message with metadata.isEdited${REPLAY_NOTE}`, type: MessageView },
     ...EDIT_ERRORS,
   )
   @HttpCode(200)
-  @MessagingOperation()
-  editMessage(@CurrentBot() bot: Bot, @Body() dto: EditMessageDto): Promise<MessageView> {
-    return this.edits.editMessage(bot, dto);
+  @IdempotentMessagingOperation()
+  editMessage(
+    @CurrentBot() bot: Bot,
+    @Body() dto: EditMessageDto,
+    @SendKey() key: IdempotentSend | undefined,
+  ): Promise<MessageView | RenderedBody> {
+    return answered(key, this.edits.editMessage(bot, dto, key));
   }
 
   @Post('deleteMessage')
   @MethodDocs(
     'deleteMessage: a message of this bot; emits message_deleted',
     { status: 200, description: '`true`', schema: TRUE_SCHEMA },
-    ...EDIT_ERRORS,
+    ...CHANGE_ERRORS,
   )
   @HttpCode(200)
   @MessagingOperation()
@@ -225,12 +316,16 @@ export class SendingController {
   @Post('editMessageReplyMarkup')
   @MethodDocs(
     'editMessageReplyMarkup: replace or (null) clear the buttons',
-    { status: 200, description: 'The message with its new reply_markup', type: MessageView },
+    { status: 200, description: `The message with its new reply_markup${REPLAY_NOTE}`, type: MessageView },
     ...EDIT_ERRORS,
   )
   @HttpCode(200)
-  @MessagingOperation()
-  editMessageReplyMarkup(@CurrentBot() bot: Bot, @Body() dto: EditMessageReplyMarkupDto): Promise<MessageView> {
-    return this.edits.editMessageReplyMarkup(bot, dto);
+  @IdempotentMessagingOperation()
+  editMessageReplyMarkup(
+    @CurrentBot() bot: Bot,
+    @Body() dto: EditMessageReplyMarkupDto,
+    @SendKey() key: IdempotentSend | undefined,
+  ): Promise<MessageView | RenderedBody> {
+    return answered(key, this.edits.editMessageReplyMarkup(bot, dto, key));
   }
 }

@@ -13,6 +13,7 @@ import { MessageKind, MessageMetadata } from '../messages/entities/message.entit
 import { MessageStore } from '../messages/message-store.service';
 import { UsersStore } from '../users/users.store';
 import { DEFAULT_DICE_EMOJI, rollDice } from './dice';
+import type { IdempotentSend } from './idempotent-send';
 import {
   SendBaseDto,
   SendChatActionDto,
@@ -61,11 +62,11 @@ export class SendingService {
     private readonly users: UsersStore,
   ) {}
 
-  sendMessage(bot: Bot, dto: SendMessageDto): Promise<MessageView> {
-    return this.sendOne(bot, dto, { kind: 'text', text: dto.text, mentions: dto.mentions });
+  sendMessage(bot: Bot, dto: SendMessageDto, key?: IdempotentSend): Promise<MessageView> {
+    return this.sendOne(bot, dto, { kind: 'text', text: dto.text, mentions: dto.mentions }, key);
   }
 
-  sendFile(bot: Bot, kind: MessageKind, dto: FileSend): Promise<MessageView> {
+  sendFile(bot: Bot, kind: MessageKind, dto: FileSend, key?: IdempotentSend): Promise<MessageView> {
     const own = {
       width: dto.width,
       height: dto.height,
@@ -74,20 +75,20 @@ export class SendingService {
       title: dto.title,
     };
     const file = Object.fromEntries(Object.entries(own).filter(([, value]) => value !== undefined));
-    return this.sendOne(bot, dto, {
-      kind,
-      text: dto.caption,
-      fileId: dto.file_id,
-      metadata: Object.keys(file).length > 0 ? { file } : {},
-    });
+    return this.sendOne(
+      bot,
+      dto,
+      { kind, text: dto.caption, fileId: dto.file_id, metadata: Object.keys(file).length > 0 ? { file } : {} },
+      key,
+    );
   }
 
-  sendLocation(bot: Bot, dto: SendLocationDto): Promise<MessageView> {
+  sendLocation(bot: Bot, dto: SendLocationDto, key?: IdempotentSend): Promise<MessageView> {
     const location = { latitude: dto.latitude, longitude: dto.longitude, ...(dto.name ? { name: dto.name } : {}) };
-    return this.sendOne(bot, dto, { kind: 'location', metadata: { location } });
+    return this.sendOne(bot, dto, { kind: 'location', metadata: { location } }, key);
   }
 
-  sendVenue(bot: Bot, dto: SendVenueDto): Promise<MessageView> {
+  sendVenue(bot: Bot, dto: SendVenueDto, key?: IdempotentSend): Promise<MessageView> {
     const location = {
       latitude: dto.latitude,
       longitude: dto.longitude,
@@ -96,15 +97,15 @@ export class SendingService {
       title: dto.title,
       ...(dto.address ? { address: dto.address } : {}),
     };
-    return this.sendOne(bot, dto, { kind: 'venue', metadata: { location, isVenue: true } });
+    return this.sendOne(bot, dto, { kind: 'venue', metadata: { location, isVenue: true } }, key);
   }
 
-  sendDice(bot: Bot, dto: SendDiceDto): Promise<MessageView> {
+  sendDice(bot: Bot, dto: SendDiceDto, key?: IdempotentSend): Promise<MessageView> {
     const emoji = dto.emoji ?? DEFAULT_DICE_EMOJI;
-    return this.sendOne(bot, dto, { kind: 'dice', metadata: { diceEmoji: emoji, diceValue: rollDice(emoji) } });
+    return this.sendOne(bot, dto, { kind: 'dice', metadata: { diceEmoji: emoji, diceValue: rollDice(emoji) } }, key);
   }
 
-  sendPoll(bot: Bot, dto: SendPollDto): Promise<MessageView> {
+  sendPoll(bot: Bot, dto: SendPollDto, key?: IdempotentSend): Promise<MessageView> {
     const type = dto.type ?? 'regular';
     if (type === 'quiz' && dto.correct_option_id === undefined) {
       throw BotErrors.invalid('A quiz needs correct_option_id');
@@ -122,22 +123,23 @@ export class SendingService {
       type,
       ...(dto.correct_option_id !== undefined ? { correct_option_id: dto.correct_option_id } : {}),
     };
-    return this.sendOne(bot, dto, { kind: 'poll', text: dto.question, metadata: { poll } });
+    return this.sendOne(bot, dto, { kind: 'poll', text: dto.question, metadata: { poll } }, key);
   }
 
-  sendContact(bot: Bot, dto: SendContactDto): Promise<MessageView> {
+  sendContact(bot: Bot, dto: SendContactDto, key?: IdempotentSend): Promise<MessageView> {
     const contact = {
       phone_number: dto.phone_number,
       first_name: dto.first_name,
       ...(dto.last_name ? { last_name: dto.last_name } : {}),
     };
-    return this.sendOne(bot, dto, { kind: 'contact', metadata: { contact } });
+    return this.sendOne(bot, dto, { kind: 'contact', metadata: { contact } }, key);
   }
 
   /** Separate messages sharing a media_group_id, written together; only the last carries reply_markup. */
-  sendMediaGroup(bot: Bot, dto: SendMediaGroupDto): Promise<MessageView[]> {
+  sendMediaGroup(bot: Bot, dto: SendMediaGroupDto, key?: IdempotentSend): Promise<MessageView[]> {
     const mediaGroupId = randomUUID();
     return this.dataSource.transaction(async (manager) => {
+      await key?.begin(manager);
       const chat = await this.writableChat(manager, bot, dto);
       const views: MessageView[] = [];
       for (const [index, item] of dto.media.entries()) {
@@ -145,6 +147,7 @@ export class SendingService {
         const content = { kind: item.type, text: item.caption, fileId: item.file_id, metadata: { mediaGroupId } };
         views.push(await this.write(manager, bot, chat, dto, content, last ? dto.reply_markup : undefined));
       }
+      await key?.complete(manager, views);
       return views;
     });
   }
@@ -158,13 +161,17 @@ export class SendingService {
   /**
    * A send without a file is one statement (membership, reply target and insert together), so it
    * needs no explicit transaction; a file send checks the file's visibility in the same transaction.
+   * Under an Idempotency-Key the claim, the send and the stored answer share one transaction.
    */
-  private sendOne(bot: Bot, dto: SendBaseDto, content: Content): Promise<MessageView> {
+  private sendOne(bot: Bot, dto: SendBaseDto, content: Content, key?: IdempotentSend): Promise<MessageView> {
     const fileId = content.fileId;
-    if (!fileId) return this.writeAsMember(this.dataSource, bot, dto, content, null);
+    if (!fileId && !key) return this.writeAsMember(this.dataSource, bot, dto, content, null);
     return this.dataSource.transaction(async (manager) => {
-      const file = await this.files.visibleToBot(manager, fileId, bot);
-      return this.writeAsMember(manager, bot, dto, content, file);
+      await key?.begin(manager);
+      const file = fileId ? await this.files.visibleToBot(manager, fileId, bot) : null;
+      const view = await this.writeAsMember(manager, bot, dto, content, file);
+      await key?.complete(manager, view);
+      return view;
     });
   }
 

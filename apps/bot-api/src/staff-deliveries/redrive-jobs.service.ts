@@ -145,6 +145,7 @@ export class RedriveJobsService {
     return {
       id: job.id,
       status: job.status,
+      kind: job.kind,
       filter: job.filter as unknown as RedriveFilterView,
       rate_per_bot: job.rate_per_bot,
       total: job.total,

@@ -1,13 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { redrivableDeadLettersSql, RedriveFilter, redriveParameters } from '@app/webhook-queue';
+import {
+  autoRedrivableDeadLettersSql,
+  redrivableDeadLettersSql,
+  RedriveFilter,
+  redriveParameters,
+} from '@app/webhook-queue';
 import { DataSource, EntityManager } from 'typeorm';
 
 export type RedriveJobStatus = 'running' | 'completed' | 'cancelled';
+/** Started by platform staff, or by the system when a bot's receiver recovered (self-healing dead letters). */
+export type RedriveJobKind = 'staff' | 'auto';
+export const REDRIVE_JOB_KINDS: readonly RedriveJobKind[] = ['staff', 'auto'];
+/** The actor of automatic jobs, in the job and in the audit log. */
+export const SYSTEM_ACTOR = 'system';
 
 export interface RedriveJobRow {
   id: string;
   status: RedriveJobStatus;
+  kind: RedriveJobKind;
   filter: Record<string, unknown>;
   rate_per_bot: number;
   total: number;
@@ -29,7 +40,7 @@ export interface NextItem {
   bot_id: string;
 }
 
-const JOB_COLUMNS = `id, status, filter, rate_per_bot, total, created_by, created_at, updated_at, finished_at`;
+const JOB_COLUMNS = `id, status, kind, filter, rate_per_bot, total, created_by, created_at, updated_at, finished_at`;
 
 /** Redrive jobs and the dead letters each one took: the only SQL on those two tables. */
 @Injectable()
@@ -59,6 +70,39 @@ export class RedriveJobsStore {
       [...redriveParameters(filter), job.id],
     );
     return updated;
+  }
+
+  /**
+   * The automatic job of a recovered bot: its dead letters that an automatic redrive may take, in a
+   * running job by the system. Undefined when the bot has an automatic job running already (at most
+   * one per bot; its recovery waits for it) or nothing to take; `busy` tells the two apart.
+   */
+  async createAutomatic(
+    manager: EntityManager,
+    botId: string,
+    stored: Record<string, unknown>,
+    ratePerBot: number,
+  ): Promise<{ job?: RedriveJobRow; busy: boolean }> {
+    const [job]: RedriveJobRow[] = await manager.query(
+      `INSERT INTO delivery_redrive_jobs (kind, bot_id, filter, rate_per_bot, total, created_by)
+       VALUES ('auto', $1, $2, $3, 0, $4)
+       ON CONFLICT (bot_id) WHERE kind = 'auto' AND status = 'running' DO NOTHING
+       RETURNING ${JOB_COLUMNS}`,
+      [botId, stored, ratePerBot, SYSTEM_ACTOR],
+    );
+    if (!job) return { busy: true };
+    const [[updated]]: [RedriveJobRow[], number] = await manager.query(
+      `WITH taken AS (
+         INSERT INTO delivery_redrive_items (job_id, delivery_id, bot_id, update_seq)
+         SELECT $2::uuid, r.delivery_id, r.bot_id, r.update_seq FROM ${autoRedrivableDeadLettersSql} r
+         RETURNING 1)
+       UPDATE delivery_redrive_jobs SET total = (SELECT count(*) FROM taken) WHERE id = $2::uuid
+       RETURNING ${JOB_COLUMNS}`,
+      [botId, job.id],
+    );
+    if (updated.total > 0) return { job: updated, busy: false };
+    await manager.query(`DELETE FROM delivery_redrive_jobs WHERE id = $1`, [job.id]);
+    return { busy: false };
   }
 
   async find(jobId: string, manager: EntityManager = this.dataSource.manager): Promise<RedriveJobRow | undefined> {
@@ -105,14 +149,18 @@ export class RedriveJobsStore {
    * Takes (or keeps) the lease of every running job that no live worker holds: the worker of a
    * crashed instance lets its lease run out, and then another one takes the job over.
    */
-  async claim(owner: string, leaseMs: number): Promise<Array<{ id: string; rate_per_bot: number }>> {
-    const [rows]: [Array<{ id: string; rate_per_bot: number }>, number] = await this.dataSource.query(
-      `UPDATE delivery_redrive_jobs
+  async claim(
+    owner: string,
+    leaseMs: number,
+  ): Promise<Array<{ id: string; kind: RedriveJobKind; rate_per_bot: number }>> {
+    const [rows]: [Array<{ id: string; kind: RedriveJobKind; rate_per_bot: number }>, number] =
+      await this.dataSource.query(
+        `UPDATE delivery_redrive_jobs
           SET lease_owner = $1, lease_until = now() + make_interval(secs => $2::double precision / 1000)
         WHERE status = 'running' AND (lease_owner = $1 OR lease_until IS NULL OR lease_until < now())
-        RETURNING id, rate_per_bot`,
-      [owner, leaseMs],
-    );
+        RETURNING id, kind, rate_per_bot`,
+        [owner, leaseMs],
+      );
     return rows;
   }
 

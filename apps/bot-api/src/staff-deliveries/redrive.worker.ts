@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { BotConfig } from '../config/bot.config';
 import { DeliveryQueue } from '../deliveries/delivery-queue';
-import { RedriveJobsStore } from './redrive-jobs.store';
+import { AutomaticRedrives } from './automatic-redrives';
+import { RedriveJobKind, RedriveJobsStore } from './redrive-jobs.store';
 import { StaffDeliveriesMetrics } from './staff-deliveries.metrics';
 
 const NOT_REDRIVEN = 'no longer a dead letter, or its bot left webhook mode, when the job reached it';
@@ -18,6 +19,8 @@ const NOT_REDRIVEN = 'no longer a dead letter, or its bot left webhook mode, whe
  *
  * Each step restarts at most rate_per_bot × step length of each bot's dead letters, lowest
  * update_seq first, so a receiver that just recovered gets its backlog in order and at that pace.
+ * Each step first starts the automatic jobs of bots whose receiver recovered (self-healing dead
+ * letters), which then run exactly like the jobs staff start.
  */
 @Injectable()
 export class RedriveWorker implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -34,6 +37,7 @@ export class RedriveWorker implements OnApplicationBootstrap, OnApplicationShutd
     private readonly queue: DeliveryQueue,
     private readonly metrics: StaffDeliveriesMetrics,
     private readonly config: BotConfig,
+    private readonly automatic: AutomaticRedrives,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -61,16 +65,17 @@ export class RedriveWorker implements OnApplicationBootstrap, OnApplicationShutd
 
   /** One step of every job this worker holds or can take over. */
   async tick(): Promise<void> {
+    await this.automatic.startDue();
     const held = await this.jobs.claim(this.owner, this.config.REDRIVE_LEASE_MS);
     for (const job of held) {
       if (this.stopped) return;
       const perBot = Math.max(1, Math.round((job.rate_per_bot * this.config.REDRIVE_STEP_MS) / 1000));
-      await this.step(job.id, perBot);
+      await this.step(job.id, job.kind, perBot);
     }
   }
 
   /** Restarts the job's next dead letters and records them done (or failed) in the same transaction. */
-  private async step(jobId: string, perBot: number): Promise<void> {
+  private async step(jobId: string, kind: RedriveJobKind, perBot: number): Promise<void> {
     const restarted = await this.dataSource.transaction(async (manager) => {
       if (!(await this.jobs.lockRunning(manager, jobId, this.owner))) return 0;
       const next = await this.jobs.next(manager, jobId, perBot);
@@ -79,7 +84,7 @@ export class RedriveWorker implements OnApplicationBootstrap, OnApplicationShutd
         jobId,
         next.map((item) => item.delivery_id),
       );
-      const opened = await this.deliveries.restart(manager, taken, ['dead_letter']);
+      const opened = await this.deliveries.restart(manager, taken, ['dead_letter'], kind === 'auto' ? 'auto' : 'staff');
       const done = new Set(opened.map((delivery) => delivery.id));
       await this.jobs.settle(
         manager,
@@ -95,6 +100,6 @@ export class RedriveWorker implements OnApplicationBootstrap, OnApplicationShutd
       this.queue.enqueueAfterCommit(manager, opened.map(deliverJobFor));
       return opened.length;
     });
-    this.metrics.redelivered.inc(restarted);
+    (kind === 'auto' ? this.metrics.autoRedelivered : this.metrics.redelivered).inc(restarted);
   }
 }

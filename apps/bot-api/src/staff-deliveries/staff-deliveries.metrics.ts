@@ -11,6 +11,7 @@ import { RedriveJobsStore } from './redrive-jobs.store';
 @Injectable()
 export class StaffDeliveriesMetrics {
   readonly redelivered: Counter;
+  readonly autoRedelivered: Counter;
   readonly deadLetters: Gauge<'error_class'>;
   readonly runningJobs: Gauge;
 
@@ -18,6 +19,11 @@ export class StaffDeliveriesMetrics {
     this.redelivered = new Counter({
       name: 'bot_staff_redeliveries_total',
       help: 'Deliveries restarted by platform staff, one by one or by redrive jobs; rate() is redeliveries per second',
+      registers: [registry],
+    });
+    this.autoRedelivered = new Counter({
+      name: 'bot_auto_redeliveries_total',
+      help: "Dead letters redelivered automatically after their bot's receiver recovered (self-healing dead letters)",
       registers: [registry],
     });
     this.deadLetters = new Gauge({

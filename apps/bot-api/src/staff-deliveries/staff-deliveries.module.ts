@@ -1,6 +1,7 @@
 import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
 import { StaffDeliveryStore } from '@app/webhook-queue';
 import { DeliveriesModule } from '../deliveries/deliveries.module';
+import { AutomaticRedrives } from './automatic-redrives';
 import { ConsolePages } from './console-pages.middleware';
 import { RedriveJobsService } from './redrive-jobs.service';
 import { RedriveJobsStore } from './redrive-jobs.store';
@@ -20,6 +21,7 @@ import { StaffDeliveriesService } from './staff-deliveries.service';
     RedriveJobsService,
     RedriveJobsStore,
     RedriveWorker,
+    AutomaticRedrives,
     StaffAuditStore,
     StaffDeliveriesMetrics,
   ],

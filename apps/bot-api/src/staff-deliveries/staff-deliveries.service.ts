@@ -11,7 +11,7 @@ import {
 import { DataSource } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { DeliveryQueue } from '../deliveries/delivery-queue';
-import { attemptView } from '../deliveries/delivery.view';
+import { attemptView, seriesLog } from '../deliveries/delivery.view';
 import { assertWindow, decodeCursor, encodeCursor } from './cursor';
 import { AuditQueryDto, StaffDeliveriesQueryDto, WindowQueryDto } from './dto/staff-deliveries.dto';
 import { StaffAuditStore } from './staff-audit.store';
@@ -38,6 +38,7 @@ function staffDeliveryView(row: Omit<StaffDeliveryRow, 'event_at'>): StaffDelive
     status: row.status,
     attempts: row.attempts,
     series: row.series,
+    trigger: row.trigger,
     dead_letter_at: iso(row.dead_letter_at),
     last_error: row.last_error,
     last_status_code: row.last_status_code,
@@ -123,6 +124,7 @@ export class StaffDeliveriesService {
       succeeded_at: iso(row.succeeded_at),
       update: row.payload,
       attempt_log: attempts.map(attemptView),
+      series_log: seriesLog(row, attempts),
     };
   }
 
@@ -133,7 +135,7 @@ export class StaffDeliveriesService {
       throw BotErrors.error('CONFLICT', 'The bot has no webhook; it cannot be redelivered to');
     }
     await this.dataSource.transaction(async (manager) => {
-      const restarted = await this.deliveries.restart(manager, [row.id], ['dead_letter', 'succeeded']);
+      const restarted = await this.deliveries.restart(manager, [row.id], ['dead_letter', 'succeeded'], 'staff');
       if (restarted.length === 0) {
         throw BotErrors.error('CONFLICT', 'This delivery is still pending or retrying, or its bot left webhook mode');
       }

@@ -1,6 +1,14 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { DELIVERY_ERROR_CLASSES, DELIVERY_STATUSES, DeliveryErrorClass, DeliveryStatus } from '@app/webhook-queue';
-import { AttemptView } from '../deliveries/delivery.view';
+import {
+  DELIVERY_ERROR_CLASSES,
+  DELIVERY_STATUSES,
+  DELIVERY_TRIGGERS,
+  DeliveryErrorClass,
+  DeliveryStatus,
+  DeliveryTrigger,
+} from '@app/webhook-queue';
+import { AttemptSeriesView, AttemptView, TRIGGER_DESCRIPTION } from '../deliveries/delivery.view';
+import { REDRIVE_JOB_KINDS, RedriveJobKind } from './redrive-jobs.store';
 
 const countsMap = (description: string) => ({
   type: 'object' as const,
@@ -40,6 +48,9 @@ export class StaffDeliveryView {
   @ApiProperty({ type: 'integer' })
   series: number;
 
+  @ApiProperty({ enum: DELIVERY_TRIGGERS, description: TRIGGER_DESCRIPTION })
+  trigger: DeliveryTrigger;
+
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   dead_letter_at: string | null;
 
@@ -78,6 +89,12 @@ export class StaffDeliveryDetailView extends StaffDeliveryView {
 
   @ApiProperty({ type: [AttemptView], description: 'Every attempt, oldest first' })
   attempt_log: AttemptView[];
+
+  @ApiProperty({
+    type: [AttemptSeriesView],
+    description: 'Every attempt series still in the log, oldest first, the current one included',
+  })
+  series_log: AttemptSeriesView[];
 }
 
 export class StaffDeliveryPage {
@@ -174,6 +191,12 @@ export class RedriveJobView {
   @ApiProperty({ enum: ['running', 'completed', 'cancelled'] })
   status: 'running' | 'completed' | 'cancelled';
 
+  @ApiProperty({
+    enum: REDRIVE_JOB_KINDS,
+    description: "staff: started by platform staff; auto: started by the system when a bot's receiver recovered",
+  })
+  kind: RedriveJobKind;
+
   @ApiProperty({ type: RedriveFilterView })
   filter: RedriveFilterView;
 
@@ -183,7 +206,7 @@ export class RedriveJobView {
   @ApiProperty({ type: 'integer', description: 'Dead letters the job took when it started' })
   total: number;
 
-  @ApiProperty({ description: 'Staff account that started it' })
+  @ApiProperty({ description: 'Staff account that started it, or `system` for an automatic job' })
   created_by: string;
 
   @ApiProperty({ format: 'date-time' })
@@ -236,10 +259,12 @@ export class AuditEntryView {
   @ApiProperty()
   id: string;
 
-  @ApiProperty({ description: 'Staff account' })
+  @ApiProperty({ description: 'Staff account, or `system` for an action of the platform itself' })
   actor_id: string;
 
-  @ApiProperty({ description: 'delivery.redeliver, redrive.dry_run, redrive.start or redrive.cancel' })
+  @ApiProperty({
+    description: 'delivery.redeliver, redrive.dry_run, redrive.start, redrive.cancel, or redrive.auto_start (system)',
+  })
   action: string;
 
   @ApiProperty({ type: String, nullable: true, description: 'update_id or redrive job id' })

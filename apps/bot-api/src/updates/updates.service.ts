@@ -81,10 +81,10 @@ export class UpdatesService {
    */
   written(manager: EntityManager, rows: readonly WrittenUpdateRow[]): Map<string, EmittedUpdate> {
     const emitted = new Map<string, EmittedUpdate>();
-    const deliveries: string[] = [];
+    const deliveries: Array<{ id: string; botId: string }> = [];
     for (const row of rows) {
       emitted.set(row.bot_id, { updateSeq: Number(row.update_seq), updateId: row.update_id });
-      if (row.delivery_id !== null) deliveries.push(row.delivery_id);
+      if (row.delivery_id !== null) deliveries.push({ id: row.delivery_id, botId: row.bot_id });
       this.notifier.notifyAfterCommit(manager, row.bot_id);
       this.metrics.written.inc({ type: row.type });
     }

@@ -9,7 +9,7 @@ import { WebhooksService } from './webhooks.service';
 import { TRUE_SCHEMA } from '../method-docs';
 
 const INFO =
-  'getWebhookInfo: url, pending_update_count, last error, max_connections, allowed_updates, allowed_ips, platform_egress_ips, previous_secret_expires_at';
+  'getWebhookInfo: url, pending_update_count, last error, max_connections, allowed_updates, allowed_ips, platform_egress_ips, previous_secret_expires_at, auto_redeliver_dead_letters';
 
 @ApiTags('bot webhook')
 @BotAuth()

@@ -119,6 +119,7 @@ export class WebhooksService {
       allowed_ips: bot.webhook_allowed_ips ?? [],
       platform_egress_ips: this.config.platformEgressIps,
       previous_secret_expires_at: unixSeconds(bot.webhook_previous_secret_expires_at),
+      auto_redeliver_dead_letters: bot.auto_redeliver_dead_letters,
     };
   }
 

@@ -68,6 +68,16 @@ describe('BotSlots borrowing beyond the fair share', () => {
     expect(slots.tryAcquire('hanging', 100)).toBe(false);
   });
 
+  it('keeps a bot whose receiver is slow to its fair share, however many slots are idle', () => {
+    const slots = replicaSlots(50, 10);
+    for (let i = 0; i < 5; i++) expect(slots.tryAcquire('hanging', 100, false)).toBe(true);
+    expect(slots.canAcquire('hanging', 100, false)).toBe(false);
+    expect(slots.tryAcquire('hanging', 100, false)).toBe(false);
+    expect(slots.inFlight('hanging')).toBe(5);
+    // Once it answers promptly again it borrows like any other bot.
+    expect(slots.tryAcquire('hanging', 100, true)).toBe(true);
+  });
+
   it('stops a bot at its max_connections even with idle slots', () => {
     const slots = replicaSlots(50, 10);
     for (let i = 0; i < 8; i++) expect(slots.tryAcquire('small', 8)).toBe(true);

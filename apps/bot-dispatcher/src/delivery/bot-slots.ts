@@ -4,10 +4,12 @@
  * of the replica, and its timeout never counts time spent waiting for a connection.
  *
  * Up to its fair share of the replica a bot always gets a slot (within its max_connections). Beyond
- * it, the share is work-conserving: a bot may borrow idle slots as long as `reserve` of them stay free
- * for every other bot. A lone bot draining a backlog then runs at full speed, while a bot whose
- * receiver never answers can tie up at most `concurrency - reserve` slots for the timeout and the
- * reserved ones keep serving everyone else.
+ * it, the share is work-conserving: a bot whose receiver answers promptly may borrow idle slots as long
+ * as `reserve` of them stay free for every other bot, so a lone bot draining a backlog runs at full
+ * speed. A bot whose receiver is slow or never answers may not borrow (the caller says which, see
+ * `mayBorrow`): more connections would only be more sockets hanging until the timeout, and all of them
+ * timing out and reconnecting together every timeout is a burst of work that every other bot's
+ * deliveries on the replica would wait behind.
  */
 export class BotSlots {
   private readonly active = new Map<string, number>();
@@ -23,14 +25,19 @@ export class BotSlots {
     private readonly reserve = 0,
   ) {}
 
-  tryAcquire(botId: string, maxConnections: number): boolean {
-    const current = this.active.get(botId) ?? 0;
-    if (current >= maxConnections) return false;
-    const borrowing = current >= this.fairShare;
-    if (borrowing && this.total + 1 > this.concurrency - this.reserve) return false;
-    this.active.set(botId, current + 1);
+  tryAcquire(botId: string, maxConnections: number, mayBorrow = true): boolean {
+    if (!this.canAcquire(botId, maxConnections, mayBorrow)) return false;
+    this.active.set(botId, (this.active.get(botId) ?? 0) + 1);
     this.total++;
     return true;
+  }
+
+  /** Whether tryAcquire would grant a slot now. */
+  canAcquire(botId: string, maxConnections: number, mayBorrow = true): boolean {
+    const current = this.active.get(botId) ?? 0;
+    if (current >= maxConnections) return false;
+    if (current < this.fairShare) return true;
+    return mayBorrow && this.total + 1 <= this.concurrency - this.reserve;
   }
 
   release(botId: string): void {

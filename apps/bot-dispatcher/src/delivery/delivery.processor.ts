@@ -17,17 +17,29 @@ import { DispatcherConfig } from '../config/dispatcher.config';
 import { AttemptRecorder } from './attempt-recorder';
 import { BatchQueue } from './batch-queue';
 import { BotSlots, replicaSlots } from './bot-slots';
+import { DeferralPacer } from './deferral-pacer';
 import { DeliveryMetrics } from './delivery.metrics';
 import { SendResult, WebhookSender } from './webhook-sender';
 
-/** How long a job waits when its bot is at its limit (max_connections or fair share) on this replica. */
-const BUSY_RETRY_MS = 250;
+/** The shortest wait of a job whose bot is at its limit (max_connections or fair share) on this replica. */
+const BUSY_RETRY_MIN_MS = 50;
+/** Jitter of a Retry-After pause, so that a bot's jobs do not all come back at once. */
+const RETRY_AFTER_JITTER_MS = 250;
 /**
- * A job put back again and again waits longer each time, up to this: a bot with hundreds of jobs behind
- * a receiver that never answers would otherwise have each of them load and requeue four times a second,
- * a churn of queries that every other bot's deliveries wait behind.
+ * How long a bot's POST is assumed to hold its slot until one of them has ended (see DeferralPacer),
+ * at most the timeout: long enough that the first seconds of a flood behind a receiver that never
+ * answers do not churn, short enough that a fast bot's first deferrals are corrected by its first answers.
  */
-const BUSY_RETRY_MAX_MS = 2000;
+const INITIAL_HOLD_MAX_MS = 1000;
+/** Bots whose max_connections are remembered, to put back a job of a full bot without loading it. */
+const MAX_KNOWN_LIMITS = 10_000;
+/**
+ * A bot may borrow slots beyond its fair share only once its POSTs are seen to hold their slot at
+ * most this long on average (and at most half the timeout): a receiver that answers promptly drains a
+ * backlog faster with more connections, a slow or silent one only ties up more of them (see BotSlots).
+ * Until its first POST ended, a bot has its fair share, which a prompt receiver ends within moments.
+ */
+const BORROW_MAX_HOLD_MS = 1000;
 /** Opened webhook secrets kept, keyed by their ciphertext, so a changed secret is never served stale. */
 const MAX_OPENED_SECRETS = 1000;
 
@@ -43,6 +55,10 @@ export class DeliveryProcessor implements OnModuleDestroy {
   private readonly cipher: SecretCipher;
   private readonly slots: BotSlots;
   private readonly secrets = new Map<string, string>();
+  private readonly pacer: DeferralPacer;
+  /** max_connections of the bots whose deliveries this replica loaded lately. */
+  private readonly limits = new Map<string, number>();
+  private readonly borrowMaxHoldMs: number;
   /** Jobs that start while a load is running share the next one. */
   private readonly loads: BatchQueue<DeliverJobData, DueDelivery | SkipReason>;
   readonly sender: WebhookSender;
@@ -55,6 +71,14 @@ export class DeliveryProcessor implements OnModuleDestroy {
   ) {
     this.cipher = new SecretCipher(config.WEBHOOK_SECRET_KEY);
     this.slots = replicaSlots(config.WEBHOOK_WORKER_CONCURRENCY, config.WEBHOOK_BOT_SHARE_PERCENT);
+    this.borrowMaxHoldMs = Math.min(BORROW_MAX_HOLD_MS, config.WEBHOOK_TIMEOUT_MS / 2);
+    this.pacer = new DeferralPacer({
+      minDelayMs: BUSY_RETRY_MIN_MS,
+      // A backlog behind a receiver that never answers comes back within ten timeouts at the latest:
+      // each job is looked at about once in that time, however long the backlog grows.
+      maxDelayMs: Math.max(2000, 10 * config.WEBHOOK_TIMEOUT_MS),
+      initialHoldMs: Math.min(INITIAL_HOLD_MAX_MS, config.WEBHOOK_TIMEOUT_MS),
+    });
     metrics.observeBots({
       inFlight: () => this.slots.entries(),
       queueDepth: async () => {
@@ -77,6 +101,16 @@ export class DeliveryProcessor implements OnModuleDestroy {
   }
 
   async deliver(job: Job<DeliverJobData>, token?: string): Promise<DeliverResult> {
+    const botId = job.data.botId;
+    const knownLimit = botId === undefined ? undefined : this.limits.get(botId);
+    if (
+      botId !== undefined &&
+      knownLimit !== undefined &&
+      !this.slots.canAcquire(botId, knownLimit, this.mayBorrow(botId))
+    ) {
+      // Its bot is full here: put back without a query, so that a flood costs no database round trip per look.
+      return this.defer(job, token, botId);
+    }
     const delivery = await this.loads.push(job.data);
     if (typeof delivery === 'string') {
       this.metrics.skipped.inc({ reason: delivery });
@@ -85,24 +119,42 @@ export class DeliveryProcessor implements OnModuleDestroy {
     if (delivery.notBefore && delivery.notBefore.getTime() > Date.now()) {
       // The receiver asked for a pause (Retry-After): not an attempt, back to the queue until it ends.
       this.metrics.deferred.inc();
-      await job.moveToDelayed(delivery.notBefore.getTime() + Math.floor(Math.random() * BUSY_RETRY_MS), token);
+      await job.moveToDelayed(delivery.notBefore.getTime() + Math.floor(Math.random() * RETRY_AFTER_JITTER_MS), token);
       throw new DelayedError();
     }
-    if (!this.slots.tryAcquire(delivery.botId, delivery.maxConnections)) {
-      // Not an attempt: back to the queue shortly, freeing this worker slot for other bots.
-      this.metrics.deferred.inc();
-      const wait = busyRetryDelayMs(job);
-      await job.moveToDelayed(Date.now() + wait + Math.floor(Math.random() * wait), token);
-      throw new DelayedError();
+    this.rememberLimit(delivery.botId, delivery.maxConnections);
+    if (!this.slots.tryAcquire(delivery.botId, delivery.maxConnections, this.mayBorrow(delivery.botId))) {
+      return this.defer(job, token, delivery.botId);
     }
+    const started = Date.now();
     let result: SendResult;
     try {
       result = await this.post(delivery);
     } finally {
       // The slot bounds open POSTs; waiting for the outcome's batch must not keep the bot's next delivery out.
       this.slots.release(delivery.botId);
+      this.pacer.observeHold(delivery.botId, Date.now() - started);
     }
     return this.record(delivery, result);
+  }
+
+  /** Not an attempt: back to the queue when the bot is likely to have a slot, freeing this worker slot for other bots. */
+  private async defer(job: Job<DeliverJobData>, token: string | undefined, botId: string): Promise<never> {
+    this.metrics.deferred.inc();
+    await job.moveToDelayed(Date.now() + this.pacer.delayFor(botId, this.slots.inFlight(botId)), token);
+    throw new DelayedError();
+  }
+
+  private mayBorrow(botId: string): boolean {
+    const hold = this.pacer.observedHoldOf(botId);
+    return hold !== undefined && hold <= this.borrowMaxHoldMs;
+  }
+
+  private rememberLimit(botId: string, maxConnections: number): void {
+    if (!this.limits.has(botId) && this.limits.size >= MAX_KNOWN_LIMITS) {
+      this.limits.delete(this.limits.keys().next().value as string);
+    }
+    this.limits.set(botId, maxConnections);
   }
 
   private async post(delivery: DueDelivery): Promise<SendResult> {
@@ -179,12 +231,6 @@ export class DeliveryProcessor implements OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     await this.sender.close();
   }
-}
-
-/** Each start of the job that was neither an attempt nor the current one was a deferral (see BotSlots). */
-export function busyRetryDelayMs(job: Pick<Job, 'attemptsStarted' | 'attemptsMade'>): number {
-  const deferrals = Math.max(0, job.attemptsStarted - job.attemptsMade - 1);
-  return Math.min(BUSY_RETRY_MS * 2 ** Math.min(deferrals, 10), BUSY_RETRY_MAX_MS);
 }
 
 /** A receiver's Retry-After (already capped) may push a retry later than the schedule, never earlier. */

@@ -1,6 +1,6 @@
-import { AccountAuthConfig } from '@app/auth';
+import { AccountAuthConfig, DEV_INTERNAL_API_TOKEN, internalApiTokenProblems } from '@app/auth';
 import { Type } from 'class-transformer';
-import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { IsInt, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
 import { resolveRateLimits } from '../rate-limits/rate-limit.policy';
 
 export const DEV_CREDENTIAL_KEY = '0'.repeat(64);
@@ -48,8 +48,25 @@ export class VoucherConfig extends AccountAuthConfig {
   @Max(60_000)
   APP_TOKEN_CACHE_MS = 5000;
 
+  /** bot-api, which holds the platform's files: a template's cover_file_id is checked there. */
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  BOT_API_URL = 'http://127.0.0.1:3002';
+
+  /** The shared secret of bot-api's internal routes; bot-api must be given the same value. */
+  @IsString()
+  @MinLength(16)
+  INTERNAL_API_TOKEN = DEV_INTERNAL_API_TOKEN;
+
+  /** How long a cover_file_id check may wait for bot-api before the template call answers 503. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  @Max(30_000)
+  BOT_API_TIMEOUT_MS = 2000;
+
   override extraProblems(): string[] {
     const problems = super.extraProblems();
+    problems.push(...internalApiTokenProblems(this.INTERNAL_API_TOKEN, this.NODE_ENV));
     if (this.NODE_ENV === 'production' && this.CREDENTIAL_KEY === DEV_CREDENTIAL_KEY) {
       problems.push('CREDENTIAL_KEY: the development default is refused when NODE_ENV=production');
     }

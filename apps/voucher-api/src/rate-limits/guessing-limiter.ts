@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ApiError } from '@app/envelope';
 import { REDIS } from '@app/platform';
-import { WindowedRateLimiters } from '@app/rate-limits';
+import { RateLimitOutcome, WindowedRateLimiters } from '@app/rate-limits';
+import type { RateLimiterRes } from 'rate-limiter-flexible';
 import type Redis from 'ioredis';
 import { VoucherConfig } from '../config/voucher.config';
 import { VoucherErrors } from '../voucher-errors';
@@ -35,7 +36,23 @@ export class GuessingLimiter {
 
   /** The 429 a locked-out token gets, or undefined. */
   async lockout(tokenId: string): Promise<ApiError | undefined> {
-    const state = await this.failures.peek('failures', tokenId);
+    return this.lockoutFrom(await this.failures.peek('failures', tokenId));
+  }
+
+  /**
+   * Counts a call against `limiters` and reads this token's failures in one Redis round trip:
+   * the rate-limit outcome and the lock-out, if any.
+   */
+  async consumeChecking<E extends string>(
+    limiters: WindowedRateLimiters<E>,
+    endpoint: E,
+    tokenId: string,
+  ): Promise<[RateLimitOutcome, ApiError | undefined]> {
+    const [outcome, state] = await limiters.consumeAndPeek(endpoint, tokenId, this.failures, 'failures');
+    return [outcome, this.lockoutFrom(state)];
+  }
+
+  private lockoutFrom(state: RateLimiterRes | null): ApiError | undefined {
     if (!state || state.consumedPoints < this.threshold) return undefined;
     const retryAfter = Math.max(Math.ceil(state.msBeforeNext / 1000), 1);
     return VoucherErrors.error(

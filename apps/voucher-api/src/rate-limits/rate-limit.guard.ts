@@ -26,11 +26,10 @@ export class RateLimitGuard implements CanActivate {
     const caller = appCallerOf(req);
     if (!metadata || !caller) return true;
     const res = context.switchToHttp().getResponse<Response>();
-    // Both counters are read in parallel, so a guess-protected call waits for one Redis round trip, not two.
-    const [outcome, lockout] = await Promise.all([
-      this.limiters.consume(metadata.endpoint, caller.tokenId),
-      metadata.guessProtected ? this.guessing.lockout(caller.tokenId) : undefined,
-    ]);
+    // A guess-protected call counts its request and reads its failures in one Redis script call.
+    const [outcome, lockout] = metadata.guessProtected
+      ? await this.guessing.consumeChecking(this.limiters.limiters, metadata.endpoint, caller.tokenId)
+      : [await this.limiters.consume(metadata.endpoint, caller.tokenId), undefined];
     setRateLimitHeaders(res, outcome);
     if (!outcome.allowed) {
       throw VoucherErrors.error(

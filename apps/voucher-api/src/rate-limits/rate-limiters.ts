@@ -12,7 +12,7 @@ import { RateLimitedEndpoint, resolveRateLimits } from './rate-limit.policy';
  */
 @Injectable()
 export class RateLimiters {
-  private readonly limiters: WindowedRateLimiters<RateLimitedEndpoint>;
+  readonly limiters: WindowedRateLimiters<RateLimitedEndpoint>;
 
   constructor(@Inject(REDIS) redis: Redis, config: VoucherConfig) {
     this.limiters = new WindowedRateLimiters({

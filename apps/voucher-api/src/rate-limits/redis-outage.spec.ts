@@ -32,4 +32,16 @@ describe('rate limits while Redis is unreachable', () => {
     await expect(guessing.assertNotLocked('token-1')).rejects.toMatchObject({ code: 'RATE_LIMITED' });
     await expect(guessing.assertNotLocked('token-2')).resolves.toBeUndefined();
   });
+
+  it('defect 2: the guard\'s one-call check still counts the call and reports the lock-out in memory', async () => {
+    const limiters = new RateLimiters(redis, config);
+    const guessing = new GuessingLimiter(redis, config);
+    await guessing.recordFailure('token-3');
+    await guessing.recordFailure('token-3');
+    const [outcome, lockout] = await guessing.consumeChecking(limiters.limiters, 'redeem', 'token-3');
+    expect(outcome).toMatchObject({ allowed: true, limit: 3, remaining: 2 });
+    expect(lockout).toMatchObject({ code: 'RATE_LIMITED' });
+    const [, clear] = await guessing.consumeChecking(limiters.limiters, 'redeem', 'token-4');
+    expect(clear).toBeUndefined();
+  });
 });

@@ -10,10 +10,15 @@ import { CreateTemplateDto } from './dto/template-body.dto';
 import { UpdateTemplateDto } from './dto/update-template.dto';
 import { TemplateView } from './template.view';
 import { TemplatesService } from './templates.service';
+import type { VoucherErrorDoc } from '../voucher-errors';
 
 const TRANSITION_ERRORS: RuntimeRouteOptions['errors'] = [
   'NOT_FOUND',
   { code: 'CONFLICT', when: 'the move is not allowed from the current state' },
+];
+
+const COVER_UNAVAILABLE: VoucherErrorDoc[] = [
+  { code: 'FILE_SERVICE_UNAVAILABLE', when: 'cover_file_id given and the platform file service did not answer' },
 ];
 
 const TemplateId = () => Param('templateId', new ResourceIdPipe('Template'));
@@ -36,7 +41,10 @@ export class TemplatesController {
     permission: 'vouchers:templates:write',
     rateLimit: 'templates.create',
     body: true,
-    errors: [{ code: 'DUPLICATE_EXTERNAL_ID', when: 'external_template_id already used in the application' }],
+    errors: [
+      { code: 'DUPLICATE_EXTERNAL_ID', when: 'external_template_id already used in the application' },
+      ...COVER_UNAVAILABLE,
+    ],
   })
   @ApiOperation({ summary: 'Create a template in state draft' })
   @RuntimeSuccess(201, 'The new template (status draft)', TemplateView)
@@ -61,6 +69,7 @@ export class TemplatesController {
       'NOT_FOUND',
       { code: 'CONFLICT', when: 'the template is not in draft or rejected' },
       { code: 'DUPLICATE_EXTERNAL_ID', when: 'external_template_id already used in the application' },
+      ...COVER_UNAVAILABLE,
     ],
   })
   @ApiOperation({ summary: 'Edit a draft or rejected template; given fields replace the stored ones' })

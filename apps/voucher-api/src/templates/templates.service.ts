@@ -16,6 +16,7 @@ import {
 import { TemplatePage, toTemplateView, TemplateView } from './template.view';
 import { TemplatesStore, violatesExternalTemplateId } from './templates.store';
 import { VoucherErrors } from '../voucher-errors';
+import { CoverImages } from '../platform-files/cover-images';
 
 /** The review queue shows at most this many templates. */
 
@@ -70,6 +71,7 @@ export class TemplatesService {
     private readonly dataSource: DataSource,
     private readonly store: TemplatesStore,
     private readonly applications: ApplicationsService,
+    private readonly covers: CoverImages,
   ) {}
 
   async list(applicationId: string, status?: TemplateStatus): Promise<TemplateView[]> {
@@ -81,6 +83,7 @@ export class TemplatesService {
   }
 
   async create(applicationId: string, body: CreateTemplateDto): Promise<TemplateView> {
+    await this.checkCover(applicationId, body);
     return this.translateDuplicate(() =>
       this.dataSource.transaction(async (manager) => {
         const template = this.store.newDraft(manager, applicationId);
@@ -92,6 +95,7 @@ export class TemplatesService {
 
   /** Edits are allowed in draft and rejected only; a rejected template stays rejected until resubmitted. */
   async update(applicationId: string, templateId: string, body: UpdateTemplateDto): Promise<TemplateView> {
+    await this.checkCover(applicationId, body);
     return this.translateDuplicate(() =>
       this.dataSource.transaction(async (manager) => {
         const template = await this.require(manager, applicationId, templateId, true);
@@ -178,6 +182,16 @@ export class TemplatesService {
         `The recipient already holds the template's limit of ${template.perUserLimit} voucher(s)`,
       );
     }
+  }
+
+  /**
+   * A given cover_file_id must be an image the application's owner uploaded. Asked of bot-api before
+   * the transaction opens, so no row lock or connection is held while another service answers.
+   */
+  private async checkCover(applicationId: string, body: UpdateTemplateDto): Promise<void> {
+    if (typeof body.cover_file_id !== 'string') return;
+    const application = await this.applications.require(this.dataSource.manager, applicationId);
+    await this.covers.assertOwnedBy(application.ownerId, body.cover_file_id);
   }
 
   private async translateDuplicate<T>(work: () => Promise<T>): Promise<T> {

@@ -16,7 +16,7 @@ export function insertDeliveriesSql(updates: string): string {
        FROM ${updates} u JOIN bots b ON b.id = u.bot_id AND b.delivery_mode = 'webhook'
       ORDER BY u.update_seq
      ON CONFLICT (update_id) DO NOTHING
-     RETURNING id, update_id, series`;
+     RETURNING id, update_id, series, bot_id`;
 }
 
 /** Updates a bot switching to webhook mode has not confirmed yet, within the getUpdates retention. */
@@ -71,6 +71,7 @@ export const LOAD_DELIVERIES = namedStatement(
  * bot's last error (failure; the latest of the batch per bot). The bot also keeps the latest Retry-After
  * its receiver sent ($11, as the earliest time of its next attempt) and its run of consecutive 410 Gone
  * answers: any other answer ends the run, and a run of $12 pauses the bot's deliveries until setWebhook.
+ * A success of a bot that redelivers its dead letters by itself marks the bot recovered (see `recovered`).
  * Returns the arrival index of each recorded input.
  */
 export const RECORD_ATTEMPTS = namedStatement(
@@ -94,11 +95,11 @@ export const RECORD_ATTEMPTS = namedStatement(
        FROM outcome o
       WHERE d.id = o.id AND d.series = o.series AND d.attempts = o.attempt - 1 AND d.status IN ('pending', 'retrying')
      RETURNING o.arrival, d.id, d.bot_id, d.update_seq, o.series, o.attempt, o.status, o.status_code, o.latency_ms, o.error,
-               o.retry_after_ms
+               o.retry_after_ms, d."trigger"
    ),
    logged AS (
-     INSERT INTO webhook_delivery_attempts (delivery_id, series, attempt, status_code, latency_ms, error)
-     SELECT id, series, attempt, status_code, latency_ms, error FROM moved
+     INSERT INTO webhook_delivery_attempts (delivery_id, series, "trigger", attempt, status_code, latency_ms, error)
+     SELECT id, series, "trigger", attempt, status_code, latency_ms, error FROM moved
    ),
    confirmed AS (
      -- Delivered by webhook means confirmed: a later switch to polling must not hand it out again.
@@ -109,8 +110,19 @@ export const RECORD_ATTEMPTS = namedStatement(
             (array_agg(error ORDER BY arrival DESC) FILTER (WHERE status <> 'succeeded'))[1] AS error,
             count(*) FILTER (WHERE status_code = 410) AS gone,
             coalesce(bool_or(status_code IS NOT NULL AND status_code <> 410), false) AS other_answer,
-            max(retry_after_ms) AS retry_after_ms
+            max(retry_after_ms) AS retry_after_ms,
+            bool_or(status = 'succeeded') AS succeeded
        FROM moved GROUP BY bot_id
+   ),
+   recovered AS (
+     -- Self-healing: the first success of a bot with the switch on while it has dead letters an
+     -- automatic redrive may take marks the bot once; bot-api's redrive worker starts the job.
+     SELECT b.id AS bot_id
+       FROM per_bot p JOIN bots b ON b.id = p.bot_id
+      WHERE p.succeeded AND b.auto_redeliver_dead_letters AND b.webhook_recovered_at IS NULL
+        AND b.delivery_mode = 'webhook'
+        AND EXISTS (SELECT 1 FROM webhook_deliveries x
+                     WHERE x.bot_id = b.id AND x.status = 'dead_letter' AND x."trigger" <> 'auto')
    ),
    bot_state AS (
      UPDATE bots b
@@ -126,17 +138,18 @@ export const RECORD_ATTEMPTS = namedStatement(
                                      THEN coalesce(b.webhook_paused_at, now()) ELSE b.webhook_paused_at END,
             webhook_not_before = CASE WHEN p.retry_after_ms IS NULL THEN b.webhook_not_before
               ELSE greatest(b.webhook_not_before, now() + make_interval(secs => p.retry_after_ms::double precision / 1000))
-              END
-       FROM per_bot p
+              END,
+            webhook_recovered_at = CASE WHEN r.bot_id IS NULL THEN b.webhook_recovered_at ELSE now() END
+       FROM per_bot p LEFT JOIN recovered r ON r.bot_id = p.bot_id
       WHERE b.id = p.bot_id AND b.delivery_mode = 'webhook'
         AND (p.error IS NOT NULL OR p.gone > 0 OR p.retry_after_ms IS NOT NULL
-             OR (p.other_answer AND b.webhook_gone_streak > 0))
+             OR (p.other_answer AND b.webhook_gone_streak > 0) OR r.bot_id IS NOT NULL)
    )
    SELECT arrival FROM moved`,
 );
 
 /** Open deliveries past their due time by more than the grace: their job was never added or got lost. */
-export const OVERDUE = `SELECT d.id, d.series, d.attempts
+export const OVERDUE = `SELECT d.id, d.series, d.attempts, d.bot_id
      FROM webhook_deliveries d
      JOIN bots b ON b.id = d.bot_id
     WHERE d.status IN ('pending', 'retrying')
@@ -158,7 +171,7 @@ export const PURGE_FINISHED = `DELETE FROM webhook_deliveries WHERE id IN (
  */
 export const DELIVERY_PAGE = namedStatement(
   'bot_api_deliveries_page',
-  `SELECT true AS owned, d.update_id, d.update_type, d.status, d.attempts, d.series, d.dead_letter_at,
+  `SELECT true AS owned, d.update_id, d.update_type, d.status, d.attempts, d.series, d."trigger", d.dead_letter_at,
           d.last_error, d.last_status_code, d.next_attempt_at, d.succeeded_at, d.created_at, d.updated_at
      FROM bots b
      LEFT JOIN LATERAL (
@@ -180,19 +193,19 @@ export const DELIVERY_COUNT_IN_STATUS = namedStatement(
   `SELECT count(*) AS total FROM webhook_deliveries WHERE bot_id = $1 AND status = $2`,
 );
 
-/** Starts a new attempt series: the dispatcher skips jobs of the old one. */
-const RESTART_SERIES = `status = 'pending', series = series + 1, attempts = 0, next_attempt_at = now(),
+/** Starts a new attempt series by the bot's developer: the dispatcher skips jobs of the old one. */
+const RESTART_SERIES = `status = 'pending', series = series + 1, "trigger" = 'manual', attempts = 0, next_attempt_at = now(),
   dead_letter_at = NULL, succeeded_at = NULL, last_error = NULL, last_status_code = NULL, updated_at = now()`;
 
 export const RESTART_FINISHED = `UPDATE webhook_deliveries SET ${RESTART_SERIES}
     WHERE id = $1 AND status IN ('dead_letter', 'succeeded')
-    RETURNING id, series`;
+    RETURNING id, series, bot_id`;
 
 export const RESTART_DEAD_LETTERS = `UPDATE webhook_deliveries SET ${RESTART_SERIES}
     WHERE bot_id = $1 AND status = 'dead_letter'
       AND ($2::timestamptz IS NULL OR dead_letter_at >= $2::timestamptz)
       AND ($3::timestamptz IS NULL OR dead_letter_at < $3::timestamptz)
-    RETURNING id, series`;
+    RETURNING id, series, bot_id`;
 
 /** Open deliveries are withdrawn when their bot leaves webhook mode, so nothing is POSTed any more. */
 export const WITHDRAW_OPEN = `DELETE FROM webhook_deliveries WHERE bot_id = $1 AND status IN ('pending', 'retrying')`;
@@ -239,7 +252,7 @@ export const CLEAR_WEBHOOK = `UPDATE bots SET delivery_mode = 'polling', webhook
         webhook_allowed_ips = NULL, webhook_max_connections = $2,
         webhook_last_error_at = NULL, webhook_last_error_message = NULL,
         webhook_previous_secret_ciphertext = NULL, webhook_previous_secret_expires_at = NULL,
-        webhook_not_before = NULL, webhook_gone_streak = 0, webhook_paused_at = NULL,
+        webhook_not_before = NULL, webhook_gone_streak = 0, webhook_paused_at = NULL, webhook_recovered_at = NULL,
         webhook_format = 'native', updated_at = now()
   WHERE id = $1`;
 
@@ -247,7 +260,7 @@ export const WEBHOOK_INFO = `SELECT delivery_mode, webhook_url, webhook_allowed_
         webhook_last_error_at, webhook_last_error_message, allowed_updates,
         CASE WHEN webhook_previous_secret_expires_at > now() THEN webhook_previous_secret_expires_at END
           AS webhook_previous_secret_expires_at,
-        webhook_paused_at
+        webhook_paused_at, auto_redeliver_dead_letters
    FROM bots WHERE id = $1`;
 
 /** The delivery mode of one of the owner's bots; no row when the bot is not theirs. */

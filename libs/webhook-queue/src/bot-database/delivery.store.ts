@@ -3,7 +3,12 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { isUuid, runNamed } from '@app/platform';
 import { DataSource, EntityManager } from 'typeorm';
 import { WebhookDeliveryAttempt } from '../entities/webhook-delivery-attempt.entity';
-import { DeliveryStatus, WebhookDelivery, WEBHOOK_DELIVER_FAILED } from '../entities/webhook-delivery.entity';
+import {
+  DeliveryStatus,
+  DeliveryTrigger,
+  WebhookDelivery,
+  WEBHOOK_DELIVER_FAILED,
+} from '../entities/webhook-delivery.entity';
 import { DeliverJobData, MAX_DELIVERY_ATTEMPTS } from '../queue';
 import { AttemptRecord, DueDelivery, dueOrSkipped, LoadedDeliveryRow, SkipReason, WebhookFormat } from './due-delivery';
 import * as sql from './delivery-statements';
@@ -40,6 +45,8 @@ export interface WebhookSettingsRow {
   webhook_previous_secret_expires_at: Date | null;
   /** Set when consecutive 410 Gone answers paused the deliveries, until the next setWebhook. */
   webhook_paused_at: Date | null;
+  /** Self-healing dead letters: redelivered automatically once the receiver answers 2xx again. */
+  auto_redeliver_dead_letters: boolean;
 }
 
 /** The bot's sealed secrets as a rotation needs them (the previous one only while its overlap lasts). */
@@ -56,6 +63,7 @@ interface DeliveryPageRow {
   status: DeliveryStatus;
   attempts: number;
   series: number;
+  trigger: DeliveryTrigger;
   dead_letter_at: Date | null;
   last_error: string | null;
   last_status_code: number | null;
@@ -71,6 +79,7 @@ const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 export interface OpenedDelivery {
   id: string;
   series: number;
+  bot_id: string;
 }
 
 /**
@@ -215,7 +224,7 @@ export class DeliveryStore {
     });
   }
 
-  /** A finished delivery (dead letter or succeeded) starts a new series; nothing when it is still open. */
+  /** A finished delivery (dead letter or succeeded) starts a new series by the developer; nothing when it is still open. */
   async restartFinished(manager: EntityManager, deliveryId: string): Promise<OpenedDelivery[]> {
     const [rows]: [OpenedDelivery[], number] = await manager.query(sql.RESTART_FINISHED, [deliveryId]);
     return rows;
@@ -308,6 +317,7 @@ function deliveryOf(row: DeliveryPageRow): WebhookDelivery {
     status: row.status,
     attempts: row.attempts,
     series: row.series,
+    trigger: row.trigger,
     deadLetterAt: row.dead_letter_at,
     lastError: row.last_error,
     lastStatusCode: row.last_status_code,

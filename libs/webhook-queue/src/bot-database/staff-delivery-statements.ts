@@ -57,7 +57,7 @@ const exactTime = (expression: string): string =>
  * still to come, so paging stays correct while deliveries are written.
  */
 export const STAFF_DELIVERY_PAGE = `SELECT d.id, d.bot_id, b.name AS bot_name, b.owner_id, d.update_id, d.update_type, d.status,
-          d.attempts, d.series, d.dead_letter_at, d.last_error, d.last_status_code, d.created_at, d.updated_at,
+          d.attempts, d.series, d."trigger", d.dead_letter_at, d.last_error, d.last_status_code, d.created_at, d.updated_at,
           ${errorClassSql('d')} AS error_class, ${exactTime(eventAtSql('d'))} AS event_at
      FROM webhook_deliveries d
      JOIN bots b ON b.id = d.bot_id
@@ -97,7 +97,7 @@ export const STAFF_TOP_BOTS = `SELECT d.bot_id, b.name AS bot_name, b.owner_id, 
 
 /** One delivery by update_id, with its Update and its bot. */
 export const STAFF_DELIVERY_DETAIL = `SELECT d.id, d.bot_id, b.name AS bot_name, b.owner_id, b.delivery_mode, d.update_id,
-          d.update_type, d.status, d.attempts, d.series, d.dead_letter_at, d.last_error, d.last_status_code,
+          d.update_type, d.status, d.attempts, d.series, d."trigger", d.dead_letter_at, d.last_error, d.last_status_code,
           d.next_attempt_at, d.succeeded_at, d.created_at, d.updated_at, d.payload,
           ${errorClassSql('d')} AS error_class
      FROM webhook_deliveries d
@@ -126,13 +126,34 @@ export const COUNT_REDRIVABLE = `SELECT r.bot_id, count(*)::int AS count
     ORDER BY count DESC, r.bot_id`;
 
 /**
- * Staff redelivery: a new attempt series for each listed delivery still in one of the statuses $2
- * whose bot is in webhook mode. Returns those restarted; the others changed meanwhile.
+ * Staff or automatic redelivery: a new attempt series, started by trigger $3 ('staff' or 'auto'), for
+ * each listed delivery still in one of the statuses $2 whose bot is in webhook mode. Returns those
+ * restarted; the others changed meanwhile.
  */
-export const RESTART_FOR_STAFF = `UPDATE webhook_deliveries d SET status = 'pending', series = d.series + 1, attempts = 0,
+export const RESTART_FOR_STAFF = `UPDATE webhook_deliveries d SET status = 'pending', series = d.series + 1, "trigger" = $3,
+        attempts = 0,
         next_attempt_at = now(), dead_letter_at = NULL, succeeded_at = NULL, last_error = NULL,
         last_status_code = NULL, updated_at = now()
    FROM bots b
   WHERE d.id = ANY($1::uuid[]) AND d.status = ANY($2::varchar[])
     AND b.id = d.bot_id AND b.delivery_mode = 'webhook' AND b.webhook_url IS NOT NULL
-  RETURNING d.id, d.series`;
+  RETURNING d.id, d.series, d.bot_id`;
+
+/**
+ * What an automatic redrive of bot $1 takes: its dead letters whose current series was not itself
+ * started automatically (each dead letter is redelivered automatically once; one that fails again
+ * waits for a person), while the bot still has the switch on and can receive them.
+ */
+export const autoRedrivableDeadLettersSql = `(SELECT d.id AS delivery_id, d.bot_id, d.update_seq
+     FROM webhook_deliveries d
+     JOIN bots b ON b.id = d.bot_id
+    WHERE d.bot_id = $1 AND d.status = 'dead_letter' AND d."trigger" <> 'auto'
+      AND b.auto_redeliver_dead_letters AND b.delivery_mode = 'webhook' AND b.webhook_url IS NOT NULL
+      AND b.webhook_paused_at IS NULL AND ${botAvailableSql('b')})`;
+
+/** Bots the dispatcher marked recovered (see RECORD_ATTEMPTS), oldest mark first, locked until the caller commits. */
+export const RECOVERED_BOTS = `SELECT id FROM bots WHERE webhook_recovered_at IS NOT NULL
+    ORDER BY webhook_recovered_at LIMIT $1 FOR UPDATE SKIP LOCKED`;
+
+/** The recovery of these bots is handled (a job started, or nothing was left to take). */
+export const CLEAR_RECOVERED = `UPDATE bots SET webhook_recovered_at = NULL WHERE id = ANY($1::varchar[])`;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { isUuid } from '@app/platform';
 import { DataSource, EntityManager } from 'typeorm';
-import { DeliveryStatus } from '../entities/webhook-delivery.entity';
+import { DeliveryStatus, DeliveryTrigger } from '../entities/webhook-delivery.entity';
 import type { OpenedDelivery } from './delivery.store';
 import * as sql from './staff-delivery-statements';
 import { DeliveryErrorClass } from './staff-delivery-statements';
@@ -32,6 +32,7 @@ export interface StaffDeliveryRow {
   status: DeliveryStatus;
   attempts: number;
   series: number;
+  trigger: DeliveryTrigger;
   dead_letter_at: Date | null;
   last_error: string | null;
   last_status_code: number | null;
@@ -125,12 +126,31 @@ export class StaffDeliveryStore {
   }
 
   /**
-   * A new attempt series for each listed delivery still in one of `statuses` whose bot is in webhook
-   * mode; returns those restarted. Runs in the caller's transaction.
+   * A new attempt series, started by `trigger`, for each listed delivery still in one of `statuses`
+   * whose bot is in webhook mode; returns those restarted. Runs in the caller's transaction.
    */
-  async restart(manager: EntityManager, deliveryIds: string[], statuses: DeliveryStatus[]): Promise<OpenedDelivery[]> {
+  async restart(
+    manager: EntityManager,
+    deliveryIds: string[],
+    statuses: DeliveryStatus[],
+    trigger: 'staff' | 'auto',
+  ): Promise<OpenedDelivery[]> {
     if (deliveryIds.length === 0) return [];
-    const [rows]: [OpenedDelivery[], number] = await manager.query(sql.RESTART_FOR_STAFF, [deliveryIds, statuses]);
+    const [rows]: [OpenedDelivery[], number] = await manager.query(sql.RESTART_FOR_STAFF, [
+      deliveryIds,
+      statuses,
+      trigger,
+    ]);
     return rows;
+  }
+
+  /** Up to `limit` bots whose receiver recovered with dead letters waiting, locked until the caller commits. */
+  async recoveredBots(manager: EntityManager, limit: number): Promise<string[]> {
+    const rows: Array<{ id: string }> = await manager.query(sql.RECOVERED_BOTS, [limit]);
+    return rows.map((row) => row.id);
+  }
+
+  async clearRecovered(manager: EntityManager, botIds: string[]): Promise<void> {
+    if (botIds.length > 0) await manager.query(sql.CLEAR_RECOVERED, [botIds]);
   }
 }

@@ -1,3 +1,4 @@
+import type { DeliveryTrigger } from './webhook-delivery.entity';
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
 
 /** One POST of a delivery: its HTTP status (null when no response came), latency and error. */
@@ -11,6 +12,10 @@ export class WebhookDeliveryAttempt {
 
   @Column({ type: 'integer' })
   series: number;
+
+  /** How the attempt's series was started (see DeliveryTrigger). */
+  @Column({ type: 'varchar', length: 16 })
+  trigger: DeliveryTrigger;
 
   /** 1-based number within the series. */
   @Column({ type: 'integer' })

@@ -4,6 +4,16 @@ export type DeliveryStatus = 'pending' | 'retrying' | 'succeeded' | 'dead_letter
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'retrying', 'succeeded', 'dead_letter'];
 /** Statuses the dispatcher still works on. */
 export const OPEN_DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'retrying'];
+/**
+ * How the current attempt series of a delivery was started: its first series, a redelivery by the
+ * bot's developer (one or in bulk), by platform staff (one or by a redrive job), or by the system
+ * when the bot's receiver recovered (self-healing dead letters).
+ */
+export type DeliveryTrigger = 'first_attempt' | 'manual' | 'staff' | 'auto';
+export const DELIVERY_TRIGGERS: readonly DeliveryTrigger[] = ['first_attempt', 'manual', 'staff', 'auto'];
+/** The triggers of a redelivery, as the statements that restart a series take them. */
+export type RedeliveryTrigger = Exclude<DeliveryTrigger, 'first_attempt'>;
+
 /** The terminal code recorded in last_error of a dead letter (spec 7). */
 export const WEBHOOK_DELIVER_FAILED = 'WEBHOOK_DELIVER_FAILED';
 
@@ -40,6 +50,10 @@ export class WebhookDelivery {
   /** Starts at 1; a manual redelivery increments it and restarts the attempt count. */
   @Column({ type: 'integer' })
   series: number;
+
+  /** How the current series was started. */
+  @Column({ type: 'varchar', length: 16 })
+  trigger: DeliveryTrigger;
 
   /** Attempts of the current series. */
   @Column({ type: 'integer' })

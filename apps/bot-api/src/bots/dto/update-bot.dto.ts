@@ -57,6 +57,15 @@ export class UpdateBotDto {
   supports_inline_queries?: boolean;
 
   @ApiPropertyOptional({
+    description:
+      'Self-healing dead letters (off by default): once the webhook answers 2xx again, every dead letter is ' +
+      'redelivered automatically, once, in update order and at the redrive pace',
+  })
+  @ValidateIf((o: UpdateBotDto) => o.auto_redeliver_dead_letters !== undefined)
+  @IsBoolean()
+  auto_redeliver_dead_letters?: boolean;
+
+  @ApiPropertyOptional({
     type: RateLimitsDto,
     nullable: true,
     description: 'Replaces the bot quotas; each value at most the global default; null restores the defaults',

@@ -81,6 +81,10 @@ export class Bot {
   @Column({ name: 'rate_limits', type: 'jsonb' })
   rateLimits: BotRateLimits;
 
+  /** Self-healing dead letters: redelivered once, automatically, when the receiver answers 2xx again. */
+  @Column({ name: 'auto_redeliver_dead_letters', type: 'boolean' })
+  autoRedeliverDeadLetters: boolean;
+
   @Column({ name: 'virtual_members_enabled', type: 'boolean' })
   virtualMembersEnabled: boolean;
 

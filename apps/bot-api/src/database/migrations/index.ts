@@ -7,6 +7,7 @@ import { WebhookDeliveryControls1795400000000 } from './1795400000000-WebhookDel
 import { CreateDeliveryRedrives1795500000000 } from './1795500000000-CreateDeliveryRedrives';
 import { CreateFileUploads1795600000000 } from './1795600000000-CreateFileUploads';
 import { CreateInteraction1795610000000 } from './1795610000000-CreateInteraction';
+import { SelfHealingDeadLetters1795620000000 } from './1795620000000-SelfHealingDeadLetters';
 import { CreateTelegramAliases1795700000000 } from './1795700000000-CreateTelegramAliases';
 import { TelegramWebhookFormat1795700000001 } from './1795700000001-TelegramWebhookFormat';
 
@@ -21,6 +22,7 @@ export const botMigrations = [
   CreateDeliveryRedrives1795500000000,
   CreateFileUploads1795600000000,
   CreateInteraction1795610000000,
+  SelfHealingDeadLetters1795620000000,
   CreateTelegramAliases1795700000000,
   TelegramWebhookFormat1795700000001,
 ];

@@ -39,13 +39,8 @@ export class GetFileDto {
   file_id: string;
 }
 
-/** Query of the disk driver's signed PUT URL; every field is bound by the signature. */
-export class SignedUploadQuery {
-  @ApiProperty({ type: 'integer' })
-  @IsString()
-  @Matches(/^[1-9][0-9]{0,15}$/)
-  size: string;
-
+/** What every signed URL of the disk driver carries; each field is bound by the signature. */
+export class SignedDownloadQuery {
   @ApiProperty()
   @IsString()
   @Length(1, 255)
@@ -62,20 +57,10 @@ export class SignedUploadQuery {
   signature: string;
 }
 
-/** Query of the disk driver's signed download URL. */
-export class SignedDownloadQuery {
-  @ApiProperty()
+/** Query of the disk driver's signed PUT URL: a download's fields and the declared size. */
+export class SignedUploadQuery extends SignedDownloadQuery {
+  @ApiProperty({ type: 'integer' })
   @IsString()
-  @Length(1, 255)
-  type: string;
-
-  @ApiProperty({ type: 'integer', description: 'Unix seconds after which the URL is refused' })
-  @IsString()
-  @Matches(/^[0-9]{1,12}$/)
-  expires: string;
-
-  @ApiProperty()
-  @IsString()
-  @Length(1, 128)
-  signature: string;
+  @Matches(/^[1-9][0-9]{0,15}$/)
+  size: string;
 }

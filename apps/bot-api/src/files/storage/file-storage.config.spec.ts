@@ -8,6 +8,7 @@ const production = {
   ACCOUNT_JWT_AUDIENCE: 'open-platform',
   WEBHOOK_SECRET_KEY: 'cd'.repeat(32),
   BOT_TOKEN_ENCRYPTION_KEY: 'ab'.repeat(32),
+  INTERNAL_API_TOKEN: 'ef'.repeat(32),
 };
 
 describe('file storage configuration', () => {

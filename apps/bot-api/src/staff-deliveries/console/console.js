@@ -112,6 +112,7 @@ async function loadDeliveries(more) {
     cell(row, d.update_id).className = 'update-id';
     cell(row, `${d.bot_name} (${d.bot_id})`);
     cell(row, d.status);
+    cell(row, d.trigger);
     cell(row, [d.error_class, d.last_error].filter(Boolean).join(' · '));
     cell(row, d.dead_letter_at || d.updated_at);
     cell(row, '').appendChild(button('Open', () => openDelivery(d.update_id)));
@@ -132,6 +133,7 @@ async function openDelivery(updateId) {
     'owner_id',
     'status',
     'series',
+    'trigger',
     'attempts',
     'error_class',
     'last_error',
@@ -149,7 +151,9 @@ async function openDelivery(updateId) {
   $('attempts').replaceChildren(
     ...d.attempt_log.map((a) => {
       const row = document.createElement('tr');
-      [a.series, a.attempt, a.status_code, `${a.latency_ms} ms`, a.error, a.attempted_at].forEach((v) => cell(row, v));
+      [a.series, a.trigger, a.attempt, a.status_code, `${a.latency_ms} ms`, a.error, a.attempted_at].forEach((v) =>
+        cell(row, v),
+      );
       return row;
     }),
   );

@@ -38,4 +38,11 @@ export class WebhookInfo {
       'Unix seconds at which the secret_token replaced by the last rotation stops being signed with; null when no overlap runs',
   })
   previous_secret_expires_at: number | null;
+
+  @ApiProperty({
+    description:
+      'Self-healing dead letters (set with PATCH /api/v1/bots/my/:botId): when the webhook answers 2xx again, ' +
+      'dead letters are redelivered automatically, once each, in update order',
+  })
+  auto_redeliver_dead_letters: boolean;
 }

@@ -175,7 +175,11 @@ export class CreateTemplateDto {
   @MaxLength(2000)
   description?: string;
 
-  @ApiPropertyOptional({ description: 'ID of an image uploaded to the platform; URLs are refused' })
+  @ApiPropertyOptional({
+    description:
+      'ID of an image already uploaded to the platform (a bot-service file_id) by the application owner, as a user ' +
+      "or through one of their bots; URLs, other accounts' files and non-images are refused with 400",
+  })
   @IsOptional()
   @IsString()
   @Matches(/^[A-Za-z0-9_-]{1,128}$/, { message: 'cover_file_id must be a platform file ID, not a URL' })

@@ -1,0 +1,63 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { StaffDeliveryStore } from '@app/webhook-queue';
+import { DataSource } from 'typeorm';
+import { BotConfig } from '../config/bot.config';
+import { RedriveJobsStore, SYSTEM_ACTOR } from './redrive-jobs.store';
+import { StaffAuditStore } from './staff-audit.store';
+import type { RedriveFilterView } from './staff-deliveries.view';
+
+/** Recovered bots handled per step: the marks are few, and the rest wait for the next step. */
+const RECOVERIES_PER_STEP = 100;
+
+/**
+ * Self-healing dead letters. The dispatcher marks a bot recovered when its receiver answers 2xx
+ * while the bot, with `auto_redeliver_dead_letters` on, has dead letters an automatic redrive may
+ * take. This turns each mark into a redrive job of the system for that bot, worked off by the same
+ * worker, at the same pace and in the same update order as the jobs staff start. A bot whose
+ * automatic job still runs keeps its mark until the job ends; a mark with nothing left to take is
+ * simply cleared.
+ */
+@Injectable()
+export class AutomaticRedrives {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly deliveries: StaffDeliveryStore,
+    private readonly jobs: RedriveJobsStore,
+    private readonly audit: StaffAuditStore,
+    private readonly config: BotConfig,
+  ) {}
+
+  /** Starts the automatic jobs of recovered bots; returns how many started. */
+  startDue(): Promise<number> {
+    return this.dataSource.transaction(async (manager) => {
+      const recovered = await this.deliveries.recoveredBots(manager, RECOVERIES_PER_STEP);
+      const handled: string[] = [];
+      let started = 0;
+      for (const botId of recovered) {
+        const filter: RedriveFilterView = {
+          status: 'dead_letter',
+          bot_id: botId,
+          since: null,
+          until: null,
+          error: null,
+        };
+        const rate = this.config.REDRIVE_RATE_PER_BOT;
+        const { job, busy } = await this.jobs.createAutomatic(manager, botId, { ...filter }, rate);
+        if (busy) continue;
+        handled.push(botId);
+        if (!job) continue;
+        started++;
+        await this.audit.record(manager, {
+          actorId: SYSTEM_ACTOR,
+          action: 'redrive.auto_start',
+          target: job.id,
+          filter: { ...filter },
+          counts: { total: job.total, rate_per_bot: rate },
+        });
+      }
+      await this.deliveries.clearRecovered(manager, handled);
+      return started;
+    });
+  }
+}
