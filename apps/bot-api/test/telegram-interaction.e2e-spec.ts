@@ -151,4 +151,41 @@ describe('Telegram face: groups, buttons, chat methods, commands, edits', () => 
     expect(gone.status).toBe(400);
     expect(gone.body.description).toMatch(/^Bad Request: message/);
   });
+
+  it("runs grammY's inline query handler: the asking user reads its article results", async () => {
+    await request(ctx.app.getHttpServer())
+      .patch(`/api/v1/bots/my/${bot.botId}`)
+      .set('Authorization', `Bearer ${await ctx.jwt('dev-1')}`)
+      .send({ supports_inline_queries: true })
+      .expect(200);
+    const search = new GrammyBot(bot.token, { client: { apiRoot } });
+    search.on('inline_query', (c) =>
+      c.answerInlineQuery(
+        [{ type: 'article', id: 'one', title: `Result for ${c.inlineQuery.query}`, input_message_content: { message_text: 'picked' } }],
+        { cache_time: 0, is_personal: true },
+      ),
+    );
+    const started = new Promise<void>((resolve) => {
+      void search.start({ timeout: 1, onStart: () => resolve(), allowed_updates: ['inline_query'] });
+    });
+    try {
+      await started;
+      const bobJwt = await ctx.jwt('bob', 'Bob');
+      const asked = await request(ctx.app.getHttpServer())
+        .post('/api/v1/bots/client/inline-queries')
+        .set('Authorization', `Bearer ${bobJwt}`)
+        .send({ bot_username: 'menu_tg_bot', query: 'tea' })
+        .expect(201);
+      const read = await until(async () => {
+        const res = await request(ctx.app.getHttpServer())
+          .get(`/api/v1/bots/client/inline-queries/${asked.body.data.id}`)
+          .set('Authorization', `Bearer ${bobJwt}`)
+          .expect(200);
+        return res.body.data.status === 'answered' ? res.body.data : undefined;
+      });
+      expect(JSON.stringify(read)).toContain('Result for tea');
+    } finally {
+      await search.stop();
+    }
+  });
 });
