@@ -21,7 +21,7 @@ module.exports = {
   },
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
-    '^@app/(auth|envelope|idempotency|platform|rate-limits|testing|webhook-queue)$': path.join(__dirname, 'libs/$1/src/index.ts'),
+    '^@app/(auth|envelope|idempotency|platform|rate-limits|telegram-shapes|testing|webhook-queue)$': path.join(__dirname, 'libs/$1/src/index.ts'),
     // Typed clients generated from the OpenAPI documents, for the e2e tests that drive the apps as integrators do.
     '^@clients/(bot-api|voucher-api)$': path.join(__dirname, 'clients/$1/index.ts'),
   },

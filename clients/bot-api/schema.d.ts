@@ -1846,6 +1846,41 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/telegram/bot{token}/{method}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Telegram Bot API method with query-string parameters */
+        get: operations["Telegram_get"];
+        put?: never;
+        /** Telegram Bot API method; parameters as JSON, url-encoded or multipart form */
+        post: operations["Telegram_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/telegram/file/bot{token}/{path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download a file by the file_path that getFile gave */
+        get: operations["Telegram_download"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = Record<string, never>;
 export type components = {
@@ -16028,6 +16063,384 @@ export interface operations {
                         code?: "INTERNAL_ERROR";
                     };
                 };
+            };
+        };
+    };
+    Telegram_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A Telegram method name, case-insensitive (docs/telegram.md) */
+                method: string;
+                /** @description The bot token (sbot_…) */
+                token: unknown;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{ ok: true, result }`; result is the method's Telegram object */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        result: unknown;
+                    };
+                };
+            };
+            /** @description Bad Request: <what>, e.g. `Bad Request: chat not found` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Unauthorized: unknown or revoked token, or the bot is not available */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Forbidden: <what> */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Not Found: method not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: terminated by other getUpdates request; … */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Too Many Requests: retry after N, with parameters.retry_after; `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    Telegram_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A Telegram method name, case-insensitive (docs/telegram.md) */
+                method: string;
+                /** @description The bot token (sbot_…) */
+                token: unknown;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{ ok: true, result }`; result is the method's Telegram object */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        result: unknown;
+                    };
+                };
+            };
+            /** @description Bad Request: <what>, e.g. `Bad Request: chat not found` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Unauthorized: unknown or revoked token, or the bot is not available */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Forbidden: <what> */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Not Found: method not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: terminated by other getUpdates request; … */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Too Many Requests: retry after N, with parameters.retry_after; `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    Telegram_download: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description file_path from getFile */
+                path: unknown;
+                /** @description The bot token (sbot_…) */
+                token: unknown;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file bytes with their type */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": unknown;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Not Found: no file the bot may read */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description See the operations guide */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -31,12 +31,18 @@ import { SendingModule } from './sending/sending.module';
 import { DeliveriesModule } from './deliveries/deliveries.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { StaffDeliveriesModule } from './staff-deliveries/staff-deliveries.module';
+import { TelegramModule } from './telegram/telegram.module';
+import { TELEGRAM_ROUTE_PREFIX } from './telegram/telegram-route';
 import { BotErrors } from './bot-errors';
 import { STORAGE_ROUTE } from './files/storage/disk-file-storage';
 import type { Request } from 'express';
 
-/** Upload PUTs stream their bytes to the storage driver themselves. */
-function isFileUpload(req: Request): boolean {
+/**
+ * Upload PUTs stream their bytes to the storage driver themselves; the Telegram face reads JSON, forms
+ * and multipart bodies itself, as Telegram takes all three.
+ */
+function readsOwnBody(req: Request): boolean {
+  if (req.originalUrl.startsWith(TELEGRAM_ROUTE_PREFIX)) return true;
   return req.method === 'PUT' && req.originalUrl.startsWith(`/${STORAGE_ROUTE}/`);
 }
 
@@ -49,7 +55,7 @@ export class AppModule {
       imports: [
         loggingModule('bot-api', config.LOG_LEVEL),
         EnvelopeModule.forRoot(botEnvelope, BotErrors),
-        HttpFoundationModule.forRoot({ bodyLimit: config.BODY_LIMIT, skipJsonBody: isFileUpload }),
+        HttpFoundationModule.forRoot({ bodyLimit: config.BODY_LIMIT, skipJsonBody: readsOwnBody }),
         databaseModule(config, botMigrations),
         RedisModule.forRoot(config.REDIS_URL, 'bot-api', config.REDIS_KEY_PREFIX),
         AuthModule.forRoot({
@@ -79,6 +85,7 @@ export class AppModule {
         DeliveriesModule,
         WebhooksModule,
         StaffDeliveriesModule,
+        TelegramModule,
       ],
       providers: [{ provide: BotConfig, useValue: config }],
       exports: [BotConfig],

@@ -42,6 +42,7 @@ const OWNERS: Record<string, string> = {
   inline_queries: `${BOT_API}interaction/interaction-queries.store.ts`,
   virtual_members: `${BOT_API}virtual-members/virtual-members.store.ts`,
   virtual_member_audit_log: `${BOT_API}virtual-members/virtual-member-audit.store.ts`,
+  telegram_aliases: DELIVERY_SIDE,
 };
 
 const DELIVERY_SETTINGS =
@@ -186,6 +187,11 @@ const CROSS_TABLE: AllowedUse[] = [
     at: `${DELIVERY_SIDE}update-acknowledgement.ts#acknowledgeUpdatesSql`,
     tables: ['updates'],
     reason: 'confirming an Update is one definition for getUpdates, drop_pending_updates and webhook success',
+  },
+  {
+    at: `${DELIVERY_SIDE}update-acknowledgement.ts#ACKNOWLEDGE_ALL_BUT_LAST`,
+    tables: ['updates'],
+    reason: "the Telegram face's negative getUpdates offset confirms through the same definition",
   },
 ];
 

@@ -1,3 +1,8 @@
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import S3rver from 's3rver';
 import request from 'supertest';
 import { deflateSync, crc32 } from 'node:zlib';
 import type { BotTestContext } from './app-context';
@@ -123,4 +128,51 @@ export async function uploadFile(
   const completed = await completeUpload(ctx, uploader, { key, ...declaration });
   if (completed.status !== 201) throw new Error(`complete: ${completed.status} ${JSON.stringify(completed.body)}`);
   return { key, file: completed.body.data };
+}
+
+const BUCKET = 'bot-files';
+
+export interface StorageUnderTest {
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/** bot-api's own disk driver on a temporary directory. */
+export async function diskStorage(): Promise<StorageUnderTest> {
+  const directory = mkdtempSync(join(tmpdir(), 'bot-files-'));
+  return {
+    env: { FILE_STORAGE_DRIVER: 'disk', FILE_STORAGE_DIR: directory },
+    stop: async () => rmSync(directory, { recursive: true, force: true }),
+  };
+}
+
+/** A real S3-compatible server (s3rver) on a free port with a temporary directory and one bucket. */
+export async function s3Storage(): Promise<StorageUnderTest> {
+  const directory = mkdtempSync(join(tmpdir(), 'bot-s3-'));
+  const server = new S3rver({ address: '127.0.0.1', port: 0, directory, silent: true });
+  const { port } = await server.run();
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = new S3Client({
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
+  await client.send(new CreateBucketCommand({ Bucket: BUCKET }));
+  client.destroy();
+  return {
+    env: {
+      FILE_STORAGE_DRIVER: 's3',
+      FILE_S3_ENDPOINT: endpoint,
+      FILE_S3_BUCKET: BUCKET,
+      FILE_S3_REGION: 'us-east-1',
+      FILE_S3_ACCESS_KEY_ID: 'S3RVER',
+      FILE_S3_SECRET_ACCESS_KEY: 'S3RVER',
+      FILE_S3_FORCE_PATH_STYLE: 'true',
+    },
+    stop: async () => {
+      await server.close();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
 }

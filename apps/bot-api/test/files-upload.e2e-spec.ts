@@ -1,59 +1,16 @@
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import S3rver from 's3rver';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { ApprovedBot, BotTestContext, callBot, createApprovedBot, startBotApp } from './app-context';
-import { callUrl, completeUpload, pngOf, requestCredentials, uploadFile } from './file-uploads';
-
-const BUCKET = 'bot-files';
-
-interface StorageUnderTest {
-  env: Record<string, string>;
-  stop(): Promise<void>;
-}
-
-/** bot-api's own disk driver on a temporary directory. */
-async function diskStorage(): Promise<StorageUnderTest> {
-  const directory = mkdtempSync(join(tmpdir(), 'bot-files-'));
-  return {
-    env: { FILE_STORAGE_DRIVER: 'disk', FILE_STORAGE_DIR: directory },
-    stop: async () => rmSync(directory, { recursive: true, force: true }),
-  };
-}
-
-/** A real S3-compatible server (s3rver) on a free port with a temporary directory and one bucket. */
-async function s3Storage(): Promise<StorageUnderTest> {
-  const directory = mkdtempSync(join(tmpdir(), 'bot-s3-'));
-  const server = new S3rver({ address: '127.0.0.1', port: 0, directory, silent: true });
-  const { port } = await server.run();
-  const endpoint = `http://127.0.0.1:${port}`;
-  const client = new S3Client({
-    endpoint,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-  });
-  await client.send(new CreateBucketCommand({ Bucket: BUCKET }));
-  client.destroy();
-  return {
-    env: {
-      FILE_STORAGE_DRIVER: 's3',
-      FILE_S3_ENDPOINT: endpoint,
-      FILE_S3_BUCKET: BUCKET,
-      FILE_S3_REGION: 'us-east-1',
-      FILE_S3_ACCESS_KEY_ID: 'S3RVER',
-      FILE_S3_SECRET_ACCESS_KEY: 'S3RVER',
-      FILE_S3_FORCE_PATH_STYLE: 'true',
-    },
-    stop: async () => {
-      await server.close();
-      rmSync(directory, { recursive: true, force: true });
-    },
-  };
-}
+import {
+  callUrl,
+  completeUpload,
+  diskStorage,
+  pngOf,
+  requestCredentials,
+  s3Storage,
+  StorageUnderTest,
+  uploadFile,
+} from './file-uploads';
 
 describe.each([
   ['disk', diskStorage],

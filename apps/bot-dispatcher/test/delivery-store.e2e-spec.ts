@@ -64,13 +64,15 @@ describe('delivery store: attempts recorded in batches (real PostgreSQL)', () =>
          VALUES (gen_random_uuid(), $1::varchar, 'message', '{}') RETURNING update_seq, update_id)
        INSERT INTO webhook_deliveries (bot_id, update_seq, update_id, update_type, payload)
        SELECT $1::varchar, update_seq, update_id, 'message', jsonb_build_object('update_id', update_id) FROM u
-       RETURNING id, update_id`,
+       RETURNING id, update_id, update_seq`,
       [botId],
     );
     return {
       id: row.id,
       botId,
       updateId: row.update_id,
+      updateSeq: Number(row.update_seq),
+      format: 'native',
       series: 1,
       attempts: 0,
       payload: {},

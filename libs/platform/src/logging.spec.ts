@@ -48,6 +48,15 @@ describe('log redaction', () => {
     });
     expect(record).toEqual({ id: 'r1', method: 'PUT', url: '/files/upload/k', headers: { 'user-agent': 'curl/8' } });
   });
+
+  it('logs a Telegram-style path without the bot token it carries', () => {
+    const token = 'sbot_' + 'a'.repeat(43);
+    for (const url of [`/telegram/bot${token}/sendMessage`, `/telegram/file/bot${token}/photos/x.jpg`]) {
+      const record = requestLogRecord({ id: 'r2', method: 'POST', url, headers: {} });
+      expect(record.url).not.toContain(token);
+      expect(record.url).toMatch(/^\/telegram\/(file\/)?bot\[redacted\]\//);
+    }
+  });
 });
 
 describe('request log line', () => {

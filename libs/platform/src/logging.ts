@@ -29,13 +29,20 @@ const LOGGED_REQUEST_HEADERS = [
   'idempotency-key',
 ];
 
-/** A small request record: the path without its query string (it may hold signed upload parameters). */
+/** Telegram-style paths carry the bot token as a segment (`/telegram/bot<token>/…`, `/telegram/file/bot<token>/…`). */
+const TOKEN_IN_PATH = /(\/telegram\/(?:file\/)?bot)[^/]+/;
+
+/**
+ * A small request record: the path without its query string (it may hold signed upload parameters)
+ * and without a bot token that a Telegram-style path carries.
+ */
 export function requestLogRecord(req: { id: string; method: string; url: string; headers: Record<string, unknown> }) {
   const headers: Record<string, unknown> = {};
   for (const name of LOGGED_REQUEST_HEADERS) {
     if (req.headers[name] !== undefined) headers[name] = req.headers[name];
   }
-  return { id: req.id, method: req.method, url: req.url?.split('?')[0], headers };
+  const path = req.url?.split('?')[0]?.replace(TOKEN_IN_PATH, '$1[redacted]');
+  return { id: req.id, method: req.method, url: path, headers };
 }
 
 const LOG_ROOT = Symbol('LOG_ROOT');

@@ -57,6 +57,7 @@ describe('registeredRoutes', () => {
 
   it('converts Express parameters and reads operations of a document', () => {
     expect(toOpenApiPath('/a/:id/b/:other_id')).toBe('/a/{id}/b/{other_id}');
+    expect(toOpenApiPath('/files/bot:token/*path')).toBe('/files/bot{token}/{path}');
     expect(documentedRoutes({ paths: { '/a/{id}': { get: {}, parameters: [] }, '/b': { post: {} } } })).toEqual([
       { method: 'get', path: '/a/{id}' },
       { method: 'post', path: '/b' },

@@ -11,9 +11,9 @@ interface ExpressLayer {
   route?: { path: string | string[]; methods: Record<string, boolean> };
 }
 
-/** Express's `/a/:id` → OpenAPI's `/a/{id}`. */
+/** Express's `/a/:id` and wildcard `/a/*rest` → OpenAPI's `/a/{id}`, `/a/{rest}`. */
 export function toOpenApiPath(expressPath: string): string {
-  return expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+  return expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\*([A-Za-z0-9_]+)/g, '{$1}');
 }
 
 /**

@@ -19,3 +19,4 @@ export {
   redrivableDeadLettersSql,
   autoRedrivableDeadLettersSql,
 } from './bot-database/staff-delivery-statements';
+export * from './bot-database/telegram-aliases';

@@ -24,6 +24,6 @@ import { ChatMember } from './entities/chat-member.entity';
   ],
   controllers: [ClientChatsController, BotChatsController],
   providers: [ChatsStore, ChatsService, ChatEventsService, BotChatsService],
-  exports: [ChatsStore, ChatEventsService, TypeOrmModule],
+  exports: [ChatsStore, ChatEventsService, TypeOrmModule, BotChatsService],
 })
 export class ChatsModule {}

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { Readable } from 'node:stream';
 import type { FieldProblem } from '@app/envelope';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -77,6 +78,33 @@ export class FileUploadsService {
       return this.files.create(manager, owner, upload.storageKey, declared, facts);
     });
     return this.info(file);
+  }
+
+  /**
+   * A file from bytes received with the call itself (Telegram's multipart InputFile): the declaration
+   * is checked by the same rules as upload-credentials (name, size limit, type allow-list), the bytes
+   * go through the storage driver under the owner's key, and the file is made in one transaction.
+   */
+  async storeBytes(owner: FileOwner, dto: UploadCredentialsDto, bytes: Buffer): Promise<StoredFile> {
+    const declared = declarationOf(dto);
+    if (bytes.length !== declared.fileSize) {
+      throw BotErrors.error('UPLOAD_SIZE_MISMATCH', `${bytes.length} bytes were sent, ${declared.fileSize} declared`);
+    }
+    const key = newStorageKey(owner);
+    await this.storage.write({ key, size: declared.fileSize, type: declared.mimeType }, bytes);
+    try {
+      const facts = await probeMedia(await this.storage.read(key), declared.mimeType, declared.fileSize);
+      return await this.dataSource.transaction((manager) => this.files.create(manager, owner, key, declared, facts));
+    } catch (error) {
+      await this.storage.delete(key);
+      throw error;
+    }
+  }
+
+  /** The bytes of a file the bot may read (its own or one it received), streamed from the driver. */
+  async readForBot(bot: FileReadingBot, fileId: string): Promise<{ file: StoredFile; body: Readable }> {
+    const file = await this.files.visibleToBot(this.dataSource.manager, fileId, bot);
+    return { file, body: await this.storage.read(file.storageKey) };
   }
 
   /** getFile: the bot's own files and the files it received. */

@@ -47,6 +47,6 @@ export function fileStorageFor(config: BotConfig): FileStorage {
     FileTransferService,
     FileUploadPurgeService,
   ],
-  exports: [FilesService, FileLinksService, TypeOrmModule],
+  exports: [FilesService, FileLinksService, FileUploadsService, TypeOrmModule],
 })
 export class FilesModule {}

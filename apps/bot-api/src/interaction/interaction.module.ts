@@ -24,5 +24,6 @@ import { QueriesPurgeService } from './queries-purge.service';
     ChatInstances,
     QueriesPurgeService,
   ],
+  exports: [CallbackQueriesService, InlineQueriesService],
 })
 export class InteractionModule {}

@@ -10,5 +10,6 @@ import { ProfileService } from './profile.service';
   imports: [TypeOrmModule.forFeature([BotCommandSet]), BotsModule],
   controllers: [VerifyTokenController, ProfileController],
   providers: [ProfileService, CommandsService],
+  exports: [ProfileService, CommandsService],
 })
 export class ProfileModule {}

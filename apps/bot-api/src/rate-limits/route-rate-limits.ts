@@ -35,6 +35,16 @@ export interface RouteLimit {
 }
 
 const BASE = '/api/v1/bots/';
+/** The Telegram face (`/telegram/bot<token>/<method>`) counts against the same per-bot budgets. */
+const TELEGRAM_BASE = '/telegram/';
+
+/** `/telegram/bot<token>/<method>` and the file route `/telegram/file/bot<token>/<path>`, per bot. */
+function telegramLimitOf(path: string): RouteLimit {
+  const [, , first, method] = path.split('/');
+  return first?.startsWith('bot') && method?.toLowerCase() === 'setwebhook'
+    ? { endpoint: 'set_webhook', subject: 'bot' }
+    : { endpoint: 'bot', subject: 'bot' };
+}
 
 /**
  * Which limit a route falls under, from its method and path: one table for the whole API, so that a new
@@ -42,6 +52,7 @@ const BASE = '/api/v1/bots/';
  * someone remembered a decorator. Paths may be concrete or OpenAPI templates.
  */
 export function routeLimitOf(method: string, path: string): RouteLimit | null {
+  if (path.startsWith(TELEGRAM_BASE)) return telegramLimitOf(path);
   if (!path.startsWith(BASE)) return null;
   const [first, second, third] = path.slice(BASE.length).split('/');
   const write = method.toUpperCase() !== 'GET';

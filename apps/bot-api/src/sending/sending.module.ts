@@ -13,5 +13,6 @@ import { SendingService } from './sending.service';
   imports: [BotsModule, ChatsModule, FilesModule, MessagesModule, QuotasModule, UsersModule],
   controllers: [SendingController],
   providers: [SendingService, MessageEditsService],
+  exports: [SendingService, MessageEditsService],
 })
 export class SendingModule {}

@@ -101,6 +101,15 @@ export class PollingService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
+  /**
+   * Telegram's negative offset: the last `keep` pending Updates stay, every earlier one is confirmed.
+   * Refused like getUpdates itself while a webhook is set.
+   */
+  async forgetAllButLast(bot: Bot, keep: number): Promise<void> {
+    if (bot.deliveryMode === 'webhook') throw webhookModeConflict();
+    await this.store.acknowledgeAllButLast(bot.id, keep);
+  }
+
   /** Unconfirmed Updates older than the retention are dropped; returns how many. */
   purgeExpired(): Promise<number> {
     return this.store.purgeOlderThan(this.config.UPDATES_RETENTION_HOURS);

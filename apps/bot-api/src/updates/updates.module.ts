@@ -15,6 +15,6 @@ import { UpdatesStore } from './updates.store';
   imports: [TypeOrmModule.forFeature([UpdateRecord]), BotsModule, DeliveriesModule],
   controllers: [UpdatesController],
   providers: [UpdatesStore, UpdateNotifier, UpdatesService, PollingService, UpdatesPurgeService, UpdatesMetrics],
-  exports: [UpdatesService, UpdateNotifier],
+  exports: [UpdatesService, UpdateNotifier, PollingService],
 })
 export class UpdatesModule {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { namedStatement, runNamed } from '@app/platform';
-import { acknowledgeUpdatesBelow, insertDeliveriesSql } from '@app/webhook-queue';
+import { acknowledgeAllButLastUpdates, acknowledgeUpdatesBelow, insertDeliveriesSql } from '@app/webhook-queue';
 import { DataSource, EntityManager } from 'typeorm';
 import type { UpdateType } from './update-types';
 import type { UpdateView } from './dto/update.view';
@@ -87,6 +87,10 @@ export class UpdatesStore {
 
   acknowledgeBelow(botId: string, offset: number): Promise<void> {
     return acknowledgeUpdatesBelow(this.dataSource, botId, offset);
+  }
+
+  acknowledgeAllButLast(botId: string, keep: number): Promise<void> {
+    return acknowledgeAllButLastUpdates(this.dataSource, botId, keep);
   }
 
   /** Updates older than the retention are dropped, confirmed or not; returns how many. */

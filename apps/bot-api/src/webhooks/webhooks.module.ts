@@ -10,5 +10,6 @@ import { WebhooksService } from './webhooks.service';
   imports: [BotsModule, DeliveriesModule],
   controllers: [WebhooksController, MyWebhookController],
   providers: [WebhooksService, WebhookUrlPolicy],
+  exports: [WebhooksService],
 })
 export class WebhooksModule {}

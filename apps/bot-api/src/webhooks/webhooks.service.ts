@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { SecretCipher } from '@app/auth';
-import { deliverJobFor, DeliveryStore, webhookSecretContext } from '@app/webhook-queue';
+import { deliverJobFor, DeliveryStore, webhookSecretContext, WebhookFormat } from '@app/webhook-queue';
 import { DataSource, EntityManager } from 'typeorm';
 import { BotTokenCache } from '../bot-auth/bot-token-cache';
 import { BotsStore } from '../bots/bots.store';
@@ -36,7 +36,7 @@ export class WebhooksService {
    * Switches the bot to webhook mode. Updates still waiting for getUpdates get a delivery each
    * (unless drop_pending_updates), so switching modes loses nothing.
    */
-  async setWebhook(botId: string, dto: SetWebhookDto): Promise<void> {
+  async setWebhook(botId: string, dto: SetWebhookDto, format: WebhookFormat = 'native'): Promise<void> {
     const url = await this.urlPolicy.check(dto.url);
     const sealedSecret = this.cipher.encrypt(webhookSecretContext(botId), dto.secret_token);
     await this.dataSource.transaction(async (manager) => {
@@ -47,6 +47,7 @@ export class WebhooksService {
         ...rotation,
         allowedIps: dto.allowed_ips && dto.allowed_ips.length > 0 ? [...new Set(dto.allowed_ips)] : null,
         maxConnections: dto.max_connections ?? DEFAULT_MAX_CONNECTIONS,
+        format,
         // Left out, the bot keeps its list; empty means every default type.
         allowedUpdates:
           dto.allowed_updates === undefined

@@ -10,6 +10,7 @@ import {
   SkipReason,
   webhookSecretContext,
 } from '@app/webhook-queue';
+import { NativeUpdate, toTelegramUpdate, withAliases } from '@app/telegram-shapes';
 import { DelayedError, type Job } from 'bullmq';
 import { readFileSync } from 'node:fs';
 import { DispatcherConfig } from '../config/dispatcher.config';
@@ -156,13 +157,16 @@ export class DeliveryProcessor implements OnModuleDestroy {
     this.limits.set(botId, maxConnections);
   }
 
-  private post(delivery: DueDelivery): Promise<SendResult> {
+  private async post(delivery: DueDelivery): Promise<SendResult> {
     const secret = this.open(delivery.botId, delivery.secretCiphertext);
     const previousSecret = delivery.previousSecretCiphertext
       ? this.open(delivery.botId, delivery.previousSecretCiphertext)
       : undefined;
     // These exact bytes are signed and sent.
-    const rawBody = Buffer.from(JSON.stringify(delivery.payload), 'utf8');
+    const rawBody = await this.bodyOf(delivery);
+    // A Telegram-format webhook has no body for Update types Telegram lacks (receipts, deletions,
+    // friend requests): nothing to send, so the delivery is done as if the receiver had taken it.
+    if (rawBody === null) return { ok: true, statusCode: null, latencyMs: 0, error: null };
     return this.sender.send(
       {
         botId: delivery.botId,
@@ -171,10 +175,22 @@ export class DeliveryProcessor implements OnModuleDestroy {
         previousSecret,
         allowedIps: delivery.allowedIps,
         maxConnections: delivery.maxConnections,
+        formatHeaders: delivery.format === 'telegram' ? { 'X-Telegram-Bot-Api-Secret-Token': secret } : undefined,
       },
       rawBody,
       delivery.updateId,
     );
+  }
+
+  /** The native Update as stored, or Telegram's Update (update_id = update_seq, integer ids). */
+  private async bodyOf(delivery: DueDelivery): Promise<Buffer | null> {
+    if (delivery.format !== 'telegram') return Buffer.from(JSON.stringify(delivery.payload), 'utf8');
+    const native = { ...delivery.payload, update_seq: delivery.updateSeq } as unknown as NativeUpdate;
+    const update = await withAliases(
+      (ids) => toTelegramUpdate(native, ids),
+      (wanted) => this.store.telegramAliases(wanted),
+    );
+    return update === null ? null : Buffer.from(JSON.stringify(update), 'utf8');
   }
 
   private async record(delivery: DueDelivery, result: SendResult): Promise<DeliverResult> {

@@ -22,6 +22,8 @@ export interface WebhookTarget {
   /** Null: any public address (or any address with allowPrivate). */
   allowedIps: string[] | null;
   maxConnections: number;
+  /** Headers of the body's format (Telegram's secret token header), sent besides the signatures. */
+  formatHeaders?: Record<string, string>;
 }
 
 /** What the delivery log records of one POST. */
@@ -119,6 +121,7 @@ export class WebhookSender {
         headers: {
           'content-type': 'application/json',
           'user-agent': 'open-platform-webhooks/1',
+          ...target.formatHeaders,
           ...signatures,
         },
         body: rawBody,

@@ -51,8 +51,8 @@ export const ADOPT_ORPHANS = insertDeliveriesSql(`(
  */
 export const LOAD_DELIVERIES = namedStatement(
   'dispatcher.delivery.load-many',
-  `SELECT d.id, d.bot_id, d.update_id, d.status, d.series, d.attempts, d.payload,
-          b.delivery_mode, b.webhook_url, b.webhook_secret_ciphertext, b.webhook_allowed_ips,
+  `SELECT d.id, d.bot_id, d.update_id, d.update_seq, d.status, d.series, d.attempts, d.payload,
+          b.delivery_mode, b.webhook_format, b.webhook_url, b.webhook_secret_ciphertext, b.webhook_allowed_ips,
           b.webhook_max_connections, (${botAvailableSql('b')}) AS available,
           CASE WHEN b.webhook_previous_secret_expires_at > now() THEN b.webhook_previous_secret_ciphertext END
             AS webhook_previous_secret_ciphertext,
@@ -236,7 +236,7 @@ export const SET_WEBHOOK = `UPDATE bots SET delivery_mode = 'webhook', webhook_u
         allowed_updates = CASE WHEN $6::boolean THEN $7::text[] ELSE allowed_updates END,
         webhook_previous_secret_ciphertext = $8, webhook_previous_secret_expires_at = $9,
         webhook_not_before = NULL, webhook_gone_streak = 0, webhook_paused_at = NULL,
-        updated_at = now()
+        webhook_format = $10, updated_at = now()
   WHERE id = $1`;
 
 /** The bot's sealed secrets, locked until the caller's setWebhook commits (two rotations cannot interleave). */
@@ -253,7 +253,7 @@ export const CLEAR_WEBHOOK = `UPDATE bots SET delivery_mode = 'polling', webhook
         webhook_last_error_at = NULL, webhook_last_error_message = NULL,
         webhook_previous_secret_ciphertext = NULL, webhook_previous_secret_expires_at = NULL,
         webhook_not_before = NULL, webhook_gone_streak = 0, webhook_paused_at = NULL, webhook_recovered_at = NULL,
-        updated_at = now()
+        webhook_format = 'native', updated_at = now()
   WHERE id = $1`;
 
 export const WEBHOOK_INFO = `SELECT delivery_mode, webhook_url, webhook_allowed_ips, webhook_max_connections,

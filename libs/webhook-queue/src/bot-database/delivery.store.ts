@@ -10,9 +10,10 @@ import {
   WEBHOOK_DELIVER_FAILED,
 } from '../entities/webhook-delivery.entity';
 import { DeliverJobData, MAX_DELIVERY_ATTEMPTS } from '../queue';
-import { AttemptRecord, DueDelivery, dueOrSkipped, LoadedDeliveryRow, SkipReason } from './due-delivery';
+import { AttemptRecord, DueDelivery, dueOrSkipped, LoadedDeliveryRow, SkipReason, WebhookFormat } from './due-delivery';
 import * as sql from './delivery-statements';
 import { acknowledgeAllUpdates } from './update-acknowledgement';
+import { TelegramAliasKind, telegramAliases } from './telegram-aliases';
 
 /** A run of this many consecutive 410 Gone answers pauses a bot's deliveries unless the caller says otherwise. */
 export const DEFAULT_GONE_PAUSE_AFTER = 3;
@@ -27,6 +28,8 @@ export interface WebhookSettings {
   allowedIps: string[] | null;
   maxConnections: number;
   allowedUpdates?: string[] | null;
+  /** The body the receiver gets; native unless set through the Telegram-compatible face. */
+  format?: WebhookFormat;
 }
 
 /** A bot's delivery settings and last error, as getWebhookInfo reads them. */
@@ -99,6 +102,7 @@ export class DeliveryStore {
       settings.allowedUpdates ?? null,
       settings.previousSealedSecret ?? null,
       settings.previousSealedSecret ? (settings.previousSecretExpiresAt ?? null) : null,
+      settings.format ?? 'native',
     ]);
   }
 
@@ -106,6 +110,15 @@ export class DeliveryStore {
   async webhookSecretsForUpdate(manager: EntityManager, botId: string): Promise<WebhookSecretsRow | undefined> {
     const rows: WebhookSecretsRow[] = await manager.query(sql.WEBHOOK_SECRETS_FOR_UPDATE, [botId]);
     return rows[0];
+  }
+
+  /** Integer aliases for a Telegram-format webhook body, given on first use (see telegram-aliases). */
+  async telegramAliases(wanted: { chat: Iterable<string>; user: Iterable<string> }): Promise<Record<TelegramAliasKind, Map<string, number>>> {
+    const [chat, user] = await Promise.all([
+      telegramAliases(this.dataSource, 'chat', [...wanted.chat]),
+      telegramAliases(this.dataSource, 'user', [...wanted.user]),
+    ]);
+    return { chat, user };
   }
 
   async clearWebhook(manager: EntityManager, botId: string, maxConnections: number): Promise<void> {

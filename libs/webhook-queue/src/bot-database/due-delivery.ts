@@ -1,11 +1,17 @@
 import type { DeliveryStatus } from '../entities/webhook-delivery.entity';
 import { MAX_DELIVERY_ATTEMPTS, type DeliverJobData } from '../queue';
 
+/** The body a webhook receives: the native Update, or Telegram's (set through the Telegram face). */
+export type WebhookFormat = 'native' | 'telegram';
+
 /** What one job needs: the delivery, its Update and the bot's current webhook configuration. */
 export interface DueDelivery {
   id: string;
   botId: string;
   updateId: string;
+  /** The bot's increasing Update number: Telegram's update_id. */
+  updateSeq: number;
+  format: WebhookFormat;
   series: number;
   attempts: number;
   payload: Record<string, unknown>;
@@ -47,6 +53,8 @@ export interface LoadedDeliveryRow {
   id: string;
   bot_id: string;
   update_id: string;
+  update_seq: string;
+  webhook_format: WebhookFormat;
   status: DeliveryStatus;
   series: number;
   attempts: number;
@@ -75,6 +83,8 @@ export function dueOrSkipped(job: DeliverJobData, row: LoadedDeliveryRow | undef
     id: row.id,
     botId: row.bot_id,
     updateId: row.update_id,
+    updateSeq: Number(row.update_seq),
+    format: row.webhook_format,
     series: row.series,
     attempts: row.attempts,
     payload: row.payload,

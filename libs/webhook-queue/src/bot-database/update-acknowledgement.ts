@@ -33,3 +33,23 @@ export async function acknowledgeUpdatesBelow(
 export async function acknowledgeAllUpdates(manager: EntityManager, botId: string): Promise<void> {
   await manager.query(ACKNOWLEDGE_ALL, [botId]);
 }
+
+/** Keeps the newest `keep` unconfirmed Updates of the bot and confirms every older one. */
+const ACKNOWLEDGE_ALL_BUT_LAST = namedStatement(
+  'bot_api_updates_acknowledge_all_but_last',
+  acknowledgeUpdatesSql(
+    `u.bot_id = $1 AND u.update_seq < (
+       SELECT coalesce(min(kept.update_seq), 0) FROM (
+         SELECT update_seq FROM updates WHERE bot_id = $1 AND NOT acknowledged ORDER BY update_seq DESC LIMIT $2
+       ) kept)`,
+  ),
+);
+
+/** Telegram's negative getUpdates offset: only the last `keep` pending Updates stay; all earlier are forgotten. */
+export async function acknowledgeAllButLastUpdates(
+  on: DataSource | EntityManager,
+  botId: string,
+  keep: number,
+): Promise<void> {
+  await runNamed(on, ACKNOWLEDGE_ALL_BUT_LAST, [botId, keep]);
+}

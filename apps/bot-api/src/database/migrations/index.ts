@@ -8,6 +8,8 @@ import { CreateDeliveryRedrives1795500000000 } from './1795500000000-CreateDeliv
 import { CreateFileUploads1795600000000 } from './1795600000000-CreateFileUploads';
 import { CreateInteraction1795610000000 } from './1795610000000-CreateInteraction';
 import { SelfHealingDeadLetters1795620000000 } from './1795620000000-SelfHealingDeadLetters';
+import { CreateTelegramAliases1795700000000 } from './1795700000000-CreateTelegramAliases';
+import { TelegramWebhookFormat1795700000001 } from './1795700000001-TelegramWebhookFormat';
 
 /** Every migration of the bot database, in order. New migrations are appended here. */
 export const botMigrations = [
@@ -21,4 +23,6 @@ export const botMigrations = [
   CreateFileUploads1795600000000,
   CreateInteraction1795610000000,
   SelfHealingDeadLetters1795620000000,
+  CreateTelegramAliases1795700000000,
+  TelegramWebhookFormat1795700000001,
 ];

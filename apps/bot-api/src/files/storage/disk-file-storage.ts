@@ -82,6 +82,10 @@ export class DiskFileStorage extends FileStorage {
     return createReadStream(path);
   }
 
+  write(object: ObjectToUpload, bytes: Buffer): Promise<void> {
+    return this.receive(object.key, object.size, Readable.from([bytes]), async () => {});
+  }
+
   async delete(key: string): Promise<void> {
     await rm(this.pathOf(key), { force: true });
   }

@@ -42,6 +42,12 @@ export abstract class FileStorage {
   /** The stored bytes as a stream; the caller destroys it when it stops reading early. */
   abstract read(key: string): Promise<Readable>;
 
+  /**
+   * Stores bytes the service already holds (an upload made with the call itself, as the Telegram
+   * face's multipart InputFile) under a fresh key; never replaces an object.
+   */
+  abstract write(object: ObjectToUpload, bytes: Buffer): Promise<void>;
+
   /** Removes the object; removing a missing object is not an error. */
   abstract delete(key: string): Promise<void>;
 }

@@ -98,6 +98,19 @@ export class S3FileStorage extends FileStorage {
     return object.Body as Readable;
   }
 
+  async write(object: ObjectToUpload, bytes: Buffer): Promise<void> {
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.options.bucket,
+        Key: object.key,
+        Body: bytes,
+        ContentType: object.type,
+        ContentLength: object.size,
+        IfNoneMatch: '*',
+      }),
+    );
+  }
+
   async delete(key: string): Promise<void> {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: key }));
   }

@@ -1,0 +1,196 @@
+import { Injectable } from '@nestjs/common';
+import { TelegramObject, textEntities } from '@app/telegram-shapes';
+import { CopyMessageDto, DeleteMessageDto, EditMessageDto, EditMessageReplyMarkupDto, ForwardMessageDto } from '../../sending/dto/edit.dto';
+import {
+  SendChatActionDto,
+  SendContactDto,
+  SendDiceDto,
+  SendLocationDto,
+  SendMessageDto,
+  SendPollDto,
+  SendVenueDto,
+} from '../../sending/dto/send.dto';
+import { MessageEditsService } from '../../sending/message-edits.service';
+import { SendingService } from '../../sending/sending.service';
+import { nativeDto } from '../native-dto';
+import type { TelegramArgs } from '../telegram-args';
+import type { TelegramCall, TelegramMethod, TelegramMethodGroup } from '../telegram-call';
+import { TelegramError, TELEGRAM_TEXTS } from '../telegram-errors';
+import { TelegramIdsService } from '../telegram-ids.service';
+import { replyMarkupOf, TelegramSends } from '../telegram-sends';
+
+/** Telegram's poll options: strings (older API) or InputPollOption objects `{ text }`. */
+function pollOptions(args: TelegramArgs): string[] {
+  const options = args.json('options', 'poll options JSON array');
+  if (!Array.isArray(options)) throw TelegramError.badRequest('poll options must be an array');
+  return options.map((option: unknown) =>
+    typeof option === 'object' && option !== null ? String((option as { text?: unknown }).text ?? '') : String(option),
+  );
+}
+
+function noInlineMessages(args: TelegramArgs): void {
+  if (args.has('inline_message_id')) {
+    throw TelegramError.badRequest('messages sent via inline mode cannot be edited here; give chat_id and message_id');
+  }
+}
+
+/** Text and non-file sends, edits, deletion, forward and copy: each one call of the native service. */
+@Injectable()
+export class MessagesMethods implements TelegramMethodGroup {
+  constructor(
+    private readonly sending: SendingService,
+    private readonly edits: MessageEditsService,
+    private readonly sends: TelegramSends,
+    private readonly ids: TelegramIdsService,
+  ) {}
+
+  methods(): Record<string, TelegramMethod> {
+    return {
+      sendMessage: (call) => this.sendMessage(call),
+      sendLocation: (call) => this.sendLocation(call),
+      sendVenue: (call) => this.sendVenue(call),
+      sendContact: (call) => this.sendContact(call),
+      sendPoll: (call) => this.sendPoll(call),
+      sendDice: (call) => this.sendDice(call),
+      sendChatAction: (call) => this.sendChatAction(call),
+      editMessageText: (call) => this.editMessageText(call),
+      editMessageReplyMarkup: (call) => this.editMessageReplyMarkup(call),
+      deleteMessage: (call) => this.deleteMessage(call),
+      forwardMessage: (call) => this.forwardMessage(call),
+      copyMessage: (call) => this.copyMessage(call),
+    };
+  }
+
+  /**
+   * parse_mode and entities are accepted; the text is stored as given (this service renders no
+   * markup). The answer carries the entities the call gave, or the commands and mentions found.
+   */
+  private async sendMessage({ bot, args }: TelegramCall): Promise<TelegramObject> {
+    await this.sends.admit(bot);
+    const text = args.string('text');
+    if (text === undefined || text.trim() === '') throw new TelegramError(400, TELEGRAM_TEXTS.textEmpty);
+    const given = args.json('entities', 'message entities JSON array');
+    const dto = await nativeDto(SendMessageDto, { ...(await this.sends.target(args)), text });
+    const message = await this.sends.message(await this.sending.sendMessage(bot, dto));
+    const entities = Array.isArray(given) ? given : textEntities(text);
+    return entities.length > 0 ? { ...message, entities } : message;
+  }
+
+  private async sendLocation({ bot, args }: TelegramCall): Promise<TelegramObject> {
+    await this.sends.admit(bot);
+    const dto = await nativeDto(SendLocationDto, {
+      ...(await this.sends.target(args)),
+      latitude: args.requiredNumber('latitude'),
+      longitude: args.requiredNumber('longitude'),
+    });
+    return this.sends.message(await this.sending.sendLocation(bot, dto));
+  }
+
+  private async sendVenue({ bot, args }: TelegramCall): Promise<TelegramObject> {
+    await this.sends.admit(bot);
+    const dto = await nativeDto(SendVenueDto, {
+      ...(await this.sends.target(args)),
+      latitude: args.requiredNumber('latitude'),
+      longitude: args.requiredNumber('longitude'),
+      title: args.requiredString('title'),
+      address: args.string('address') || undefined,
+    });
+    return this.sends.message(await this.sending.sendVenue(bot, dto));
+  }
+
+  private async sendContact({ bot, args }: TelegramCall): Promise<TelegramObject> {
+    await this.sends.admit(bot);
+    const dto = await nativeDto(SendContactDto, {
+      ...(await this.sends.target(args)),
+      phone_number: args.requiredString('phone_number'),
+      first_name: args.requiredString('first_name'),
+      last_name: args.string('last_name') || undefined,
+    });
+    return this.sends.message(await this.sending.sendContact(bot, dto));
+  }
+
+  private async sendPoll({ bot, args }: TelegramCall): Promise<TelegramObject> {
+    await this.sends.admit(bot);
+    const dto = await nativeDto(SendPollDto, {
+      ...(await this.sends.target(args)),
+      question: args.requiredString('question'),
+      options: pollOptions(args),
+      is_anonymous: args.bool('is_anonymous'),
+      type: args.string('type'),
+      correct_option_id: args.int('correct_option_id'),
+    });
+    return this.sends.message(await this.sending.sendPoll(bot, dto));
+  }
+
+  private async sendDice({ bot, args }: TelegramCall): Promise<TelegramObject> {
+    await this.sends.admit(bot);
+    const dto = await nativeDto(SendDiceDto, { ...(await this.sends.target(args)), emoji: args.string('emoji') });
+    return this.sends.message(await this.sending.sendDice(bot, dto));
+  }
+
+  private async sendChatAction({ bot, args }: TelegramCall): Promise<true> {
+    this.sends.requireSendScope(bot);
+    const dto = await nativeDto(SendChatActionDto, {
+      chat_id: await this.ids.chatOf(args.chat()),
+      action: args.requiredString('action'),
+    });
+    return this.sending.sendChatAction(bot, dto);
+  }
+
+  private async editMessageText({ bot, args }: TelegramCall): Promise<TelegramObject> {
+    this.sends.requireSendScope(bot);
+    noInlineMessages(args);
+    const text = args.string('text');
+    if (text === undefined || text.trim() === '') throw new TelegramError(400, TELEGRAM_TEXTS.textEmpty);
+    const dto = await nativeDto(EditMessageDto, {
+      chat_id: await this.ids.chatOf(args.chat()),
+      message_id: args.requiredInt('message_id'),
+      text,
+      reply_markup: replyMarkupOf(args),
+    });
+    return this.sends.message(await this.edits.editMessage(bot, dto));
+  }
+
+  /** Without reply_markup the buttons are removed, as in Telegram. */
+  private async editMessageReplyMarkup({ bot, args }: TelegramCall): Promise<TelegramObject> {
+    this.sends.requireSendScope(bot);
+    noInlineMessages(args);
+    const dto = await nativeDto(EditMessageReplyMarkupDto, {
+      chat_id: await this.ids.chatOf(args.chat()),
+      message_id: args.requiredInt('message_id'),
+      reply_markup: replyMarkupOf(args) ?? null,
+    });
+    return this.sends.message(await this.edits.editMessageReplyMarkup(bot, dto));
+  }
+
+  private async deleteMessage({ bot, args }: TelegramCall): Promise<true> {
+    this.sends.requireSendScope(bot);
+    const dto = await nativeDto(DeleteMessageDto, {
+      chat_id: await this.ids.chatOf(args.chat()),
+      message_id: args.requiredInt('message_id'),
+    });
+    return this.edits.deleteMessage(bot, dto);
+  }
+
+  private async forwardMessage({ bot, args }: TelegramCall): Promise<TelegramObject> {
+    await this.sends.admit(bot);
+    const dto = await nativeDto(ForwardMessageDto, await this.forwardRefs(args));
+    return this.sends.message(await this.edits.forwardMessage(bot, dto));
+  }
+
+  /** Telegram answers copyMessage with the new MessageId only. */
+  private async copyMessage({ bot, args }: TelegramCall): Promise<{ message_id: number }> {
+    await this.sends.admit(bot);
+    const dto = await nativeDto(CopyMessageDto, await this.forwardRefs(args));
+    const copy = await this.edits.copyMessage(bot, dto);
+    return { message_id: copy.message_id };
+  }
+
+  private async forwardRefs(args: TelegramArgs): Promise<Record<string, unknown>> {
+    return {
+      chat_id: await this.ids.chatOf(args.chat()),
+      from_chat_id: await this.ids.chatOf(args.chat('from_chat_id')),
+      message_id: args.requiredInt('message_id'),
+    };
+  }
+}

@@ -1,0 +1,40 @@
+import { Module } from '@nestjs/common';
+import { BotsModule } from '../bots/bots.module';
+import { ProfileModule } from '../profile/profile.module';
+import { QuotasModule } from '../quotas/quotas.module';
+import { SendingModule } from '../sending/sending.module';
+import { UpdatesModule } from '../updates/updates.module';
+import { WebhooksModule } from '../webhooks/webhooks.module';
+import { ChatsMethods } from './methods/chats.methods';
+import { MediaMethods } from './methods/media.methods';
+import { FilesModule } from '../files/files.module';
+import { MessagesMethods } from './methods/messages.methods';
+import { ProfileMethods } from './methods/profile.methods';
+import { ChatsModule } from '../chats/chats.module';
+import { InteractionModule } from '../interaction/interaction.module';
+import { UpdatesMethods } from './methods/updates.methods';
+import { TelegramAliasesStore } from './telegram-aliases.store';
+import { TelegramController } from './telegram.controller';
+import { TelegramGatewayService } from './telegram-gateway.service';
+import { TelegramIdsService } from './telegram-ids.service';
+import { TelegramSends } from './telegram-sends';
+import { TelegramTokenGuard } from './telegram-token.guard';
+
+/** The Telegram-compatible face: translation only, every operation runs in the native modules. */
+@Module({
+  imports: [BotsModule, ChatsModule, FilesModule, InteractionModule, ProfileModule, QuotasModule, SendingModule, UpdatesModule, WebhooksModule],
+  controllers: [TelegramController],
+  providers: [
+    TelegramAliasesStore,
+    TelegramIdsService,
+    TelegramSends,
+    TelegramTokenGuard,
+    TelegramGatewayService,
+    UpdatesMethods,
+    MessagesMethods,
+    ChatsMethods,
+    MediaMethods,
+    ProfileMethods,
+  ],
+})
+export class TelegramModule {}

@@ -1,0 +1,5 @@
+export default {
+  displayName: 'telegram-shapes',
+  preset: '../../jest.preset.js',
+  rootDir: __dirname,
+};

@@ -1,0 +1,3 @@
+export * from './ids';
+export * from './native';
+export * from './shapes';

@@ -1,0 +1,74 @@
+import { IdRecorder, ResolvedIds, withAliases } from './ids';
+import type { NativeMessage, NativeUpdate } from './native';
+import { nativeAllowedUpdates, textEntities, toTelegramChatMember, toTelegramMessage, toTelegramUpdate } from './shapes';
+
+const ids = new ResolvedIds({
+  chat: new Map([
+    ['c-private', 11],
+    ['c-group', 12],
+  ]),
+  user: new Map([
+    ['alice', 21],
+    ['bot-user', 22],
+  ]),
+});
+
+const alice = { id: 'alice', is_bot: false, username: null, first_name: 'Alice' };
+
+function message(overrides: Partial<NativeMessage> = {}): NativeMessage {
+  return { message_id: 5, chat: { id: 'c-group', type: 'group', title: 'Team' }, from: alice, date: 1700000000, text: 'hi', ...overrides };
+}
+
+describe('telegram-shapes', () => {
+  it('maps a group text message with negative chat id, integer user id and no null fields', () => {
+    expect(toTelegramMessage(message(), ids)).toEqual({
+      message_id: 5,
+      from: { id: 21, is_bot: false, first_name: 'Alice' },
+      date: 1700000000,
+      chat: { id: -12, type: 'group', title: 'Team' },
+      text: 'hi',
+    });
+  });
+
+  it('maps a photo as PhotoSize[] with its caption and the file_id kept', () => {
+    const file = { file_id: 'f-1', file_name: 'a.jpg', mime_type: 'image/jpeg', file_size: 10, width: 4, height: 3, duration: null };
+    const mapped = toTelegramMessage(message({ kind: 'photo', file, text: 'look', caption: 'look' }), ids);
+    expect(mapped.photo).toEqual([{ file_id: 'f-1', file_unique_id: 'f1', file_size: 10, width: 4, height: 3 }]);
+    expect(mapped.caption).toBe('look');
+    expect(mapped.text).toBeUndefined();
+  });
+
+  it('marks commands and mentions as entities in UTF-16 offsets', () => {
+    expect(textEntities('😀 /start@my_bot and @someone')).toEqual([
+      { type: 'bot_command', offset: 3, length: 13 },
+      { type: 'mention', offset: 21, length: 8 },
+    ]);
+    expect(textEntities('a/b is not a command')).toEqual([]);
+  });
+
+  it('uses update_seq as update_id and drops types Telegram does not have', () => {
+    const update: NativeUpdate = { update_id: 'u', type: 'photo', update_seq: 41, message: message() };
+    expect(toTelegramUpdate(update, ids)).toMatchObject({ update_id: 41, message: { message_id: 5 } });
+    expect(toTelegramUpdate({ update_id: 'u', type: 'message_read', update_seq: 42 }, ids)).toBeNull();
+  });
+
+  it('shows the native owner as creator and banned as kicked', () => {
+    expect(toTelegramChatMember({ user: alice, status: 'owner' }, ids)).toMatchObject({ status: 'creator' });
+    expect(toTelegramChatMember({ user: alice, status: 'banned' }, ids)).toMatchObject({ status: 'kicked' });
+  });
+
+  it('records the ids a mapping needs, then maps with them resolved in one call', async () => {
+    const recorder = new IdRecorder();
+    toTelegramMessage(message(), recorder);
+    expect([...recorder.wanted.chat]).toEqual(['c-group']);
+    expect([...recorder.wanted.user]).toEqual(['alice']);
+    const resolve = jest.fn(async () => ({ chat: new Map([['c-group', 3]]), user: new Map([['alice', 4]]) }));
+    const mapped = await withAliases((aliases) => toTelegramMessage(message(), aliases), resolve);
+    expect(resolve).toHaveBeenCalledTimes(1);
+    expect(mapped.chat).toEqual({ id: -3, type: 'group', title: 'Team' });
+  });
+
+  it('keeps only Telegram update names that have a native counterpart in allowed_updates', () => {
+    expect(nativeAllowedUpdates(['message', 'channel_post', 'callback_query', 'message'])).toEqual(['message', 'callback_query']);
+  });
+});
