@@ -4,16 +4,20 @@ import { TelegramArgs } from './telegram-args';
 import { TelegramError } from './telegram-errors';
 import { parseTelegramCall } from './telegram-params';
 
-const LIMITS = { bodyLimit: '1kb', fileBytes: 64, files: 2 };
+// One multipart call at a time: every multipart test below also shows the slot is given back.
+const LIMITS = { bodyLimit: '1kb', fileBytes: 64, files: 2, totalFileBytes: 100, concurrentMultipart: 1 };
 
 /** An app that parses each call and answers what it read, or the Telegram error it refused with. */
-function echoApp() {
+function echoApp(limits = LIMITS) {
   const app = express();
   app.all('/call', async (req: Request, res: Response) => {
     try {
-      const parsed = await parseTelegramCall(req, res, LIMITS);
+      const parsed = await parseTelegramCall(req, res, limits);
       const parts = Object.fromEntries(
-        [...parsed.parts].map(([name, part]) => [name, { fileName: part.fileName, mimeType: part.mimeType, text: part.bytes.toString() }]),
+        [...parsed.parts].map(([name, part]) => [
+          name,
+          { fileName: part.fileName, mimeType: part.mimeType, text: part.bytes.toString() },
+        ]),
       );
       res.json({ values: parsed.values, parts });
     } catch (error) {
@@ -41,7 +45,11 @@ describe('parseTelegramCall: the four encodings Telegram accepts', () => {
   });
 
   it('reads a url-encoded form as strings', async () => {
-    const res = await request(app).post('/call').type('form').send('chat_id=12&reply_markup=%7B%22a%22%3A1%7D').expect(200);
+    const res = await request(app)
+      .post('/call')
+      .type('form')
+      .send('chat_id=12&reply_markup=%7B%22a%22%3A1%7D')
+      .expect(200);
     expect(res.body.values).toEqual({ chat_id: '12', reply_markup: '{"a":1}' });
   });
 
@@ -64,8 +72,31 @@ describe('parseTelegramCall: the four encodings Telegram accepts', () => {
     expect(res.body.description).toBe('Request Entity Too Large');
   });
 
+  it('refuses parts that are each within the limit but together above the call total with 413', async () => {
+    const res = await request(app)
+      .post('/call')
+      .attach('one', Buffer.alloc(60, 1), { filename: 'a.jpg', contentType: 'image/jpeg' })
+      .attach('two', Buffer.alloc(60, 2), { filename: 'b.jpg', contentType: 'image/jpeg' })
+      .expect(413);
+    expect(res.body.description).toBe('Request Entity Too Large');
+  });
+
+  it('tells a multipart call to retry (429) while the process already buffers its most calls', async () => {
+    const full = echoApp({ ...LIMITS, concurrentMultipart: 0 });
+    const res = await request(full)
+      .post('/call')
+      .attach('one', Buffer.from('x'), { filename: 'a.jpg', contentType: 'image/jpeg' })
+      .expect(429);
+    expect(res.body.description).toBe('Too Many Requests: retry after 1');
+    await request(full).post('/call').send({ chat_id: 1 }).expect(200);
+  });
+
   it('refuses malformed JSON and other content types with Bad Request', async () => {
-    const broken = await request(app).post('/call').set('Content-Type', 'application/json').send('{"chat_id":').expect(400);
+    const broken = await request(app)
+      .post('/call')
+      .set('Content-Type', 'application/json')
+      .send('{"chat_id":')
+      .expect(400);
     expect(broken.body.description).toBe("Bad Request: can't parse JSON body");
     const xml = await request(app).post('/call').set('Content-Type', 'application/xml').send('<a/>').expect(400);
     expect(xml.body.description).toMatch(/^Bad Request: unsupported Content-Type/);

@@ -23,7 +23,14 @@ export interface ParseLimits {
   fileBytes: number;
   /** Most file parts of one call (sendMediaGroup takes ten). */
   files: number;
+  /** Largest sum of a call's file parts: the parts are held in memory until the call is done. */
+  totalFileBytes: number;
+  /** Most multipart calls one process buffers at once; one more is told to retry (429). */
+  concurrentMultipart: number;
 }
+
+/** Multipart calls of this process whose file parts are in memory now. */
+let bufferingCalls = 0;
 
 const FIELD_BYTES = 1024 * 1024;
 const MAX_FIELDS = 100;
@@ -63,9 +70,16 @@ function parseMultipart(req: Request, limits: ParseLimits): Promise<ParsedCall> 
       if (info.valueTruncated) fail(TelegramError.badRequest(`parameter ${name} is too long`));
       values[name] = value;
     });
+    let buffered = 0;
     parser.on('file', (name, stream, info) => {
       const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('data', (chunk: Buffer) => {
+        // Past a refusal or the call's total, the rest is read and dropped, never held.
+        if (failure) return;
+        buffered += chunk.length;
+        if (buffered > limits.totalFileBytes) return fail(new TelegramError(413, 'Request Entity Too Large'));
+        chunks.push(chunk);
+      });
       stream.on('limit', () => fail(new TelegramError(413, 'Request Entity Too Large')));
       stream.on('close', () => {
         parts.set(name, {
@@ -90,13 +104,24 @@ function parseMultipart(req: Request, limits: ParseLimits): Promise<ParsedCall> 
  */
 export async function parseTelegramCall(req: Request, res: Response, limits: ParseLimits): Promise<ParsedCall> {
   const query = Object.fromEntries(
-    Object.entries(req.query as Record<string, unknown>).map(([key, value]) => [key, Array.isArray(value) ? value.at(-1) : value]),
+    Object.entries(req.query as Record<string, unknown>).map(([key, value]) => [
+      key,
+      Array.isArray(value) ? value.at(-1) : value,
+    ]),
   );
   const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
   if (!hasBody || req.method === 'GET') return { values: query, parts: new Map() };
   if (req.is('multipart/form-data')) {
-    const parsed = await parseMultipart(req, limits);
-    return { values: { ...query, ...parsed.values }, parts: parsed.parts };
+    if (bufferingCalls >= limits.concurrentMultipart) {
+      throw new TelegramError(429, 'Too Many Requests: retry after 1', 1);
+    }
+    bufferingCalls += 1;
+    try {
+      const parsed = await parseMultipart(req, limits);
+      return { values: { ...query, ...parsed.values }, parts: parsed.parts };
+    } finally {
+      bufferingCalls -= 1;
+    }
   }
   if (req.is('application/x-www-form-urlencoded')) {
     await runMiddleware(urlencoded({ limit: limits.bodyLimit, extended: false }), req, res).catch((error) => {

@@ -18,9 +18,11 @@ import { pathToken, TelegramTokenGuard } from './telegram-token.guard';
 /** A media group carries at most ten files; one more part is the thumbnail of none. */
 const MAX_FILE_PARTS = 10;
 const MAX_FILE_BYTES = 50 * 1024 * 1024;
+/** Multipart parts are buffered: four calls at 50 MB bound what uploads can hold in memory at once. */
+const MAX_BUFFERING_CALLS = 4;
 
 const TELEGRAM_SUCCESS = {
-  description: '`{ ok: true, result }`; result is the method\'s Telegram object',
+  description: "`{ ok: true, result }`; result is the method's Telegram object",
   schema: {
     type: 'object',
     required: ['ok', 'result'],
@@ -49,7 +51,8 @@ function failures(): MethodDecorator {
     [429, 'Too Many Requests: retry after N, with parameters.retry_after'],
   ];
   return (target, key, descriptor) => {
-    for (const [status, description] of docs) ApiResponse({ status, description, schema: TELEGRAM_FAILURE })(target, key, descriptor);
+    for (const [status, description] of docs)
+      ApiResponse({ status, description, schema: TELEGRAM_FAILURE })(target, key, descriptor);
   };
 }
 
@@ -119,12 +122,17 @@ export class TelegramController {
       bodyLimit: this.config.BODY_LIMIT,
       fileBytes: MAX_FILE_BYTES,
       files: MAX_FILE_PARTS,
+      totalFileBytes: MAX_FILE_BYTES,
+      concurrentMultipart: MAX_BUFFERING_CALLS,
     });
     const result = await this.gateway.run(method, {
       bot,
       tokenHash: hashSecretToken(pathToken(req)),
       args: new TelegramArgs(parsed),
     });
-    res.status(200).type('application/json').send(JSON.stringify({ ok: true, result }));
+    res
+      .status(200)
+      .type('application/json')
+      .send(JSON.stringify({ ok: true, result }));
   }
 }
