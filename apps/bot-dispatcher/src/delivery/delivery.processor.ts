@@ -26,11 +26,13 @@ const BUSY_RETRY_MIN_MS = 50;
 /** Jitter of a Retry-After pause, so that a bot's jobs do not all come back at once. */
 const RETRY_AFTER_JITTER_MS = 250;
 /**
- * How long a bot's POST is assumed to hold its slot until one of them has ended (see DeferralPacer),
- * at most the timeout: long enough that the first seconds of a flood behind a receiver that never
- * answers do not churn, short enough that a fast bot's first deferrals are corrected by its first answers.
+ * How long a bot's POST is assumed to hold its slot until one of them has ended (see DeferralPacer).
+ * Short: the jobs a fresh bot defers in its first moments are booked this far apart per slot, so a
+ * backlog queued before the first answer comes back within about a second (a queue of 10 000 drained
+ * at the baseline's pace), while a receiver that never answers costs at most one look per this interval
+ * per slot until its first timeout shows how long it holds them.
  */
-const INITIAL_HOLD_MAX_MS = 1000;
+const INITIAL_HOLD_MAX_MS = 50;
 /** Bots whose max_connections are remembered, to put back a job of a full bot without loading it. */
 const MAX_KNOWN_LIMITS = 10_000;
 /**
