@@ -1,5 +1,4 @@
 import { mkdtempSync, openAsBlob, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import request from 'supertest';
@@ -7,16 +6,7 @@ import { Markup, Telegraf } from 'telegraf';
 import { Bot as NtbaBot, InlineKeyboardBuilder, InputFile as NtbaInputFile } from 'node-telegram-bot-api';
 import { ApprovedBot, BotTestContext, createApprovedBot, ensureUsers, startBotApp } from './app-context';
 import { pngOf } from './file-uploads';
-
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 10000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+import { listenForFrameworks, until } from './telegram-support';
 
 interface ChatMessage {
   message_id: number;
@@ -116,8 +106,7 @@ describe.each([
 
   beforeAll(async () => {
     ctx = await startBotApp();
-    await ctx.app.listen(0, '127.0.0.1');
-    const apiRoot = `http://127.0.0.1:${(ctx.app.getHttpServer().address() as AddressInfo).port}/telegram`;
+    const apiRoot = await listenForFrameworks(ctx);
     bot = await createApprovedBot(ctx, 'dev-1', { name: 'Framework Bot', username: 'framework_tg_bot' });
     await ensureUsers(ctx, 'bob');
     const alice = await ctx.jwt('alice', 'Alice');

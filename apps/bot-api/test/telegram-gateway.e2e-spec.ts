@@ -1,22 +1,7 @@
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { Bot as GrammyBot } from 'grammy';
 import { ApprovedBot, BotTestContext, createApprovedBot, startBotApp } from './app-context';
-
-/** POST /telegram/bot<token>/<method> with a JSON body. */
-function tg(ctx: BotTestContext, token: string, method: string, body: object = {}) {
-  return request(ctx.app.getHttpServer()).post(`/telegram/bot${token}/${method}`).send(body);
-}
-
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 10000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+import { listenForFrameworks, tg, until } from './telegram-support';
 
 describe('Telegram face: route, auth, errors, getMe, getUpdates, sendMessage', () => {
   let ctx: BotTestContext;
@@ -28,8 +13,7 @@ describe('Telegram face: route, auth, errors, getMe, getUpdates, sendMessage', (
 
   beforeAll(async () => {
     ctx = await startBotApp();
-    await ctx.app.listen(0, '127.0.0.1');
-    apiRoot = `http://127.0.0.1:${(ctx.app.getHttpServer().address() as AddressInfo).port}/telegram`;
+    apiRoot = await listenForFrameworks(ctx);
     bot = await createApprovedBot(ctx, 'dev-1', { name: 'Echo Bot', username: 'echo_tg_bot' });
     other = await createApprovedBot(ctx, 'dev-2', { name: 'Other Bot', username: 'other_tg_bot' });
     alice = await ctx.jwt('alice', 'Alice Liddell');

@@ -1,21 +1,7 @@
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { Bot as GrammyBot, InlineKeyboard } from 'grammy';
 import { ApprovedBot, BotTestContext, createApprovedBot, ensureUsers, startBotApp } from './app-context';
-
-function tg(ctx: BotTestContext, token: string, method: string, body: object = {}) {
-  return request(ctx.app.getHttpServer()).post(`/telegram/bot${token}/${method}`).send(body);
-}
-
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 10000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+import { listenForFrameworks, tg, until } from './telegram-support';
 
 describe('Telegram face: groups, buttons, chat methods, commands, edits', () => {
   let ctx: BotTestContext;
@@ -25,8 +11,7 @@ describe('Telegram face: groups, buttons, chat methods, commands, edits', () => 
 
   beforeAll(async () => {
     ctx = await startBotApp();
-    await ctx.app.listen(0, '127.0.0.1');
-    apiRoot = `http://127.0.0.1:${(ctx.app.getHttpServer().address() as AddressInfo).port}/telegram`;
+    apiRoot = await listenForFrameworks(ctx);
     bot = await createApprovedBot(ctx, 'dev-1', { name: 'Menu Bot', username: 'menu_tg_bot' });
     await ensureUsers(ctx, 'bob');
     const group = await request(ctx.app.getHttpServer())

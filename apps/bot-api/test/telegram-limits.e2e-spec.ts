@@ -1,8 +1,8 @@
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { Api } from 'grammy';
 import { autoRetry } from '@grammyjs/auto-retry';
 import { ApprovedBot, BotTestContext, createApprovedBot, startBotApp } from './app-context';
+import { listenForFrameworks } from './telegram-support';
 
 describe('Telegram face: flood limits and competing pollers in Telegram words', () => {
   let ctx: BotTestContext;
@@ -12,8 +12,7 @@ describe('Telegram face: flood limits and competing pollers in Telegram words', 
 
   beforeAll(async () => {
     ctx = await startBotApp();
-    await ctx.app.listen(0, '127.0.0.1');
-    apiRoot = `http://127.0.0.1:${(ctx.app.getHttpServer().address() as AddressInfo).port}/telegram`;
+    apiRoot = await listenForFrameworks(ctx);
     bot = await createApprovedBot(ctx, 'dev-1', { username: 'limits_tg_bot' });
     await request(ctx.app.getHttpServer())
       .patch(`/api/v1/bots/my/${bot.botId}`)

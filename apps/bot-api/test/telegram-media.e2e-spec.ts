@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { Api, InputFile, InputMediaBuilder } from 'grammy';
 import { ApprovedBot, BotTestContext, createApprovedBot, startBotApp } from './app-context';
 import { callUrl, diskStorage, pngOf, s3Storage, StorageUnderTest } from './file-uploads';
+import { listenForFrameworks } from './telegram-support';
 
 describe.each([
   ['disk', diskStorage],
@@ -26,8 +26,7 @@ describe.each([
   beforeAll(async () => {
     storage = await storageFor();
     ctx = await startBotApp(storage.env);
-    await ctx.app.listen(0, '127.0.0.1');
-    apiRoot = `http://127.0.0.1:${(ctx.app.getHttpServer().address() as AddressInfo).port}/telegram`;
+    apiRoot = await listenForFrameworks(ctx);
     bot = await createApprovedBot(ctx, 'dev-1', { username: 'media_tg_bot' });
     other = await createApprovedBot(ctx, 'dev-2', { username: 'other_media_bot' });
     api = new Api(bot.token, { apiRoot });

@@ -5,18 +5,9 @@ import { Bot as GrammyBot, webhookCallback } from 'grammy';
 import { testCertificate } from '@app/testing';
 import { ApprovedBot, BotTestContext, callBot, createApprovedBot, startBotApp } from './app-context';
 import { DispatcherProcess, startDispatcher } from './dispatcher-process';
+import { listenForFrameworks, until } from './telegram-support';
 
 const SECRET = 'tg_hook_secret-7';
-
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 15000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('Telegram face: webhooks in Telegram format through the dispatcher', () => {
   let ctx: BotTestContext;
@@ -36,8 +27,7 @@ describe('Telegram face: webhooks in Telegram format through the dispatcher', ()
 
   beforeAll(async () => {
     ctx = await startBotApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
-    await ctx.app.listen(0, '127.0.0.1');
-    apiRoot = `http://127.0.0.1:${(ctx.app.getHttpServer().address() as AddressInfo).port}/telegram`;
+    apiRoot = await listenForFrameworks(ctx);
     bot = await createApprovedBot(ctx, 'dev-1', { name: 'Hook Bot', username: 'hook_tg_bot' });
 
     const grammy = new GrammyBot(bot.token, { client: { apiRoot } });
@@ -103,7 +93,7 @@ describe('Telegram face: webhooks in Telegram format through the dispatcher', ()
         .set('Authorization', `Bearer ${alice}`)
         .expect(200);
       return (page.body.data.items as Array<{ text: string }>).find((m) => m.text === 'hooked: over the hook');
-    });
+    }, 15_000);
     expect(reply).toBeDefined();
     const delivered = updates.find((u) => (u.message as { text?: string } | undefined)?.text === 'over the hook');
     expect(Number.isSafeInteger(delivered?.update_id)).toBe(true);
@@ -128,6 +118,7 @@ describe('Telegram face: webhooks in Telegram format through the dispatcher', ()
       .expect(201);
     const arrived = await until(async () =>
       native.find((r) => (r.body.message as { text?: string } | undefined)?.text === 'native again'),
+      15_000,
     );
     expect(arrived.secret).toBeUndefined();
     expect(arrived.body).toMatchObject({ type: 'message', bot_id: bot.botId, update_id: expect.any(String) });
