@@ -46,6 +46,12 @@ export function createWebhookProducer(options: WebhookProducerOptions): WebhookP
     queue,
     async deliver(jobs) {
       if (jobs.length === 0) return;
+      // Most writes carry one Update. BullMQ's addBulk wraps even one job in a MULTI pipeline, which
+      // ioredis builds with a method per script BullMQ defines; add sends the one script call.
+      if (jobs.length === 1) {
+        await queue.add(WEBHOOK_JOBS.deliver, jobs[0], deliverJobOptions(jobs[0]));
+        return;
+      }
       await queue.addBulk(jobs.map((data) => ({ name: WEBHOOK_JOBS.deliver, data, opts: deliverJobOptions(data) })));
     },
     close: () => closeQueueClient(queue, connection),
