@@ -1,8 +1,9 @@
 import { DynamicModule, Inject, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
-import { APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_PIPE } from '@nestjs/core';
+import { REQUEST_INPUT_CHECK } from '@app/envelope';
 import type { Request } from 'express';
 import { jsonBodyMiddleware } from './json-body';
-import { RejectNulInterceptor } from './reject-nul.interceptor';
+import { rejectNulInput } from './reject-nul';
 import { createValidationPipe } from './validation';
 
 export interface HttpFoundationOptions {
@@ -21,11 +22,14 @@ export class HttpFoundationModule implements NestModule {
   static forRoot(options: HttpFoundationOptions): DynamicModule {
     return {
       module: HttpFoundationModule,
+      // Global only so that EnvelopeModule's interceptor can inject the NUL check.
+      global: true,
       providers: [
         { provide: OPTIONS, useValue: options },
         { provide: APP_PIPE, useFactory: createValidationPipe },
-        { provide: APP_INTERCEPTOR, useClass: RejectNulInterceptor },
+        { provide: REQUEST_INPUT_CHECK, useValue: rejectNulInput },
       ],
+      exports: [REQUEST_INPUT_CHECK],
     };
   }
 

@@ -9,7 +9,7 @@ export * from './json-body';
 export * from './logging';
 export * from './metrics.module';
 export * from './redis';
-export * from './reject-nul.interceptor';
+export * from './reject-nul';
 export * from './validation';
 export * from './openapi';
 export * from './sql';

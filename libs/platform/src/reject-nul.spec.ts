@@ -1,4 +1,4 @@
-import { nulPath } from './reject-nul.interceptor';
+import { nulPath } from './reject-nul';
 
 describe('NUL character detection', () => {
   it('finds a NUL character anywhere in nested input and names its path', () => {

@@ -1,7 +1,5 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
-import { ApiError } from '@app/envelope';
+import { ApiError, RequestInputCheck } from '@app/envelope';
 import type { Request } from 'express';
-import type { Observable } from 'rxjs';
 
 const NUL = '\u0000';
 /**
@@ -21,21 +19,14 @@ export function nulPath(value: unknown, path: string): string | null {
 
 /**
  * PostgreSQL cannot store U+0000 in text or jsonb: without this check such input would fail inside
- * a transaction as a 500 instead of being refused as the bad input it is. Global, so no route can
- * forget it; it runs after authentication (guards) and before any route interceptor or pipe.
+ * a transaction as a 500 instead of being refused as the bad input it is. Every route runs it after
+ * authentication (guards) and before any route interceptor or pipe (see REQUEST_INPUT_CHECK).
  */
-@Injectable()
-export class RejectNulInterceptor implements NestInterceptor {
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (context.getType() === 'http') {
-      const req = context.switchToHttp().getRequest<Request>();
-      const found = nulPath(req.body, 'body') ?? nulPath(req.query, 'query') ?? nulPath(req.params, 'params');
-      if (found) {
-        throw ApiError.badRequest(`${found} contains a NUL character`, [
-          { field: found, problem: 'contains a NUL character' },
-        ]);
-      }
-    }
-    return next.handle();
+export const rejectNulInput: RequestInputCheck = (req: Request) => {
+  const found = nulPath(req.body, 'body') ?? nulPath(req.query, 'query') ?? nulPath(req.params, 'params');
+  if (found) {
+    throw ApiError.badRequest(`${found} contains a NUL character`, [
+      { field: found, problem: 'contains a NUL character' },
+    ]);
   }
-}
+};
