@@ -22,11 +22,21 @@ function createRegistry(): Registry {
   return registry;
 }
 
+type HttpLabel = 'method' | 'route' | 'status';
+
+/** The two series of one method, route pattern and status, resolved once instead of per request. */
+interface RouteSeries {
+  requests: { inc(): void };
+  duration: { observe(seconds: number): void };
+}
+
 /** Request count and duration; one instance per app (the middleware below only calls it). */
 @Injectable()
 class HttpMetrics {
-  private readonly requests: Counter<'method' | 'route' | 'status'>;
-  private readonly duration: Histogram<'method' | 'route' | 'status'>;
+  private readonly requests: Counter<HttpLabel>;
+  private readonly duration: Histogram<HttpLabel>;
+  // prom-client hashes a label object on every call; the key set is bounded by routes × statuses.
+  private readonly series = new Map<string, RouteSeries>();
 
   constructor(@Inject(METRICS_REGISTRY) registry: Registry) {
     this.requests = new Counter({
@@ -45,15 +55,26 @@ class HttpMetrics {
   }
 
   observe(req: Request, res: Response, next: NextFunction): void {
-    const stop = this.duration.startTimer();
+    const startedAt = performance.now();
     res.once('finish', () => {
       // The route pattern, never the raw URL, keeps label cardinality bounded.
-      const route = (req.route?.path as string | undefined) ?? 'unmatched';
-      const labels = { method: req.method, route: `${req.baseUrl ?? ''}${route}`, status: String(res.statusCode) };
-      this.requests.inc(labels);
-      stop(labels);
+      const route = `${req.baseUrl ?? ''}${(req.route?.path as string | undefined) ?? 'unmatched'}`;
+      const series = this.seriesOf(req.method, route, res.statusCode);
+      series.requests.inc();
+      series.duration.observe((performance.now() - startedAt) / 1000);
     });
     next();
+  }
+
+  private seriesOf(method: string, route: string, status: number): RouteSeries {
+    const key = `${method} ${status} ${route}`;
+    let series = this.series.get(key);
+    if (!series) {
+      const labels = { method, route, status: String(status) };
+      series = { requests: this.requests.labels(labels), duration: this.duration.labels(labels) };
+      this.series.set(key, series);
+    }
+    return series;
   }
 }
 
