@@ -19,6 +19,11 @@ describe('voucher-api foundation', () => {
     await request(ctx.app.getHttpServer()).get('/health/live').expect(200, { status: 'ok' });
   });
 
+  it('answers without an ETag, so no body is hashed for a validator nobody sends back', async () => {
+    const res = await request(ctx.app.getHttpServer()).get('/health/live').expect(200);
+    expect(res.headers.etag).toBeUndefined();
+  });
+
   it('renders an unknown route as a 404 voucher envelope with request id and duration', async () => {
     const res = await request(ctx.app.getHttpServer()).get('/api/v1/open-platform/nope').expect(404);
     expect(res.body).toMatchObject({ success: false, code: 404, error: { code: 'NOT_FOUND' } });

@@ -21,6 +21,9 @@ export function loadConfigOrExit<T extends ServiceConfig>(schema: new () => T): 
 export function configureHttpApp(app: INestApplication): void {
   (app as NestExpressApplication).disable('x-powered-by');
   (app as NestExpressApplication).set('query parser', 'extended');
+  // No ETag on API answers (express would SHA-1 every body): they change with every write, and
+  // integrators of Stripe- or Telegram-like APIs neither get nor send validators.
+  (app as NestExpressApplication).set('etag', false);
 }
 
 /**
