@@ -16,7 +16,7 @@ import { botProbeRequests, runBotPaths, startBotSection, BotSection } from './bo
 import { runGrowth } from './growth/section';
 import { BENCH_DATABASES, dropDatabase, recreateDatabase } from './lib/db';
 import { memoryBreakdown, MEMORY_COLUMNS, memoryRow } from './lib/memory';
-import { BenchProcess, ROOT, rssMb, stopAllOnExit } from './lib/processes';
+import { BenchProcess, removeProcessLogs, ROOT, rssMb, stopAllOnExit } from './lib/processes';
 import { startWebhookReceiver, WebhookReceiver } from './lib/receiver';
 import { formatTable, Report } from './lib/report';
 import { probeInstanceEnv, StackSettings, startApp, throwAwaySecrets } from './lib/stack';
@@ -86,6 +86,7 @@ async function main(): Promise<void> {
     await receiver?.close().catch(() => undefined);
     for (const name of Object.values(BENCH_DATABASES)) await dropDatabase(name).catch(() => undefined);
     await deleteRedisKeys(settings.redisUrl, settings.redisKeyPrefix).catch(() => undefined);
+    removeProcessLogs();
   };
   stopAllOnExit(cleanup);
   // Every wait of the bench is bounded; this is the bound of the whole run.

@@ -1,6 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { closeSync, fstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 
 /** The repository root: apps start from their production build under dist/. */
 export const ROOT = resolve(__dirname, '../..');
@@ -63,20 +64,60 @@ export interface StartOptions {
   timeoutMs?: number;
 }
 
+/** Where each process's stdout and stderr go: BENCH_APP_LOG_DIR if set, else a directory of this run. */
+let logDir: string | undefined;
+function processLogDir(): string {
+  if (!logDir) {
+    logDir = process.env.BENCH_APP_LOG_DIR
+      ? resolve(process.env.BENCH_APP_LOG_DIR)
+      : mkdtempSync(join(tmpdir(), 'bench-logs-'));
+    mkdirSync(logDir, { recursive: true });
+  }
+  return logDir;
+}
+
+/** Removes the processes' logs, unless BENCH_APP_LOG_DIR asked to keep them. */
+export function removeProcessLogs(): void {
+  if (logDir && !process.env.BENCH_APP_LOG_DIR) rmSync(logDir, { recursive: true, force: true });
+}
+
+const logFiles = new Map<string, number>();
+/** One file per process started; a second instance of the same name gets `<name>-2.log`. */
+function logFileFor(name: string): string {
+  const base = name.replace(/\W+/g, '-');
+  const count = (logFiles.get(base) ?? 0) + 1;
+  logFiles.set(base, count);
+  return join(processLogDir(), count === 1 ? `${base}.log` : `${base}-${count}.log`);
+}
+
+/** The last `bytes` of a file: a process's latest output, for readiness markers and error messages. */
+function tail(file: string, bytes = 20_000): string {
+  const fd = openSync(file, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const length = Math.min(size, bytes);
+    const buffer = Buffer.alloc(length);
+    readSync(fd, buffer, 0, length, size - length);
+    return buffer.toString();
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export async function startProcess(options: StartOptions): Promise<BenchProcess> {
-  let output = '';
+  // Production logs go to stdout at info level. They go to a file here, as a container runtime would
+  // take them: read through a pipe by this process, whose event loop also drives the load, a full pipe
+  // made the apps wait on their log lines (a redeem cost about a fifth more CPU that way).
+  const logFile = logFileFor(options.name);
+  const out = openSync(logFile, 'w');
   const child = spawn(process.execPath, options.args, {
     cwd: ROOT,
     env: cleanEnv({ ...options.env, PORT: String(options.port) }),
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', out, out],
   });
+  closeSync(out);
   running.add(child);
-  // Production logs go to stdout at info level; keep only the tail for error messages.
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-20_000);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
+  const output = () => tail(logFile);
   const exited = new Promise<void>((resolveExit) =>
     child.once('exit', () => {
       running.delete(child);
@@ -87,7 +128,7 @@ export async function startProcess(options: StartOptions): Promise<BenchProcess>
     name: options.name,
     pid: child.pid ?? 0,
     port: options.port,
-    output: () => output,
+    output,
     exited,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -101,11 +142,11 @@ export async function startProcess(options: StartOptions): Promise<BenchProcess>
   void exited.then(() => (gone = true));
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   for (;;) {
-    if (gone) throw new Error(`${options.name} exited during start:\n${output}`);
+    if (gone) throw new Error(`${options.name} exited during start:\n${output()}`);
     if (await options.ready(service).catch(() => false)) return service;
     if (Date.now() > deadline) {
       await service.stop();
-      throw new Error(`${options.name} did not become ready:\n${output}`);
+      throw new Error(`${options.name} did not become ready:\n${output()}`);
     }
     await sleep(200);
   }
@@ -130,7 +171,9 @@ export function appArgs(app: string): string[] {
   const profile = profileDir
     ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profileDir)}`, `--cpu-prof-name=${app}.cpuprofile`]
     : [];
-  return [...profile, resolve(ROOT, `dist/apps/${app}/apps/${app}/src/main.js`)];
+  // Flags that NODE_OPTIONS refuses (`--trace-gc`, most V8 flags) go on the command line.
+  const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  return [...flags, ...profile, resolve(ROOT, `dist/apps/${app}/apps/${app}/src/main.js`)];
 }
 
 /** A bench-only TypeScript entry (baselines) run through ts-node's transpiler. */

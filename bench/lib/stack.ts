@@ -123,7 +123,7 @@ type AppName = 'voucher-api' | 'bot-api' | 'bot-dispatcher';
 /**
  * The NODE_OPTIONS the app's image runs with (`ENV NODE_OPTIONS=…` of its Dockerfile's runtime stage):
  * memory and heap flags there are production settings, so the bench measures with them too.
- * `BENCH_NODE_OPTIONS` replaces them for diagnosis (e.g. `--heapsnapshot-signal=SIGUSR2`, `--trace-gc`).
+ * `BENCH_NODE_OPTIONS` replaces them for diagnosis (e.g. `--heapsnapshot-signal=SIGUSR2`, `--max-semi-space-size=8`).
  */
 export function imageNodeOptions(name: AppName): string {
   if (process.env.BENCH_NODE_OPTIONS !== undefined) return process.env.BENCH_NODE_OPTIONS;
