@@ -75,9 +75,9 @@ export async function runVoucherPaths(
   const run: VoucherRun = { app: section.app, world: section.world, report, durationSeconds };
   if (selected('issue')) await benchIssue(run);
   if (!selected('verify') && !selected('redeem')) return;
-  // Enough for the whole duration at the rates seen so far (about 400–700 redeems/s), so the redeem
+  // Enough for the whole duration at the rates seen so far (about 400–1 100 redeems/s), so the redeem
   // figure is not taken over the first few seconds only.
-  const vouchers = await voucherSupply(section, Math.max(2000, 800 * durationSeconds), 3 * durationSeconds);
+  const vouchers = await voucherSupply(section, Math.max(2000, 1500 * durationSeconds), 3 * durationSeconds);
   // The baseline gets more vouchers than it can redeem in the time, so it never runs dry.
   const baselineVouchers = Math.max(20_000, 4000 * durationSeconds);
   const baseline = await startVoucherBaseline(settings, baselineVouchers);
