@@ -82,6 +82,45 @@ export function callBot(ctx: BotTestContext, token: string, method: string, body
     .send(body);
 }
 
+/** A person's calls to the client API (`/api/v1/bots/client…`) with their account JWT. */
+export function clientAs(ctx: BotTestContext, jwt: string) {
+  const server = () => ctx.app.getHttpServer();
+  const auth = `Bearer ${jwt}`;
+  return {
+    get: (path: string) => request(server()).get(`/api/v1/bots/client${path}`).set('Authorization', auth),
+    post: (path: string, body: object) =>
+      request(server()).post(`/api/v1/bots/client${path}`).set('Authorization', auth).send(body),
+    patch: (path: string, body: object) =>
+      request(server()).patch(`/api/v1/bots/client${path}`).set('Authorization', auth).send(body),
+  };
+}
+
+export interface TestUpdate {
+  update_seq: number;
+  type: string;
+  [member: string]: unknown;
+}
+
+/** getUpdates per bot from where the previous read stopped: each read confirms what the one before returned. */
+export class UpdateReader {
+  private readonly offsets = new Map<string, number>();
+
+  constructor(private readonly ctx: BotTestContext) {}
+
+  /** The offset the next read of this bot starts from. */
+  offset(bot: { botId: string }): number {
+    return this.offsets.get(bot.botId) ?? 0;
+  }
+
+  async drain(bot: { botId: string; token: string }): Promise<TestUpdate[]> {
+    const offset = this.offset(bot);
+    const res = await callBot(this.ctx, bot.token, 'getUpdates', { offset }).expect(200);
+    const updates = res.body.data as TestUpdate[];
+    if (updates.length > 0) this.offsets.set(bot.botId, updates[updates.length - 1].update_seq + 1);
+    return updates;
+  }
+}
+
 export interface TestFile {
   botId?: string;
   userId?: string;

@@ -1,14 +1,17 @@
 import request from 'supertest';
-import { ApprovedBot, BotTestContext, callBot, createApprovedBot, startBotApp } from './app-context';
+import {
+  ApprovedBot,
+  BotTestContext,
+  callBot,
+  clientAs,
+  createApprovedBot,
+  startBotApp,
+  TestUpdate,
+  UpdateReader,
+} from './app-context';
 
 /** Short enough to wait out in a test, long enough for an answer right after the click. */
 const WINDOW_MS = 3000;
-
-interface Update {
-  update_seq: number;
-  type: string;
-  [member: string]: unknown;
-}
 
 const keyboard = (...data: string[]) => ({ inline_keyboard: [data.map((d) => ({ text: d, callback_data: d }))] });
 
@@ -20,10 +23,11 @@ describe('Interaction: callback queries and inline queries (spec 3.5, 4.2 "Inter
   let groupId: string;
   let menuId: number;
   let personMessageId: number;
-  const offsets = new Map<string, number>();
+  let updates: UpdateReader;
 
   beforeAll(async () => {
     ctx = await startBotApp({ CALLBACK_ANSWER_WINDOW_MS: String(WINDOW_MS) });
+    updates = new UpdateReader(ctx);
     buttons = await createApprovedBot(ctx, 'dev-1', { username: 'buttons_bot' });
     other = await createApprovedBot(ctx, 'dev-2', { username: 'plain_bot' });
     jwt = {};
@@ -47,22 +51,8 @@ describe('Interaction: callback queries and inline queries (spec 3.5, 4.2 "Inter
   });
   afterAll(() => ctx.close());
 
-  function client(user: string) {
-    const server = () => ctx.app.getHttpServer();
-    const auth = `Bearer ${jwt[user]}`;
-    return {
-      post: (path: string, body: object) =>
-        request(server()).post(`/api/v1/bots/client${path}`).set('Authorization', auth).send(body),
-      get: (path: string) => request(server()).get(`/api/v1/bots/client${path}`).set('Authorization', auth),
-    };
-  }
-
-  async function drain(bot: ApprovedBot): Promise<Update[]> {
-    const res = await callBot(ctx, bot.token, 'getUpdates', { offset: offsets.get(bot.botId) ?? 0 }).expect(200);
-    const updates = res.body.data as Update[];
-    if (updates.length > 0) offsets.set(bot.botId, updates[updates.length - 1].update_seq + 1);
-    return updates;
-  }
+  const client = (user: string) => clientAs(ctx, jwt[user]);
+  const drain = (bot: ApprovedBot) => updates.drain(bot);
 
   const click = (user = 'bob', data = 'yes') =>
     client(user).post('/callback-queries', { chat_id: groupId, message_id: menuId, data });
@@ -210,14 +200,14 @@ describe('Interaction: callback queries and inline queries (spec 3.5, 4.2 "Inter
 
     it('allowed_updates without callback_query leaves the click undelivered, yet answerable', async () => {
       await callBot(ctx, buttons.token, 'getUpdates', {
-        offset: offsets.get(buttons.botId),
+        offset: updates.offset(buttons),
         allowed_updates: ['message'],
       }).expect(200);
       const id = (await click().expect(201)).body.data.id;
       expect(await drain(buttons)).toEqual([]);
       await callBot(ctx, buttons.token, 'answerCallbackQuery', { callback_query_id: id }).expect(200);
       await callBot(ctx, buttons.token, 'getUpdates', {
-        offset: offsets.get(buttons.botId),
+        offset: updates.offset(buttons),
         allowed_updates: [],
       }).expect(200);
     });
@@ -415,7 +405,7 @@ describe('Flooding a bot through clicks and inline queries', () => {
       const limited = await click();
       expect(limited.body.code).toBe('RATE_LIMITED');
       expect(limited.headers['retry-after']).toBeDefined();
-      const updates = (await callBot(ctx, bot.token, 'getUpdates', {}).expect(200)).body.data as Update[];
+      const updates = (await callBot(ctx, bot.token, 'getUpdates', {}).expect(200)).body.data as TestUpdate[];
       expect(updates.map((u) => u.type).sort()).toEqual([
         'callback_query',
         'callback_query',

@@ -1,11 +1,15 @@
 import request from 'supertest';
-import { ApprovedBot, BotTestContext, callBot, createApprovedBot, STAFF_ID, startBotApp } from './app-context';
-
-interface Update {
-  update_seq: number;
-  type: string;
-  [member: string]: unknown;
-}
+import {
+  ApprovedBot,
+  BotTestContext,
+  callBot,
+  clientAs,
+  createApprovedBot,
+  STAFF_ID,
+  startBotApp,
+  TestUpdate,
+  UpdateReader,
+} from './app-context';
 
 describe('Virtual members (spec 4.2 virtual-member rows, 8; decisions 3)', () => {
   let ctx: BotTestContext;
@@ -15,10 +19,11 @@ describe('Virtual members (spec 4.2 virtual-member rows, 8; decisions 3)', () =>
   let staff: string;
   let groupId: string;
   let privateId: string;
-  const offsets = new Map<string, number>();
+  let updates: UpdateReader;
 
   beforeAll(async () => {
     ctx = await startBotApp();
+    updates = new UpdateReader(ctx);
     speaker = await createApprovedBot(ctx, 'dev-1', { username: 'speaker_bot' });
     listener = await createApprovedBot(ctx, 'dev-2', { username: 'listener_bot' });
     jwt = {};
@@ -41,24 +46,8 @@ describe('Virtual members (spec 4.2 virtual-member rows, 8; decisions 3)', () =>
   });
   afterAll(() => ctx.close());
 
-  function client(user: string) {
-    const server = () => ctx.app.getHttpServer();
-    const auth = `Bearer ${jwt[user]}`;
-    return {
-      post: (path: string, body: object) =>
-        request(server()).post(`/api/v1/bots/client${path}`).set('Authorization', auth).send(body),
-      patch: (path: string, body: object) =>
-        request(server()).patch(`/api/v1/bots/client${path}`).set('Authorization', auth).send(body),
-      get: (path: string) => request(server()).get(`/api/v1/bots/client${path}`).set('Authorization', auth),
-    };
-  }
-
-  async function drain(bot: ApprovedBot): Promise<Update[]> {
-    const res = await callBot(ctx, bot.token, 'getUpdates', { offset: offsets.get(bot.botId) ?? 0 }).expect(200);
-    const updates = res.body.data as Update[];
-    if (updates.length > 0) offsets.set(bot.botId, updates[updates.length - 1].update_seq + 1);
-    return updates;
-  }
+  const client = (user: string) => clientAs(ctx, jwt[user]);
+  const drain = (bot: ApprovedBot) => updates.drain(bot);
 
   const auditLog = (botId: string, query = '') =>
     request(ctx.app.getHttpServer())
