@@ -5,7 +5,6 @@ import type { INestApplication } from '@nestjs/common';
 
 export const REPO_ROOT = resolve(__dirname, '..');
 
-/** Lets a test app (built by the test helpers, initialised but not listening) take HTTP on a free port. */
 /** Listens on 127.0.0.1 (on `port`, or a free one) and answers the app's base URL. */
 export async function listen(app: INestApplication, port = 0): Promise<string> {
   await app.listen(port, '127.0.0.1');

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePort } from '@app/testing';
+import { freePort, reservePort } from '@app/testing';
 import { BotTestContext, startBotApp } from '../apps/bot-api/test/app-context';
 import { DispatcherProcess, startDispatcher } from '../apps/bot-api/test/dispatcher-process';
 import { startVoucherApp, VoucherTestContext } from '../apps/voucher-api/test/app-context';
@@ -55,9 +55,13 @@ describe('the README quickstarts, run as written against started apps', () => {
     const certificate = devWebhookCertificate(join(workDir, 'certificate'));
     voucher = await startVoucherApp();
     // Upload and download URLs name bot-api's public address, so it is known before the app starts.
-    const botPort = await freePort();
-    bot = await startBotApp({ WEBHOOK_ALLOW_PRIVATE: 'true', FILE_PUBLIC_BASE_URL: `http://127.0.0.1:${botPort}` });
-    urls = { voucher: await listen(voucher.app), bot: await listen(bot.app, botPort) };
+    const botPort = await reservePort();
+    bot = await startBotApp({
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      FILE_PUBLIC_BASE_URL: `http://127.0.0.1:${botPort.port}`,
+    });
+    await botPort.release();
+    urls = { voucher: await listen(voucher.app), bot: await listen(bot.app, botPort.port) };
     dispatcher = await startDispatcher(bot, {
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WEBHOOK_CA_FILE: certificate.certFile,

@@ -29,6 +29,20 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * A free port held by a listener of this process until `release`: nobody else (another test's server,
+ * an outgoing connection's local port) can take it between choosing it and the app listening on it.
+ */
+export async function reservePort(): Promise<{ port: number; release(): Promise<void> }> {
+  const server = createServer();
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolveListen);
+  });
+  const { port } = server.address() as { port: number };
+  return { port, release: () => new Promise((resolveClose) => server.close(() => resolveClose())) };
+}
+
 /** Runs an app's `main.ts` as its own process, exactly as deployed but without a build step. */
 export function spawnServiceMain(mainPath: string, env: NodeJS.ProcessEnv): Omit<ServiceProcess, 'port'> {
   let output = '';
@@ -56,19 +70,41 @@ export function spawnServiceMain(mainPath: string, env: NodeJS.ProcessEnv): Omit
   };
 }
 
-/** Starts `mainPath` on a free port and waits until `/health/ready` answers 200. */
+/** Attempts at a fresh port when the one probed free was taken before the process could listen on it. */
+const PORT_ATTEMPTS = 3;
+
+/**
+ * Starts `mainPath` on a free port and waits until `/health/ready` answers 200. A port probed free can
+ * be taken before the process listens (any outgoing connection of a parallel test may get it as its
+ * local port while ts-node compiles the app): such an exit is retried on another port.
+ */
 export async function startServiceProcess(
   mainPath: string,
   env: NodeJS.ProcessEnv,
   timeoutMs = 25_000,
 ): Promise<ServiceProcess> {
+  for (let attempt = 1; ; attempt++) {
+    const started = await startOnFreePort(mainPath, env, timeoutMs);
+    if ('port' in started) return started;
+    const output = started.output();
+    if (!output.includes('EADDRINUSE') || attempt === PORT_ATTEMPTS) {
+      throw new Error(`${mainPath} exited with ${started.exit.code ?? started.exit.signal}:\n${output}`);
+    }
+  }
+}
+
+async function startOnFreePort(
+  mainPath: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<ServiceProcess | { exit: ProcessExit; output(): string }> {
   const port = await freePort();
   const service = spawnServiceMain(mainPath, { ...env, PORT: String(port) });
   let exit: ProcessExit | undefined;
   void service.exited.then((result) => (exit = result));
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (exit) throw new Error(`${mainPath} exited with ${exit.code ?? exit.signal}:\n${service.output()}`);
+    if (exit) return { exit, output: service.output };
     try {
       const res = await fetch(`http://127.0.0.1:${port}/health/ready`);
       if (res.status === 200) return { ...service, port };
