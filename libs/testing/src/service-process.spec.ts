@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
-import { reservePort, startServiceProcess } from './service-process';
+import { freePort, reservePort, startServiceProcess } from './service-process';
 
 const FIXTURE = 'libs/testing/src/fixtures/port-taken-once.main.ts';
 
@@ -27,6 +27,17 @@ describe('service processes of the tests', () => {
       startServiceProcess(FIXTURE, { PORT_TAKEN_MARKER: join(dir, 'missing', 'marker') }, 20_000),
     ).rejects.toThrow(/exited with 1/);
   }, 30_000);
+
+  it('hands out free ports below the range outgoing connections take their local ports from', async () => {
+    const ephemeralStart = Number(
+      readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0],
+    );
+    const ports = await Promise.all(Array.from({ length: 5 }, () => freePort()));
+    for (const port of ports) {
+      expect(port).toBeGreaterThanOrEqual(10_000);
+      expect(port).toBeLessThan(ephemeralStart);
+    }
+  });
 
   it('holds a reserved port until it is released', async () => {
     const reserved = await reservePort();

@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 
@@ -18,7 +19,36 @@ export interface ServiceProcess {
   output(): string;
 }
 
+/** The first port the kernel hands out for outgoing connections and `listen(0)`. */
+function ephemeralPortsStart(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+function listenable(port: number): Promise<boolean> {
+  return new Promise((resolveCheck) => {
+    const server = createServer();
+    server.once('error', () => resolveCheck(false));
+    // No host: the dual-stack wildcard the apps listen on.
+    server.listen(port, () => server.close(() => resolveCheck(true)));
+  });
+}
+
+/**
+ * A port free now, for a process that will listen on it later. It is drawn below the kernel's
+ * ephemeral range: a port from `listen(0)` is one that any outgoing connection (to PostgreSQL, Redis,
+ * an app) of a parallel test may take as its local port before the process listens.
+ */
 export async function freePort(): Promise<number> {
+  const LOWEST = 10_000;
+  const below = ephemeralPortsStart();
+  for (let attempt = 0; below - LOWEST > 1000 && attempt < 50; attempt++) {
+    const port = LOWEST + Math.floor(Math.random() * (below - LOWEST));
+    if (await listenable(port)) return port;
+  }
   return new Promise((resolvePort, reject) => {
     const server = createServer();
     server.once('error', reject);
