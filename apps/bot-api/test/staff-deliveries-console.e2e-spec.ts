@@ -10,6 +10,18 @@ import { BotTestContext, startBotApp } from './app-context';
 import { DeliveryWorld, HookBot, hookBot, STAFF } from './staff-deliveries-world';
 
 const CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * Waits until `selector` matches `count` elements. Polled from the test: a `waitForFunction` predicate
+ * that is not true at once is re-run by eval inside the page, which the console's CSP forbids.
+ */
+async function rowCount(page: Page, selector: string, count: number, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await page.locator(selector).count()) !== count) {
+    if (Date.now() > deadline) throw new Error(`${selector} did not reach ${count} elements`);
+    await page.waitForTimeout(50);
+  }
+}
 const SCREENSHOTS = join(REPO_ROOT, 'tmp', 'screenshots');
 
 /** The staff console in headless Chromium: sign in, filter, bulk redrive to 100 %, audit log. */
@@ -101,7 +113,7 @@ describe('staff delivery console in a browser', () => {
     await page.getByLabel('Error').selectOption('http_5xx');
     await page.getByRole('button', { name: 'Apply filter' }).click();
     // The unfiltered list (15 rows) is on screen until the filtered answer replaces it.
-    await page.waitForFunction("document.querySelectorAll('#deliveries tr').length === 12");
+    await rowCount(page, '#deliveries tr', 12);
 
     await page.locator('#deliveries tr').first().getByRole('button', { name: 'Open' }).click();
     await page
