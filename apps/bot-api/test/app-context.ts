@@ -95,6 +95,12 @@ export function clientAs(ctx: BotTestContext, jwt: string) {
   };
 }
 
+/** A person's private chat with a bot, opened through the client API; returns the chat's id. */
+export async function openPrivateChat(ctx: BotTestContext, jwt: string, botId: string): Promise<string> {
+  const chat = await clientAs(ctx, jwt).post('/chats/private', { bot_id: botId }).expect(201);
+  return chat.body.data.id as string;
+}
+
 export interface TestUpdate {
   update_seq: number;
   type: string;

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { ApprovedBot, BotTestContext, callBot, createApprovedBot, startBotApp } from './app-context';
+import { ApprovedBot, BotTestContext, callBot, createApprovedBot, openPrivateChat, startBotApp } from './app-context';
 import {
   callUrl,
   completeUpload,
@@ -29,12 +29,7 @@ describe.each([
     bot = await createApprovedBot(ctx, 'dev-1', { username: 'photo_bot' });
     other = await createApprovedBot(ctx, 'dev-2', { username: 'other_bot' });
     alice = await ctx.jwt('alice', 'Alice');
-    const chat = await request(ctx.app.getHttpServer())
-      .post('/api/v1/bots/client/chats/private')
-      .set('Authorization', `Bearer ${alice}`)
-      .send({ bot_id: bot.botId })
-      .expect(201);
-    chatId = chat.body.data.id;
+    chatId = await openPrivateChat(ctx, alice, bot.botId);
   });
   afterAll(async () => {
     await ctx?.close();

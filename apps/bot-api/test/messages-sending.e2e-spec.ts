@@ -1,6 +1,14 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { ApprovedBot, BotTestContext, callBot, createApprovedBot, insertFile, startBotApp } from './app-context';
+import {
+  ApprovedBot,
+  BotTestContext,
+  callBot,
+  createApprovedBot,
+  insertFile,
+  openPrivateChat,
+  startBotApp,
+} from './app-context';
 
 describe('bot send operations (spec 4.2 Sending, 2.3, 8)', () => {
   let ctx: BotTestContext;
@@ -16,12 +24,7 @@ describe('bot send operations (spec 4.2 Sending, 2.3, 8)', () => {
     await ctx.app
       .get(DataSource)
       .query(`UPDATE bots SET rate_limits = '{"send_per_sec": 10000}' WHERE id = $1`, [bot.botId]);
-    const chat = await request(ctx.app.getHttpServer())
-      .post('/api/v1/bots/client/chats/private')
-      .set('Authorization', `Bearer ${alice}`)
-      .send({ bot_id: bot.botId })
-      .expect(201);
-    chatId = chat.body.data.id;
+    chatId = await openPrivateChat(ctx, alice, bot.botId);
   });
   afterAll(() => ctx.close());
 

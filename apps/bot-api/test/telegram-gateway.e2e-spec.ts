@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { Bot as GrammyBot } from 'grammy';
-import { ApprovedBot, BotTestContext, createApprovedBot, startBotApp } from './app-context';
+import { ApprovedBot, BotTestContext, createApprovedBot, openPrivateChat, startBotApp } from './app-context';
 import { listenForFrameworks, tg, until } from './telegram-support';
 
 describe('Telegram face: route, auth, errors, getMe, getUpdates, sendMessage', () => {
@@ -17,12 +17,7 @@ describe('Telegram face: route, auth, errors, getMe, getUpdates, sendMessage', (
     bot = await createApprovedBot(ctx, 'dev-1', { name: 'Echo Bot', username: 'echo_tg_bot' });
     other = await createApprovedBot(ctx, 'dev-2', { name: 'Other Bot', username: 'other_tg_bot' });
     alice = await ctx.jwt('alice', 'Alice Liddell');
-    const chat = await request(ctx.app.getHttpServer())
-      .post('/api/v1/bots/client/chats/private')
-      .set('Authorization', `Bearer ${alice}`)
-      .send({ bot_id: bot.botId })
-      .expect(201);
-    chatUuid = chat.body.data.id;
+    chatUuid = await openPrivateChat(ctx, alice, bot.botId);
   });
   afterAll(() => ctx.close());
 
@@ -98,7 +93,11 @@ describe('Telegram face: route, auth, errors, getMe, getUpdates, sendMessage', (
     const sent = await request(ctx.app.getHttpServer())
       .post(`/telegram/bot${bot.token}/sendMessage`)
       .type('form')
-      .send({ chat_id: String(chatId), text: 'reply', reply_markup: JSON.stringify({ inline_keyboard: [[{ text: 'ok', callback_data: 'k' }]] }) })
+      .send({
+        chat_id: String(chatId),
+        text: 'reply',
+        reply_markup: JSON.stringify({ inline_keyboard: [[{ text: 'ok', callback_data: 'k' }]] }),
+      })
       .expect(200);
     expect(sent.body.result).toEqual(
       expect.objectContaining({
@@ -112,11 +111,13 @@ describe('Telegram face: route, auth, errors, getMe, getUpdates, sendMessage', (
     expect(empty.body).toEqual({ ok: false, error_code: 400, description: 'Bad Request: message text is empty' });
   });
 
-  it("never lets another bot reach a chat through its integer id: it answers chat not found", async () => {
+  it('never lets another bot reach a chat through its integer id: it answers chat not found', async () => {
     await drain();
     await say('mine');
     const [update] = (await tg(ctx, bot.token, 'getUpdates', {}).expect(200)).body.result;
-    const res = await tg(ctx, other.token, 'sendMessage', { chat_id: update.message.chat.id, text: 'intrude' }).expect(400);
+    const res = await tg(ctx, other.token, 'sendMessage', { chat_id: update.message.chat.id, text: 'intrude' }).expect(
+      400,
+    );
     expect(res.body).toEqual({ ok: false, error_code: 400, description: 'Bad Request: chat not found' });
     const unknown = await tg(ctx, other.token, 'sendMessage', { chat_id: 987654321, text: 'x' }).expect(400);
     expect(unknown.body.description).toBe('Bad Request: chat not found');

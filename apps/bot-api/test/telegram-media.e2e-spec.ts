@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { Api, InputFile, InputMediaBuilder } from 'grammy';
-import { ApprovedBot, BotTestContext, createApprovedBot, startBotApp } from './app-context';
+import { ApprovedBot, BotTestContext, createApprovedBot, openPrivateChat, startBotApp } from './app-context';
 import { callUrl, diskStorage, pngOf, s3Storage, StorageUnderTest } from './file-uploads';
 import { listenForFrameworks } from './telegram-support';
 
@@ -31,12 +31,7 @@ describe.each([
     other = await createApprovedBot(ctx, 'dev-2', { username: 'other_media_bot' });
     api = new Api(bot.token, { apiRoot });
     alice = await ctx.jwt('alice', 'Alice');
-    const chat = await request(ctx.app.getHttpServer())
-      .post('/api/v1/bots/client/chats/private')
-      .set('Authorization', `Bearer ${alice}`)
-      .send({ bot_id: bot.botId })
-      .expect(201);
-    chatUuid = chat.body.data.id;
+    chatUuid = await openPrivateChat(ctx, alice, bot.botId);
     await request(ctx.app.getHttpServer())
       .post(`/api/v1/bots/client/chats/${chatUuid}/messages`)
       .set('Authorization', `Bearer ${alice}`)
@@ -75,7 +70,11 @@ describe.each([
   it('gives a file_path with getFile that the file route serves to this bot only', async () => {
     const sent = await api.sendDocument(chatId, new InputFile(png, 'report.png'));
     const file = await api.getFile(sent.document!.file_id);
-    expect(file).toMatchObject({ file_id: sent.document!.file_id, file_size: png.length, file_path: expect.any(String) });
+    expect(file).toMatchObject({
+      file_id: sent.document!.file_id,
+      file_size: png.length,
+      file_path: expect.any(String),
+    });
     const res = await fetch(`${apiRoot}/file/bot${bot.token}/${file.file_path}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('image/png');

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { Bot as GrammyBot, webhookCallback } from 'grammy';
 import { testCertificate } from '@app/testing';
-import { ApprovedBot, BotTestContext, callBot, createApprovedBot, startBotApp } from './app-context';
+import { ApprovedBot, BotTestContext, callBot, createApprovedBot, openPrivateChat, startBotApp } from './app-context';
 import { DispatcherProcess, startDispatcher } from './dispatcher-process';
 import { listenForFrameworks, until } from './telegram-support';
 
@@ -63,12 +63,7 @@ describe('Telegram face: webhooks in Telegram format through the dispatcher', ()
       DELIVERY_SWEEP_INTERVAL_MS: '200',
     });
     alice = await ctx.jwt('alice', 'Alice');
-    const chat = await request(ctx.app.getHttpServer())
-      .post('/api/v1/bots/client/chats/private')
-      .set('Authorization', `Bearer ${alice}`)
-      .send({ bot_id: bot.botId })
-      .expect(201);
-    chatUuid = chat.body.data.id;
+    chatUuid = await openPrivateChat(ctx, alice, bot.botId);
   });
   afterAll(async () => {
     await dispatcher?.stop();
@@ -78,7 +73,11 @@ describe('Telegram face: webhooks in Telegram format through the dispatcher', ()
 
   it("delivers Telegram Updates with the secret header to grammY's webhookCallback, whose reply reaches the client", async () => {
     const api = new GrammyBot(bot.token, { client: { apiRoot } }).api;
-    await api.setWebhook(hookUrl, { secret_token: SECRET, allowed_updates: ['message', 'callback_query'], max_connections: 5 });
+    await api.setWebhook(hookUrl, {
+      secret_token: SECRET,
+      allowed_updates: ['message', 'callback_query'],
+      max_connections: 5,
+    });
     const info = await api.getWebhookInfo();
     expect(info).toMatchObject({ url: hookUrl, max_connections: 5, allowed_updates: ['message', 'callback_query'] });
 
@@ -103,7 +102,10 @@ describe('Telegram face: webhooks in Telegram format through the dispatcher', ()
     expect(secrets.every((secret) => secret === SECRET)).toBe(true);
 
     // getUpdates is refused while the webhook is set, in Telegram's words.
-    const refused = await request(ctx.app.getHttpServer()).post(`/telegram/bot${bot.token}/getUpdates`).send({}).expect(409);
+    const refused = await request(ctx.app.getHttpServer())
+      .post(`/telegram/bot${bot.token}/getUpdates`)
+      .send({})
+      .expect(409);
     expect(refused.body.description).toBe(
       "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
     );
@@ -116,8 +118,8 @@ describe('Telegram face: webhooks in Telegram format through the dispatcher', ()
       .set('Authorization', `Bearer ${alice}`)
       .send({ text: 'native again' })
       .expect(201);
-    const arrived = await until(async () =>
-      native.find((r) => (r.body.message as { text?: string } | undefined)?.text === 'native again'),
+    const arrived = await until(
+      async () => native.find((r) => (r.body.message as { text?: string } | undefined)?.text === 'native again'),
       15_000,
     );
     expect(arrived.secret).toBeUndefined();

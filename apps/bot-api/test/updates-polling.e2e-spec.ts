@@ -6,7 +6,7 @@ import { createTestApp } from '@app/testing';
 import { AppModule } from '../src/app.module';
 import { BotConfig } from '../src/config/bot.config';
 import { PollingService } from '../src/updates/polling.service';
-import { ApprovedBot, BotTestContext, callBot, createApprovedBot, startBotApp } from './app-context';
+import { ApprovedBot, BotTestContext, callBot, createApprovedBot, openPrivateChat, startBotApp } from './app-context';
 
 describe('getUpdates: offset, limit, long polling, conflicts (spec 6.5)', () => {
   let ctx: BotTestContext;
@@ -18,12 +18,7 @@ describe('getUpdates: offset, limit, long polling, conflicts (spec 6.5)', () => 
     ctx = await startBotApp();
     bot = await createApprovedBot(ctx, 'dev-1', { username: 'poll_bot' });
     alice = await ctx.jwt('alice', 'Alice');
-    const chat = await request(ctx.app.getHttpServer())
-      .post('/api/v1/bots/client/chats/private')
-      .set('Authorization', `Bearer ${alice}`)
-      .send({ bot_id: bot.botId })
-      .expect(201);
-    chatId = chat.body.data.id;
+    chatId = await openPrivateChat(ctx, alice, bot.botId);
   });
   afterAll(() => ctx.close());
 

@@ -1,6 +1,14 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { ApprovedBot, BotTestContext, callBot, createApprovedBot, startBotApp, submitBot } from './app-context';
+import {
+  ApprovedBot,
+  BotTestContext,
+  callBot,
+  createApprovedBot,
+  openPrivateChat,
+  startBotApp,
+  submitBot,
+} from './app-context';
 
 const HOOK = 'https://hooks.example.test/bot';
 const SECRET = 'S3cret_token-x';
@@ -20,12 +28,7 @@ describe('webhook configuration and delivery console', () => {
     ]);
     bot = await createApprovedBot(ctx, 'dev-1', { username: 'config_bot' });
     alice = await ctx.jwt('alice', 'Alice');
-    const chat = await request(ctx.app.getHttpServer())
-      .post('/api/v1/bots/client/chats/private')
-      .set('Authorization', `Bearer ${alice}`)
-      .send({ bot_id: bot.botId })
-      .expect(201);
-    chatId = chat.body.data.id;
+    chatId = await openPrivateChat(ctx, alice, bot.botId);
   });
   afterAll(async () => {
     await Promise.all([ctx?.close(), strict?.close()]);
