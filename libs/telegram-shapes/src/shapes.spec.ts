@@ -38,6 +38,24 @@ describe('telegram-shapes', () => {
     expect(mapped.text).toBeUndefined();
   });
 
+  it('maps a video and an animation under their own member with size, duration, name and type', () => {
+    const file = { file_id: 'f-2', file_name: 'a.mp4', mime_type: 'video/mp4', file_size: 99, width: 640, height: 360, duration: 7 };
+    for (const kind of ['video', 'animation'] as const) {
+      const mapped = toTelegramMessage(message({ kind, file, text: null }), ids);
+      expect(mapped[kind]).toEqual({
+        file_id: 'f-2',
+        file_unique_id: 'f2',
+        file_size: 99,
+        width: 640,
+        height: 360,
+        duration: 7,
+        file_name: 'a.mp4',
+        mime_type: 'video/mp4',
+      });
+      expect(Object.keys(mapped).filter((key) => ['video', 'animation', 'document'].includes(key))).toEqual([kind]);
+    }
+  });
+
   it('marks commands and mentions as entities in UTF-16 offsets', () => {
     expect(textEntities('😀 /start@my_bot and @someone')).toEqual([
       { type: 'bot_command', offset: 3, length: 13 },

@@ -83,19 +83,9 @@ function mediaOf(kind: string, file: NativeFile): TelegramObject {
     case 'photo':
       return { photo: [present({ ...base, width: file.width ?? 0, height: file.height ?? 0 })] };
     case 'video':
-      return {
-        video: present({
-          ...base,
-          width: file.width ?? 0,
-          height: file.height ?? 0,
-          duration: file.duration ?? 0,
-          file_name: file.file_name,
-          mime_type: file.mime_type,
-        }),
-      };
     case 'animation':
       return {
-        animation: present({
+        [kind]: present({
           ...base,
           width: file.width ?? 0,
           height: file.height ?? 0,
