@@ -5,6 +5,10 @@ const path = require('node:path');
 module.exports = {
   testEnvironment: 'node',
   transform: {
+    '^.+/node_modules/@nestjs/bull(mq|-shared)/.+\\.js$': [
+      '@swc/jest',
+      { jsc: { target: 'es2022' }, module: { type: 'commonjs' } },
+    ],
     '^.+\\.ts$': [
       '@swc/jest',
       {
@@ -19,9 +23,12 @@ module.exports = {
       },
     ],
   },
+  // @nestjs/bullmq (and its shared part) ship only ES modules, which Jest's CommonJS runtime cannot
+  // require on this Node; SWC turns them into CommonJS like the project's own files.
+  transformIgnorePatterns: ['/node_modules/(?!@nestjs/bull(mq|-shared)/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
-    '^@app/(auth|envelope|idempotency|platform|rate-limits|telegram-shapes|testing|webhook-queue)$': path.join(__dirname, 'libs/$1/src/index.ts'),
+    '^@app/(auth|coordination|envelope|idempotency|platform|rate-limits|telegram-shapes|testing|webhook-queue)$': path.join(__dirname, 'libs/$1/src/index.ts'),
     // Typed clients generated from the OpenAPI documents, for the e2e tests that drive the apps as integrators do.
     '^@clients/(bot-api|voucher-api)$': path.join(__dirname, 'clients/$1/index.ts'),
   },

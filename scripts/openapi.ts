@@ -41,7 +41,7 @@ export async function writeOpenApiDocuments(outDir: string, env: NodeJS.ProcessE
   mkdirSync(outDir, { recursive: true });
   const written: string[] = [];
   for (const target of targets) {
-    const module = target.module({ LOG_LEVEL: 'silent', ...env });
+    const module = target.module({ LOG_LEVEL: 'silent', COORDINATION_BACKEND: 'redis', ...env });
     const app = await NestFactory.create(module as never, { preview: true, logger: false, abortOnError: false });
     const document = buildOpenApiDocument(app, target.spec);
     await app.close();

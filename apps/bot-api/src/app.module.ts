@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { CoordinationModule, coordinationSettings } from '@app/coordination';
 import { AuthModule } from '@app/auth';
 import { EnvelopeModule, botEnvelope } from '@app/envelope';
 import { IdempotencyModule } from '@app/idempotency';
@@ -8,7 +9,6 @@ import {
   HttpFoundationModule,
   loggingModule,
   MetricsModule,
-  RedisModule,
 } from '@app/platform';
 import { AdminModule } from './admin/admin.module';
 import { BotsModule } from './bots/bots.module';
@@ -57,7 +57,7 @@ export class AppModule {
         EnvelopeModule.forRoot(botEnvelope, BotErrors),
         HttpFoundationModule.forRoot({ bodyLimit: config.BODY_LIMIT, skipJsonBody: readsOwnBody }),
         databaseModule(config, botMigrations),
-        RedisModule.forRoot(config.REDIS_URL, 'bot-api', config.REDIS_KEY_PREFIX),
+        CoordinationModule.forRoot(coordinationSettings(config, 'bot-api')),
         AuthModule.forRoot({
           config,
           directory: UsersDirectory,
@@ -65,7 +65,7 @@ export class AppModule {
           internalApiToken: config.INTERNAL_API_TOKEN,
         }),
         IdempotencyModule.forRoot({ ttlMs: config.IDEMPOTENCY_TTL_MS }),
-        HealthModule.forRoot(),
+        HealthModule.forRoot(config.coordinationBackend),
         MetricsModule,
         RateLimitsModule,
         UsersModule,

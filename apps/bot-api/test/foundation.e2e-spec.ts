@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { createTestApp } from '@app/testing';
+import { createTestApp, readinessInfo } from '@app/testing';
 import { AppModule } from '../src/app.module';
 import { BotTestContext, startBotApp } from './app-context';
 
@@ -11,9 +11,9 @@ describe('bot-api foundation', () => {
   });
   afterAll(() => ctx.close());
 
-  it('answers readiness 200 when database and Redis are up', async () => {
+  it('answers readiness 200 naming the coordination mode, with what that mode depends on up', async () => {
     const res = await request(ctx.app.getHttpServer()).get('/health/ready').expect(200);
-    expect(res.body.info).toEqual({ database: { status: 'up' }, redis: { status: 'up' } });
+    expect(res.body.info).toEqual(readinessInfo(ctx.config.coordinationBackend));
   });
 
   it('renders an unknown route in the bot envelope with an X-Service-Request-Id UUID', async () => {

@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { CoordinationModule, coordinationSettings } from '@app/coordination';
 import { botEnvelope, EnvelopeModule } from '@app/envelope';
 import {
   databaseModule,
@@ -6,7 +7,6 @@ import {
   HttpFoundationModule,
   loggingModule,
   MetricsModule,
-  RedisModule,
 } from '@app/platform';
 import { DispatcherConfig } from './config/dispatcher.config';
 import { DeliveryModule } from './delivery/delivery.module';
@@ -23,8 +23,8 @@ export class AppModule {
         EnvelopeModule.forRoot(botEnvelope),
         HttpFoundationModule.forRoot({ bodyLimit: config.BODY_LIMIT }),
         databaseModule(config, []),
-        RedisModule.forRoot(config.REDIS_URL, 'bot-dispatcher', config.REDIS_KEY_PREFIX),
-        HealthModule.forRoot(),
+        CoordinationModule.forRoot(coordinationSettings(config, 'bot-dispatcher')),
+        HealthModule.forRoot(config.coordinationBackend),
         MetricsModule,
         DeliveryModule,
       ],

@@ -1,6 +1,13 @@
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@app/platform';
-import { createEmptyDatabase, createTestApp, TestDatabase, testEnv, testRedisPrefix } from '@app/testing';
+import {
+  createEmptyDatabase,
+  createTestApp,
+  readinessInfo,
+  TestDatabase,
+  testEnv,
+  testRedisPrefix,
+} from '@app/testing';
 import request from 'supertest';
 import { AppModule } from '../src/app.module';
 import { DispatcherConfig } from '../src/config/dispatcher.config';
@@ -8,10 +15,11 @@ import { DispatcherConfig } from '../src/config/dispatcher.config';
 describe('bot-dispatcher foundation', () => {
   let app: INestApplication;
   let database: TestDatabase;
+  let config: DispatcherConfig;
 
   beforeAll(async () => {
     database = await createEmptyDatabase('dispatcher');
-    const config = loadConfig(DispatcherConfig, testEnv(database.name, testRedisPrefix()));
+    config = loadConfig(DispatcherConfig, testEnv(database.name, testRedisPrefix()));
     app = await createTestApp(AppModule.forRoot(config));
   });
   afterAll(async () => {
@@ -19,9 +27,9 @@ describe('bot-dispatcher foundation', () => {
     await database.drop();
   });
 
-  it('answers readiness 200 with database and Redis up', async () => {
+  it('answers readiness 200 naming the coordination mode, with what that mode depends on up', async () => {
     const res = await request(app.getHttpServer()).get('/health/ready').expect(200);
-    expect(res.body.info).toEqual({ database: { status: 'up' }, redis: { status: 'up' } });
+    expect(res.body.info).toEqual(readinessInfo(config.coordinationBackend));
   });
 
   it('does not create or migrate the bot database on its own by default', () => {

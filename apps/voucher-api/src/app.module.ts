@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { CoordinationModule, coordinationSettings } from '@app/coordination';
 import { AuthModule } from '@app/auth';
 import { EnvelopeModule, voucherEnvelope } from '@app/envelope';
 import { IdempotencyModule } from '@app/idempotency';
@@ -8,7 +9,6 @@ import {
   HttpFoundationModule,
   loggingModule,
   MetricsModule,
-  RedisModule,
 } from '@app/platform';
 import { AdminModule } from './admin/admin.module';
 import { AllocationsModule } from './allocations/allocations.module';
@@ -40,10 +40,10 @@ export class AppModule {
         EnvelopeModule.forRoot(voucherEnvelope, VoucherErrors),
         HttpFoundationModule.forRoot({ bodyLimit: config.BODY_LIMIT }),
         databaseModule(config, voucherMigrations),
-        RedisModule.forRoot(config.REDIS_URL, 'voucher-api', config.REDIS_KEY_PREFIX),
+        CoordinationModule.forRoot(coordinationSettings(config, 'voucher-api')),
         AuthModule.forRoot({ config, directory: UsersDirectory, imports: [UsersModule] }),
         IdempotencyModule.forRoot({ ttlMs: config.IDEMPOTENCY_TTL_MS }),
-        HealthModule.forRoot(),
+        HealthModule.forRoot(config.coordinationBackend),
         MetricsModule,
         UsersModule,
         ApplicationsModule,

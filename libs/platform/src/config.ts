@@ -43,6 +43,10 @@ export function EnvIntList(): PropertyDecorator {
   };
 }
 
+/** Where the replicas of a service share queues, rate limits and wake-ups. */
+export const COORDINATION_BACKENDS = ['redis', 'postgres'] as const;
+export type CoordinationBackend = (typeof COORDINATION_BACKENDS)[number];
+
 /** Settings every service process shares. Apps extend it with their own variables and defaults. */
 export class ServiceConfig {
   @IsIn(['development', 'test', 'production'])
@@ -101,6 +105,14 @@ export class ServiceConfig {
   @IsString()
   REDIS_KEY_PREFIX = '';
 
+  /**
+   * `redis` or `postgres` (the PostgreSQL-only mode: queues, limits and wake-ups in the service's own
+   * database). Required in production; elsewhere, when unset, Redis is used if it answers at boot.
+   */
+  @IsOptional()
+  @IsIn(COORDINATION_BACKENDS, { message: 'COORDINATION_BACKEND must be redis or postgres' })
+  COORDINATION_BACKEND?: CoordinationBackend;
+
   @IsString()
   @MinLength(2)
   BODY_LIMIT = '1mb';
@@ -115,9 +127,21 @@ export class ServiceConfig {
     return this.DB_AUTO_CREATE ?? this.NODE_ENV !== 'production';
   }
 
+  /** The backend chosen at boot (see resolveCoordinationBackend); reading it earlier is a programming error. */
+  get coordinationBackend(): CoordinationBackend {
+    if (!this.COORDINATION_BACKEND) {
+      throw new Error('COORDINATION_BACKEND is not resolved yet: call resolveCoordinationBackend() at boot');
+    }
+    return this.COORDINATION_BACKEND;
+  }
+
   /** Cross-field and production-only rules; subclasses add theirs. */
   extraProblems(): string[] {
-    return [];
+    const problems: string[] = [];
+    if (this.NODE_ENV === 'production' && !this.COORDINATION_BACKEND) {
+      problems.push('COORDINATION_BACKEND: production needs an explicit choice of redis or postgres');
+    }
+    return problems;
   }
 }
 

@@ -1,21 +1,26 @@
-import { Controller, DynamicModule, Get, Inject, Injectable, Module, Res } from '@nestjs/common';
+import { Controller, DynamicModule, Get, Inject, Injectable, Module, Optional, Res } from '@nestjs/common';
 import {
   HealthCheckError,
   HealthCheckService,
+  HealthIndicatorFunction,
   HealthIndicatorResult,
   TerminusModule,
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
 import type { Response } from 'express';
 import type Redis from 'ioredis';
+import type { CoordinationBackend } from './config';
 import { REDIS } from './redis';
+
+const HEALTH_BACKEND = Symbol('HEALTH_BACKEND');
 
 @Injectable()
 class RedisHealthIndicator {
-  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+  constructor(@Optional() @Inject(REDIS) private readonly redis?: Redis) {}
 
   async ping(key: string): Promise<HealthIndicatorResult> {
     try {
+      if (!this.redis) throw new Error('no Redis client in this process');
       await this.redis.ping();
       return { [key]: { status: 'up' } };
     } catch (error) {
@@ -26,16 +31,27 @@ class RedisHealthIndicator {
 }
 
 /**
- * Liveness says the process runs; readiness says it can serve (database and Redis answer).
+ * Liveness says the process runs; readiness says it can serve: the database answers and so does
+ * whatever the coordination backend adds (Redis in Redis mode; nothing more in the PostgreSQL-only
+ * mode, whose queues and limits live in that database). The `coordination` entry names the mode.
  * Both answer in Terminus' own format, which probes and operators expect, not in the API envelope.
  */
 @Controller('health')
 class HealthController {
+  private readonly checks: HealthIndicatorFunction[];
+
   constructor(
     private readonly health: HealthCheckService,
-    private readonly db: TypeOrmHealthIndicator,
-    private readonly redis: RedisHealthIndicator,
-  ) {}
+    db: TypeOrmHealthIndicator,
+    redis: RedisHealthIndicator,
+    @Inject(HEALTH_BACKEND) backend: CoordinationBackend,
+  ) {
+    this.checks = [
+      () => ({ coordination: { status: 'up', backend } }),
+      () => db.pingCheck('database', { timeout: 2000 }),
+      ...(backend === 'redis' ? [() => redis.ping('redis')] : []),
+    ];
+  }
 
   @Get('live')
   live(@Res() res: Response): void {
@@ -45,11 +61,7 @@ class HealthController {
   @Get('ready')
   async ready(@Res() res: Response): Promise<void> {
     try {
-      const result = await this.health.check([
-        () => this.db.pingCheck('database', { timeout: 2000 }),
-        () => this.redis.ping('redis'),
-      ]);
-      res.status(200).json(result);
+      res.status(200).json(await this.health.check(this.checks));
     } catch (error) {
       const body = (error as { getResponse?: () => unknown }).getResponse?.() ?? { status: 'error' };
       res.status(503).json(body);
@@ -59,12 +71,12 @@ class HealthController {
 
 @Module({})
 export class HealthModule {
-  static forRoot(): DynamicModule {
+  static forRoot(backend: CoordinationBackend): DynamicModule {
     return {
       module: HealthModule,
       imports: [TerminusModule.forRoot({ errorLogStyle: 'json', logger: false })],
       controllers: [HealthController],
-      providers: [RedisHealthIndicator],
+      providers: [RedisHealthIndicator, { provide: HEALTH_BACKEND, useValue: backend }],
     };
   }
 }

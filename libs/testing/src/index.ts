@@ -1,3 +1,4 @@
+export * from './backends';
 export * from './test-app';
 export * from './test-database';
 export * from './migration-round-trip';

@@ -3,6 +3,7 @@ import { Test } from '@nestjs/testing';
 import { configureHttpApp } from '@app/platform';
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
+import { defaultTestBackend } from './backends';
 
 /**
  * Boots a module as the real HTTP app does (own body parsing, envelope, validation), without listening.
@@ -28,7 +29,9 @@ export function testRedisPrefix(): string {
   return `test:${randomBytes(5).toString('hex')}:`;
 }
 
+/** Removes a test's keys; a no-op where this run has no Redis. */
 export async function deleteRedisKeys(url: string, prefix: string): Promise<void> {
+  if (process.env.TEST_REDIS_AVAILABLE === '0') return;
   const redis = new Redis(url);
   try {
     let cursor = '0';
@@ -42,7 +45,10 @@ export async function deleteRedisKeys(url: string, prefix: string): Promise<void
   }
 }
 
-/** The environment a test app boots with: quiet logs, its own database and Redis prefix. */
+/**
+ * The environment a test app boots with: quiet logs, its own database and Redis prefix, and the
+ * coordination backend of the suite (`COORDINATION_BACKEND` in `extra`) or of the run.
+ */
 export function testEnv(database: string, redisPrefix: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
     NODE_ENV: 'test',
@@ -56,6 +62,7 @@ export function testEnv(database: string, redisPrefix: string, extra: Record<str
     DB_POOL_SIZE: '10',
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     REDIS_KEY_PREFIX: redisPrefix,
+    COORDINATION_BACKEND: defaultTestBackend(),
     ...extra,
   };
 }

@@ -1,0 +1,5 @@
+export default {
+  displayName: 'coordination',
+  preset: '../../jest.preset.js',
+  rootDir: __dirname,
+};

@@ -1,0 +1,57 @@
+import { createPostgresBackend, setDefaultBackendFactory } from 'bullmq';
+import type { ConnectionOptions, RedisOptions } from 'bullmq';
+import type { CoordinationBackend } from '@app/platform';
+import type { CoordinationSettings } from './coordination-settings';
+
+/** The PostgreSQL schema that holds BullMQ's tables in each service database (PostgreSQL-only mode). */
+export const QUEUE_SCHEMA = 'bullmq';
+
+/**
+ * Points every BullMQ Queue and Worker this process builds at the backend. It is process-wide because
+ * @nestjs/bullmq constructs queues and workers without a backend argument; a process runs one mode.
+ */
+export function selectQueueBackend(backend: CoordinationBackend): void {
+  setDefaultBackendFactory(backend === 'postgres' ? createPostgresBackend : undefined);
+}
+
+export type QueueRole = 'producer' | 'worker';
+
+/** Options of a Queue or Worker: where it connects and, on Redis, the key prefix. */
+export interface QueueClientOptions {
+  connection: ConnectionOptions;
+  prefix?: string;
+}
+
+/** BullMQ keys live under `${REDIS_KEY_PREFIX}bull`, beside the app's other prefixed keys. */
+export function queueKeyPrefix(redisKeyPrefix: string): string {
+  return `${redisKeyPrefix}bull`;
+}
+
+/**
+ * Connection options for a Queue or Worker that BullMQ itself opens and closes. On Redis a producer
+ * fails fast while Redis is down (an API request never waits on it; an outbox sweep enqueues later)
+ * and a worker blocks and reconnects, as BullMQ requires. On PostgreSQL each client gets a small pool
+ * of its own in the service database, with BullMQ's tables in their own schema.
+ */
+export function queueClientOptions(settings: CoordinationSettings, role: QueueRole, name: string): QueueClientOptions {
+  if (settings.backend === 'postgres') {
+    const db = settings.database;
+    const pool = {
+      host: db.host,
+      port: db.port,
+      user: db.user,
+      password: db.password,
+      database: db.database,
+      max: role === 'worker' ? 4 : 2,
+      application_name: name,
+      connectionTimeoutMillis: 5000,
+      schema: QUEUE_SCHEMA,
+    };
+    return { connection: pool as unknown as ConnectionOptions };
+  }
+  const redis: RedisOptions =
+    role === 'worker'
+      ? { connectionName: name, maxRetriesPerRequest: null }
+      : { connectionName: name, maxRetriesPerRequest: 1, enableOfflineQueue: false };
+  return { connection: { url: settings.redisUrl, ...redis }, prefix: queueKeyPrefix(settings.redisKeyPrefix) };
+}
