@@ -1,5 +1,6 @@
 import { testCertificate } from '@app/testing';
-import { deliverJobId, WEBHOOK_QUEUE, webhookQueuePrefix } from '@app/webhook-queue';
+import { queueKeyPrefix } from '@app/coordination';
+import { deliverJobId, WEBHOOK_QUEUE } from '@app/webhook-queue';
 import IORedis from 'ioredis';
 import { DeliveryQueue } from '../../apps/bot-api/src/deliveries/delivery-queue';
 import { callBot } from '../../apps/bot-api/test/app-context';
@@ -80,7 +81,7 @@ describe("fault 5: one bot whose receiver hangs does not move another bot's late
       return enqueue(jobs);
     };
     redis = new IORedis(stack.ctx.config.REDIS_URL);
-    events = `${webhookQueuePrefix(stack.ctx.config.REDIS_KEY_PREFIX)}:${WEBHOOK_QUEUE}:events`;
+    events = `${queueKeyPrefix(stack.ctx.config.REDIS_KEY_PREFIX)}:${WEBHOOK_QUEUE}:events`;
   }, 60_000);
   afterAll(async () => {
     await redis?.quit();

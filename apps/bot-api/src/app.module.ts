@@ -3,13 +3,7 @@ import { CoordinationModule, coordinationSettings } from '@app/coordination';
 import { AuthModule } from '@app/auth';
 import { EnvelopeModule, botEnvelope } from '@app/envelope';
 import { IdempotencyModule } from '@app/idempotency';
-import {
-  databaseModule,
-  HealthModule,
-  HttpFoundationModule,
-  loggingModule,
-  MetricsModule,
-} from '@app/platform';
+import { databaseModule, HealthModule, HttpFoundationModule, loggingModule, MetricsModule } from '@app/platform';
 import { AdminModule } from './admin/admin.module';
 import { BotsModule } from './bots/bots.module';
 import { BotConfig } from './config/bot.config';
@@ -34,6 +28,7 @@ import { StaffDeliveriesModule } from './staff-deliveries/staff-deliveries.modul
 import { TelegramModule } from './telegram/telegram.module';
 import { TELEGRAM_ROUTE_PREFIX } from './telegram/telegram-route';
 import { BotErrors } from './bot-errors';
+import { botApiPeriodicWork } from './periodic-work';
 import { STORAGE_ROUTE } from './files/storage/disk-file-storage';
 import type { Request } from 'express';
 
@@ -67,6 +62,7 @@ export class AppModule {
         IdempotencyModule.forRoot({ ttlMs: config.IDEMPOTENCY_TTL_MS }),
         HealthModule.forRoot(config.coordinationBackend),
         MetricsModule,
+        botApiPeriodicWork(),
         RateLimitsModule,
         UsersModule,
         BotsModule,

@@ -11,6 +11,7 @@ export function startDispatcher(ctx: BotTestContext, extraEnv: Record<string, st
   return startServiceProcess(
     'apps/bot-dispatcher/src/main.ts',
     testEnv(ctx.config.DB_NAME, ctx.config.REDIS_KEY_PREFIX, {
+      COORDINATION_BACKEND: ctx.config.coordinationBackend,
       LOG_LEVEL: process.env.TEST_DEBUG ? 'info' : 'warn',
       WEBHOOK_SECRET_KEY: ctx.config.WEBHOOK_SECRET_KEY,
       ...extraEnv,

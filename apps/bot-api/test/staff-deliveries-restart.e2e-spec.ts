@@ -36,6 +36,7 @@ describe('redrive job across a bot-api crash', () => {
     const instance = await startServiceProcess(
       'apps/bot-api/src/main.ts',
       testEnv(ctx.config.DB_NAME, ctx.config.REDIS_KEY_PREFIX, {
+      COORDINATION_BACKEND: ctx.config.coordinationBackend,
         LOG_LEVEL: process.env.TEST_DEBUG ? 'info' : 'warn',
         WEBHOOK_ALLOW_PRIVATE: 'true',
         WEBHOOK_SECRET_KEY: ctx.config.WEBHOOK_SECRET_KEY,

@@ -1,15 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { CoordinationModule, coordinationSettings } from '@app/coordination';
+import { CoordinationModule, coordinationSettings, PeriodicWorkModule } from '@app/coordination';
 import { AuthModule } from '@app/auth';
 import { EnvelopeModule, voucherEnvelope } from '@app/envelope';
-import { IdempotencyModule } from '@app/idempotency';
-import {
-  databaseModule,
-  HealthModule,
-  HttpFoundationModule,
-  loggingModule,
-  MetricsModule,
-} from '@app/platform';
+import { IdempotencyModule, IdempotencyPurge } from '@app/idempotency';
+import { databaseModule, HealthModule, HttpFoundationModule, loggingModule, MetricsModule } from '@app/platform';
 import { AdminModule } from './admin/admin.module';
 import { AllocationsModule } from './allocations/allocations.module';
 import { AppAuthModule } from './app-auth/app-auth.module';
@@ -59,6 +53,7 @@ export class AppModule {
         RecipientsModule,
         AllocationsModule,
         HolderModule,
+        PeriodicWorkModule.forRoot({ queue: 'voucher-api-periodic', tasks: { 'idempotency-purge': IdempotencyPurge } }),
       ],
       providers: [{ provide: VoucherConfig, useValue: config }],
       exports: [VoucherConfig],

@@ -1,40 +1,25 @@
-import {
-  DynamicModule,
-  Global,
-  Inject,
-  Injectable,
-  Logger,
-  Module,
-  OnApplicationShutdown,
-  OnModuleInit,
-} from '@nestjs/common';
+import { DynamicModule, Global, Inject, Injectable, Logger, Module } from '@nestjs/common';
+import type { PeriodicTask } from '@app/coordination';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { DEFAULT_IDEMPOTENCY_OPTIONS, IDEMPOTENCY_OPTIONS, IdempotencyOptions } from './idempotency.options';
 import { IdempotencyStore } from './idempotency.store';
 
+/** Drops expired keys; an app lists it in its periodic work so that it runs once per cluster. */
 @Injectable()
-class IdempotencyPurger implements OnModuleInit, OnApplicationShutdown {
-  private timer?: NodeJS.Timeout;
+export class IdempotencyPurge implements PeriodicTask {
   private readonly logger = new Logger('Idempotency');
+  readonly everyMs: number;
 
   constructor(
     private readonly store: IdempotencyStore,
-    @Inject(IDEMPOTENCY_OPTIONS) private readonly options: IdempotencyOptions,
-  ) {}
-
-  onModuleInit(): void {
-    if (this.options.purgeIntervalMs <= 0) return;
-    this.timer = setInterval(() => {
-      this.store
-        .purgeExpired()
-        .then((count) => count > 0 && this.logger.log(`purged ${count} expired idempotency keys`))
-        .catch((error: Error) => this.logger.warn(`purge failed: ${error.message}`));
-    }, this.options.purgeIntervalMs);
-    this.timer.unref();
+    @Inject(IDEMPOTENCY_OPTIONS) options: IdempotencyOptions,
+  ) {
+    this.everyMs = options.purgeIntervalMs;
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
+  async run(): Promise<void> {
+    const count = await this.store.purgeExpired();
+    if (count > 0) this.logger.log(`purged ${count} expired idempotency keys`);
   }
 }
 
@@ -48,9 +33,9 @@ export class IdempotencyModule {
         { provide: IDEMPOTENCY_OPTIONS, useValue: { ...DEFAULT_IDEMPOTENCY_OPTIONS, ...options } },
         IdempotencyStore,
         IdempotencyInterceptor,
-        IdempotencyPurger,
+        IdempotencyPurge,
       ],
-      exports: [IdempotencyStore, IdempotencyInterceptor],
+      exports: [IdempotencyStore, IdempotencyInterceptor, IdempotencyPurge],
     };
   }
 }

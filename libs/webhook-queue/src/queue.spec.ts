@@ -1,4 +1,4 @@
-import { deliverJobId, deliverJobOptions, deliveryBackoff, RetryLaterError, webhookQueuePrefix } from './queue';
+import { deliverJobId, deliverJobOptions, deliveryBackoff, RetryLaterError } from './queue';
 
 describe('webhook queue contract', () => {
   it('derives one job id per delivery and series, without the ":" BullMQ refuses', () => {
@@ -20,9 +20,5 @@ describe('webhook queue contract', () => {
 
   it('takes the retry delay from the failed attempt', () => {
     expect(deliveryBackoff(1, 'delivery-schedule', new RetryLaterError('HTTP 500', 300000))).toBe(300000);
-  });
-
-  it('keeps BullMQ keys under the app prefix', () => {
-    expect(webhookQueuePrefix('staging:')).toBe('staging:bull');
   });
 });

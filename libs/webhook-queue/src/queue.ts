@@ -1,4 +1,3 @@
-import IORedis, { RedisOptions } from 'ioredis';
 import type { DefaultJobOptions, JobsOptions } from 'bullmq';
 
 /** The one queue between bot-api (producer) and bot-dispatcher (consumer). */
@@ -59,46 +58,6 @@ export function deliverJobOptions(data: DeliverJobData, delayMs = 0): JobsOption
     delay: delayMs,
     ...WEBHOOK_DEFAULT_JOB_OPTIONS,
   };
-}
-
-/** BullMQ keys live under `${REDIS_KEY_PREFIX}bull`, beside the app's other prefixed keys. */
-export function webhookQueuePrefix(redisKeyPrefix: string): string {
-  return `${redisKeyPrefix}bull`;
-}
-
-export type QueueConnectionRole = 'producer' | 'worker';
-
-/**
- * A dedicated ioredis connection for BullMQ (it must not carry ioredis' keyPrefix; BullMQ prefixes
- * itself). The producer fails fast while Redis is down, so an API request never waits on it (the
- * sweeper enqueues later); the worker blocks and reconnects, as BullMQ requires.
- */
-export function createQueueConnection(redisUrl: string, role: QueueConnectionRole, name: string): IORedis {
-  const options: RedisOptions =
-    role === 'worker'
-      ? { connectionName: name, maxRetriesPerRequest: null }
-      : { connectionName: name, maxRetriesPerRequest: 1, enableOfflineQueue: false };
-  return new IORedis(redisUrl, options);
-}
-
-/**
- * Closes a BullMQ Queue or Worker and then the connection it was given. BullMQ never closes a
- * connection it did not create, and quitting one while BullMQ still waits for it to become ready
- * surfaces as an unhandled "Connection is closed" error, hence the bounded wait for readiness first.
- */
-export async function closeQueueClient(
-  client: { close(): Promise<void>; waitUntilReady(): Promise<unknown> },
-  connection: IORedis,
-  readyWaitMs = 2000,
-): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    client.waitUntilReady().catch(() => undefined),
-    new Promise((resolve) => (timer = setTimeout(resolve, readyWaitMs))),
-  ]);
-  clearTimeout(timer);
-  await client.close().catch(() => undefined);
-  await connection.quit().catch(() => connection.disconnect());
 }
 
 /** Thrown by the processor after a failed attempt that will be retried; carries the delay of the schedule. */

@@ -1,13 +1,13 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { DeliveryStore, WebhookDelivery, WebhookDeliveryAttempt } from '@app/webhook-queue';
+import { DeliveryStore, registerWebhookQueue, WebhookDelivery, WebhookDeliveryAttempt } from '@app/webhook-queue';
 import { DeliveriesController } from './deliveries.controller';
 import { DeliveriesService } from './deliveries.service';
 import { DeliveryQueue } from './delivery-queue';
 import { WebhookOutbox } from './webhook-outbox';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([WebhookDelivery, WebhookDeliveryAttempt])],
+  imports: [TypeOrmModule.forFeature([WebhookDelivery, WebhookDeliveryAttempt]), registerWebhookQueue('producer')],
   controllers: [DeliveriesController],
   providers: [DeliveryStore, DeliveriesService, DeliveryQueue, WebhookOutbox],
   exports: [DeliveryStore, DeliveryQueue, WebhookOutbox],

@@ -1,30 +1,27 @@
-import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { InjectQueue } from '@nestjs/bullmq';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { createWebhookProducer, DeliverJobData, WebhookProducer } from '@app/webhook-queue';
+import { addDeliverJobs, DeliverJobData, WEBHOOK_QUEUE } from '@app/webhook-queue';
+import type { Queue } from 'bullmq';
 import { DataSource, EntityManager } from 'typeorm';
-import { BotConfig } from '../config/bot.config';
 import { AfterCommit } from '../database/after-commit';
 
 /**
  * Producer side of the webhook queue. Jobs are added only after the transaction that wrote their
- * delivery rows committed, so the dispatcher always finds the row; a failed add (Redis down) is only
- * logged, because the dispatcher's sweeper enqueues every due delivery from PostgreSQL.
+ * delivery rows committed, so the dispatcher always finds the row; a failed add (the queue's backend
+ * unreachable) is only logged, because the dispatcher's sweeper enqueues every due delivery from PostgreSQL.
  */
 @Injectable()
-export class DeliveryQueue implements OnModuleDestroy {
+export class DeliveryQueue {
   private readonly logger = new Logger(DeliveryQueue.name);
-  private readonly producer: WebhookProducer;
   private readonly afterCommit: AfterCommit<DeliverJobData>;
 
-  constructor(@InjectDataSource() dataSource: DataSource, config: BotConfig) {
-    this.producer = createWebhookProducer({
-      redisUrl: config.REDIS_URL,
-      redisKeyPrefix: config.REDIS_KEY_PREFIX,
-      connectionName: 'bot-api-webhook-queue',
-      label: 'webhook queue',
-      logger: this.logger,
-    });
+  constructor(
+    @InjectDataSource() dataSource: DataSource,
+    @InjectQueue(WEBHOOK_QUEUE) private readonly queue: Queue<DeliverJobData>,
+  ) {
     this.afterCommit = new AfterCommit(dataSource, (jobs) => void this.enqueue(jobs));
+    queue.on('error', (error: Error) => this.logger.warn(`webhook queue: ${error.message}`));
   }
 
   /** Adds the jobs once the manager's transaction commits (at once when there is none). */
@@ -36,13 +33,9 @@ export class DeliveryQueue implements OnModuleDestroy {
   async enqueue(jobs: DeliverJobData[]): Promise<void> {
     if (jobs.length === 0) return;
     try {
-      await this.producer.deliver(jobs);
+      await addDeliverJobs(this.queue, jobs);
     } catch (error) {
       this.logger.warn(`${jobs.length} delivery job(s) left to the sweeper: ${(error as Error).message}`);
     }
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.producer.close();
   }
 }

@@ -1,4 +1,5 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import type { PeriodicTask } from '@app/coordination';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { BotConfig } from '../config/bot.config';
@@ -10,29 +11,29 @@ const BATCH = 100;
 /**
  * Periodic removal of uploads never completed, once expired: their bytes, then their rows. A PUT that
  * started just before the expiry may still be writing to an S3 store, so rows wait a grace period of
- * the upload lifetime (at most 5 minutes) past expiry. Every instance may run it: rows another
- * instance holds are skipped.
+ * the upload lifetime (at most 5 minutes) past expiry. It runs once per cluster (periodic work); a
+ * direct call meanwhile skips the rows another caller holds.
  */
 @Injectable()
-export class FileUploadPurgeService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class FileUploadPurgeService implements PeriodicTask, OnApplicationShutdown {
   private readonly logger = new Logger(FileUploadPurgeService.name);
-  private timer?: NodeJS.Timeout;
   private running?: Promise<number>;
+  readonly everyMs: number;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly storage: FileStorage,
     private readonly uploads: FileUploadsStore,
     private readonly config: BotConfig,
-  ) {}
+  ) {
+    this.everyMs = config.FILE_UPLOAD_PURGE_INTERVAL_MS;
+  }
 
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweep(), this.config.FILE_UPLOAD_PURGE_INTERVAL_MS);
-    this.timer.unref();
+  run(): Promise<number> {
+    return this.sweep();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
     await this.running;
   }
 

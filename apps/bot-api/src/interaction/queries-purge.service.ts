@@ -1,4 +1,5 @@
-import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
+import type { PeriodicTask } from '@app/coordination';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { BotConfig } from '../config/bot.config';
@@ -6,29 +7,24 @@ import { CallbackQueriesStore, InlineQueriesStore } from './interaction-queries.
 
 /**
  * Callback and inline queries are answerable for seconds and read by the app shortly after; they are
- * kept as long as Updates (UPDATES_RETENTION_HOURS), then dropped on the Updates' purge timer.
+ * kept as long as Updates (UPDATES_RETENTION_HOURS), then dropped at the Updates' purge interval,
+ * once per cluster (periodic work).
  */
 @Injectable()
-export class QueriesPurgeService implements OnModuleInit, OnModuleDestroy {
-  private readonly logger = new Logger(QueriesPurgeService.name);
-  private timer?: NodeJS.Timeout;
+export class QueriesPurgeService implements PeriodicTask {
+  readonly everyMs: number;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly callbacks: CallbackQueriesStore,
     private readonly inline: InlineQueriesStore,
     private readonly config: BotConfig,
-  ) {}
-
-  onModuleInit(): void {
-    this.timer = setInterval(() => {
-      this.purge().catch((error: Error) => this.logger.warn(`purge of old queries failed: ${error.message}`));
-    }, this.config.UPDATES_PURGE_INTERVAL_MS);
-    this.timer.unref();
+  ) {
+    this.everyMs = config.UPDATES_PURGE_INTERVAL_MS;
   }
 
-  onModuleDestroy(): void {
-    clearInterval(this.timer);
+  run(): Promise<number> {
+    return this.purge();
   }
 
   async purge(): Promise<number> {

@@ -37,7 +37,12 @@ export class TelegramArgs {
   int(name: string): number | undefined {
     const value = this.call.values[name];
     if (value === undefined || value === null || value === '') return undefined;
-    const number = typeof value === 'number' ? value : typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : NaN;
+    const number =
+      typeof value === 'number'
+        ? value
+        : typeof value === 'string' && /^-?\d+$/.test(value.trim())
+          ? Number(value)
+          : NaN;
     if (!Number.isSafeInteger(number)) throw TelegramError.badRequest(`parameter ${name} must be an integer`);
     return number;
   }
@@ -108,7 +113,9 @@ export class TelegramArgs {
       return { upload: attached };
     }
     if (/^https?:\/\//i.test(value)) {
-      throw TelegramError.badRequest(`${name}: sending files by URL is not supported; upload the file or give a file_id`);
+      throw TelegramError.badRequest(
+        `${name}: sending files by URL is not supported; upload the file or give a file_id`,
+      );
     }
     return { fileId: value };
   }

@@ -20,7 +20,11 @@ describe('the Telegram error table', () => {
 
   it('answers every unusable token as a bare 401 Unauthorized', () => {
     for (const code of ['BOT_TOKEN_REQUIRED', 'INVALID_BOT_TOKEN', 'BOT_NOT_AVAILABLE', 'UNAUTHORIZED'] as const) {
-      expect(toTelegramError(BotErrors.error(code))).toEqual({ ok: false, error_code: 401, description: 'Unauthorized' });
+      expect(toTelegramError(BotErrors.error(code))).toEqual({
+        ok: false,
+        error_code: 401,
+        description: 'Unauthorized',
+      });
     }
   });
 

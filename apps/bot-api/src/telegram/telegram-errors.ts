@@ -68,7 +68,8 @@ export const TELEGRAM_TEXTS = {
   methodNotFound: 'Not Found: method not found',
   notFound: 'Not Found',
   pollConflict: 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running',
-  webhookActive: "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+  webhookActive:
+    "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
   chatNotFound: 'Bad Request: chat not found',
   textEmpty: 'Bad Request: message text is empty',
 } as const;
@@ -115,7 +116,11 @@ export function toTelegramError(error: unknown): TelegramErrorBody {
   if (!(error instanceof ApiError)) return bodyOf(500, 'Internal Server Error');
   const code = (error.code ?? BotErrors.defaultCodeFor(error.status)) as BotErrorCode;
   const rule: TelegramErrorRule | undefined = BotErrors.has(code) ? TELEGRAM_ERROR_TABLE[code] : undefined;
-  if (!rule) return bodyOf(error.status >= 500 ? 500 : 400, error.status >= 500 ? 'Internal Server Error' : `Bad Request: ${lowerFirst(error.message)}`);
+  if (!rule)
+    return bodyOf(
+      error.status >= 500 ? 500 : 400,
+      error.status >= 500 ? 'Internal Server Error' : `Bad Request: ${lowerFirst(error.message)}`,
+    );
   if (rule.status === 429) {
     const retryAfter = retryAfterOf(error) ?? 1;
     return bodyOf(429, `Too Many Requests: retry after ${retryAfter}`, retryAfter);

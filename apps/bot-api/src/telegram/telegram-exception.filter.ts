@@ -12,10 +12,14 @@ export class TelegramExceptionFilter implements ExceptionFilter {
     const req = host.switchToHttp().getRequest<Request>();
     const res = host.switchToHttp().getResponse<Response>();
     if (res.headersSent) return;
-    const error = exception instanceof HttpException && !(exception instanceof ApiError) ? fromHttp(exception) : exception;
+    const error =
+      exception instanceof HttpException && !(exception instanceof ApiError) ? fromHttp(exception) : exception;
     const body = toTelegramError(error);
     if (body.error_code >= 500) {
-      this.logger.error({ err: exception, route: `${req.method} ${req.route?.path ?? 'telegram'}` }, 'Telegram call failed');
+      this.logger.error(
+        { err: exception, route: `${req.method} ${req.route?.path ?? 'telegram'}` },
+        'Telegram call failed',
+      );
     }
     if (error instanceof ApiError && error.headers) res.set(error.headers);
     if (body.parameters?.retry_after !== undefined) res.set('Retry-After', String(body.parameters.retry_after));

@@ -28,7 +28,8 @@ export function replyMarkupOf(args: TelegramArgs, name = 'reply_markup'): ReplyM
   }
   const fields = markup as Record<string, unknown>;
   if ('inline_keyboard' in fields) return { inline_keyboard: inlineKeyboardOf(fields.inline_keyboard) };
-  if ('keyboard' in fields) throw TelegramError.badRequest('custom reply keyboards are not supported; use inline_keyboard');
+  if ('keyboard' in fields)
+    throw TelegramError.badRequest('custom reply keyboards are not supported; use inline_keyboard');
   return undefined;
 }
 
@@ -95,7 +96,8 @@ export class TelegramSends {
 
   /** Same rule as RequireScopes('messages:send'). */
   requireSendScope(bot: Bot): void {
-    if (!bot.scopes.includes(SEND_SCOPE)) throw new TelegramError(403, `Forbidden: the bot lacks the scope ${SEND_SCOPE}`);
+    if (!bot.scopes.includes(SEND_SCOPE))
+      throw new TelegramError(403, `Forbidden: the bot lacks the scope ${SEND_SCOPE}`);
   }
 
   /** Scope, then the send quotas (429 with retry_after), as on the native send routes. */

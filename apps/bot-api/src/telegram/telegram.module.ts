@@ -22,7 +22,17 @@ import { TelegramTokenGuard } from './telegram-token.guard';
 
 /** The Telegram-compatible face: translation only, every operation runs in the native modules. */
 @Module({
-  imports: [BotsModule, ChatsModule, FilesModule, InteractionModule, ProfileModule, QuotasModule, SendingModule, UpdatesModule, WebhooksModule],
+  imports: [
+    BotsModule,
+    ChatsModule,
+    FilesModule,
+    InteractionModule,
+    ProfileModule,
+    QuotasModule,
+    SendingModule,
+    UpdatesModule,
+    WebhooksModule,
+  ],
   controllers: [TelegramController],
   providers: [
     TelegramAliasesStore,

@@ -1,28 +1,21 @@
-import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
+import type { PeriodicTask } from '@app/coordination';
 import { BotConfig } from '../config/bot.config';
 import { PollingService } from './polling.service';
 
-/** Drops Updates past their retention on a timer; any instance may run it, the DELETE is idempotent. */
+/** Drops Updates past their retention, every UPDATES_PURGE_INTERVAL_MS, once per cluster (periodic work). */
 @Injectable()
-export class UpdatesPurgeService implements OnModuleInit, OnModuleDestroy {
-  private readonly logger = new Logger(UpdatesPurgeService.name);
-  private timer?: NodeJS.Timeout;
+export class UpdatesPurgeService implements PeriodicTask {
+  readonly everyMs: number;
 
   constructor(
     private readonly polling: PollingService,
-    private readonly config: BotConfig,
-  ) {}
-
-  onModuleInit(): void {
-    this.timer = setInterval(() => {
-      this.polling
-        .purgeExpired()
-        .catch((error: Error) => this.logger.warn(`purge of old Updates failed: ${error.message}`));
-    }, this.config.UPDATES_PURGE_INTERVAL_MS);
-    this.timer.unref();
+    config: BotConfig,
+  ) {
+    this.everyMs = config.UPDATES_PURGE_INTERVAL_MS;
   }
 
-  onModuleDestroy(): void {
-    clearInterval(this.timer);
+  run(): Promise<unknown> {
+    return this.polling.purgeExpired();
   }
 }

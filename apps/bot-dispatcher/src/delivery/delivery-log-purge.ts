@@ -1,27 +1,26 @@
-import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
+import type { PeriodicTask } from '@app/coordination';
 import { DeliveryStore } from '@app/webhook-queue';
 import { DispatcherConfig } from '../config/dispatcher.config';
 
-const PURGE_INTERVAL_MS = 3_600_000;
 const PURGE_BATCH = 5_000;
 
 /**
  * Keeps the delivery log bounded: finished deliveries older than DELIVERY_LOG_RETENTION_DAYS go, in
- * batches so no single DELETE holds locks for long. Any replica may run it; the DELETE is idempotent.
+ * batches so no single DELETE holds locks for long. Hourly, once per cluster (periodic work).
  */
 @Injectable()
-export class DeliveryLogPurge implements OnModuleInit, OnModuleDestroy {
+export class DeliveryLogPurge implements PeriodicTask {
   private readonly logger = new Logger(DeliveryLogPurge.name);
-  private timer?: NodeJS.Timeout;
+  readonly everyMs = 3_600_000;
 
   constructor(
     private readonly config: DispatcherConfig,
     private readonly store: DeliveryStore,
   ) {}
 
-  onModuleInit(): void {
-    this.timer = setInterval(() => void this.purge(), PURGE_INTERVAL_MS);
-    this.timer.unref();
+  run(): Promise<number> {
+    return this.purge();
   }
 
   async purge(): Promise<number> {
@@ -36,9 +35,5 @@ export class DeliveryLogPurge implements OnModuleInit, OnModuleDestroy {
       this.logger.warn(`delivery log purge failed: ${(error as Error).message}`);
       return total;
     }
-  }
-
-  onModuleDestroy(): void {
-    clearInterval(this.timer);
   }
 }

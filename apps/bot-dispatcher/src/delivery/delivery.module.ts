@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { DeliveryStore } from '@app/webhook-queue';
+import { DeliveryStore, registerWebhookQueue } from '@app/webhook-queue';
 import { AttemptRecorder } from './attempt-recorder';
 import { DeliveryMetrics } from './delivery.metrics';
 import { DeliveryProcessor } from './delivery.processor';
@@ -9,6 +9,7 @@ import { WebhookWorker } from './webhook-worker';
 
 /** Consumes the webhook queue and keeps it in step with the PostgreSQL outbox. */
 @Module({
+  imports: [registerWebhookQueue('worker')],
   providers: [
     DeliveryStore,
     AttemptRecorder,
@@ -18,5 +19,6 @@ import { WebhookWorker } from './webhook-worker';
     DeliverySweeper,
     DeliveryLogPurge,
   ],
+  exports: [DeliverySweeper, DeliveryLogPurge],
 })
 export class DeliveryModule {}

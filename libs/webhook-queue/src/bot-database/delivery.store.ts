@@ -113,7 +113,10 @@ export class DeliveryStore {
   }
 
   /** Integer aliases for a Telegram-format webhook body, given on first use (see telegram-aliases). */
-  async telegramAliases(wanted: { chat: Iterable<string>; user: Iterable<string> }): Promise<Record<TelegramAliasKind, Map<string, number>>> {
+  async telegramAliases(wanted: {
+    chat: Iterable<string>;
+    user: Iterable<string>;
+  }): Promise<Record<TelegramAliasKind, Map<string, number>>> {
     const [chat, user] = await Promise.all([
       telegramAliases(this.dataSource, 'chat', [...wanted.chat]),
       telegramAliases(this.dataSource, 'user', [...wanted.user]),

@@ -31,11 +31,17 @@ export class ChatsMethods implements TelegramMethodGroup {
       getChatMembersCount: (call) => this.getChatMemberCount(call),
       getChatAdministrators: (call) => this.getChatAdministrators(call),
       setChatTitle: async ({ bot, args }) =>
-        this.chats.setChatTitle(bot, await nativeDto(SetChatTitleDto, { ...(await this.chatRef(args)), title: args.string('title') })),
+        this.chats.setChatTitle(
+          bot,
+          await nativeDto(SetChatTitleDto, { ...(await this.chatRef(args)), title: args.string('title') }),
+        ),
       setChatDescription: async ({ bot, args }) =>
         this.chats.setChatDescription(
           bot,
-          await nativeDto(SetChatDescriptionDto, { ...(await this.chatRef(args)), description: args.string('description') ?? '' }),
+          await nativeDto(SetChatDescriptionDto, {
+            ...(await this.chatRef(args)),
+            description: args.string('description') ?? '',
+          }),
         ),
       pinChatMessage: async ({ bot, args }) =>
         this.chats.pinChatMessage(

@@ -36,7 +36,13 @@ interface MediaMethod {
 const MEDIA_METHODS: Record<string, MediaMethod> = {
   sendPhoto: { field: 'photo', kind: 'photo', dto: SendPhotoDto, ints: [], strings: ['caption'] },
   sendDocument: { field: 'document', kind: 'document', dto: SendDocumentDto, ints: [], strings: ['caption'] },
-  sendVideo: { field: 'video', kind: 'video', dto: SendVideoDto, ints: ['width', 'height', 'duration'], strings: ['caption'] },
+  sendVideo: {
+    field: 'video',
+    kind: 'video',
+    dto: SendVideoDto,
+    ints: ['width', 'height', 'duration'],
+    strings: ['caption'],
+  },
   sendAnimation: {
     field: 'animation',
     kind: 'animation',
@@ -45,7 +51,13 @@ const MEDIA_METHODS: Record<string, MediaMethod> = {
     strings: ['caption'],
   },
   sendVideoNote: { field: 'video_note', kind: 'video_note', dto: SendVideoNoteDto, ints: ['duration'], strings: [] },
-  sendAudio: { field: 'audio', kind: 'audio', dto: SendAudioDto, ints: ['duration'], strings: ['caption', 'performer', 'title'] },
+  sendAudio: {
+    field: 'audio',
+    kind: 'audio',
+    dto: SendAudioDto,
+    ints: ['duration'],
+    strings: ['caption', 'performer', 'title'],
+  },
   sendVoice: { field: 'voice', kind: 'voice', dto: SendVoiceDto, ints: ['duration'], strings: ['caption'] },
   sendSticker: { field: 'sticker', kind: 'sticker', dto: SendStickerDto, ints: [], strings: [] },
 };
@@ -61,7 +73,10 @@ export class MediaMethods implements TelegramMethodGroup {
 
   methods(): Record<string, TelegramMethod> {
     const sends = Object.fromEntries(
-      Object.entries(MEDIA_METHODS).map(([name, method]) => [name, (call: TelegramCall) => this.sendMedia(method, call)]),
+      Object.entries(MEDIA_METHODS).map(([name, method]) => [
+        name,
+        (call: TelegramCall) => this.sendMedia(method, call),
+      ]),
     );
     return {
       ...sends,

@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { TelegramObject, textEntities } from '@app/telegram-shapes';
-import { CopyMessageDto, DeleteMessageDto, EditMessageDto, EditMessageReplyMarkupDto, ForwardMessageDto } from '../../sending/dto/edit.dto';
+import {
+  CopyMessageDto,
+  DeleteMessageDto,
+  EditMessageDto,
+  EditMessageReplyMarkupDto,
+  ForwardMessageDto,
+} from '../../sending/dto/edit.dto';
 import {
   SendChatActionDto,
   SendContactDto,

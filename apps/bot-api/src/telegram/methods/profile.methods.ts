@@ -54,7 +54,8 @@ export class ProfileMethods implements TelegramMethodGroup {
             commands: args.json('commands', 'commands JSON array'),
           }),
         ),
-      getMyCommands: async ({ bot, args }) => this.commands.get(bot.id, await nativeDto(CommandsSelectorDto, await this.selector(args))),
+      getMyCommands: async ({ bot, args }) =>
+        this.commands.get(bot.id, await nativeDto(CommandsSelectorDto, await this.selector(args))),
       deleteMyCommands: async ({ bot, args }) =>
         this.commands.delete(bot.id, await nativeDto(CommandsSelectorDto, await this.selector(args))),
       setMyDescription: async ({ bot, args }) => {
@@ -76,8 +77,10 @@ export class ProfileMethods implements TelegramMethodGroup {
     const { chat_id: chatId, user_id: userId, ...rest } = scope as Record<string, unknown>;
     const native: Record<string, unknown> = { ...rest };
     if (chatId !== undefined) {
-      const ref = typeof chatId === 'string' && chatId.startsWith('@') ? { username: chatId.slice(1) } : { id: Number(chatId) };
-      if ('id' in ref && !Number.isSafeInteger(ref.id)) throw TelegramError.badRequest('scope.chat_id must be an integer');
+      const ref =
+        typeof chatId === 'string' && chatId.startsWith('@') ? { username: chatId.slice(1) } : { id: Number(chatId) };
+      if ('id' in ref && !Number.isSafeInteger(ref.id))
+        throw TelegramError.badRequest('scope.chat_id must be an integer');
       native.chat_id = await this.ids.chatOf(ref);
     }
     if (userId !== undefined) {

@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '@app/envelope';
-import { nativeAllowedUpdates, NativeUpdate, toTelegramUpdate, toTelegramUser, TelegramObject } from '@app/telegram-shapes';
+import {
+  nativeAllowedUpdates,
+  NativeUpdate,
+  toTelegramUpdate,
+  toTelegramUser,
+  TelegramObject,
+} from '@app/telegram-shapes';
 import { ProfileService } from '../../profile/profile.service';
 import { GetUpdatesDto } from '../../updates/dto/get-updates.dto';
 import { PollingService } from '../../updates/polling.service';
@@ -32,7 +38,10 @@ export function allowedUpdatesOf(args: TelegramArgs): string[] | undefined {
 /** The native getUpdates conflicts in Telegram's words. */
 function pollingConflict(error: unknown): unknown {
   if (!(error instanceof ApiError) || error.code !== 'CONFLICT') return error;
-  return new TelegramError(409, /webhook/i.test(error.message) ? TELEGRAM_TEXTS.webhookActive : TELEGRAM_TEXTS.pollConflict);
+  return new TelegramError(
+    409,
+    /webhook/i.test(error.message) ? TELEGRAM_TEXTS.webhookActive : TELEGRAM_TEXTS.pollConflict,
+  );
 }
 
 /** getMe, getUpdates and the webhook reads and removal that polling frameworks call at start. */
@@ -113,7 +122,8 @@ export class UpdatesMethods implements TelegramMethodGroup {
     const { bot, args } = call;
     const url = args.string('url') ?? '';
     if (url === '') return this.deleteWebhook(call);
-    if (args.has('certificate')) throw TelegramError.badRequest('custom certificates are not supported; use a publicly trusted HTTPS certificate');
+    if (args.has('certificate'))
+      throw TelegramError.badRequest('custom certificates are not supported; use a publicly trusted HTTPS certificate');
     const dto = await nativeDto(SetWebhookDto, {
       url,
       secret_token: args.string('secret_token') || randomBytes(32).toString('base64url'),

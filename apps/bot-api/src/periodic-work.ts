@@ -1,0 +1,19 @@
+import { PeriodicWorkModule } from '@app/coordination';
+import { IdempotencyPurge } from '@app/idempotency';
+import { OneTimeTokenPurgeService } from './bots/one-time-token-purge.service';
+import { FileUploadPurgeService } from './files/file-upload-purge.service';
+import { QueriesPurgeService } from './interaction/queries-purge.service';
+import { UpdatesPurgeService } from './updates/updates-purge.service';
+
+/** Everything bot-api does on a timer, each run once per cluster whatever the number of replicas. */
+export const botApiPeriodicWork = () =>
+  PeriodicWorkModule.forRoot({
+    queue: 'bot-api-periodic',
+    tasks: {
+      'updates-purge': UpdatesPurgeService,
+      'queries-purge': QueriesPurgeService,
+      'one-time-token-purge': OneTimeTokenPurgeService,
+      'file-upload-purge': FileUploadPurgeService,
+      'idempotency-purge': IdempotencyPurge,
+    },
+  });

@@ -1,0 +1,85 @@
+import { BullModule, InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
+import { DynamicModule, Logger, Module, OnApplicationBootstrap, Type } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import type { Job, Queue } from 'bullmq';
+
+/** Work the cluster runs every so often: a purge, a sweep. */
+export interface PeriodicTask {
+  /** How often the cluster runs it; 0 or less leaves it unscheduled (turned off). */
+  readonly everyMs: number;
+  /** One run. A failure is logged; the next interval runs it again. */
+  run(): Promise<unknown>;
+}
+
+export interface PeriodicWorkOptions {
+  /** The app's queue of periodic work, e.g. `bot-api-periodic`; apps sharing a Redis need distinct names. */
+  queue: string;
+  /** Scheduler id → the provider (from any module of the app) that does the work. Ids stay stable across deploys. */
+  tasks: Record<string, Type<PeriodicTask>>;
+}
+
+/** A finished run is kept only as a short trace. */
+const KEEP_RUNS = { removeOnComplete: { count: 50 }, removeOnFail: { count: 50 } };
+
+/**
+ * Runs each task once per cluster per interval, however many replicas there are: every replica
+ * upserts the same BullMQ job schedulers (keyed by task name, so a redeploy changes nothing but the
+ * interval) and runs the queue's worker, and each scheduled run is one job, taken by one worker.
+ * Schedulers of tasks that no longer exist are removed, so a renamed task does not run twice.
+ */
+@Module({})
+export class PeriodicWorkModule {
+  static forRoot(options: PeriodicWorkOptions): DynamicModule {
+    @Processor(options.queue, { autorun: false, concurrency: 1 })
+    class PeriodicWorker extends WorkerHost implements OnApplicationBootstrap {
+      private readonly logger = new Logger(`PeriodicWork ${options.queue}`);
+      private readonly tasks = new Map<string, PeriodicTask>();
+
+      constructor(
+        private readonly moduleRef: ModuleRef,
+        @InjectQueue(options.queue) private readonly queue: Queue,
+      ) {
+        super();
+      }
+
+      async onApplicationBootstrap(): Promise<void> {
+        for (const [name, type] of Object.entries(options.tasks)) {
+          this.tasks.set(name, this.moduleRef.get(type, { strict: false }));
+        }
+        await this.schedule();
+        this.worker.on('error', (error: Error) => this.logger.warn(`worker: ${error.message}`));
+        void this.worker.run().catch((error: Error) => this.logger.error(`worker stopped: ${error.message}`));
+      }
+
+      async process(job: Job): Promise<unknown> {
+        const task = this.tasks.get(job.name);
+        if (!task) throw new Error(`no periodic task named ${job.name}`);
+        try {
+          return await task.run();
+        } catch (error) {
+          this.logger.warn(`${job.name} failed, runs again at its next interval: ${(error as Error).message}`);
+          throw error;
+        }
+      }
+
+      private async schedule(): Promise<void> {
+        const wanted = new Set<string>();
+        for (const [name, task] of this.tasks) {
+          if (task.everyMs <= 0) continue;
+          wanted.add(name);
+          await this.queue.upsertJobScheduler(name, { every: task.everyMs }, { name, data: {}, opts: KEEP_RUNS });
+        }
+        for (const scheduler of await this.queue.getJobSchedulers()) {
+          const id = scheduler.id ?? scheduler.key;
+          if (!wanted.has(id)) await this.queue.removeJobScheduler(id);
+        }
+      }
+    }
+
+    return {
+      module: PeriodicWorkModule,
+      imports: [BullModule.registerQueue({ name: options.queue })],
+      providers: [PeriodicWorker],
+    };
+  }
+}

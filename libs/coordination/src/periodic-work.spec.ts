@@ -1,0 +1,115 @@
+import { Injectable, Module } from '@nestjs/common';
+import { Test, TestingModule } from '@nestjs/testing';
+import type { CoordinationBackend } from '@app/platform';
+import { createEmptyDatabase, describeEachBackend, TestDatabase, testRedisPrefix, deleteRedisKeys } from '@app/testing';
+import { CoordinationModule } from './coordination.module';
+import type { CoordinationSettings } from './coordination-settings';
+import { PeriodicTask, PeriodicWorkModule } from './periodic-work.module';
+import { prepareQueueSchema } from './queue-schema';
+
+const EVERY_MS = 250;
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Every run of the task, by any replica: when it ran and which replica ran it. */
+const runs: Array<{ at: number; replica: string }> = [];
+
+const REPLICA = Symbol('REPLICA');
+
+@Injectable()
+class CountingTask implements PeriodicTask {
+  readonly everyMs = EVERY_MS;
+  replica = '';
+
+  async run(): Promise<void> {
+    runs.push({ at: Date.now(), replica: this.replica });
+  }
+}
+
+@Module({ providers: [CountingTask], exports: [CountingTask] })
+class TasksModule {}
+
+async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describeEachBackend('periodic work', (backend: CoordinationBackend) => {
+  let database: TestDatabase;
+  let prefix: string;
+  const replicas: TestingModule[] = [];
+
+  async function startReplica(name: string, tasks: Record<string, typeof CountingTask>): Promise<TestingModule> {
+    const settings: CoordinationSettings = {
+      backend,
+      redisUrl: REDIS_URL,
+      redisKeyPrefix: prefix,
+      database: {
+        host: process.env.DB_HOST ?? '127.0.0.1',
+        port: Number(process.env.DB_PORT ?? 5432),
+        user: process.env.DB_USER ?? 'postgres',
+        password: process.env.DB_PASSWORD ?? '',
+        database: database.name,
+        poolSize: 2,
+      },
+      connectionName: `periodic-${name}`,
+    };
+    const replica = await Test.createTestingModule({
+      imports: [
+        CoordinationModule.forRoot(settings),
+        TasksModule,
+        PeriodicWorkModule.forRoot({ queue: 'test-periodic', tasks }),
+      ],
+    }).compile();
+    replica.get(CountingTask).replica = name;
+    await replica.init();
+    replicas.push(replica);
+    return replica;
+  }
+
+  beforeAll(async () => {
+    database = await createEmptyDatabase('coordination');
+    prefix = testRedisPrefix();
+    if (backend === 'postgres') {
+      await prepareQueueSchema(
+        {
+          host: process.env.DB_HOST ?? '127.0.0.1',
+          port: Number(process.env.DB_PORT ?? 5432),
+          user: process.env.DB_USER ?? 'postgres',
+          password: process.env.DB_PASSWORD ?? '',
+          database: database.name,
+          poolSize: 1,
+        },
+        true,
+      );
+    }
+  });
+
+  afterAll(async () => {
+    for (const replica of replicas.splice(0)) await replica.close();
+    await database.drop();
+    if (backend === 'redis') await deleteRedisKeys(REDIS_URL, prefix);
+  });
+
+  beforeEach(() => runs.splice(0));
+
+  it('runs a task once per interval across two replicas, never once per replica', async () => {
+    await startReplica('a', { count: CountingTask });
+    await startReplica('b', { count: CountingTask });
+    await until(() => runs.length >= 8, 15_000);
+    const span = Math.max(...runs.map((run) => run.at)) - Math.min(...runs.map((run) => run.at));
+    // One run per replica would double the runs of the span; once per cluster is one per interval
+    // (plus the first run at start-up and some timer jitter).
+    expect(runs.length).toBeLessThanOrEqual(Math.floor(span / EVERY_MS) + 2);
+  });
+
+  it('removes the scheduler of a task that a new deploy no longer has', async () => {
+    for (const replica of replicas.splice(0)) await replica.close();
+    await startReplica('c', {});
+    const seen = runs.length;
+    await new Promise((resolve) => setTimeout(resolve, EVERY_MS * 3));
+    expect(runs.length).toBe(seen);
+  });
+});
