@@ -3,6 +3,7 @@ import { IdempotencyPurge } from '@app/idempotency';
 import { OneTimeTokenPurgeService } from './bots/one-time-token-purge.service';
 import { FileUploadPurgeService } from './files/file-upload-purge.service';
 import { QueriesPurgeService } from './interaction/queries-purge.service';
+import { RedriveTick } from './staff-deliveries/redrive-tick';
 import { UpdatesPurgeService } from './updates/updates-purge.service';
 
 /** Everything bot-api does on a timer, each run once per cluster whatever the number of replicas. */
@@ -15,5 +16,6 @@ export const botApiPeriodicWork = () =>
       'one-time-token-purge': OneTimeTokenPurgeService,
       'file-upload-purge': FileUploadPurgeService,
       'idempotency-purge': IdempotencyPurge,
+      'redrive-tick': RedriveTick,
     },
   });

@@ -5,7 +5,10 @@ import type { Job, Queue } from 'bullmq';
 
 /** Work the cluster runs every so often: a purge, a sweep. */
 export interface PeriodicTask {
-  /** How often the cluster runs it; 0 or less leaves it unscheduled (turned off). */
+  /**
+   * How often the cluster runs it. 0 or less: this replica neither schedules it nor removes its
+   * scheduler (a replica configured not to run that kind of work).
+   */
   readonly everyMs: number;
   /** One run. A failure is logged; the next interval runs it again. */
   run(): Promise<unknown>;
@@ -25,7 +28,7 @@ const KEEP_RUNS = { removeOnComplete: { count: 50 }, removeOnFail: { count: 50 }
  * Runs each task once per cluster per interval, however many replicas there are: every replica
  * upserts the same BullMQ job schedulers (keyed by task name, so a redeploy changes nothing but the
  * interval) and runs the queue's worker, and each scheduled run is one job, taken by one worker.
- * Schedulers of tasks that no longer exist are removed, so a renamed task does not run twice.
+ * Schedulers of names the app no longer has are removed, so a renamed task does not run twice.
  */
 @Module({})
 export class PeriodicWorkModule {
@@ -63,15 +66,13 @@ export class PeriodicWorkModule {
       }
 
       private async schedule(): Promise<void> {
-        const wanted = new Set<string>();
         for (const [name, task] of this.tasks) {
           if (task.everyMs <= 0) continue;
-          wanted.add(name);
           await this.queue.upsertJobScheduler(name, { every: task.everyMs }, { name, data: {}, opts: KEEP_RUNS });
         }
         for (const scheduler of await this.queue.getJobSchedulers()) {
           const id = scheduler.id ?? scheduler.key;
-          if (!wanted.has(id)) await this.queue.removeJobScheduler(id);
+          if (!this.tasks.has(id)) await this.queue.removeJobScheduler(id);
         }
       }
     }

@@ -124,19 +124,19 @@ export class BotConfig extends AccountAuthConfig {
   @Min(1)
   REDRIVE_RATE_PER_BOT = 10;
 
-  /** How often the redrive worker takes a step of each job it holds. */
+  /** How often a redrive job takes a step (and how often the redrive tick runs, once per cluster). */
   @Type(() => Number)
   @IsInt()
   @Min(50)
   REDRIVE_STEP_MS = 1000;
 
-  /** A job whose worker stopped renewing its lease this long ago (a crashed instance) is taken over. */
+  /** A redrive job whose worker stopped renewing its queue lock this long ago (a crashed instance) is taken over. */
   @Type(() => Number)
   @IsInt()
   @Min(1000)
   REDRIVE_LEASE_MS = 30000;
 
-  /** Whether this instance runs the redrive worker (every replica may; leases keep one per job). */
+  /** Whether this instance works redrive jobs and schedules the redrive tick (every replica may; the queue keeps one worker per job). */
   @EnvBoolean()
   REDRIVE_WORKER_ENABLED = true;
 

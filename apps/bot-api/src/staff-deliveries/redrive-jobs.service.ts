@@ -8,6 +8,7 @@ import { BotConfig } from '../config/bot.config';
 import { assertWindow, decodeCursor, encodeCursor } from './cursor';
 import { PageAfterQueryDto, RedriveBodyDto, RedriveFilterDto, StartRedriveDto } from './dto/staff-deliveries.dto';
 import { RedriveJobRow, RedriveJobsStore } from './redrive-jobs.store';
+import { RedriveQueue } from './redrive-queue';
 import { StaffAuditStore } from './staff-audit.store';
 import {
   RedriveDryRunView,
@@ -26,6 +27,7 @@ export class RedriveJobsService {
     private readonly jobs: RedriveJobsStore,
     private readonly audit: StaffAuditStore,
     private readonly config: BotConfig,
+    private readonly queue: RedriveQueue,
   ) {}
 
   /** How many dead letters, per bot, a redrive with this filter would take now. */
@@ -56,6 +58,7 @@ export class RedriveJobsService {
         filter: { ...stored },
         counts: { total: created.total, rate_per_bot: ratePerBot },
       });
+      this.queue.enqueueAfterCommit(manager, created.id);
       return created;
     });
     return this.progress(job.id);

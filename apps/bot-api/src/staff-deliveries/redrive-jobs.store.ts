@@ -137,48 +137,31 @@ export class RedriveJobsStore {
   /** running → cancelled; false when the job had already ended. */
   async cancel(manager: EntityManager, jobId: string): Promise<boolean> {
     const [, count]: [unknown[], number] = await manager.query(
-      `UPDATE delivery_redrive_jobs SET status = 'cancelled', finished_at = now(), updated_at = now(),
-              lease_owner = NULL, lease_until = NULL
+      `UPDATE delivery_redrive_jobs SET status = 'cancelled', finished_at = now(), updated_at = now()
         WHERE id = $1 AND status = 'running'`,
       [jobId],
     );
     return count > 0;
   }
 
-  /**
-   * Takes (or keeps) the lease of every running job that no live worker holds: the worker of a
-   * crashed instance lets its lease run out, and then another one takes the job over.
-   */
-  async claim(
-    owner: string,
-    leaseMs: number,
-  ): Promise<Array<{ id: string; kind: RedriveJobKind; rate_per_bot: number }>> {
-    const [rows]: [Array<{ id: string; kind: RedriveJobKind; rate_per_bot: number }>, number] =
-      await this.dataSource.query(
-        `UPDATE delivery_redrive_jobs
-          SET lease_owner = $1, lease_until = now() + make_interval(secs => $2::double precision / 1000)
-        WHERE status = 'running' AND (lease_owner = $1 OR lease_until IS NULL OR lease_until < now())
-        RETURNING id, kind, rate_per_bot`,
-        [owner, leaseMs],
-      );
-    return rows;
-  }
-
-  /** A shutting down worker hands its jobs back at once instead of letting the lease run out. */
-  async release(owner: string): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE delivery_redrive_jobs SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1`,
-      [owner],
+  /** Running jobs (the outbox of the redrive queue: each needs a queued BullMQ job). */
+  running(limit: number): Promise<Array<{ id: string }>> {
+    return this.dataSource.query(
+      `SELECT id FROM delivery_redrive_jobs WHERE status = 'running' ORDER BY created_at LIMIT $1`,
+      [limit],
     );
   }
 
-  /** The job row locked for one step; undefined unless it is still running under this owner's lease. */
-  async lockRunning(manager: EntityManager, jobId: string, owner: string): Promise<boolean> {
-    const rows: unknown[] = await manager.query(
-      `SELECT 1 FROM delivery_redrive_jobs WHERE id = $1 AND status = 'running' AND lease_owner = $2 FOR UPDATE`,
-      [jobId, owner],
+  /** The job row locked for one step, with its kind and pace; undefined unless it is still running. */
+  async lockRunning(
+    manager: EntityManager,
+    jobId: string,
+  ): Promise<{ kind: RedriveJobKind; rate_per_bot: number } | undefined> {
+    const rows: Array<{ kind: RedriveJobKind; rate_per_bot: number }> = await manager.query(
+      `SELECT kind, rate_per_bot FROM delivery_redrive_jobs WHERE id = $1 AND status = 'running' FOR UPDATE`,
+      [jobId],
     );
-    return rows.length > 0;
+    return rows[0];
   }
 
   /** The next pending dead letters of the job: at most `perBot` of each bot, in update order. */
@@ -227,8 +210,7 @@ export class RedriveJobsStore {
   /** running → completed once nothing is pending; true when it just completed. */
   async completeIfDrained(manager: EntityManager, jobId: string): Promise<boolean> {
     const [, count]: [unknown[], number] = await manager.query(
-      `UPDATE delivery_redrive_jobs SET status = 'completed', finished_at = now(), updated_at = now(),
-              lease_owner = NULL, lease_until = NULL
+      `UPDATE delivery_redrive_jobs SET status = 'completed', finished_at = now(), updated_at = now()
         WHERE id = $1 AND status = 'running'
           AND NOT EXISTS (SELECT 1 FROM delivery_redrive_items WHERE job_id = $1 AND state = 'pending')`,
       [jobId],

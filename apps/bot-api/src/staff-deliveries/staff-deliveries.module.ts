@@ -5,7 +5,9 @@ import { AutomaticRedrives } from './automatic-redrives';
 import { ConsolePages } from './console-pages.middleware';
 import { RedriveJobsService } from './redrive-jobs.service';
 import { RedriveJobsStore } from './redrive-jobs.store';
-import { RedriveWorker } from './redrive.worker';
+import { RedriveProcessor } from './redrive.processor';
+import { RedriveQueue, registerRedriveQueue } from './redrive-queue';
+import { RedriveTick } from './redrive-tick';
 import { StaffAuditStore } from './staff-audit.store';
 import { StaffDeliveriesController } from './staff-deliveries.controller';
 import { StaffDeliveriesMetrics } from './staff-deliveries.metrics';
@@ -13,14 +15,16 @@ import { StaffDeliveriesService } from './staff-deliveries.service';
 
 /** Platform staff's delivery operations: the routes, redrive jobs and their worker, the audit log, the console page. */
 @Module({
-  imports: [DeliveriesModule],
+  imports: [DeliveriesModule, registerRedriveQueue()],
   controllers: [StaffDeliveriesController],
   providers: [
     StaffDeliveryStore,
     StaffDeliveriesService,
     RedriveJobsService,
     RedriveJobsStore,
-    RedriveWorker,
+    RedriveQueue,
+    RedriveProcessor,
+    RedriveTick,
     AutomaticRedrives,
     StaffAuditStore,
     StaffDeliveriesMetrics,

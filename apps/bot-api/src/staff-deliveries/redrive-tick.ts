@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import type { PeriodicTask } from '@app/coordination';
+import { BotConfig } from '../config/bot.config';
+import { AutomaticRedrives } from './automatic-redrives';
+import { RedriveJobsStore } from './redrive-jobs.store';
+import { RedriveQueue } from './redrive-queue';
+
+/** Running redrive jobs checked per tick for a lost BullMQ job; they are few (one per staff action or recovered bot). */
+const RUNNING_PER_TICK = 500;
+
+/**
+ * Every REDRIVE_STEP_MS, once per cluster: starts the automatic redrive jobs of bots whose receiver
+ * recovered (self-healing dead letters), and queues every running redrive job that has no BullMQ job.
+ * A replica with REDRIVE_WORKER_ENABLED=false does not schedule it.
+ */
+@Injectable()
+export class RedriveTick implements PeriodicTask {
+  readonly everyMs: number;
+
+  constructor(
+    private readonly automatic: AutomaticRedrives,
+    private readonly jobs: RedriveJobsStore,
+    private readonly queue: RedriveQueue,
+    config: BotConfig,
+  ) {
+    this.everyMs = config.REDRIVE_WORKER_ENABLED ? config.REDRIVE_STEP_MS : 0;
+  }
+
+  async run(): Promise<void> {
+    await this.automatic.startDue();
+    const running = await this.jobs.running(RUNNING_PER_TICK);
+    await this.queue.ensureQueued(running.map((job) => job.id));
+  }
+}
