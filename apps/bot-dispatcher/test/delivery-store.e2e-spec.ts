@@ -1,22 +1,11 @@
-import { createTestDatabase, REPO_ROOT, TestDatabase, testDataSource } from '@app/testing';
+import { createTestDatabase, TestDatabase, testDataSource } from '@app/testing';
 import { randomBytes } from 'node:crypto';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { loadConfig } from '@app/platform';
 import { DataSource } from 'typeorm';
 import { DispatcherConfig } from '../src/config/dispatcher.config';
 import { AttemptRecorder } from '../src/delivery/attempt-recorder';
 import { AttemptOutcome, AttemptRecord, DeliveryStore, DueDelivery } from '@app/webhook-queue';
-
-/** The dispatcher works on the schema bot-api migrates: bot-api's migration files build the test database. */
-async function botMigrations(): Promise<Function[]> {
-  const dir = join(REPO_ROOT, 'apps/bot-api/src/database/migrations');
-  const files = readdirSync(dir)
-    .filter((name) => /^\d+-\w+\.ts$/.test(name))
-    .sort();
-  const modules: Array<Record<string, Function>> = await Promise.all(files.map((name) => import(join(dir, name))));
-  return modules.flatMap((exported) => Object.values(exported));
-}
+import { botMigrations } from './bot-schema';
 
 interface DeliveryRow {
   status: string;
