@@ -181,6 +181,31 @@ function matches(selector: Json | undefined, labels: Json | undefined): boolean 
   return Object.entries(selector).every(([key, value]) => labels?.[key] === value);
 }
 
+/** A value of the container's environment, from `env` or from its ConfigMaps (`env` wins, as in Kubernetes). */
+function containerSetting(container: Json, configMaps: Map<string, Json>, key: string): Json | string | undefined {
+  const entry = (container.env ?? []).find((e: Json) => e.name === key);
+  if (entry) return entry.value ?? entry.valueFrom;
+  for (const source of container.envFrom ?? []) {
+    const value = configMaps.get(source.configMapRef?.name)?.data?.[key];
+    if (value !== undefined && value !== '') return value;
+  }
+  return undefined;
+}
+
+/**
+ * Production refuses to boot without an explicit COORDINATION_BACKEND, and the Redis mode needs
+ * REDIS_URL; an overlay that forgets either would roll out pods that never become ready.
+ */
+function coordinationProblems(where: string, container: Json, configMaps: Map<string, Json>): string[] {
+  if (containerSetting(container, configMaps, 'NODE_ENV') !== 'production') return [];
+  const backend = containerSetting(container, configMaps, 'COORDINATION_BACKEND');
+  if (backend !== 'redis' && backend !== 'postgres')
+    return [`${where}: COORDINATION_BACKEND must be "redis" or "postgres" (production needs an explicit choice)`];
+  if (backend === 'redis' && containerSetting(container, configMaps, 'REDIS_URL') === undefined)
+    return [`${where}: COORDINATION_BACKEND=redis needs REDIS_URL (from the Secret)`];
+  return [];
+}
+
 export function policyProblems(objects: Json[]): string[] {
   const problems: string[] = [];
   const name = (o: Json) => `${o.kind}/${o.metadata?.name}`;
@@ -225,6 +250,7 @@ export function policyProblems(objects: Json[]): string[] {
           if (config && config.data?.MIGRATIONS_RUN !== 'false')
             problems.push(`${where}: MIGRATIONS_RUN must be "false" (the migration Job migrates)`);
         }
+        problems.push(...coordinationProblems(where, container, configMaps));
       }
       const scaled = objects.some(
         (o) => o.kind === 'HorizontalPodAutoscaler' && o.spec?.scaleTargetRef?.name === object.metadata?.name,
