@@ -15,9 +15,9 @@ import { parseArgs } from 'node:util';
 import { botProbeRequests, runBotPaths, startBotSection, BotSection } from './bots/section';
 import { runGrowth } from './growth/section';
 import { BenchBackend, deleteRunKeys, describeBackend, parseBackend } from './lib/backend';
-import { BENCH_DATABASES, dropDatabase, recreateDatabase } from './lib/db';
+import { BENCH_DATABASES, dropDatabase, PG, recreateDatabase } from './lib/db';
 import { memoryBreakdown, MEMORY_COLUMNS, memoryRow } from './lib/memory';
-import { BenchProcess, removeProcessLogs, ROOT, rssMb, stopAllOnExit } from './lib/processes';
+import { BenchProcess, connectionsTo, removeProcessLogs, ROOT, rssMb, stopAllOnExit } from './lib/processes';
 import { startWebhookReceiver, WebhookReceiver } from './lib/receiver';
 import { formatTable, Report } from './lib/report';
 import { probeInstanceEnv, StackSettings, startApp, throwAwaySecrets } from './lib/stack';
@@ -166,6 +166,13 @@ async function main(): Promise<void> {
       formatTable(
         ['process', 'idle', 'after load'],
         rss.map(([name, idle, after]) => [name, idle, `${after}${Number(after) >= 250 ? ' (over)' : ''}`]),
+      ),
+    );
+    report.section(
+      'PostgreSQL connections per process after load (database pool, queue clients, listening connections)',
+      formatTable(
+        ['process', 'connections'],
+        measured.flatMap(([name, app]) => (app ? [[name, String(connectionsTo(app.pid, PG.port))]] : [])),
       ),
     );
     report.section(
