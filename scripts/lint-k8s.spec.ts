@@ -60,18 +60,19 @@ describe('lint:k8s', () => {
 
   it('refuses a production overlay that makes no coordination choice, or chooses redis without REDIS_URL', () => {
     const copy = join(scratch, 'no-choice');
-    cpSync(join(root, 'k8s/bot-dispatcher'), copy, { recursive: true });
+    cpSync(join(root, 'k8s/voucher-api'), copy, { recursive: true });
     const overlay = join(copy, 'overlays/prod/kustomization.yaml');
     writeFileSync(overlay, readFileSync(overlay, 'utf8').replace('      - COORDINATION_BACKEND=redis\n', ''));
     expect(lintKubernetes([join(copy, 'overlays/prod')], scratch).problems).toEqual([
-      'no-choice/overlays/prod: Deployment/bot-dispatcher container bot-dispatcher: COORDINATION_BACKEND must be "redis" or "postgres" (production needs an explicit choice)',
+      'no-choice/overlays/prod: Deployment/voucher-api container voucher-api: COORDINATION_BACKEND must be "redis" or "postgres" (production needs an explicit choice)',
+      'no-choice/overlays/prod: Job/voucher-migrate container migrate: COORDINATION_BACKEND must be "redis" or "postgres" (production needs an explicit choice)',
     ]);
 
     const deployment = join(copy, 'base/deployment.yaml');
-    writeFileSync(overlay, readFileSync(join(root, 'k8s/bot-dispatcher/overlays/prod/kustomization.yaml'), 'utf8'));
+    writeFileSync(overlay, readFileSync(join(root, 'k8s/voucher-api/overlays/prod/kustomization.yaml'), 'utf8'));
     writeFileSync(deployment, readFileSync(deployment, 'utf8').replace(/ {12}- name: REDIS_URL\n(?: {14}.*\n)+/, ''));
     expect(lintKubernetes([join(copy, 'overlays/prod')], scratch).problems).toEqual([
-      'no-choice/overlays/prod: Deployment/bot-dispatcher container bot-dispatcher: COORDINATION_BACKEND=redis needs REDIS_URL (from the Secret)',
+      'no-choice/overlays/prod: Deployment/voucher-api container voucher-api: COORDINATION_BACKEND=redis needs REDIS_URL (from the Secret)',
     ]);
   });
 

@@ -193,15 +193,21 @@ function containerSetting(container: Json, configMaps: Map<string, Json>, key: s
 }
 
 /**
- * Production refuses to boot without an explicit COORDINATION_BACKEND, and the Redis mode needs
- * REDIS_URL; an overlay that forgets either would roll out pods that never become ready.
+ * Production refuses to start (the apps and the migration Jobs alike) without an explicit
+ * COORDINATION_BACKEND, and a Redis-mode app needs REDIS_URL; an overlay that forgets either would roll
+ * out pods that never become ready. A migration Job touches no Redis in either mode.
  */
-function coordinationProblems(where: string, container: Json, configMaps: Map<string, Json>): string[] {
+function coordinationProblems(
+  where: string,
+  container: Json,
+  configMaps: Map<string, Json>,
+  usesRedis: boolean,
+): string[] {
   if (containerSetting(container, configMaps, 'NODE_ENV') !== 'production') return [];
   const backend = containerSetting(container, configMaps, 'COORDINATION_BACKEND');
   if (backend !== 'redis' && backend !== 'postgres')
     return [`${where}: COORDINATION_BACKEND must be "redis" or "postgres" (production needs an explicit choice)`];
-  if (backend === 'redis' && containerSetting(container, configMaps, 'REDIS_URL') === undefined)
+  if (usesRedis && backend === 'redis' && containerSetting(container, configMaps, 'REDIS_URL') === undefined)
     return [`${where}: COORDINATION_BACKEND=redis needs REDIS_URL (from the Secret)`];
   return [];
 }
@@ -236,6 +242,7 @@ export function policyProblems(objects: Json[]): string[] {
           const ref = source.configMapRef?.name;
           if (ref && !configMaps.has(ref)) problems.push(`${where}: ConfigMap ${ref} is not part of the overlay`);
         }
+        problems.push(...coordinationProblems(where, container, configMaps, object.kind === 'Deployment'));
       }
     }
     if (object.kind === 'Deployment') {
@@ -250,7 +257,6 @@ export function policyProblems(objects: Json[]): string[] {
           if (config && config.data?.MIGRATIONS_RUN !== 'false')
             problems.push(`${where}: MIGRATIONS_RUN must be "false" (the migration Job migrates)`);
         }
-        problems.push(...coordinationProblems(where, container, configMaps));
       }
       const scaled = objects.some(
         (o) => o.kind === 'HorizontalPodAutoscaler' && o.spec?.scaleTargetRef?.name === object.metadata?.name,
