@@ -1,9 +1,10 @@
 /**
  * npm run bench -- [--only redeem,issue,verify,send,intake,drain,latency,wakeup,statements,growth]
- *                  [--duration <s>] [--skip-growth] [--no-build] [--drain-updates <n>]
+ *                  [--duration <s>] [--skip-growth] [--no-build] [--drain-updates <n>] [--backend redis|postgres]
  *
  * Builds and starts voucher-api, bot-api and bot-dispatcher from their production build on their own
- * databases and Redis prefix, prepares data through the public APIs, drives each hot path with
+ * databases and, in the Redis mode, their own Redis prefix (`--backend postgres`: the PostgreSQL-only
+ * mode, no Redis at all), prepares data through the public APIs, drives each hot path with
  * autocannon on 127.0.0.1 against a hand-written baseline measured in the same run, and prints one
  * table. See bench/README.md.
  */
@@ -11,12 +12,12 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
-import IORedis from 'ioredis';
 import { botProbeRequests, runBotPaths, startBotSection, BotSection } from './bots/section';
 import { runGrowth } from './growth/section';
-import { BENCH_DATABASES, dropDatabase, recreateDatabase } from './lib/db';
+import { BenchBackend, deleteRunKeys, describeBackend, parseBackend } from './lib/backend';
+import { BENCH_DATABASES, dropDatabase, PG, recreateDatabase } from './lib/db';
 import { memoryBreakdown, MEMORY_COLUMNS, memoryRow } from './lib/memory';
-import { BenchProcess, removeProcessLogs, ROOT, rssMb, stopAllOnExit } from './lib/processes';
+import { BenchProcess, connectionsTo, removeProcessLogs, ROOT, rssMb, stopAllOnExit } from './lib/processes';
 import { startWebhookReceiver, WebhookReceiver } from './lib/receiver';
 import { formatTable, Report } from './lib/report';
 import { probeInstanceEnv, StackSettings, startApp, throwAwaySecrets } from './lib/stack';
@@ -40,6 +41,7 @@ function options() {
       'skip-growth': { type: 'boolean', default: false },
       'no-build': { type: 'boolean', default: false },
       'drain-updates': { type: 'string', default: '10000' },
+      backend: { type: 'string', default: 'redis' },
     },
   });
   const only = values.only ? values.only.split(',').map((p) => p.trim()) : ALL_PATHS;
@@ -51,28 +53,21 @@ function options() {
   const drainUpdates = Number(values['drain-updates']);
   if (!Number.isInteger(drainUpdates) || drainUpdates < 1)
     throw new Error('--drain-updates must be a positive integer');
-  return { selected: (path: string) => paths.has(path), durationSeconds, drainUpdates, build: !values['no-build'] };
-}
-
-/** Deletes the run's own Redis keys (its unique prefix), never anything else. */
-async function deleteRedisKeys(redisUrl: string, prefix: string): Promise<void> {
-  const redis = new IORedis(redisUrl);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      if (keys.length > 0) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
+  const backend: BenchBackend = parseBackend(values.backend ?? 'redis');
+  return {
+    selected: (path: string) => paths.has(path),
+    durationSeconds,
+    drainUpdates,
+    build: !values['no-build'],
+    backend,
+  };
 }
 
 async function main(): Promise<void> {
-  const { selected, durationSeconds, drainUpdates, build } = options();
+  const { selected, durationSeconds, drainUpdates, build, backend } = options();
   const settings: StackSettings = {
     secrets: throwAwaySecrets(),
+    backend,
     redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     redisKeyPrefix: `bench:${randomUUID().slice(0, 8)}:`,
   };
@@ -85,7 +80,7 @@ async function main(): Promise<void> {
     for (const process of [...started].reverse()) await process.stop().catch(() => undefined);
     await receiver?.close().catch(() => undefined);
     for (const name of Object.values(BENCH_DATABASES)) await dropDatabase(name).catch(() => undefined);
-    await deleteRedisKeys(settings.redisUrl, settings.redisKeyPrefix).catch(() => undefined);
+    await deleteRunKeys(settings.backend, settings.redisUrl, settings.redisKeyPrefix).catch(() => undefined);
     removeProcessLogs();
   };
   stopAllOnExit(cleanup);
@@ -100,6 +95,7 @@ async function main(): Promise<void> {
   const benchStarted = Date.now();
   const loadAtStart = loadavg()[0];
   try {
+    console.log(`coordination: ${describeBackend(backend)}`);
     if (build) {
       console.log('building (npm run build)…');
       execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -173,8 +169,16 @@ async function main(): Promise<void> {
       ),
     );
     report.section(
+      'PostgreSQL connections per process after load (database pool, queue clients, listening connections)',
+      formatTable(
+        ['process', 'connections'],
+        measured.flatMap(([name, app]) => (app ? [[name, String(connectionsTo(app.pid, PG.port))]] : [])),
+      ),
+    );
+    report.section(
       'Machine',
       `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ` +
+        `${describeBackend(backend)}; ` +
         `${durationSeconds} s per path; whole run ${((Date.now() - benchStarted) / 1000).toFixed(0)} s; ` +
         `1-minute load average ${loadAtStart.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end`,
     );

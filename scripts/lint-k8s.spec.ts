@@ -1,7 +1,7 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { lintDockerfile, lintKubernetes, policyProblems } from './lint-k8s';
+import { lintDockerfile, lintKubernetes, parseManifests, policyProblems, renderOverlay } from './lint-k8s';
 
 const root = resolve(__dirname, '..');
 
@@ -40,6 +40,54 @@ describe('lint:k8s', () => {
         'voucher-api/overlays/dev: Deployment/voucher-api container voucher-api: livenessProbe must GET /health/live',
       ]),
     );
+  });
+
+  it('passes the PostgreSQL-only small overlay, whose pods choose postgres and get no REDIS_URL', () => {
+    const overlay = join(root, 'k8s/overlays/small-postgres-only');
+    expect(lintKubernetes([overlay], root).problems).toEqual([]);
+    const objects = parseManifests(renderOverlay(overlay));
+    const configs = objects.filter((o) => o.kind === 'ConfigMap');
+    expect(configs.map((c) => c.data.COORDINATION_BACKEND)).toEqual(['postgres', 'postgres', 'postgres']);
+    const pods = objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job');
+    expect(pods).toHaveLength(5);
+    const redisUrls = pods.flatMap((o) =>
+      o.spec.template.spec.containers.flatMap((c: { env?: Array<{ name: string }> }) =>
+        (c.env ?? []).filter((e) => e.name === 'REDIS_URL'),
+      ),
+    );
+    expect(redisUrls).toEqual([]);
+  });
+
+  it('refuses a production overlay that makes no coordination choice, or chooses redis without REDIS_URL', () => {
+    const copy = join(scratch, 'no-choice');
+    cpSync(join(root, 'k8s/voucher-api'), copy, { recursive: true });
+    const overlay = join(copy, 'overlays/prod/kustomization.yaml');
+    writeFileSync(overlay, readFileSync(overlay, 'utf8').replace('      - COORDINATION_BACKEND=redis\n', ''));
+    expect(lintKubernetes([join(copy, 'overlays/prod')], scratch).problems).toEqual([
+      'no-choice/overlays/prod: Deployment/voucher-api container voucher-api: COORDINATION_BACKEND must be "redis" or "postgres" (production needs an explicit choice)',
+      'no-choice/overlays/prod: Job/voucher-migrate container migrate: COORDINATION_BACKEND must be "redis" or "postgres" (production needs an explicit choice)',
+    ]);
+
+    const deployment = join(copy, 'base/deployment.yaml');
+    writeFileSync(overlay, readFileSync(join(root, 'k8s/voucher-api/overlays/prod/kustomization.yaml'), 'utf8'));
+    writeFileSync(deployment, readFileSync(deployment, 'utf8').replace(/ {12}- name: REDIS_URL\n(?: {14}.*\n)+/, ''));
+    expect(lintKubernetes([join(copy, 'overlays/prod')], scratch).problems).toEqual([
+      'no-choice/overlays/prod: Deployment/voucher-api container voucher-api: COORDINATION_BACKEND=redis needs REDIS_URL (from the Secret)',
+    ]);
+  });
+
+  it('composes the postgres-only component with a single-service overlay, overriding its redis choice', () => {
+    const copy = join(scratch, 'composed');
+    cpSync(join(root, 'k8s'), copy, { recursive: true });
+    const overlay = join(copy, 'voucher-api/overlays/prod/kustomization.yaml');
+    writeFileSync(overlay, `${readFileSync(overlay, 'utf8')}components:\n  - ../../../components/postgres-only\n`);
+    const objects = parseManifests(renderOverlay(join(copy, 'voucher-api/overlays/prod')));
+    expect(objects.find((o) => o.kind === 'ConfigMap')?.data.COORDINATION_BACKEND).toBe('postgres');
+    const env = objects
+      .filter((o) => o.kind === 'Deployment' || o.kind === 'Job')
+      .flatMap((o) => o.spec.template.spec.containers[0].env.map((e: { name: string }) => e.name));
+    expect(env).toContain('DB_PASSWORD');
+    expect(env).not.toContain('REDIS_URL');
   });
 
   it('reports an overlay that does not render instead of skipping it', () => {

@@ -181,6 +181,37 @@ function matches(selector: Json | undefined, labels: Json | undefined): boolean 
   return Object.entries(selector).every(([key, value]) => labels?.[key] === value);
 }
 
+/** A value of the container's environment, from `env` or from its ConfigMaps (`env` wins, as in Kubernetes). */
+function containerSetting(container: Json, configMaps: Map<string, Json>, key: string): Json | string | undefined {
+  const entry = (container.env ?? []).find((e: Json) => e.name === key);
+  if (entry) return entry.value ?? entry.valueFrom;
+  for (const source of container.envFrom ?? []) {
+    const value = configMaps.get(source.configMapRef?.name)?.data?.[key];
+    if (value !== undefined && value !== '') return value;
+  }
+  return undefined;
+}
+
+/**
+ * Production refuses to start (the apps and the migration Jobs alike) without an explicit
+ * COORDINATION_BACKEND, and a Redis-mode app needs REDIS_URL; an overlay that forgets either would roll
+ * out pods that never become ready. A migration Job touches no Redis in either mode.
+ */
+function coordinationProblems(
+  where: string,
+  container: Json,
+  configMaps: Map<string, Json>,
+  usesRedis: boolean,
+): string[] {
+  if (containerSetting(container, configMaps, 'NODE_ENV') !== 'production') return [];
+  const backend = containerSetting(container, configMaps, 'COORDINATION_BACKEND');
+  if (backend !== 'redis' && backend !== 'postgres')
+    return [`${where}: COORDINATION_BACKEND must be "redis" or "postgres" (production needs an explicit choice)`];
+  if (usesRedis && backend === 'redis' && containerSetting(container, configMaps, 'REDIS_URL') === undefined)
+    return [`${where}: COORDINATION_BACKEND=redis needs REDIS_URL (from the Secret)`];
+  return [];
+}
+
 export function policyProblems(objects: Json[]): string[] {
   const problems: string[] = [];
   const name = (o: Json) => `${o.kind}/${o.metadata?.name}`;
@@ -211,6 +242,7 @@ export function policyProblems(objects: Json[]): string[] {
           const ref = source.configMapRef?.name;
           if (ref && !configMaps.has(ref)) problems.push(`${where}: ConfigMap ${ref} is not part of the overlay`);
         }
+        problems.push(...coordinationProblems(where, container, configMaps, object.kind === 'Deployment'));
       }
     }
     if (object.kind === 'Deployment') {

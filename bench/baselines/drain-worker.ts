@@ -1,14 +1,15 @@
 /**
  * Baseline for the dispatcher drain: a bare BullMQ worker. Per job it HMAC-signs the Update body,
  * POSTs it with undici over TLS (one keep-alive Agent, as many connections as a bot's default
- * max_connections) and records the outcome with ONE UPDATE in PostgreSQL.
+ * max_connections) and records the outcome with ONE UPDATE in PostgreSQL. The queue is on the run's
+ * backend, with the dispatcher's connection options (see queue.ts).
  */
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Job, Worker } from 'bullmq';
-import IORedis from 'ioredis';
 import { Agent, request } from 'undici';
 import { baselinePool } from './plumbing';
+import { baselineQueueOptions } from './queue';
 
 export interface BaselineDeliveryJob {
   deliveryId: number;
@@ -59,8 +60,7 @@ async function deliver(job: Job<BaselineDeliveryJob>): Promise<void> {
 }
 
 const worker = new Worker<BaselineDeliveryJob>('baseline-deliveries', deliver, {
-  connection: new IORedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null }),
-  prefix: `${process.env.REDIS_KEY_PREFIX ?? ''}bull`,
+  ...baselineQueueOptions(process.env, 'worker', 'drain-baseline'),
   concurrency: Number(process.env.WORKER_CONCURRENCY ?? 50),
   autorun: false,
 });

@@ -5,19 +5,18 @@
  *   1. bot lookup by the token's SHA-256 hash (enabled bots only)
  *   2. membership check: the bot is an active member of the chat
  *   then ONE transaction: BEGIN, message INSERT … RETURNING, outbox INSERT, COMMIT
- *   and after the commit a BullMQ `add` of the outbox row (a job for the delivery worker).
+ *   and after the commit a BullMQ `add` of the outbox row (a job for the delivery worker), on the run's
+ *   backend (Redis, or BullMQ's PostgreSQL backend in the PostgreSQL-only mode; see queue.ts).
  */
 import { createServer, IncomingMessage } from 'node:http';
 import { Queue } from 'bullmq';
-import IORedis from 'ioredis';
 import { tokenHash } from './schema';
 import { baselinePool, readBody, sendJson } from './plumbing';
+import { baselineQueueOptions } from './queue';
 
 const pool = baselinePool();
-const connection = new IORedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
 const queue = new Queue('baseline-outbox', {
-  connection,
-  prefix: `${process.env.REDIS_KEY_PREFIX ?? ''}bull`,
+  ...baselineQueueOptions(process.env, 'producer', 'send-baseline'),
   defaultJobOptions: { removeOnComplete: true, removeOnFail: 1000 },
 });
 
@@ -70,8 +69,14 @@ async function sendMessage(req: IncomingMessage): Promise<[number, unknown]> {
   ];
 }
 
+// Ready once the queue's connection is: the first measured request must not pay for opening it.
+let queueReady = false;
+void queue.waitUntilReady().then(() => {
+  queueReady = true;
+});
+
 createServer((req, res) => {
-  if (req.url === '/ready') return sendJson(res, 200, { ready: true });
+  if (req.url === '/ready') return sendJson(res, queueReady ? 200 : 503, { ready: queueReady });
   // Served under any prefix, so the load driver sends the very requests it sends to bot-api.
   if (req.method !== 'POST' || !req.url?.endsWith('/sendMessage')) return sendJson(res, 404, { success: false });
   sendMessage(req)

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
-import IORedis from 'ioredis';
+import { baselineQueueOptions, resetBaselineQueueSchema } from '../baselines/queue';
 import { BASELINE_SCHEMA, seedSendBaseline } from '../baselines/schema';
 import type { BaselineDeliveryJob } from '../baselines/drain-worker';
+import { STEADY_RATE } from '../lib/backend';
 import { Accounts, apiClient } from '../lib/api';
 import { BENCH_DATABASES, withClient } from '../lib/db';
 import {
@@ -17,7 +18,7 @@ import {
 } from '../lib/processes';
 import type { WebhookReceiver } from '../lib/receiver';
 import type { Report } from '../lib/report';
-import { baselineDbEnv, botEnv, dispatcherEnv, StackSettings, startApp } from '../lib/stack';
+import { baselineDbEnv, botEnv, coordinationEnv, dispatcherEnv, StackSettings, startApp } from '../lib/stack';
 import type { ProbedRequest } from '../probe';
 import {
   benchIntake,
@@ -32,6 +33,8 @@ import { BOT_API, BotWorld, prepareBotWorld } from './world';
 
 const APP_CHANNEL = 'app';
 const BASELINE_CHANNEL = 'baseline';
+/** The baselines' Redis keys sit under the run's prefix, apart from the apps' queues. */
+const BASELINE_KEY_PREFIX = 'baseline:';
 
 export interface BotSection {
   app: BenchProcess;
@@ -52,20 +55,27 @@ export async function startBotSection(settings: StackSettings, receiver: Webhook
   return { app, world, idleRssMb };
 }
 
-async function resetBaselineDb(): Promise<void> {
+/** The baseline database afresh, with BullMQ's schema when the run's queues live in PostgreSQL. */
+async function resetBaselineDb(settings: StackSettings): Promise<void> {
   await withClient(BENCH_DATABASES.baseline, async (db) => {
     await db.query(`DROP SCHEMA public CASCADE; CREATE SCHEMA public;`);
     await db.query(BASELINE_SCHEMA);
+    if (settings.backend === 'postgres') await resetBaselineQueueSchema(db);
   });
 }
 
+/** A baseline process's environment: its database, and its queues where the apps' are. */
+function baselineEnv(settings: StackSettings): Record<string, string> {
+  return { ...baselineDbEnv(), ...coordinationEnv(settings, BASELINE_KEY_PREFIX) };
+}
+
 async function sendBaseline(settings: StackSettings): Promise<{ process: BenchProcess; chats: string[] }> {
-  await resetBaselineDb();
+  await resetBaselineDb(settings);
   const chats = await withClient(BENCH_DATABASES.baseline, (db) => seedSendBaseline(db, 50));
   const process = await startProcess({
     name: 'sendMessage baseline',
     args: scriptArgs('bench/baselines/send-service.ts'),
-    env: { ...baselineDbEnv(), REDIS_URL: settings.redisUrl, REDIS_KEY_PREFIX: `${settings.redisKeyPrefix}baseline:` },
+    env: baselineEnv(settings),
     port: await freePort(),
     ready: httpReady('/ready'),
   });
@@ -74,8 +84,8 @@ async function sendBaseline(settings: StackSettings): Promise<{ process: BenchPr
 
 /** The bare BullMQ worker draining `count` queued deliveries to the receiver's baseline channel. */
 async function drainBaseline(settings: StackSettings, receiver: WebhookReceiver, count: number, timeoutMs: number) {
-  await resetBaselineDb();
-  const prefix = `${settings.redisKeyPrefix}baseline:`;
+  await resetBaselineDb(settings);
+  const env = baselineEnv(settings);
   const jobs: Array<{ name: string; data: BaselineDeliveryJob }> = [];
   for (let i = 1; i <= count; i++) {
     const updateId = randomUUID();
@@ -87,20 +97,19 @@ async function drainBaseline(settings: StackSettings, receiver: WebhookReceiver,
       count,
     ]),
   );
-  const connection = new IORedis(settings.redisUrl, { maxRetriesPerRequest: null });
-  const queue = new Queue('baseline-deliveries', { connection, prefix: `${prefix}bull` });
-  for (let i = 0; i < jobs.length; i += 1000) {
-    await queue.addBulk(jobs.slice(i, i + 1000).map((job) => ({ ...job, opts: { removeOnComplete: true } })));
+  const queue = new Queue('baseline-deliveries', baselineQueueOptions(env, 'worker', 'drain-baseline-fill'));
+  try {
+    for (let i = 0; i < jobs.length; i += 1000) {
+      await queue.addBulk(jobs.slice(i, i + 1000).map((job) => ({ ...job, opts: { removeOnComplete: true } })));
+    }
+  } finally {
+    await queue.close();
   }
-  await queue.close();
-  connection.disconnect();
   const worker = await startProcess({
     name: 'drain baseline',
     args: scriptArgs('bench/baselines/drain-worker.ts'),
     env: {
-      ...baselineDbEnv(),
-      REDIS_URL: settings.redisUrl,
-      REDIS_KEY_PREFIX: prefix,
+      ...env,
       WEBHOOK_URL: receiver.url(BASELINE_CHANNEL),
       WEBHOOK_CA_FILE: receiver.caFile,
     },
@@ -164,7 +173,8 @@ export async function runBotPaths(
       });
     }
   }
-  if (selected('latency')) await benchSteadyLatency(run, receiver, APP_CHANNEL, 200, 3 * durationSeconds);
+  if (selected('latency'))
+    await benchSteadyLatency(run, receiver, APP_CHANNEL, STEADY_RATE[settings.backend], 3 * durationSeconds);
   if (selected('wakeup')) await benchWakeUp(run, 50);
 }
 

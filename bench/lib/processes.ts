@@ -1,5 +1,16 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { closeSync, fstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  readSync,
+  rmSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -196,6 +207,35 @@ export function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const match = /VmRSS:\s+(\d+) kB/.exec(status);
   return match ? Number(match[1]) / 1024 : NaN;
+}
+
+/** TCP state ESTABLISHED in /proc/net/tcp. */
+const TCP_ESTABLISHED = '01';
+
+/**
+ * Established TCP connections a process holds to `remotePort` (its PostgreSQL connections: the
+ * database pool, the queue clients' pools and the listening connections), from /proc: the process's
+ * socket inodes, matched against the connection tables of its network namespace.
+ */
+export function connectionsTo(pid: number, remotePort: number): number {
+  const sockets = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+      if (inode) sockets.add(inode);
+    } catch {
+      // The descriptor was closed between the listing and the read.
+    }
+  }
+  let count = 0;
+  for (const table of ['tcp', 'tcp6']) {
+    const rows = readFileSync(`/proc/${pid}/net/${table}`, 'utf8').trim().split('\n').slice(1);
+    for (const row of rows) {
+      const [, , remote, state, , , , , , inode] = row.trim().split(/\s+/);
+      if (state === TCP_ESTABLISHED && parseInt(remote.split(':')[1], 16) === remotePort && sockets.has(inode)) count++;
+    }
+  }
+  return count;
 }
 
 export function sleep(ms: number): Promise<void> {

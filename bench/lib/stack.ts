@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DEFAULT_ROUTE_RATE_LIMITS } from '../../apps/bot-api/src/rate-limits/route-rate-limits';
 import { DEFAULT_RATE_LIMITS } from '../../apps/voucher-api/src/rate-limits/rate-limit.policy';
+import { BenchBackend, NO_REDIS_URL } from './backend';
 import { BENCH_DATABASES, PG } from './db';
 import { appArgs, BenchProcess, freePort, httpReady, ROOT, startProcess } from './processes';
 
@@ -30,8 +31,24 @@ const UNLIMITED = 1_000_000;
 
 export interface StackSettings {
   secrets: Secrets;
+  backend: BenchBackend;
+  /** Redis mode only: the server and the run's own key prefix. */
   redisUrl: string;
   redisKeyPrefix: string;
+}
+
+/**
+ * Where a process of the run keeps its queues (and the apps their limits and wake-ups): the explicit
+ * choice a deployment makes, with Redis under the run's prefix (`prefixSuffix` separates the
+ * baselines' keys), or nothing of Redis in the PostgreSQL-only mode.
+ */
+export function coordinationEnv(settings: StackSettings, prefixSuffix = ''): Record<string, string> {
+  if (settings.backend === 'postgres') return { COORDINATION_BACKEND: 'postgres', REDIS_URL: NO_REDIS_URL };
+  return {
+    COORDINATION_BACKEND: 'redis',
+    REDIS_URL: settings.redisUrl,
+    REDIS_KEY_PREFIX: `${settings.redisKeyPrefix}${prefixSuffix}`,
+  };
 }
 
 /** Production refuses account JWTs without a named issuer and audience; the bench's tokens carry these. */
@@ -47,8 +64,7 @@ function shared(settings: StackSettings): Record<string, string> {
     DB_USER: PG.user,
     DB_PASSWORD: PG.password,
     DB_AUTO_CREATE: 'false',
-    REDIS_URL: settings.redisUrl,
-    REDIS_KEY_PREFIX: settings.redisKeyPrefix,
+    ...coordinationEnv(settings),
   };
 }
 

@@ -50,7 +50,8 @@ export async function voucherSupply(
   return vouchers;
 }
 
-export async function startVoucherBaseline(settings: StackSettings, vouchers: number) {
+/** node:http + pg only: the redeem and verify baseline uses no queue, so it runs the same in both modes. */
+export async function startVoucherBaseline(vouchers: number) {
   await withClient(BENCH_DATABASES.baseline, async (db) => {
     await db.query(`DROP SCHEMA public CASCADE; CREATE SCHEMA public;`);
     await db.query(BASELINE_SCHEMA);
@@ -59,7 +60,7 @@ export async function startVoucherBaseline(settings: StackSettings, vouchers: nu
   return startProcess({
     name: 'redeem baseline',
     args: scriptArgs('bench/baselines/voucher-service.ts'),
-    env: { ...baselineDbEnv(), REDIS_URL: settings.redisUrl },
+    env: baselineDbEnv(),
     port: await freePort(),
     ready: httpReady('/ready'),
   });
@@ -80,7 +81,7 @@ export async function runVoucherPaths(
   const vouchers = await voucherSupply(section, Math.max(2000, 1500 * durationSeconds), 3 * durationSeconds);
   // The baseline gets more vouchers than it can redeem in the time, so it never runs dry.
   const baselineVouchers = Math.max(20_000, 4000 * durationSeconds);
-  const baseline = await startVoucherBaseline(settings, baselineVouchers);
+  const baseline = await startVoucherBaseline(baselineVouchers);
   try {
     const before = section.used.size;
     await benchVerifyAndRedeem(run, vouchers, section.used, {
