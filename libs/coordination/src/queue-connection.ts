@@ -16,6 +16,9 @@ export function selectQueueBackend(backend: CoordinationBackend): void {
 
 export type QueueRole = 'producer' | 'worker';
 
+/** Connections one Queue or Worker may open in the PostgreSQL-only mode. */
+const QUEUE_POOL_MAX = 10;
+
 /** Options of a Queue or Worker: where it connects and, on Redis, the key prefix. */
 export interface QueueClientOptions {
   connection: ConnectionOptions;
@@ -42,7 +45,9 @@ export function queueClientOptions(settings: CoordinationSettings, role: QueueRo
       user: db.user,
       password: db.password,
       database: db.database,
-      max: role === 'worker' ? 4 : 2,
+      // Opened on demand and closed when idle: a busy producer or worker needs about ten (fewer
+      // measurably throttled the bench's sendMessage and drain), a quiet queue holds one or two.
+      max: QUEUE_POOL_MAX,
       application_name: name,
       connectionTimeoutMillis: 5000,
       schema: QUEUE_SCHEMA,
