@@ -30,7 +30,7 @@ describe('fault 3: kill -9 bot-api during a burst of client messages', () => {
     botApi = await startServiceProcess(
       'apps/bot-api/src/main.ts',
       testEnv(stack.ctx.config.DB_NAME, stack.ctx.config.REDIS_KEY_PREFIX, {
-      COORDINATION_BACKEND: stack.ctx.config.coordinationBackend,
+        COORDINATION_BACKEND: stack.ctx.config.coordinationBackend,
         LOG_LEVEL: 'warn',
         MIGRATIONS_RUN: 'false',
         WEBHOOK_ALLOW_PRIVATE: 'true',

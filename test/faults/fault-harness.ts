@@ -52,6 +52,7 @@ export async function startDeliveryStack(
   const ctx = await startBotApp({
     WEBHOOK_ALLOW_PRIVATE: 'true',
     RATE_LIMITS: 'client.write=1000000,client.read=1000000',
+    ...botApiEnv,
   });
   const env = {
     WEBHOOK_ALLOW_PRIVATE: 'true',
