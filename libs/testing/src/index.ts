@@ -12,3 +12,5 @@ export * from './contract';
 export * from './table-ownership';
 export * from './hostile-sweep';
 export * from './page-routes';
+export * from './shared-state';
+export * from './wait';
