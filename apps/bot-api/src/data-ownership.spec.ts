@@ -32,6 +32,7 @@ const OWNERS: Record<string, string> = {
   messages: `${BOT_API}messages/message-store.service.ts`,
   message_receipts: `${BOT_API}messages/message-store.service.ts`,
   updates: `${BOT_API}updates/updates.store.ts`,
+  chat_actions: `${BOT_API}messages/chat-actions.store.ts`,
   webhook_deliveries: DELIVERY_SIDE,
   webhook_delivery_attempts: DELIVERY_SIDE,
   idempotency_keys: 'libs/idempotency/src/',

@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { createTestApp } from '@app/testing';
+import { createTestApp, describeEachBackend } from '@app/testing';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../src/app.module';
@@ -7,13 +7,17 @@ import { BotConfig } from '../src/config/bot.config';
 import { BotTestContext, callBot, createApprovedBot, STAFF_ID, startBotApp } from './app-context';
 
 /** Bot tokens are looked up once and reused for BOT_TOKEN_CACHE_MS; every change must still apply at once. */
-describe('bot token look-up cache', () => {
+describeEachBackend('bot token look-up cache', (backend) => {
   let ctx: BotTestContext;
   let other: INestApplication;
 
   beforeAll(async () => {
     // A long cache life, so only invalidation (never expiry) can explain a refused token below.
-    ctx = await startBotApp({ BOT_TOKEN_CACHE_MS: '600000', WEBHOOK_ALLOW_PRIVATE: 'true' });
+    ctx = await startBotApp({
+      COORDINATION_BACKEND: backend,
+      BOT_TOKEN_CACHE_MS: '600000',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+    });
     other = await createTestApp(AppModule.forRoot(ctx.config));
   });
   afterAll(async () => {

@@ -268,22 +268,6 @@ describe('bot send operations (spec 4.2 Sending, 2.3, 8)', () => {
     );
   });
 
-  it('shows a chat action to the chat members for a few seconds', async () => {
-    const res = await send('sendChatAction', { action: 'typing' }).expect(200);
-    expect(res.body).toEqual({ success: true, data: true });
-    const list = await request(ctx.app.getHttpServer())
-      .get(`/api/v1/bots/client/chats/${chatId}/messages?pageSize=1`)
-      .set('Authorization', `Bearer ${alice}`)
-      .expect(200);
-    expect(list.body.data.chat_actions).toEqual([
-      { user_id: bot.systemUserId, action: 'typing', expires_at_ms: expect.any(Number) },
-    ]);
-    const expiresIn = list.body.data.chat_actions[0].expires_at_ms - Date.now();
-    expect(expiresIn).toBeGreaterThan(2000);
-    expect(expiresIn).toBeLessThanOrEqual(5000);
-    expectValidation(await send('sendChatAction', { action: 'dancing' }));
-  });
-
   it('refuses every send of a bot without the messages:send scope with 403 FORBIDDEN', async () => {
     const mute = await createApprovedBot(ctx, 'dev-3', { username: 'mute_bot', scopes: ['messages:receive'] });
     const res = await callBot(ctx, mute.token, 'sendMessage', { chat_id: chatId, text: 'x' }).expect(403);

@@ -1,13 +1,15 @@
+import { describeEachBackend } from '@app/testing';
 import request from 'supertest';
 import { BotTestContext, callBot, createApprovedBot, startBotApp } from './app-context';
 
 /** Security review, defect 4: bot-api had no request rate limits although spec section 7 promises RATE_LIMITED. */
-describe('route rate limits', () => {
+describeEachBackend('route rate limits', (backend) => {
   let ctx: BotTestContext;
   const server = () => ctx.app.getHttpServer();
 
   beforeAll(async () => {
     ctx = await startBotApp({
+      COORDINATION_BACKEND: backend,
       RATE_LIMITS: 'verify_token=2,client.write=2,client.read=3,set_webhook=2,developer=50',
       WEBHOOK_ALLOW_PRIVATE: 'true',
     });

@@ -1,16 +1,17 @@
+import { describeEachBackend } from '@app/testing';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { SendQuotaService } from '../src/quotas/send-quota.service';
 import { BotTestContext, callBot, createApprovedBot, startBotApp } from './app-context';
 
 /** The three quota windows are counted together; only sends that go through count against them. */
-describe('send quota windows', () => {
+describeEachBackend('send quota windows', (backend) => {
   // Each test waits out real one-second windows (about 4.5 s of sleeps), so the default 5 s is too tight under load.
   jest.setTimeout(20_000);
   let ctx: BotTestContext;
 
   beforeAll(async () => {
-    ctx = await startBotApp();
+    ctx = await startBotApp({ COORDINATION_BACKEND: backend });
   });
   afterAll(() => ctx.close());
 

@@ -2,20 +2,20 @@ import type { INestApplication } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { createTestApp } from '@app/testing';
+import { createTestApp, describeEachBackend } from '@app/testing';
 import { AppModule } from '../src/app.module';
 import { BotConfig } from '../src/config/bot.config';
 import { PollingService } from '../src/updates/polling.service';
 import { ApprovedBot, BotTestContext, callBot, createApprovedBot, openPrivateChat, startBotApp } from './app-context';
 
-describe('getUpdates: offset, limit, long polling, conflicts (spec 6.5)', () => {
+describeEachBackend('getUpdates: offset, limit, long polling, conflicts (spec 6.5)', (backend) => {
   let ctx: BotTestContext;
   let bot: ApprovedBot;
   let alice: string;
   let chatId: string;
 
   beforeAll(async () => {
-    ctx = await startBotApp();
+    ctx = await startBotApp({ COORDINATION_BACKEND: backend });
     bot = await createApprovedBot(ctx, 'dev-1', { username: 'poll_bot' });
     alice = await ctx.jwt('alice', 'Alice');
     chatId = await openPrivateChat(ctx, alice, bot.botId);
@@ -155,7 +155,7 @@ describe('getUpdates: offset, limit, long polling, conflicts (spec 6.5)', () => 
     expect(ended.body).toEqual({ success: false, code: 'CONFLICT', message: expect.any(String) });
   });
 
-  describe('with a second instance on the same database and Redis', () => {
+  describe('with a second replica on the same database (and Redis prefix)', () => {
     let other: INestApplication;
 
     beforeAll(async () => {
@@ -201,7 +201,7 @@ describe('getUpdates: offset, limit, long polling, conflicts (spec 6.5)', () => 
         .send({ timeout: 20 })
         .then((res) => res);
       await new Promise((resolve) => setTimeout(resolve, 300));
-      // Written behind the service's back: no Redis notification is ever published for it.
+      // Written behind the service's back: no wake-up is ever published for it.
       const updateId = randomUUID();
       const message = {
         message_id: Number.MAX_SAFE_INTEGER,

@@ -1,12 +1,13 @@
+import { describeEachBackend } from '@app/testing';
 import request from 'supertest';
 import { ApprovedBot, BotTestContext, callBot, createApprovedBot, STAFF_ID, startBotApp } from './app-context';
 
 /** The recheck interval stays at its 5 s default, so only the change itself can end a poll sooner. */
-describe('a waiting getUpdates ends as soon as its token or bot no longer allows it', () => {
+describeEachBackend('a waiting getUpdates ends as soon as its token or bot no longer allows it', (backend) => {
   let ctx: BotTestContext;
 
   beforeAll(async () => {
-    ctx = await startBotApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+    ctx = await startBotApp({ COORDINATION_BACKEND: backend, WEBHOOK_ALLOW_PRIVATE: 'true' });
   });
   afterAll(() => ctx.close());
 
@@ -66,9 +67,10 @@ describe('a waiting getUpdates ends as soon as its token or bot no longer allows
   it('defect 7: setWebhook ends a waiting getUpdates at once with 409 CONFLICT', async () => {
     const bot = await createApprovedBot(ctx, 'dev-4');
     const { res, elapsedMs } = await pollThrough(bot, () =>
-      callBot(ctx, bot.token, 'setWebhook', { url: 'https://127.0.0.1:9/hook', secret_token: 'secret-token-123' }).expect(
-        200,
-      ),
+      callBot(ctx, bot.token, 'setWebhook', {
+        url: 'https://127.0.0.1:9/hook',
+        secret_token: 'secret-token-123',
+      }).expect(200),
     );
     expect(res.status).toBe(409);
     expect(res.body).toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('webhook') });

@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { createTestApp } from '@app/testing';
+import { createTestApp, describeEachBackend } from '@app/testing';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../src/app.module';
@@ -10,7 +10,7 @@ import { API, bearer, expectError, GENEROUS_RATE_LIMITS } from './runtime-fixtur
 type Server = ReturnType<INestApplication['getHttpServer']>;
 
 /** Application tokens are looked up once and reused for APP_TOKEN_CACHE_MS; every change must still apply at once. */
-describe('application token look-up cache', () => {
+describeEachBackend('application token look-up cache', (backend) => {
   let ctx: VoucherTestContext;
   let other: INestApplication;
   const here = (): Server => ctx.app.getHttpServer();
@@ -19,7 +19,11 @@ describe('application token look-up cache', () => {
 
   beforeAll(async () => {
     // A long cache life, so only invalidation (never expiry) can explain a refused token below.
-    ctx = await startVoucherApp({ ...GENEROUS_RATE_LIMITS, APP_TOKEN_CACHE_MS: '60000' });
+    ctx = await startVoucherApp({
+      COORDINATION_BACKEND: backend,
+      ...GENEROUS_RATE_LIMITS,
+      APP_TOKEN_CACHE_MS: '60000',
+    });
     other = await createTestApp(AppModule.forRoot(ctx.config));
   });
   afterAll(async () => {
@@ -31,9 +35,9 @@ describe('application token look-up cache', () => {
     const app = await seedApplication(ctx, { name: 'Before' });
     await me(here(), app.token).expect(200);
     // A change behind the service's back (no invalidation) is not seen while the entry lives...
-    await ctx.app.get(DataSource).query(`UPDATE applications SET name = 'Renamed in SQL' WHERE id = $1`, [
-      app.applicationId,
-    ]);
+    await ctx.app
+      .get(DataSource)
+      .query(`UPDATE applications SET name = 'Renamed in SQL' WHERE id = $1`, [app.applicationId]);
     expect((await me(here(), app.token).expect(200)).body.data.name).toBe('Before');
     // ...while an instance that has not cached the token reads the row.
     expect((await me(there(), app.token).expect(200)).body.data.name).toBe('Renamed in SQL');
@@ -89,10 +93,9 @@ describe('application token look-up cache', () => {
   it('refuses a cached token once its expiry passes', async () => {
     const app = await seedApplication(ctx);
     const expiresAt = new Date(Date.now() + 1500);
-    await ctx.app.get(DataSource).query(`UPDATE app_tokens SET expires_at = $2 WHERE id = $1`, [
-      app.tokenId,
-      expiresAt,
-    ]);
+    await ctx.app
+      .get(DataSource)
+      .query(`UPDATE app_tokens SET expires_at = $2 WHERE id = $1`, [app.tokenId, expiresAt]);
     await me(here(), app.token).expect(200);
     await new Promise((resolve) => setTimeout(resolve, expiresAt.getTime() - Date.now() + 50));
     expectError(await me(here(), app.token), 401, 'UNAUTHORIZED');

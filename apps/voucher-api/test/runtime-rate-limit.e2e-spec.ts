@@ -1,3 +1,4 @@
+import { describeEachBackend } from '@app/testing';
 import request from 'supertest';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -7,12 +8,12 @@ import { API, bearer, expectError } from './runtime-fixtures';
 // Real HTTP against real PostgreSQL on a shared machine: parallel bursts need more than the 5 s default.
 jest.setTimeout(60_000);
 
-describe('runtime rate limits at the default per-minute limits', () => {
+describeEachBackend('runtime rate limits at the default per-minute limits', (backend) => {
   let ctx: VoucherTestContext;
   const server = () => ctx.app.getHttpServer();
 
   beforeAll(async () => {
-    ctx = await startVoucherApp();
+    ctx = await startVoucherApp({ COORDINATION_BACKEND: backend });
   });
   afterAll(() => ctx.close());
 

@@ -3,6 +3,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { RedisModule } from '@app/platform';
 import type { CoordinationSettings } from './coordination-settings';
 import { queueClientOptions, selectQueueBackend } from './queue-connection';
+import { SharedStateModule } from './shared-state.module';
 
 /** The injection token of the process's CoordinationSettings. */
 export const COORDINATION = Symbol('COORDINATION');
@@ -26,6 +27,7 @@ export class CoordinationModule {
       imports: [
         ...redis,
         BullModule.forRoot(queueClientOptions(settings, 'worker', `${settings.connectionName}-queues`)),
+        SharedStateModule.forRoot(settings),
       ],
       providers: [{ provide: COORDINATION, useValue: settings }],
       exports: [COORDINATION, BullModule, ...redis],

@@ -4,3 +4,6 @@ export * from './queue-connection';
 export * from './queue-schema';
 export * from './resolve-backend';
 export * from './periodic-work.module';
+export * from './channels/postgres-channel-bus';
+export * from './channels/redis-channel-bus';
+export * from './shared-state.module';

@@ -1,17 +1,14 @@
 import { Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import type Redis from 'ioredis';
-import { createRedis } from './redis';
+import type { ChannelBus } from './channel-bus';
 
 export interface InvalidatedCacheOptions {
-  /** Used for the subscriber connection's name and in log lines. */
+  /** Used in log lines. */
   name: string;
   /** How long an entry is served; 0 turns the cache off. */
   ttlMs: number;
-  /** Pub/sub channel names are not covered by ioredis' keyPrefix, so pass the prefixed name. */
+  /** The channel that carries invalidations between the replicas. */
   channel: string;
-  redisUrl: string;
-  /** The shared client, used to publish invalidations. */
-  publisher: Redis;
+  bus: ChannelBus;
   /** Bounds memory however many distinct keys call; the oldest entry goes first. */
   maxEntries?: number;
 }
@@ -26,8 +23,9 @@ interface Entry<V> {
  * An in-process cache for rows that are read on every request and rarely change (credentials).
  * Each entry belongs to one or more groups (a token id, its owner's id); `invalidate(group)` after
  * the commit of a change drops the group's entries here at once and on every other instance
- * through Redis pub/sub. While the channel is not subscribed (Redis down, reconnecting) nothing is
- * served, so a missed message can never keep a revoked credential working.
+ * through the channel bus (Redis pub/sub or PostgreSQL LISTEN/NOTIFY). While the channel is not
+ * listened to (backend down, reconnecting) nothing is served and everything cached is dropped, so a
+ * missed message can never keep a revoked credential working.
  */
 export class InvalidatedCache<V> implements OnModuleInit, OnModuleDestroy {
   private readonly logger: Logger;
@@ -36,7 +34,7 @@ export class InvalidatedCache<V> implements OnModuleInit, OnModuleDestroy {
   /** Bumped by every invalidation; a read that started before one must not be stored. */
   private generation = 0;
   private subscribed = false;
-  private subscriber?: Redis;
+  private stopped = false;
 
   constructor(private readonly options: InvalidatedCacheOptions) {
     this.logger = new Logger(options.name);
@@ -56,19 +54,24 @@ export class InvalidatedCache<V> implements OnModuleInit, OnModuleDestroy {
 
   async start(): Promise<void> {
     if (!this.enabled) return;
-    // A connection in subscriber mode can run no other command, hence a dedicated one.
-    const subscriber = createRedis(this.options.redisUrl, `${this.options.name}-changes`);
-    this.subscriber = subscriber;
-    subscriber.on('message', (_channel: string, group: string) => this.drop(group));
-    subscriber.on('error', (error: Error) => this.logger.warn(`change subscriber: ${error.message}`));
-    subscriber.on('close', () => this.suspend());
-    subscriber.on('ready', () => void this.subscribe(subscriber));
-    await this.subscribe(subscriber);
+    const { bus, channel } = this.options;
+    // Registered before subscribing: a subscription that fails now is listened to once the backend is back.
+    bus.onConnectionChange((connected) => {
+      if (!connected) this.suspend();
+      else if (!this.stopped) this.subscribed = true;
+    });
+    try {
+      await bus.subscribe(channel, (group) => this.drop(group));
+      this.subscribed = bus.connected && !this.stopped;
+    } catch (error) {
+      this.logger.warn(`change channel not subscribed; rows are read from the database: ${String(error)}`);
+    }
   }
 
+  /** The bus is the process's; its owner closes it. */
   async stop(): Promise<void> {
+    this.stopped = true;
     this.suspend();
-    await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
   }
 
   get(key: string): V | undefined {
@@ -101,11 +104,11 @@ export class InvalidatedCache<V> implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** After the commit of any change to the group's rows: here at once, elsewhere through Redis. */
+  /** After the commit of any change to the group's rows: here at once, elsewhere through the bus. */
   invalidate(group: string): void {
     this.drop(group);
     if (!this.enabled) return;
-    this.options.publisher.publish(this.options.channel, group).catch((error: Error) => {
+    this.options.bus.publish(this.options.channel, group).catch((error: Error) => {
       this.logger.warn(`change of ${group} not published: ${error.message}`);
     });
   }
@@ -132,14 +135,5 @@ export class InvalidatedCache<V> implements OnModuleInit, OnModuleDestroy {
     this.generation++;
     this.entries.clear();
     this.keysOfGroup.clear();
-  }
-
-  private async subscribe(subscriber: Redis): Promise<void> {
-    try {
-      await subscriber.subscribe(this.options.channel);
-      this.subscribed = true;
-    } catch (error) {
-      this.logger.warn(`change channel not subscribed; rows are read from the database: ${String(error)}`);
-    }
   }
 }

@@ -13,3 +13,5 @@ export * from './table-ownership';
 export * from './hostile-sweep';
 export * from './page-routes';
 export * from './periodic-work';
+export * from './shared-state';
+export * from './wait';

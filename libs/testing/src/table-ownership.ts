@@ -74,9 +74,11 @@ export function readSources(root: string, dir: string, skip: (path: string) => b
     .map((path) => ({ path, text: readFileSync(join(root, path), 'utf8') }));
 }
 
-/** The tables that `CREATE TABLE` statements in these sources (migrations) create. */
+/** The tables that `CREATE [UNLOGGED] TABLE` statements in these sources (migrations) create. */
 export function createdTables(sources: readonly Source[]): Set<string> {
-  return new Set(sources.flatMap((source) => [...source.text.matchAll(/CREATE TABLE (\w+)/g)].map((m) => m[1])));
+  return new Set(
+    sources.flatMap((source) => [...source.text.matchAll(/CREATE (?:UNLOGGED )?TABLE (\w+)/g)].map((m) => m[1])),
+  );
 }
 
 /** Entity class → its table, from `@Entity({ name: '…' })` or `@Entity('…')` followed by the class. */

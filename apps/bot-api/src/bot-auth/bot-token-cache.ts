@@ -1,13 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InvalidatedCache, REDIS } from '@app/platform';
-import type Redis from 'ioredis';
+import { CHANNEL_BUS, type ChannelBus, InvalidatedCache } from '@app/platform';
 import type { Bot } from '../bots/entities/bot.entity';
 import { BotConfig } from '../config/bot.config';
 
-/** Pub/sub channel names are not covered by ioredis' keyPrefix, so the channel carries the prefix itself. */
-export function botChangesChannel(config: BotConfig): string {
-  return `${config.REDIS_KEY_PREFIX}bot-api:bot-changed`;
-}
+/** Carries the id of a bot whose row changed, after the change's commit. */
+export const BOT_CHANGES_CHANNEL = 'bot-api:bot-changed';
 
 /**
  * Token hash → bot, kept for BOT_TOKEN_CACHE_MS so a bot-token call needs no database read.
@@ -17,14 +14,8 @@ export function botChangesChannel(config: BotConfig): string {
  */
 @Injectable()
 export class BotTokenCache extends InvalidatedCache<Bot> {
-  constructor(@Inject(REDIS) redis: Redis, config: BotConfig) {
-    super({
-      name: 'BotTokenCache',
-      ttlMs: config.BOT_TOKEN_CACHE_MS,
-      channel: botChangesChannel(config),
-      redisUrl: config.REDIS_URL,
-      publisher: redis,
-    });
+  constructor(@Inject(CHANNEL_BUS) bus: ChannelBus, config: BotConfig) {
+    super({ name: 'BotTokenCache', ttlMs: config.BOT_TOKEN_CACHE_MS, channel: BOT_CHANGES_CHANNEL, bus });
   }
 
   putBot(tokenHash: string, bot: Bot, startedAt: number): void {

@@ -5,7 +5,9 @@ import { ChatsModule } from '../chats/chats.module';
 import { FilesModule } from '../files/files.module';
 import { UpdatesModule } from '../updates/updates.module';
 import { UsersModule } from '../users/users.module';
+import { chatActionBoardProvider } from './chat-action-board';
 import { ChatActionsService } from './chat-actions.service';
+import { ChatActionsStore } from './chat-actions.store';
 import { ClientMessagesController } from './client-messages.controller';
 import { ClientMessagesService } from './client-messages.service';
 import { Message } from './entities/message.entity';
@@ -15,7 +17,14 @@ import { MessageStore } from './message-store.service';
 @Module({
   imports: [TypeOrmModule.forFeature([Message]), BotsModule, ChatsModule, FilesModule, UpdatesModule, UsersModule],
   controllers: [ClientMessagesController],
-  providers: [MessageStore, MessageEventsService, ClientMessagesService, ChatActionsService],
+  providers: [
+    MessageStore,
+    MessageEventsService,
+    ClientMessagesService,
+    ChatActionsStore,
+    chatActionBoardProvider,
+    ChatActionsService,
+  ],
   exports: [MessageStore, MessageEventsService, ChatActionsService],
 })
 export class MessagesModule {}

@@ -1,6 +1,6 @@
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
-import Redis from 'ioredis';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { Inject, Injectable } from '@nestjs/common';
+import { RATE_LIMIT_STORE, type RateLimitStore } from '@app/rate-limits';
+import { RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import { BotErrors } from '../bot-errors';
 import { effectiveRateLimits } from '../bots/rate-limits';
 import type { Bot } from '../bots/entities/bot.entity';
@@ -14,7 +14,7 @@ const WINDOWS = [
 ] as const;
 
 /**
- * One limiter per (window, limit) in use. A limiter holds no count (Redis does), so dropping one
+ * One limiter per (window, limit) in use. A limiter holds no count (the store does), so dropping one
  * costs only its rebuild; the bound keeps bots with many distinct rate_limits from growing memory.
  */
 const LIMITER_CACHE = { maxEntries: 1000, idleMs: 10 * 60_000 };
@@ -31,30 +31,21 @@ export function quotaHeaders(state: QuotaState): Record<string, string> {
 }
 
 /**
- * Per-bot send quotas in Redis (fixed windows of a second, a minute and a day). The counter key does
- * not depend on the limit, so changing a bot's rate_limits applies to the running window at once.
- * The three windows are counted together on a client that pipelines, so a send costs one Redis
- * round trip; a refused send counts only in the first window that refuses it and gives its points
+ * Per-bot send quotas in the rate-limit store (fixed windows of a second, a minute and a day), with
+ * its in-memory insurance while the store is unreachable. The counter key does not depend on the
+ * limit, so changing a bot's rate_limits applies to the running window at once. The three windows
+ * are counted together (on Redis the client pipelines them into one round trip); a refused send counts only in the first window that refuses it and gives its points
  * back to every other, so only sends that go through count against the longer windows (as when the
  * windows were asked in turn).
  */
 @Injectable()
-export class SendQuotaService implements OnModuleDestroy {
-  private readonly limiters = new IdleEvictingMap<string, RateLimiterRedis>(LIMITER_CACHE);
-  private readonly redis: Redis;
+export class SendQuotaService {
+  private readonly limiters = new IdleEvictingMap<string, RateLimiterAbstract>(LIMITER_CACHE);
 
-  constructor(private readonly config: BotConfig) {
-    this.redis = new Redis(config.REDIS_URL, {
-      connectionName: 'bot-api-send-quota',
-      keyPrefix: config.REDIS_KEY_PREFIX,
-      maxRetriesPerRequest: 2,
-      enableAutoPipelining: true,
-    });
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
-  }
+  constructor(
+    private readonly config: BotConfig,
+    @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
+  ) {}
 
   /** Counts `points` sends against every window; throws 429 BOT_RATE_LIMIT when one is exhausted. */
   async consume(bot: Pick<Bot, 'id' | 'rateLimits'>, points = 1): Promise<QuotaState> {
@@ -99,16 +90,9 @@ export class SendQuotaService implements OnModuleDestroy {
     return tightest!;
   }
 
-  private limiter(name: string, seconds: number, points: number): RateLimiterRedis {
-    return this.limiters.getOrCreate(
-      `${name}:${points}`,
-      () =>
-        new RateLimiterRedis({
-          storeClient: this.redis,
-          keyPrefix: `bot-send-quota:${name}`,
-          points,
-          duration: seconds,
-        }),
+  private limiter(name: string, seconds: number, points: number): RateLimiterAbstract {
+    return this.limiters.getOrCreate(`${name}:${points}`, () =>
+      this.store.limiter({ keyPrefix: `bot-send-quota:${name}`, points, duration: seconds }),
     );
   }
 }

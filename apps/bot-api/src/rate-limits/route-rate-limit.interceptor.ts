@@ -1,8 +1,13 @@
 import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } from '@nestjs/common';
 import { accountOf, principalOf } from '@app/auth';
-import { REDIS } from '@app/platform';
-import { rateLimitedError, resolveRateLimits, setRateLimitHeaders, WindowedRateLimiters } from '@app/rate-limits';
-import type Redis from 'ioredis';
+import {
+  RATE_LIMIT_STORE,
+  type RateLimitStore,
+  rateLimitedError,
+  resolveRateLimits,
+  setRateLimitHeaders,
+  WindowedRateLimiters,
+} from '@app/rate-limits';
 import type { Request, Response } from 'express';
 import { from, Observable, switchMap } from 'rxjs';
 import { BotConfig } from '../config/bot.config';
@@ -17,12 +22,11 @@ import { DEFAULT_ROUTE_RATE_LIMITS, RouteRateLimit, routeLimitOf } from './route
 export class RouteRateLimitInterceptor implements NestInterceptor {
   private readonly limiters: WindowedRateLimiters<RouteRateLimit>;
 
-  constructor(@Inject(REDIS) redis: Redis, config: BotConfig) {
+  constructor(@Inject(RATE_LIMIT_STORE) store: RateLimitStore, config: BotConfig) {
     this.limiters = new WindowedRateLimiters({
-      redis,
+      store,
       limits: resolveRateLimits(DEFAULT_ROUTE_RATE_LIMITS, config.RATE_LIMITS),
       keyPrefix: 'rl',
-      name: 'RouteRateLimits',
     });
   }
 

@@ -1,15 +1,14 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { createRedis, REDIS } from '@app/platform';
-import type Redis from 'ioredis';
+import { CHANNEL_BUS, type ChannelBus } from '@app/platform';
 import { isBotAvailable } from '@app/webhook-queue';
-import { botChangesChannel, BotTokenCache } from '../bot-auth/bot-token-cache';
+import { BOT_CHANGES_CHANNEL, BotTokenCache } from '../bot-auth/bot-token-cache';
 import type { Bot } from '../bots/entities/bot.entity';
 import { BotsStore } from '../bots/bots.store';
 import { BotConfig } from '../config/bot.config';
 import { GetUpdatesDto } from './dto/get-updates.dto';
 import { UpdateView } from './dto/update.view';
 import { PollWaiter } from './poll-waiter';
-import { pollsChannel, updatesChannel } from './update-notifier';
+import { POLLS_CHANNEL, UPDATES_CHANNEL } from './update-notifier';
 import { UpdatesMetrics } from './updates.metrics';
 import { UpdatesStore } from './updates.store';
 import { BotErrors } from '../bot-errors';
@@ -28,8 +27,8 @@ interface PollAnnouncement {
 }
 
 /**
- * getUpdates with long polling. Waiting calls sleep on an in-process waiter that a Redis message wakes
- * (published after the Update's transaction committed); a newer call of the same bot, on any instance,
+ * getUpdates with long polling. Waiting calls sleep on an in-process waiter that a message on the
+ * channel bus wakes (published after the Update's transaction committed); a newer call of the same bot, on any instance,
  * ends the older one with 409; shutdown releases every waiting call at once. A change to the bot's row
  * (published by BotTokenCache) wakes it too, and every wake-up checks the token and the bot again, so
  * rotation, revocation, disabling or setWebhook end a waiting call at once instead of up to 50 s later
@@ -39,11 +38,10 @@ interface PollAnnouncement {
 export class PollingService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(PollingService.name);
   private readonly waiters = new Map<string, PollWaiter>();
-  private subscriber?: Redis;
   private closing = false;
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(CHANNEL_BUS) private readonly bus: ChannelBus,
     private readonly config: BotConfig,
     private readonly metrics: UpdatesMetrics,
     private readonly tokenCache: BotTokenCache,
@@ -52,21 +50,18 @@ export class PollingService implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   async onModuleInit(): Promise<void> {
-    // A connection in subscriber mode can run no other command, hence a dedicated one.
-    this.subscriber = createRedis(this.config.REDIS_URL, 'bot-api-updates-subscriber');
-    this.subscriber.on('message', (channel: string, message: string) => this.onMessage(channel, message));
-    this.subscriber.on('error', (error: Error) => this.logger.warn(`update subscriber: ${error.message}`));
-    await this.subscriber.subscribe(
-      updatesChannel(this.config),
-      pollsChannel(this.config),
-      botChangesChannel(this.config),
-    );
+    const wake = (botId: string) => this.waiters.get(botId)?.wake();
+    // A bot's changed row wakes its poll too, which then checks its token and the bot again.
+    await Promise.all([
+      this.bus.subscribe(UPDATES_CHANNEL, wake),
+      this.bus.subscribe(BOT_CHANGES_CHANNEL, wake),
+      this.bus.subscribe(POLLS_CHANNEL, (message) => this.onPollAnnounced(message)),
+    ]);
   }
 
-  async onModuleDestroy(): Promise<void> {
+  onModuleDestroy(): void {
     this.closing = true;
     for (const waiter of this.waiters.values()) waiter.wake();
-    await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
   }
 
   /** `tokenHash` is the hash of the token the call authenticated with, checked again while it waits. */
@@ -137,23 +132,14 @@ export class PollingService implements OnModuleInit, OnModuleDestroy {
     this.waiters.set(botId, waiter);
     const announcement: PollAnnouncement = { botId, pollId: waiter.id, startedAt: waiter.startedAt };
     // Not awaited: the local predecessor is already superseded, other instances learn it a moment later.
-    // Without Redis only the cross-instance 409 is lost; the Updates themselves come from PostgreSQL.
-    void this.redis
-      .publish(pollsChannel(this.config), JSON.stringify(announcement))
+    // Without the bus only the cross-instance 409 is lost; the Updates themselves come from PostgreSQL.
+    void this.bus
+      .publish(POLLS_CHANNEL, JSON.stringify(announcement))
       .catch((error: Error) => this.logger.warn(`poll announcement not published: ${error.message}`));
     return waiter;
   }
 
-  private onMessage(channel: string, message: string): void {
-    if (channel === updatesChannel(this.config)) {
-      this.waiters.get(message)?.wake();
-      return;
-    }
-    if (channel === botChangesChannel(this.config)) {
-      this.waiters.get(message)?.wake();
-      return;
-    }
-    if (channel !== pollsChannel(this.config)) return;
+  private onPollAnnounced(message: string): void {
     let announcement: PollAnnouncement;
     try {
       announcement = JSON.parse(message) as PollAnnouncement;

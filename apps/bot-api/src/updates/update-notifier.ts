@@ -1,23 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { REDIS } from '@app/platform';
-import type Redis from 'ioredis';
+import { CHANNEL_BUS, type ChannelBus } from '@app/platform';
 import { DataSource, EntityManager } from 'typeorm';
-import { BotConfig } from '../config/bot.config';
 import { AfterCommit } from '../database/after-commit';
 
-/** Pub/sub channel names are not covered by ioredis' keyPrefix, so every channel carries the prefix itself. */
-export function updatesChannel(config: BotConfig): string {
-  return `${config.REDIS_KEY_PREFIX}bot-updates:new`;
-}
+/** Carries the id of a bot that has a new Update. */
+export const UPDATES_CHANNEL = 'bot-updates:new';
 
-export function pollsChannel(config: BotConfig): string {
-  return `${config.REDIS_KEY_PREFIX}bot-updates:polls`;
-}
+/** Carries a PollAnnouncement: a getUpdates call started, so older calls of its bot end with 409. */
+export const POLLS_CHANNEL = 'bot-updates:polls';
 
 /**
- * Announces "bot X has a new Update" on Redis only after the writing transaction committed, so a
- * woken poller always finds the row; a rolled-back transaction announces nothing.
+ * Announces "bot X has a new Update" on the channel bus only after the writing transaction committed,
+ * so a woken poller always finds the row; a rolled-back transaction announces nothing.
  */
 @Injectable()
 export class UpdateNotifier {
@@ -25,8 +20,7 @@ export class UpdateNotifier {
 
   constructor(
     @InjectDataSource() dataSource: DataSource,
-    @Inject(REDIS) private readonly redis: Redis,
-    private readonly config: BotConfig,
+    @Inject(CHANNEL_BUS) private readonly bus: ChannelBus,
   ) {
     this.afterCommit = new AfterCommit(dataSource, (botIds) => this.publish(new Set(botIds)));
   }
@@ -37,8 +31,8 @@ export class UpdateNotifier {
 
   private publish(botIds: Iterable<string>): void {
     for (const botId of botIds) {
-      // A lost announcement only delays a waiting poll until its timeout; the row itself is safe in Postgres.
-      this.redis.publish(updatesChannel(this.config), botId).catch(() => undefined);
+      // A lost announcement only delays a waiting poll until its recheck; the row itself is safe in PostgreSQL.
+      this.bus.publish(UPDATES_CHANNEL, botId).catch(() => undefined);
     }
   }
 }

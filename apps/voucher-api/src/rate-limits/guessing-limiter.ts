@@ -1,16 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ApiError } from '@app/envelope';
-import { REDIS } from '@app/platform';
-import { RateLimitOutcome, WindowedRateLimiters } from '@app/rate-limits';
+import { RATE_LIMIT_STORE, type RateLimitStore, RateLimitOutcome, WindowedRateLimiters } from '@app/rate-limits';
 import type { RateLimiterRes } from 'rate-limiter-flexible';
-import type Redis from 'ioredis';
 import { VoucherConfig } from '../config/voucher.config';
 import { VoucherErrors } from '../voucher-errors';
 
 /**
  * Counts failed credential look-ups per token. Past the threshold the token is refused on verify and
- * redeem until the window ends, so codes cannot be enumerated at the normal rate limit. While Redis is
- * unreachable each process counts in memory, so the lock-out holds during an outage too (a leaked
+ * redeem until the window ends, so codes cannot be enumerated at the normal rate limit. While the store
+ * is unreachable each process counts in memory, so the lock-out holds during an outage too (a leaked
  * token gets at most the threshold times the number of replicas).
  */
 @Injectable()
@@ -18,13 +16,12 @@ export class GuessingLimiter {
   private readonly failures: WindowedRateLimiters<'failures'>;
   private readonly threshold: number;
 
-  constructor(@Inject(REDIS) redis: Redis, config: VoucherConfig) {
+  constructor(@Inject(RATE_LIMIT_STORE) store: RateLimitStore, config: VoucherConfig) {
     this.threshold = config.GUESS_LIMIT;
     this.failures = new WindowedRateLimiters({
-      redis,
+      store,
       limits: { failures: config.GUESS_LIMIT },
       keyPrefix: 'guess',
-      name: 'GuessingLimiter',
       windowSeconds: config.GUESS_WINDOW_SECONDS,
     });
   }
@@ -40,7 +37,7 @@ export class GuessingLimiter {
   }
 
   /**
-   * Counts a call against `limiters` and reads this token's failures in one Redis round trip:
+   * Counts a call against `limiters` and reads this token's failures together (one write on Redis):
    * the rate-limit outcome and the lock-out, if any.
    */
   async consumeChecking<E extends string>(

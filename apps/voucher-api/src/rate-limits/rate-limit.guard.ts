@@ -26,7 +26,7 @@ export class RateLimitGuard implements CanActivate {
     const caller = appCallerOf(req);
     if (!metadata || !caller) return true;
     const res = context.switchToHttp().getResponse<Response>();
-    // A guess-protected call counts its request and reads its failures in one Redis script call.
+    // A guess-protected call counts its request and reads its failures together.
     const [outcome, lockout] = metadata.guessProtected
       ? await this.guessing.consumeChecking(this.limiters.limiters, metadata.endpoint, caller.tokenId)
       : [await this.limiters.consume(metadata.endpoint, caller.tokenId), undefined];

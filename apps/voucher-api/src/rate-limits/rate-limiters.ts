@@ -1,26 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { REDIS } from '@app/platform';
-import { RateLimitOutcome, WindowedRateLimiters } from '@app/rate-limits';
-import type Redis from 'ioredis';
+import { RATE_LIMIT_STORE, type RateLimitStore, RateLimitOutcome, WindowedRateLimiters } from '@app/rate-limits';
 import { VoucherConfig } from '../config/voucher.config';
 import { RateLimitedEndpoint, resolveRateLimits } from './rate-limit.policy';
 
 /**
- * Fixed one-minute windows per (endpoint, token), counted in Redis so every replica shares them.
- * While Redis cannot be reached each process keeps counting in memory, so a leaked token still
+ * Fixed one-minute windows per (endpoint, token), counted in the rate-limit store so every replica
+ * shares them. While the store cannot be reached each process keeps counting in memory, so a leaked token still
  * cannot call faster than its limit (times the number of replicas) during an outage.
  */
 @Injectable()
 export class RateLimiters {
   readonly limiters: WindowedRateLimiters<RateLimitedEndpoint>;
 
-  constructor(@Inject(REDIS) redis: Redis, config: VoucherConfig) {
-    this.limiters = new WindowedRateLimiters({
-      redis,
-      limits: resolveRateLimits(config.RATE_LIMITS),
-      keyPrefix: 'rl',
-      name: 'RateLimiters',
-    });
+  constructor(@Inject(RATE_LIMIT_STORE) store: RateLimitStore, config: VoucherConfig) {
+    this.limiters = new WindowedRateLimiters({ store, limits: resolveRateLimits(config.RATE_LIMITS), keyPrefix: 'rl' });
   }
 
   consume(endpoint: RateLimitedEndpoint, subject: string): Promise<RateLimitOutcome> {

@@ -11,6 +11,8 @@ import { SelfHealingDeadLetters1795620000000 } from './1795620000000-SelfHealing
 import { CreateTelegramAliases1795700000000 } from './1795700000000-CreateTelegramAliases';
 import { TelegramWebhookFormat1795700000001 } from './1795700000001-TelegramWebhookFormat';
 import { CreateQueueSchema1795800000000 } from './1795800000000-CreateQueueSchema';
+import { CreateRateLimits1796000000001 } from './1796000000001-CreateRateLimits';
+import { CreateChatActions1796000000002 } from './1796000000002-CreateChatActions';
 
 /** Every migration of the bot database, in order. New migrations are appended here. */
 export const botMigrations = [
@@ -27,4 +29,6 @@ export const botMigrations = [
   CreateTelegramAliases1795700000000,
   TelegramWebhookFormat1795700000001,
   CreateQueueSchema1795800000000,
+  CreateRateLimits1796000000001,
+  CreateChatActions1796000000002,
 ];

@@ -4,6 +4,7 @@ import { CreateVoucherRuntime1763683500000 } from './1763683500000-CreateVoucher
 import { CreateAllocations1763683900000 } from './1763683900000-CreateAllocations';
 import { CountIssuesAtCommit1763684100000 } from './1763684100000-CountIssuesAtCommit';
 import { CreateQueueSchema1795800000000 } from './1795800000000-CreateQueueSchema';
+import { CreateRateLimits1796000000000 } from './1796000000000-CreateRateLimits';
 
 /** Every migration of the voucher database, in order. New migrations are appended here. */
 export const voucherMigrations = [
@@ -13,4 +14,5 @@ export const voucherMigrations = [
   CreateAllocations1763683900000,
   CountIssuesAtCommit1763684100000,
   CreateQueueSchema1795800000000,
+  CreateRateLimits1796000000000,
 ];

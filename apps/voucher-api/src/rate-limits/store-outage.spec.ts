@@ -1,23 +1,19 @@
 import { loadConfig } from '@app/platform';
-import Redis from 'ioredis';
+import { describeEachBackend, testRateLimitStores } from '@app/testing';
 import { VoucherConfig } from '../config/voucher.config';
 import { GuessingLimiter } from './guessing-limiter';
 import { RateLimiters } from './rate-limiters';
 
-describe('rate limits while Redis is unreachable', () => {
-  // A real client aimed at a closed port: every command fails at once instead of queueing.
-  const redis = new Redis('redis://127.0.0.1:1', {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
+describeEachBackend('rate limits while the rate-limit store is unreachable', (backend) => {
+  // A real store aimed at a closed port: every call fails at once.
+  const stores = testRateLimitStores(backend);
+  const store = stores.unreachable();
   const config = loadConfig(VoucherConfig, { RATE_LIMITS: 'redeem=3', GUESS_LIMIT: '2' });
 
-  afterAll(() => redis.disconnect());
+  afterAll(() => stores.close());
 
   it('defect 2: keeps refusing a token past its limit, counting in memory, instead of letting every call through', async () => {
-    const limiters = new RateLimiters(redis, config);
+    const limiters = new RateLimiters(store, config);
     const allowed = [];
     for (let call = 0; call < 5; call++) allowed.push((await limiters.consume('redeem', 'token-1')).allowed);
     expect(allowed).toEqual([true, true, true, false, false]);
@@ -25,7 +21,7 @@ describe('rate limits while Redis is unreachable', () => {
   });
 
   it('defect 2: locks a guessing token out after the threshold of failed look-ups, counting in memory', async () => {
-    const guessing = new GuessingLimiter(redis, config);
+    const guessing = new GuessingLimiter(store, config);
     await guessing.recordFailure('token-1');
     await expect(guessing.assertNotLocked('token-1')).resolves.toBeUndefined();
     await guessing.recordFailure('token-1');
@@ -33,9 +29,9 @@ describe('rate limits while Redis is unreachable', () => {
     await expect(guessing.assertNotLocked('token-2')).resolves.toBeUndefined();
   });
 
-  it('defect 2: the guard\'s one-call check still counts the call and reports the lock-out in memory', async () => {
-    const limiters = new RateLimiters(redis, config);
-    const guessing = new GuessingLimiter(redis, config);
+  it("defect 2: the guard's one-call check still counts the call and reports the lock-out in memory", async () => {
+    const limiters = new RateLimiters(store, config);
+    const guessing = new GuessingLimiter(store, config);
     await guessing.recordFailure('token-3');
     await guessing.recordFailure('token-3');
     const [outcome, lockout] = await guessing.consumeChecking(limiters.limiters, 'redeem', 'token-3');
