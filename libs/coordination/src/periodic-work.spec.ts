@@ -1,7 +1,14 @@
 import { Injectable, Module } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';
 import type { CoordinationBackend } from '@app/platform';
-import { createEmptyDatabase, describeEachBackend, TestDatabase, testRedisPrefix, deleteRedisKeys } from '@app/testing';
+import {
+  createEmptyDatabase,
+  describeEachBackend,
+  TestDatabase,
+  testRedisPrefix,
+  deleteRedisKeys,
+  waitUntil,
+} from '@app/testing';
 import { CoordinationModule } from './coordination.module';
 import type { CoordinationSettings } from './coordination-settings';
 import { PeriodicTask, PeriodicWorkModule } from './periodic-work.module';
@@ -28,32 +35,25 @@ class CountingTask implements PeriodicTask {
 @Module({ providers: [CountingTask], exports: [CountingTask] })
 class TasksModule {}
 
-async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describeEachBackend('periodic work', (backend: CoordinationBackend) => {
   let database: TestDatabase;
   let prefix: string;
   const replicas: TestingModule[] = [];
+  const databaseSettings = () => ({
+    host: process.env.DB_HOST ?? '127.0.0.1',
+    port: Number(process.env.DB_PORT ?? 5432),
+    user: process.env.DB_USER ?? 'postgres',
+    password: process.env.DB_PASSWORD ?? '',
+    database: database.name,
+    poolSize: 2,
+  });
 
   async function startReplica(name: string, tasks: Record<string, typeof CountingTask>): Promise<TestingModule> {
     const settings: CoordinationSettings = {
       backend,
       redisUrl: REDIS_URL,
       redisKeyPrefix: prefix,
-      database: {
-        host: process.env.DB_HOST ?? '127.0.0.1',
-        port: Number(process.env.DB_PORT ?? 5432),
-        user: process.env.DB_USER ?? 'postgres',
-        password: process.env.DB_PASSWORD ?? '',
-        database: database.name,
-        poolSize: 2,
-      },
+      database: databaseSettings(),
       connectionName: `periodic-${name}`,
     };
     const replica = await Test.createTestingModule({
@@ -73,17 +73,7 @@ describeEachBackend('periodic work', (backend: CoordinationBackend) => {
     database = await createEmptyDatabase('coordination');
     prefix = testRedisPrefix();
     if (backend === 'postgres') {
-      await prepareQueueSchema(
-        {
-          host: process.env.DB_HOST ?? '127.0.0.1',
-          port: Number(process.env.DB_PORT ?? 5432),
-          user: process.env.DB_USER ?? 'postgres',
-          password: process.env.DB_PASSWORD ?? '',
-          database: database.name,
-          poolSize: 1,
-        },
-        true,
-      );
+      await prepareQueueSchema(databaseSettings(), true);
     }
   });
 
@@ -98,7 +88,7 @@ describeEachBackend('periodic work', (backend: CoordinationBackend) => {
   it('runs a task once per interval across two replicas, never once per replica', async () => {
     await startReplica('a', { count: CountingTask });
     await startReplica('b', { count: CountingTask });
-    await until(() => runs.length >= 8, 15_000);
+    await waitUntil(() => runs.length >= 8, 'eight runs', 15_000);
     const span = Math.max(...runs.map((run) => run.at)) - Math.min(...runs.map((run) => run.at));
     // One run per replica would double the runs of the span; once per cluster is one per interval
     // (plus the first run at start-up and some timer jitter).

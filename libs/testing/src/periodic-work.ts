@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
+import { waitUntil } from './wait';
 
 async function runsByTask(queue: Queue): Promise<Map<string, number>> {
   const jobs = await queue.getJobs(['completed', 'failed', 'active']);
@@ -21,13 +22,14 @@ export async function expectOneScheduledRunPerTask(
   timeoutMs = 20_000,
 ): Promise<void> {
   const queue = app.get<Queue>(getQueueToken(queueName), { strict: false });
-  const deadline = Date.now() + timeoutMs;
-  let runs = await runsByTask(queue);
-  while (tasks.some((task) => !runs.has(task))) {
-    if (Date.now() > deadline) throw new Error(`tasks never ran: ${tasks.filter((task) => !runs.has(task))}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    runs = await runsByTask(queue);
-  }
+  await waitUntil(
+    async () => {
+      const runs = await runsByTask(queue);
+      return tasks.every((task) => runs.has(task));
+    },
+    `a first run of each of ${tasks.join(', ')}`,
+    timeoutMs,
+  );
   const schedulers = (await queue.getJobSchedulers()).map((scheduler) => scheduler.id ?? scheduler.key);
   expect(schedulers.sort()).toEqual([...tasks].sort());
   // A replica that scheduled on its own would have made a first run of its own by now.
