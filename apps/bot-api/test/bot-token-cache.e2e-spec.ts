@@ -54,10 +54,13 @@ describeEachBackend('bot token look-up cache', (backend) => {
     await getMe(other.getHttpServer(), rotated.body.data.one_time_token).expect(200);
   });
 
-  it('refuses a revoked token and a disabled bot at once', async () => {
+  it('refuses a revoked token and a disabled bot at once, on this instance and on another', async () => {
     const revoked = await createApprovedBot(ctx, 'dev-3');
     const disabled = await createApprovedBot(ctx, 'dev-3');
-    for (const bot of [revoked, disabled]) await getMe(ctx.app.getHttpServer(), bot.token).expect(200);
+    for (const bot of [revoked, disabled]) {
+      await getMe(ctx.app.getHttpServer(), bot.token).expect(200);
+      await getMe(other.getHttpServer(), bot.token).expect(200);
+    }
     const dev = `Bearer ${await ctx.jwt('dev-3')}`;
     const staff = `Bearer ${await ctx.jwt(STAFF_ID, 'Staff', ['platform_admin'])}`;
     await request(ctx.app.getHttpServer())
@@ -73,6 +76,8 @@ describeEachBackend('bot token look-up cache', (backend) => {
     const refused = await getMe(ctx.app.getHttpServer(), disabled.token);
     expect(refused.status).toBe(403);
     expect(refused.body.code).toBe('BOT_NOT_AVAILABLE');
+    await expectEventually(async () => (await getMe(other.getHttpServer(), revoked.token)).status, 401);
+    await expectEventually(async () => (await getMe(other.getHttpServer(), disabled.token)).status, 403);
   });
 
   it('answers getUpdates with 409 right after the bot switched to webhook mode', async () => {

@@ -2,10 +2,11 @@ import type { INestApplication } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { createTestApp, describeEachBackend } from '@app/testing';
+import { createTestApp, describeEachBackend, waitUntil } from '@app/testing';
 import { AppModule } from '../src/app.module';
 import { BotConfig } from '../src/config/bot.config';
 import { PollingService } from '../src/updates/polling.service';
+import { UpdatesMetrics } from '../src/updates/updates.metrics';
 import { ApprovedBot, BotTestContext, callBot, createApprovedBot, openPrivateChat, startBotApp } from './app-context';
 
 describeEachBackend('getUpdates: offset, limit, long polling, conflicts (spec 6.5)', (backend) => {
@@ -173,6 +174,45 @@ describeEachBackend('getUpdates: offset, limit, long polling, conflicts (spec 6.
       expect(texts(res.body)).toEqual(['across instances']);
       expect(at - postedAt).toBeLessThan(500);
       await confirmAll();
+    });
+
+    it('wakes the polls of every bot of a group, waiting on either replica, for one message', async () => {
+      const bots = [
+        await createApprovedBot(ctx, 'dev-2', { username: 'group_one_bot' }),
+        await createApprovedBot(ctx, 'dev-2', { username: 'group_two_bot' }),
+      ];
+      const group = await request(ctx.app.getHttpServer())
+        .post('/api/v1/bots/client/chats')
+        .set('Authorization', `Bearer ${alice}`)
+        .send({ type: 'group', title: 'Both', member_ids: bots.map((member) => member.systemUserId) })
+        .expect(201);
+      const offsets: number[] = [];
+      for (const member of bots) {
+        const pending = (await callBot(ctx, member.token, 'getUpdates', { timeout: 0 }).expect(200)).body.data;
+        offsets.push((pending.at(-1)?.update_seq ?? 0) + 1);
+      }
+      const replicas = [ctx.app, other];
+      const polls = bots.map((member, index) =>
+        request(replicas[index].getHttpServer())
+          .post('/api/v1/bots/getUpdates')
+          .set('Authorization', `Bearer ${member.token}`)
+          .send({ offset: offsets[index], timeout: 20 })
+          .then((res) => res),
+      );
+      const waiting = (app: INestApplication) => app.get(UpdatesMetrics).waiting.get();
+      await waitUntil(
+        async () => (await Promise.all(replicas.map(waiting))).every((gauge) => gauge.values[0]?.value === 1),
+        'both polls wait',
+      );
+      await request(ctx.app.getHttpServer())
+        .post(`/api/v1/bots/client/chats/${group.body.data.id}/messages`)
+        .set('Authorization', `Bearer ${alice}`)
+        .send({ text: '/start' })
+        .expect(201);
+      const postedAt = Date.now();
+      for (const res of await Promise.all(polls)) expect(texts(res.body)).toEqual(['/start']);
+      // Well before UPDATES_POLL_RECHECK_MS (5 s): the wake-up reached both replicas.
+      expect(Date.now() - postedAt).toBeLessThan(2000);
     });
 
     it('ends a poll waiting on one instance with 409 when the bot polls the other', async () => {

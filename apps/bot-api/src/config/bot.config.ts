@@ -64,7 +64,7 @@ export class BotConfig extends AccountAuthConfig {
 
   /**
    * How long a bot token's look-up is reused without reading the database. Changes to a bot reach
-   * every instance through Redis at once; this bounds staleness only if such a message is lost. 0 turns it off.
+   * every instance at once through the channel bus; this bounds staleness only if such a message is lost. 0 turns it off.
    */
   @Type(() => Number)
   @IsInt()
@@ -110,7 +110,7 @@ export class BotConfig extends AccountAuthConfig {
   UPDATES_PURGE_INTERVAL_MS = 600000;
 
   /**
-   * A waiting getUpdates also re-reads the database this often, so a lost Redis notification
+   * A waiting getUpdates also re-reads the database this often, so a lost wake-up
    * (outage, reconnect) delays an Update by seconds instead of the whole long-poll timeout.
    */
   @Type(() => Number)

@@ -85,7 +85,7 @@ export class UpdatesService {
     for (const row of rows) {
       emitted.set(row.bot_id, { updateSeq: Number(row.update_seq), updateId: row.update_id });
       // A bot in webhook mode has no getUpdates waiting (the call is refused while a webhook is set):
-      // its Update goes to the dispatcher, and announcing it to pollers would only cost a Redis write.
+      // its Update goes to the dispatcher, and announcing it to pollers would only cost a message on the channel bus.
       if (row.delivery_id !== null) deliveries.push({ id: row.delivery_id, botId: row.bot_id });
       else this.notifier.notifyAfterCommit(manager, row.bot_id);
       this.metrics.written.inc({ type: row.type });

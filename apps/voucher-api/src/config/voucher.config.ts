@@ -41,7 +41,7 @@ export class VoucherConfig extends AccountAuthConfig {
   @Max(86_400)
   GUESS_WINDOW_SECONDS = 600;
 
-  /** How long a token's look-up is reused in process (0 turns it off); changes reach every instance through Redis. */
+  /** How long a token's look-up is reused in process (0 turns it off); changes reach every instance through the channel bus. */
   @Type(() => Number)
   @IsInt()
   @Min(0)
