@@ -88,7 +88,7 @@ describeEachBackend('periodic work', (backend: CoordinationBackend) => {
   it('runs a task once per interval across two replicas, never once per replica', async () => {
     await startReplica('a', { count: CountingTask });
     await startReplica('b', { count: CountingTask });
-    await waitUntil(() => runs.length >= 8, 'eight runs', 15_000);
+    await waitUntil(() => runs.length >= 8, 'eight runs', 15_000).catch((error: Error) => { throw new Error(`${error.message}: ${JSON.stringify(runs)}`); });
     const span = Math.max(...runs.map((run) => run.at)) - Math.min(...runs.map((run) => run.at));
     // One run per replica would double the runs of the span; once per cluster is one per interval
     // (plus the first run at start-up and some timer jitter).

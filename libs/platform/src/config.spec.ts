@@ -20,7 +20,25 @@ describe('loadConfig', () => {
   });
 
   it('turns database auto-creation off by default in production', () => {
-    expect(loadConfig(ServiceConfig, { NODE_ENV: 'production' }).dbAutoCreate).toBe(false);
+    expect(loadConfig(ServiceConfig, { NODE_ENV: 'production', COORDINATION_BACKEND: 'redis' }).dbAutoCreate).toBe(
+      false,
+    );
+  });
+
+  it('refuses production without an explicit coordination backend, and any backend but redis or postgres', () => {
+    expect(() => loadConfig(ServiceConfig, { NODE_ENV: 'production' })).toThrow(/COORDINATION_BACKEND/);
+    expect(() => loadConfig(ServiceConfig, { COORDINATION_BACKEND: 'memcached' })).toThrow(
+      'COORDINATION_BACKEND must be redis or postgres',
+    );
+    expect(
+      loadConfig(ServiceConfig, { NODE_ENV: 'production', COORDINATION_BACKEND: 'postgres' }).coordinationBackend,
+    ).toBe('postgres');
+  });
+
+  it('leaves the backend unresolved outside production until boot resolves it', () => {
+    const config = loadConfig(ServiceConfig, {});
+    expect(config.COORDINATION_BACKEND).toBeUndefined();
+    expect(() => config.coordinationBackend).toThrow(/not resolved/);
   });
 
   it('names every bad variable in one error', () => {

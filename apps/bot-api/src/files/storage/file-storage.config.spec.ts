@@ -3,6 +3,7 @@ import { BotConfig } from '../../config/bot.config';
 
 const production = {
   NODE_ENV: 'production',
+  COORDINATION_BACKEND: 'redis',
   ACCOUNT_JWT_SECRET: 'a-production-secret-of-some-length',
   ACCOUNT_JWT_ISSUER: 'https://accounts.example.com',
   ACCOUNT_JWT_AUDIENCE: 'open-platform',
