@@ -90,9 +90,9 @@ describeEachBackend('periodic work', (backend: CoordinationBackend) => {
     await startReplica('b', { count: CountingTask });
     await waitUntil(() => runs.length >= 8, 'eight runs', 15_000).catch((error: Error) => { throw new Error(`${error.message}: ${JSON.stringify(runs)}`); });
     const span = Math.max(...runs.map((run) => run.at)) - Math.min(...runs.map((run) => run.at));
-    // One run per replica would double the runs of the span; once per cluster is one per interval
-    // (plus the first run at start-up and some timer jitter).
-    expect(runs.length).toBeLessThanOrEqual(Math.floor(span / EVERY_MS) + 2);
+    // One run per replica would double the runs of the span; once per cluster is one per interval,
+    // plus the immediate first run (which may share its interval with the next) and timer jitter.
+    expect(runs.length).toBeLessThanOrEqual(Math.floor(span / EVERY_MS) + 3);
   });
 
   it('removes the scheduler of a task that a new deploy no longer has', async () => {
