@@ -56,10 +56,11 @@ describe('hostile-input sweep over every bot-api operation', () => {
     // The virtual-member audit log records every call, refused ones by design (spec 4.2): its writes
     // on refusal are the feature, checked by virtual-members.e2e-spec. A deterministic 4xx of a send
     // with an Idempotency-Key is stored under the key for replay, checked by idempotent-sends.e2e-spec.
+    // In the PostgreSQL-only mode every call, refused or not, counts against its limits in rate_limits.
     const tables: Array<{ table_name: string }> = await db.query(
       `SELECT table_name FROM information_schema.tables
         WHERE table_schema = 'public' AND table_type = 'BASE TABLE'
-          AND table_name NOT IN ('migrations', 'virtual_member_audit_log', 'idempotency_keys')`,
+          AND table_name NOT IN ('migrations', 'virtual_member_audit_log', 'idempotency_keys', 'rate_limits')`,
     );
     const fingerprintSql = writeFingerprintSql(tables.map((t) => t.table_name));
     const document = buildOpenApiDocument(ctx.app, BOT_API_DOCS) as unknown as Parameters<

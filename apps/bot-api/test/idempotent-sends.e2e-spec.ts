@@ -293,10 +293,14 @@ describe('idempotent sends (Idempotency-Key on the native bot API)', () => {
     const original = Client.prototype.query;
 
     beforeAll(() => {
-      // Every statement of this process, the app's included, goes through pg's Client.
+      // Every statement of this process, the app's included, goes through pg's Client. Counted are
+      // those of the app's data layer (TypeORM's pool); the coordination backend's own connections
+      // (the PostgreSQL-only mode's rate limits, queues and channels) carry an application_name.
       Client.prototype.query = function (this: Client, ...args: unknown[]) {
         const [first] = args as [string | { text?: string; name?: string }];
-        seen.push(typeof first === 'string' ? first : (first?.name ?? first?.text ?? '?'));
+        const coordination = (this as unknown as { connectionParameters?: { application_name?: string } })
+          .connectionParameters?.application_name;
+        if (!coordination) seen.push(typeof first === 'string' ? first : (first?.name ?? first?.text ?? '?'));
         return (original as (...a: unknown[]) => unknown).apply(this, args);
       } as typeof Client.prototype.query;
     });

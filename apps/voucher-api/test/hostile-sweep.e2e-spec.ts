@@ -63,8 +63,9 @@ describe('hostile-input sweep over every voucher-api operation', () => {
         WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name <> 'migrations'`,
     );
     // Writes a refused call makes by design: a deterministic 4xx is stored under its Idempotency-Key for
-    // replay (decisions: idempotency), and a token's last_used_at is stamped whatever the answer.
-    const bookkeeping = new Set(['idempotency_keys', 'app_tokens']);
+    // replay (decisions: idempotency), and a token's last_used_at is stamped whatever the answer. In the
+    // PostgreSQL-only mode every call, refused or not, counts against its limits in rate_limits.
+    const bookkeeping = new Set(['idempotency_keys', 'app_tokens', 'rate_limits']);
     const fingerprintSql = writeFingerprintSql(
       tables.map((t) => t.table_name).filter((name) => !bookkeeping.has(name)),
     );
