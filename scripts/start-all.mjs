@@ -39,9 +39,7 @@ function developmentWebhookSettings() {
         { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
       ).trim();
     } catch {
-      console.warn(
-        'no development webhook certificate (is openssl installed?); local HTTPS receivers will not be trusted',
-      );
+      console.warn('no development webhook certificate; local HTTPS receivers will not be trusted');
     }
   }
   const applied = Object.entries(settings).filter(([name]) => !process.env[name]);
