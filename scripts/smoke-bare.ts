@@ -6,7 +6,7 @@
  * namespace is deleted whatever happens.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommandProcess, startCommand } from './e2e-support';
@@ -98,6 +98,8 @@ async function main(): Promise<void> {
   }
   const namespace = `op-smoke-${process.pid}`;
   const workDir = mkdtempSync(join(tmpdir(), 'smoke-bare-'));
+  // The embedded server runs as the `postgres` user (the smoke runs as root), which must reach its folder.
+  chmodSync(workDir, 0o755);
   let start: CommandProcess | undefined;
   ip('netns', 'add', namespace);
   try {
@@ -121,7 +123,10 @@ async function main(): Promise<void> {
     await stopLikeCtrlC(start);
     log('Ctrl-C stopped the apps, then the embedded PostgreSQL');
   } catch (error) {
-    if (start) process.stderr.write(`--- npm start output ---\n${start.output()}\n`);
+    // A failure after the ready line does not carry npm start's output in its message.
+    if (start && !(error as Error).message.includes(start.output())) {
+      process.stderr.write(`--- npm start output ---\n${start.output()}\n`);
+    }
     throw error;
   } finally {
     await start?.stop('SIGKILL').catch(() => undefined);

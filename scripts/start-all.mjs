@@ -117,7 +117,7 @@ async function main() {
   if ((process.env.NODE_ENV || 'development') === 'development') developmentWebhookSettings();
   const postgres = await localPostgres.ensureLocalPostgres();
   try {
-    await migrateDatabases();
+    if (!['false', '0'].includes(process.env.MIGRATIONS_RUN ?? '')) await migrateDatabases();
   } catch (error) {
     await postgres?.stop();
     throw new Error(`the migrations failed: ${(error.stderr || error.message).trim()}`);
