@@ -7,6 +7,7 @@ const config: Config = {
   // A global option: Jest ignores testTimeout inside project configs of a multi-project run.
   testTimeout: 30000,
   globalSetup: '<rootDir>/jest.global-setup.js',
+  globalTeardown: '<rootDir>/jest.global-teardown.js',
 };
 
 export default config;

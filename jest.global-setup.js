@@ -1,9 +1,11 @@
 // Runs once before every test file: records contract coverage per run (libs/testing/src/contract.ts,
-// scripts/contract-coverage.ts) and whether Redis answers, so suites know which backends to cover.
-const { rmSync } = require('node:fs');
+// scripts/contract-coverage.ts), starts an embedded PostgreSQL when none answers at the test DB_HOST:DB_PORT
+// (stopped by jest.global-teardown.js), and records whether Redis answers, so suites know which backends to cover.
+const { chmodSync, mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { createConnection } = require('node:net');
+const { ensureLocalPostgres } = require('./scripts/local-postgres.js');
 
 /** Whether something answers Redis' PING on the test run's REDIS_URL within a second. */
 function redisAnswers(url) {
@@ -21,9 +23,37 @@ function redisAnswers(url) {
   });
 }
 
+/**
+ * A throwaway cluster in a temporary folder when nothing answers where the tests look for PostgreSQL;
+ * the workers inherit DB_HOST/DB_PORT. The teardown stops it even when tests fail, and its helper stops
+ * it by itself if this process dies first (Ctrl-C).
+ */
+async function testPostgres() {
+  const dir = mkdtempSync(join(tmpdir(), 'open-platform-test-postgres-'));
+  // As root the server runs as the `postgres` user, which must reach the data folder inside.
+  chmodSync(dir, 0o755);
+  try {
+    const postgres = await ensureLocalPostgres({
+      dataDir: join(dir, 'postgres'),
+      log: (line) => console.log(`\n${line}`),
+    });
+    if (!postgres) {
+      rmSync(dir, { recursive: true, force: true });
+      return;
+    }
+    process.env.DB_HOST = postgres.host;
+    process.env.DB_PORT = String(postgres.port);
+    globalThis.testPostgres = { postgres, dir };
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
 module.exports = async function globalSetup() {
   process.env.CONTRACT_COVERAGE_DIR ??= join(tmpdir(), 'open-platform-contract-coverage');
   rmSync(process.env.CONTRACT_COVERAGE_DIR, { recursive: true, force: true });
+  await testPostgres();
   if (process.env.TEST_REDIS_AVAILABLE === undefined) {
     const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
     process.env.TEST_REDIS_AVAILABLE = (await redisAnswers(redisUrl)) ? '1' : '0';

@@ -18,8 +18,11 @@ export interface CommandProcess {
   exitCode: Promise<number | null>;
   /** Resolves once the output matches, rejects when the process exits first or after `timeoutMs`. */
   waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
-  /** Stops the whole process group (npm and what it started) and waits for the command's exit. */
-  stop(): Promise<void>;
+  /**
+   * Stops the whole process group (npm and what it started) with `signal` (SIGTERM; SIGINT is a
+   * terminal's Ctrl-C) and waits for the command's exit.
+   */
+  stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
 /**
@@ -68,10 +71,10 @@ export function startCommand(command: string, args: string[], env: NodeJS.Proces
         check();
       });
     },
-    async stop() {
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
       try {
         // The group outlives its leader when the command left something running in the background.
-        if (child.pid) process.kill(-child.pid, 'SIGTERM');
+        if (child.pid) process.kill(-child.pid, signal);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
       }

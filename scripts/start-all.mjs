@@ -1,7 +1,22 @@
 // Starts the three built apps side by side; Ctrl-C (SIGINT) or SIGTERM stops all of them gracefully.
-import { execFileSync } from 'node:child_process';
+// Outside production it first starts an embedded PostgreSQL when nothing answers at a loopback
+// DB_HOST:DB_PORT (scripts/local-postgres.js), and stops it once the apps have exited.
+import { execFile, execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { relative } from 'node:path';
+import { promisify } from 'node:util';
 import concurrently from 'concurrently';
+import localPostgres from './local-postgres.js';
+
+const require = createRequire(import.meta.url);
+
+const APPS = [
+  { name: 'voucher-api', port: 3001, shown: (url) => `${url} (docs /docs)` },
+  { name: 'bot-api', port: 3002, shown: (url) => `${url} (docs /docs)` },
+  { name: 'bot-dispatcher', port: 3003, shown: (url) => `${url}/health/ready` },
+];
+const READY_POLL_MS = 250;
+const SLOW_START_MS = 120_000;
 
 /**
  * On a development machine (NODE_ENV unset or `development`) webhooks must reach a receiver on this
@@ -24,9 +39,7 @@ function developmentWebhookSettings() {
         { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
       ).trim();
     } catch {
-      console.warn(
-        'no development webhook certificate (is openssl installed?); local HTTPS receivers will not be trusted',
-      );
+      console.warn('no development webhook certificate; local HTTPS receivers will not be trusted');
     }
   }
   const applied = Object.entries(settings).filter(([name]) => !process.env[name]);
@@ -37,16 +50,97 @@ function developmentWebhookSettings() {
   }
 }
 
-if ((process.env.NODE_ENV || 'development') === 'development') developmentWebhookSettings();
+/**
+ * The coordination backend of all three apps, settled once here so that they cannot disagree: an explicit
+ * COORDINATION_BACKEND wins; otherwise Redis when it answers, else the PostgreSQL-only mode. The probe is
+ * the apps' own (libs/coordination, from the build that `npm start` has just made).
+ */
+async function coordinationBackend() {
+  const chosen = process.env.COORDINATION_BACKEND;
+  if (chosen) return chosen;
+  const { redisAddress, redisAnswers } = require('../dist/apps/bot-api/libs/coordination/src/resolve-backend.js');
+  const url = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+  if (await redisAnswers(url)) return 'redis';
+  console.log(`no Redis answers at ${redisAddress(url)}: the apps run in the PostgreSQL-only mode`);
+  return 'postgres';
+}
 
-const apps = ['voucher-api', 'bot-api', 'bot-dispatcher'];
-const { result } = concurrently(
-  apps.map((name) => ({ name, command: `node dist/apps/${name}/apps/${name}/src/main.js` })),
-  { prefix: 'name', killOthersOn: ['failure'], killSignal: 'SIGTERM', handleInput: false },
-);
+/**
+ * Creates the two service databases when missing and migrates them before any app starts: the dispatcher
+ * works in bot-api's database and neither creates nor migrates it, so on a new cluster it would otherwise
+ * race bot-api to it.
+ */
+async function migrateDatabases() {
+  await Promise.all(
+    ['voucher-api', 'bot-api'].map(async (name) => {
+      const { stdout } = await promisify(execFile)(process.execPath, [
+        `dist/apps/${name}/apps/${name}/src/database/migrate.js`,
+        'run',
+      ]);
+      console.log(`${name}: ${stdout.trim()}`);
+    }),
+  );
+}
 
-result.then(
-  () => process.exit(0),
-  (events) =>
-    process.exit(events.some((e) => e.exitCode !== 0 && e.exitCode !== 'SIGTERM' && e.exitCode !== 'SIGINT') ? 1 : 0),
-);
+async function ready(port) {
+  try {
+    return (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200;
+  } catch {
+    return false;
+  }
+}
+
+/** Prints one line once every app answers its readiness probe (unless the run ends first). */
+async function announceWhenReady(finished, backend) {
+  const started = Date.now();
+  let warned = false;
+  for (;;) {
+    const states = await Promise.all(APPS.map((app) => ready(app.port)));
+    if (finished()) return;
+    if (states.every(Boolean)) break;
+    if (!warned && Date.now() - started > SLOW_START_MS) {
+      warned = true;
+      const waiting = APPS.filter((_, index) => !states[index]).map((app) => app.name);
+      console.log(`still waiting for ${waiting.join(', ')} to be ready (GET /health/ready)`);
+    }
+    await new Promise((resolveWait) => setTimeout(resolveWait, READY_POLL_MS));
+  }
+  const apps = APPS.map((app) => `${app.name} ${app.shown(`http://localhost:${app.port}`)}`).join(', ');
+  const mode = backend === 'redis' ? 'Redis mode' : 'PostgreSQL-only mode';
+  console.log(`ready: ${apps} — ${mode}`);
+}
+
+const exitCodeOf = (events) =>
+  events.some((e) => e.exitCode !== 0 && e.exitCode !== 'SIGTERM' && e.exitCode !== 'SIGINT') ? 1 : 0;
+
+async function main() {
+  if ((process.env.NODE_ENV || 'development') === 'development') developmentWebhookSettings();
+  const postgres = await localPostgres.ensureLocalPostgres();
+  try {
+    if (!['false', '0'].includes(process.env.MIGRATIONS_RUN ?? '')) await migrateDatabases();
+  } catch (error) {
+    await postgres?.stop();
+    throw new Error(`the migrations failed: ${(error.stderr || error.message).trim()}`);
+  }
+  const backend = await coordinationBackend();
+  process.env.COORDINATION_BACKEND = backend;
+
+  const { result } = concurrently(
+    APPS.map(({ name }) => ({ name, command: `node dist/apps/${name}/apps/${name}/src/main.js` })),
+    { prefix: 'name', killOthersOn: ['failure'], killSignal: 'SIGTERM', handleInput: false },
+  );
+  let finished = false;
+  void announceWhenReady(() => finished, backend);
+  const exitCode = await result.then(() => 0, exitCodeOf);
+  finished = true;
+  if (postgres) {
+    await postgres.stop();
+    console.log('embedded PostgreSQL stopped');
+  }
+  process.exit(exitCode);
+}
+
+main().catch((error) => {
+  console.error(`npm start failed: ${error.message}`);
+  process.exit(1);
+});

@@ -5,11 +5,9 @@ import { join } from 'node:path';
 import { BrowserContext, chromium, Page } from 'playwright-core';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { REPO_ROOT } from '@app/testing';
+import { chromiumExecutable, REPO_ROOT } from '@app/testing';
 import { BotTestContext, startBotApp } from './app-context';
 import { DeliveryWorld, HookBot, hookBot, STAFF } from './staff-deliveries-world';
-
-const CHROMIUM = '/usr/bin/chromium';
 
 /**
  * Waits until `selector` matches `count` elements. Polled from the test: a `waitForFunction` predicate
@@ -36,11 +34,7 @@ describe('staff delivery console in a browser', () => {
   let quiet: HookBot;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `${CHROMIUM} is missing: install Debian's chromium package (.ci/run does) to run the console test`,
-      );
-    }
+    const executable = await chromiumExecutable();
     world = await DeliveryWorld.start();
     ctx = await startBotApp({ WEBHOOK_ALLOW_PRIVATE: 'true', REDRIVE_STEP_MS: '100' });
     const server = ctx.app.getHttpServer();
@@ -62,21 +56,25 @@ describe('staff delivery console in a browser', () => {
 
     profile = mkdtempSync(join(tmpdir(), 'console-chromium-'));
     // A fresh profile per run: nothing cached or signed in from an earlier run.
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1280, height: 1400 },
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await chromium
+      .launchPersistentContext(profile, {
+        executablePath: executable.path,
+        headless: true,
+        viewport: { width: 1280, height: 1400 },
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
+      })
+      .catch((error: Error) => {
+        throw new Error(`Chromium from ${executable.source} (${executable.path}) did not start: ${error.message}`);
+      });
     page = browser.pages()[0] ?? (await browser.newPage());
     // The page must work without third-party network access: anything not from bot-api is refused.
     await page.route('**/*', (route) =>

@@ -1,5 +1,9 @@
+import { randomBytes } from 'node:crypto';
+import { createConnection } from 'node:net';
 import {
   createTestDatabase,
+  defaultTestBackend,
+  freePort,
   spawnServiceMain,
   startServiceProcess,
   TestDatabase,
@@ -9,6 +13,18 @@ import {
 import { voucherMigrations } from '../src/database/migrations';
 
 const MAIN = 'apps/voucher-api/src/main.ts';
+
+/** Whether anything accepts a TCP connection on 127.0.0.1:`port`. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
 
 describe('voucher-api process', () => {
   let database: TestDatabase;
@@ -24,6 +40,28 @@ describe('voucher-api process', () => {
     expect(exit.code).toBe(78);
     for (const variable of ['DB_PORT', 'NODE_ENV', 'CREDENTIAL_KEY']) expect(service.output()).toContain(variable);
   });
+
+  it('in production exits non-zero naming DB_HOST and DB_PORT when no database answers, and starts no embedded one', async () => {
+    const closedPort = await freePort();
+    const service = spawnServiceMain(MAIN, {
+      NODE_ENV: 'production',
+      COORDINATION_BACKEND: defaultTestBackend(),
+      DB_HOST: '127.0.0.1',
+      DB_PORT: String(closedPort),
+      CREDENTIAL_KEY: randomBytes(32).toString('hex'),
+      ACCOUNT_JWT_SECRET: randomBytes(32).toString('hex'),
+      ACCOUNT_JWT_ISSUER: 'https://accounts.example',
+      ACCOUNT_JWT_AUDIENCE: 'open-platform',
+      INTERNAL_API_TOKEN: randomBytes(24).toString('hex'),
+      PORT: String(await freePort()),
+    });
+    const exit = await service.exited;
+    expect(exit.code).not.toBe(0);
+    expect(exit.code).not.toBeNull();
+    expect(service.output()).toContain(`no PostgreSQL answers at DB_HOST=127.0.0.1 DB_PORT=${closedPort}`);
+    expect(service.output()).toContain('production never starts an embedded PostgreSQL');
+    expect(await listening(closedPort)).toBe(false);
+  }, 30_000);
 
   it('serves readiness, then on SIGTERM shuts down gracefully within 10 s, never cut off by the shutdown timeout', async () => {
     const service = await startServiceProcess(MAIN, testEnv(database.name, testRedisPrefix(), { LOG_LEVEL: 'warn' }));

@@ -1,6 +1,6 @@
 import { DynamicModule, Logger } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { Client } from 'pg';
+import { Client, DatabaseError } from 'pg';
 import { DataSource, DataSourceOptions, MixedList } from 'typeorm';
 import type { ServiceConfig } from './config';
 
@@ -28,6 +28,45 @@ export function databaseSettings(config: ServiceConfig): DatabaseSettings {
 
 function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** Nothing accepts connections at DB_HOST:DB_PORT: a boot error that says where it looked and what to do. */
+export class DatabaseUnreachableError extends Error {
+  constructor(settings: DatabaseSettings, production: boolean, cause: Error) {
+    super(
+      `no PostgreSQL answers at DB_HOST=${settings.host} DB_PORT=${settings.port} (${cause.message || cause.name}); ` +
+        (production
+          ? 'production never starts an embedded PostgreSQL: point DB_HOST and DB_PORT at the database'
+          : 'start PostgreSQL there, or use `npm start`, which starts an embedded one when nothing answers ' +
+            'at a loopback DB_HOST'),
+    );
+    this.name = 'DatabaseUnreachableError';
+  }
+}
+
+const REACH_ATTEMPTS = 3;
+const REACH_RETRY_MS = 1000;
+
+/**
+ * Fails the boot with a DatabaseUnreachableError when no server answers at DB_HOST:DB_PORT after a few
+ * attempts, instead of TypeORM's retries ending in a bare ECONNREFUSED. Any answer from a server (even a
+ * refused login or a missing database) counts: those errors surface later with their own message.
+ */
+export async function assertDatabaseReachable(settings: DatabaseSettings, production: boolean): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const client = new Client({ ...settings, connectionTimeoutMillis: 5000, application_name: 'reachability' });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      return;
+    } catch (error) {
+      if (error instanceof DatabaseError) return;
+      if (attempt >= REACH_ATTEMPTS) throw new DatabaseUnreachableError(settings, production, error as Error);
+      await new Promise((resolve) => setTimeout(resolve, REACH_RETRY_MS));
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
 }
 
 /** Creates the service's database when it is missing (development convenience, off in production). */
@@ -70,6 +109,7 @@ export function databaseModule(config: ServiceConfig, migrations: MigrationList)
   const settings = databaseSettings(config);
   return TypeOrmModule.forRootAsync({
     useFactory: async () => {
+      await assertDatabaseReachable(settings, config.NODE_ENV === 'production');
       if (config.dbAutoCreate && (await ensureDatabase(settings))) {
         new Logger('Database').log(`created database ${settings.database}`);
       }
@@ -92,6 +132,7 @@ export async function migrationCli(
 ): Promise<void> {
   const command = argv[2] ?? 'run';
   const settings = databaseSettings(config);
+  await assertDatabaseReachable(settings, config.NODE_ENV === 'production');
   if (config.dbAutoCreate) await ensureDatabase(settings);
   const dataSource = new DataSource(dataSourceOptions(settings, migrations));
   await dataSource.initialize();

@@ -15,3 +15,4 @@ export * from './page-routes';
 export * from './periodic-work';
 export * from './shared-state';
 export * from './wait';
+export * from './chromium';

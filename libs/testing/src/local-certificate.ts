@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 /**
- * A self-signed certificate for localhost, 127.0.0.1 and ::1, made with the openssl CLI. A client
+ * A self-signed certificate for localhost, 127.0.0.1 and ::1, made with the `selfsigned` package (no
+ * openssl CLI needed). A client
  * trusts it by taking the certificate itself as its CA (the dispatcher's WEBHOOK_CA_FILE).
  * Development and tests only: the key is written unencrypted.
  */
@@ -27,31 +28,35 @@ function readCertificate(dir: string): LocalCertificate {
   return { dir, certFile, keyFile, cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') };
 }
 
+/**
+ * selfsigned only generates asynchronously; a short Node child runs it so that callers (test set-ups,
+ * the development certificate of `npm start`) stay synchronous.
+ */
+const GENERATE = `
+const { generate } = require('selfsigned');
+const days = Number(process.argv[1]);
+const notBeforeDate = new Date(Date.now() - 60_000);
+generate([{ name: 'commonName', value: 'localhost' }], {
+  keyType: 'ec',
+  curve: 'P-256',
+  algorithm: 'sha256',
+  notBeforeDate,
+  notAfterDate: new Date(notBeforeDate.getTime() + days * 86_400_000),
+  extensions: [
+    // Its own issuer, as openssl req -x509 makes it: clients trust it by taking it as their CA.
+    { name: 'basicConstraints', cA: true },
+    { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] },
+  ],
+}).then((pems) => process.stdout.write(JSON.stringify({ cert: pems.cert, key: pems.private })));
+`;
+
 /** Writes a new key and certificate, valid for `days`, into the existing directory `dir`. */
 export function createLocalCertificate(dir: string, days: number): LocalCertificate {
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      join(dir, KEY_NAME),
-      '-out',
-      join(dir, CERT_NAME),
-      '-days',
-      String(days),
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1',
-    ],
-    { stdio: 'ignore' },
-  );
+  const { cert, key } = JSON.parse(
+    execFileSync(process.execPath, ['-e', GENERATE, String(days)], { cwd: __dirname, encoding: 'utf8' }),
+  ) as { cert: string; key: string };
+  writeFileSync(join(dir, KEY_NAME), key, { mode: 0o600 });
+  writeFileSync(join(dir, CERT_NAME), cert);
   return readCertificate(dir);
 }
 

@@ -1,0 +1,68 @@
+/**
+ * The README's quickstarts as runnable shell scripts, and what their output must show. Shared by the test
+ * that runs them against apps it starts (quickstart.e2e-spec.ts) and by the bare-machine smoke
+ * (smoke-bare.ts), which runs them against `npm start`.
+ */
+import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { codeBlocks, section } from './markdown';
+
+const README = resolve(__dirname, '..', 'README.md');
+/** The receiver runs in a terminal of its own, as the README says: here, in the background. */
+const RECEIVER_BLOCK = /^npm run webhook:receive /;
+
+export const VOUCHER_QUICKSTART = 'Vouchers: from an application to a reversed redemption';
+export const BOT_QUICKSTART = 'Bots: from an application to a bot that answers, by polling and by webhook';
+
+/** Addresses the README names, each replaced by where the apps under test actually listen. */
+export type QuickstartAddresses = Partial<Record<'http://localhost:3001' | 'http://localhost:3002' | '8443', string>>;
+
+/**
+ * The shell script a reader would type: every `sh` block of the README section, in order, with the
+ * documented addresses pointed at the apps under test. curl fails on an HTTP error and the script stops
+ * at the first failing command, so a step that no longer works fails the run.
+ */
+export function quickstartScript(heading: string, addresses: QuickstartAddresses, receiverLog: string): string {
+  const blocks = codeBlocks(section(readFileSync(README, 'utf8'), heading)).filter((block) => block.lang === 'sh');
+  assert.ok(blocks.length > 3, `the section "${heading}" has ${blocks.length} sh blocks`);
+  let script = blocks
+    .map(({ code }) =>
+      RECEIVER_BLOCK.test(code)
+        ? `(${code}) > '${receiverLog}' 2>&1 &\n` +
+          `until grep -q 'Receiving webhooks' '${receiverLog}'; do sleep 0.2; done`
+        : code,
+    )
+    .join('\n');
+  for (const [documented, actual] of Object.entries(addresses)) {
+    assert.ok(script.includes(documented), `the quickstart no longer names ${documented}`);
+    script = script.split(documented).join(actual);
+  }
+  return `set -euo pipefail\ncurl() { command curl --fail-with-body "$@"; }\n${script}\n`;
+}
+
+/** What the voucher quickstart prints: the review, the verify and the reversal it documents. */
+export function checkVoucherQuickstart(output: string): void {
+  assert.match(output, /"reviewing"\n"active"\n/);
+  assert.match(output, /"status": "available",\s+"redeemable": true/);
+  assert.match(output, /"redemption": "reversed",\s+"voucher": "available"/);
+}
+
+/**
+ * What the bot quickstart prints, and that its webhook receiver (listening on `receiverPort`, writing
+ * `receiverLog`) got and verified the signed Update within 15 s.
+ */
+export async function checkBotQuickstart(output: string, receiverPort: string, receiverLog: string): Promise<void> {
+  assert.match(output, /"approved"\n/);
+  assert.match(output, /"type": "message",\s+"text": "Hello bot"/);
+  assert.match(output, /"Hi! One latte\?"\n0\n/);
+  assert.match(output, /\[\s+"Hi! One latte\?",\s+"Hello bot"\s+\]/);
+  assert.match(output, /\{"message_id":(\d+),"text":"Latte ordered"\}\n\{"message_id":\1,"text":"Latte ordered"\}\n/);
+  assert.ok(output.includes(`"url": "https://127.0.0.1:${receiverPort}/hook"`), 'setWebhook did not answer the URL');
+  const received = () => readFileSync(receiverLog, 'utf8');
+  for (let waited = 0; !received().includes('"text": "Hello webhook"'); waited += 100) {
+    if (waited > 15_000) throw new Error(`no webhook arrived:\n${received()}`);
+    await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+  }
+  assert.match(received(), /✓ \/hook verified Update \S+ \(message\)/);
+}
