@@ -32,3 +32,4 @@ export function ensureLocalPostgres(options?: {
 }): Promise<LocalPostgres | null>;
 export function isLoopback(host: string): boolean;
 export function somethingListens(host: string, port: number, timeoutMs?: number): Promise<boolean>;
+export function startEmbeddedPostgres(options: DatabaseAddress & { dataDir: string }): Promise<LocalPostgres>;

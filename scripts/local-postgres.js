@@ -190,4 +190,5 @@ module.exports = {
   ensureLocalPostgres,
   isLoopback,
   somethingListens,
+  startEmbeddedPostgres,
 };

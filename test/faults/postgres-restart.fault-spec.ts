@@ -17,7 +17,7 @@ describe('fault 6: PostgreSQL restarts in the PostgreSQL-only mode while users k
 
   beforeAll(async () => {
     postgres = await TestPostgres.create();
-    // The test helpers read the database address when first loaded: point them here before that.
+    // The test helpers and the apps they start take the database address from the environment.
     Object.assign(process.env, postgres.env);
     harness = await import('./fault-harness');
     const mode = { COORDINATION_BACKEND: 'postgres', REDIS_URL: 'redis://127.0.0.1:1' };
@@ -42,7 +42,7 @@ describe('fault 6: PostgreSQL restarts in the PostgreSQL-only mode while users k
     await postgres?.destroy();
   });
 
-  it('delivers the Update of every message that got a 2xx, none lost across the restart', async () => {
+  it('delivers the Update of every message that got a 2xx, none lost across the restart, and answers 503 meanwhile', async () => {
     const { say, sleep, waitUntil, report } = harness;
     let sending = true;
     let sent = 0;
@@ -96,6 +96,8 @@ describe('fault 6: PostgreSQL restarts in the PostgreSQL-only mode while users k
       duplicated: requests - received.size,
     });
     expect(accepted).toBeGreaterThan(0);
+    // While the database is away a message is refused as retryable (503 with Retry-After), never a 500.
+    expect([...statuses.keys()].filter((status) => status !== 201 && status !== 503)).toEqual([]);
     expect(updateIds.length).toBeGreaterThanOrEqual(accepted);
     expect(updateIds.filter((id) => !received.has(id))).toEqual([]);
   }, 180_000);

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Inject, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiError } from './api-error';
+import { databaseUnavailable } from './database-unavailable';
 import { ENVELOPE_STYLE, ERROR_CATALOG } from './envelope.tokens';
 import type { ErrorCatalog } from './error-catalog';
 import type { EnvelopeStyle } from './envelope-style';
@@ -18,8 +19,9 @@ export class EnvelopeExceptionFilter implements ExceptionFilter {
     @Inject(ERROR_CATALOG) private readonly errors: ErrorCatalog | null,
   ) {}
 
-  catch(exception: unknown, host: ArgumentsHost): void {
-    if (host.getType() !== 'http') throw exception;
+  catch(thrown: unknown, host: ArgumentsHost): void {
+    if (host.getType() !== 'http') throw thrown;
+    const exception = databaseUnavailable(thrown) ?? thrown;
     const req = host.switchToHttp().getRequest<Request>();
     const res = host.switchToHttp().getResponse<Response>();
     if (res.headersSent) return;
@@ -38,7 +40,7 @@ export class EnvelopeExceptionFilter implements ExceptionFilter {
     }
     if (view.status >= 500) {
       this.logger.error(
-        { err: exception, requestId: requestContext(req).id, route: `${req.method} ${req.path}` },
+        { err: thrown, requestId: requestContext(req).id, route: `${req.method} ${req.path}` },
         'request failed',
       );
     }

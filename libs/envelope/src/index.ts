@@ -1,4 +1,5 @@
 export * from './api-error';
+export * from './database-unavailable';
 export * from './envelope-style';
 export * from './error-catalog';
 export * from './envelope.filter';

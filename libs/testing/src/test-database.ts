@@ -3,19 +3,22 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions, DatabaseSettings, MigrationList } from '@app/platform';
 
-const ADMIN = {
-  host: process.env.DB_HOST ?? '127.0.0.1',
-  port: Number(process.env.DB_PORT ?? 5432),
-  user: process.env.DB_USER ?? 'postgres',
-  password: process.env.DB_PASSWORD ?? '',
-};
+/** Read at each use, so that a test which starts a server of its own can point the helpers at it. */
+function admin() {
+  return {
+    host: process.env.DB_HOST ?? '127.0.0.1',
+    port: Number(process.env.DB_PORT ?? 5432),
+    user: process.env.DB_USER ?? 'postgres',
+    password: process.env.DB_PASSWORD ?? '',
+  };
+}
 
 function settings(database: string, poolSize = 20): DatabaseSettings {
-  return { ...ADMIN, database, poolSize };
+  return { ...admin(), database, poolSize };
 }
 
 async function withAdmin<T>(work: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ ...ADMIN, database: 'postgres' });
+  const client = new Client({ ...admin(), database: 'postgres' });
   await client.connect();
   try {
     return await work(client);
