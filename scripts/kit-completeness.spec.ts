@@ -121,6 +121,23 @@ describe('the Kubernetes kit is complete', () => {
     ]);
   });
 
+  it('fails when an overlay lacks its namespace, a network policy, a ServiceMonitor or the database bootstrap', () => {
+    const objects = parseManifests(renderOverlay(join(root, 'k8s/voucher-api/overlays/prod'))).filter(
+      (o) =>
+        o.kind !== 'Namespace' &&
+        o.kind !== 'ServiceMonitor' &&
+        !(o.kind === 'NetworkPolicy' && o.metadata.name === 'voucher-api') &&
+        !(o.kind === 'Job' && o.metadata.name === 'voucher-db-bootstrap'),
+    );
+    const { problems } = checkOverlay(objects, documentedSecrets(docs));
+    expect(problems).toEqual([
+      'renders no Namespace',
+      'Deployment/voucher-api: no NetworkPolicy opens its traffic',
+      'Deployment/voucher-api: no ServiceMonitor scrapes its Service',
+      'Job/voucher-migrate: no database bootstrap Job for its database',
+    ]);
+  });
+
   it('fails on a container it does not know rather than passing it unchecked', () => {
     const objects = parseManifests(renderOverlay(join(root, 'k8s/bot-dispatcher/overlays/dev')));
     const deployment = objects.find((o) => o.kind === 'Deployment')!;

@@ -9,7 +9,9 @@
  *   used by some overlay;
  * - the settings whose defaults only make sense on a developer's machine (database host and roles,
  *   Redis) are set;
- * - the database bootstrap creates the roles the app and its migration Job connect as.
+ * - the database bootstrap creates the roles the app and its migration Job connect as;
+ * - the overlay renders its Namespace, the default-deny policy, a policy for each workload, a
+ *   ServiceMonitor for each Deployment and the bootstrap Job of each database it migrates.
  */
 import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -170,8 +172,48 @@ export function checkOverlay(objects: Json[], secrets: DocumentedSecrets): KitCh
       if (app) roles.push({ app, kind: object.kind, user: env.DB_USER, migrator: env.DB_MIGRATION_USER });
     }
   }
-  problems.push(...roleProblems(objects, roles));
+  problems.push(...roleProblems(objects, roles), ...structureProblems(objects));
   return { problems, used };
+}
+
+function selects(selector: Json | undefined, labels: Json | undefined): boolean {
+  const matchLabels = Object.entries(selector?.matchLabels ?? {}).every(([key, value]) => labels?.[key] === value);
+  const expressions = (selector?.matchExpressions ?? []).every(
+    (e: Json) => e.operator === 'In' && e.values.includes(labels?.[e.key]),
+  );
+  return matchLabels && expressions;
+}
+
+/** What an overlay must hold to apply as it is: its namespace, a policy and a bootstrap for what it runs, monitors. */
+function structureProblems(objects: Json[]): string[] {
+  const problems: string[] = [];
+  if (!objects.some((o) => o.kind === 'Namespace')) problems.push('renders no Namespace');
+  const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
+  if (!policies.some((p) => Object.keys(p.spec?.podSelector ?? {}).length === 0))
+    problems.push('renders no default-deny NetworkPolicy');
+  for (const workload of objects.filter((o) => podSpecOf(o))) {
+    const labels = workload.spec.template.metadata?.labels;
+    const own = policies.filter((p) => Object.keys(p.spec?.podSelector ?? {}).length > 0);
+    if (!own.some((p) => selects(p.spec.podSelector, labels)))
+      problems.push(`${workload.kind}/${workload.metadata.name}: no NetworkPolicy opens its traffic`);
+  }
+  for (const deployment of objects.filter((o) => o.kind === 'Deployment')) {
+    const labels = deployment.spec.template.metadata?.labels;
+    const service = objects.find((o) => o.kind === 'Service' && selects({ matchLabels: o.spec?.selector }, labels));
+    const monitored = objects.some(
+      (o) => o.kind === 'ServiceMonitor' && service && selects(o.spec?.selector, service.metadata?.labels),
+    );
+    if (!monitored) problems.push(`Deployment/${deployment.metadata.name}: no ServiceMonitor scrapes its Service`);
+  }
+  const component = (o: Json) => o.metadata?.labels?.['app.kubernetes.io/component'];
+  const appOf = (o: Json) => o.metadata?.labels?.['app.kubernetes.io/name'];
+  for (const migration of objects.filter((o) => o.kind === 'Job' && component(o) === 'migration')) {
+    const bootstrapped = objects.some(
+      (o) => o.kind === 'Job' && component(o) === 'database-bootstrap' && appOf(o) === appOf(migration),
+    );
+    if (!bootstrapped) problems.push(`Job/${migration.metadata.name}: no database bootstrap Job for its database`);
+  }
+  return problems;
 }
 
 /** The bootstrap creates the role the app connects as and the one its migration Job connects as. */
