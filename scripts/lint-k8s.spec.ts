@@ -14,6 +14,8 @@ describe('lint:k8s', () => {
 
   beforeAll(() => {
     scratch = mkdtempSync(join(tmpdir(), 'lint-k8s-'));
+    // The per-service overlays take the namespace and the bootstrap SQL from k8s/platform, next to them.
+    cpSync(join(root, 'k8s/platform'), join(scratch, 'platform'), { recursive: true });
   });
 
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -21,7 +23,7 @@ describe('lint:k8s', () => {
   withKubectl('passes the checked-in voucher-api dev overlay (needs kubectl)', () => {
     const result = lintKubernetes([join(root, 'k8s/voucher-api/overlays/dev')], root);
     expect(result.problems).toEqual([]);
-    expect(result.checked).toEqual(['k8s/voucher-api/overlays/dev (6 objects)']);
+    expect(result.checked).toEqual(['k8s/voucher-api/overlays/dev (13 objects)']);
   });
 
   withKubectl(

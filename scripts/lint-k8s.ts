@@ -4,6 +4,7 @@
  *
  * - Rendering: `kubectl kustomize` (Kustomize v5 built into kubectl, which the machine image ships).
  * - Schemas: the official Kubernetes OpenAPI schemas as compiled by the `kubernetes-models` package
+ *   (and the Prometheus Operator's, for the ServiceMonitors, by `@kubernetes-models/prometheus-operator`)
  *   (types, required fields, enums, formats such as quantities), made strict by walking each object
  *   against the package's generated type declarations with the TypeScript checker, so that an unknown
  *   or misspelt field (`livenesProbe`) is an error, as with kubeconform -strict.
@@ -67,8 +68,14 @@ export function parseManifests(text: string): Json[] {
 // ---------------------------------------------------------------------------------------------------
 // Schema validation
 
+/** API groups of custom resources the kit uses, and the package that compiles their schemas. */
+const CUSTOM_RESOURCE_MODELS: Record<string, string> = {
+  'monitoring.coreos.com': '@kubernetes-models/prometheus-operator',
+};
+
 function modelModule(apiVersion: string, kind: string): string {
-  return `kubernetes-models/${apiVersion}/${kind}`;
+  const group = apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
+  return `${CUSTOM_RESOURCE_MODELS[group] ?? 'kubernetes-models'}/${apiVersion}/${kind}`;
 }
 
 function schemaErrors(object: Json): string[] {

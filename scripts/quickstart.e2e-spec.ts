@@ -6,12 +6,13 @@ import { BotTestContext, startBotApp } from '../apps/bot-api/test/app-context';
 import { DispatcherProcess, startDispatcher } from '../apps/bot-api/test/dispatcher-process';
 import { startVoucherApp, VoucherTestContext } from '../apps/voucher-api/test/app-context';
 import { devWebhookCertificate } from './dev-webhook-certificate';
-import { listen, startCommand } from './e2e-support';
+import { listen } from './e2e-support';
 import {
   BOT_QUICKSTART,
   checkBotQuickstart,
   checkVoucherQuickstart,
   quickstartScript,
+  runQuickstart,
   VOUCHER_QUICKSTART,
 } from './quickstart';
 
@@ -54,31 +55,19 @@ describe('the README quickstarts, run as written against started apps', () => {
     rmSync(workDir, { recursive: true, force: true });
   });
 
-  /** Runs the script to its end, hands its output to `check`, then stops whatever it left running. */
-  async function runQuickstart(script: string, check: (output: string) => Promise<void> | void): Promise<void> {
-    const shell = startCommand('bash', ['-c', script], env);
-    try {
-      const code = await shell.exitCode;
-      if (code !== 0) throw new Error(`the quickstart stopped with exit code ${code}:\n${shell.output()}`);
-      await check(shell.output());
-    } finally {
-      await shell.stop();
-    }
-  }
-
-  it('takes a voucher from a new application through issue, verify and redeem to a reversal', async () => {
+  it('takes a voucher from a new application through issue, verify and redeem to a reversal, and stock from allocation to a claim', async () => {
     const script = quickstartScript(
       VOUCHER_QUICKSTART,
       { 'http://localhost:3001': urls.voucher },
       join(workDir, 'unused.log'),
     );
-    await runQuickstart(script, checkVoucherQuickstart);
+    await runQuickstart(script, env, checkVoucherQuickstart);
   }, 120_000);
 
   it('takes a bot from its application to answering by polling, then receives an Update by webhook', async () => {
     const receiverLog = join(workDir, 'receiver.log');
     const port = String(await freePort());
     const script = quickstartScript(BOT_QUICKSTART, { 'http://localhost:3002': urls.bot, '8443': port }, receiverLog);
-    await runQuickstart(script, (output) => checkBotQuickstart(output, port, receiverLog));
+    await runQuickstart(script, env, (output) => checkBotQuickstart(output, port, receiverLog));
   }, 120_000);
 });

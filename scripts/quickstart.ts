@@ -1,11 +1,13 @@
 /**
  * The README's quickstarts as runnable shell scripts, and what their output must show. Shared by the test
- * that runs them against apps it starts (quickstart.e2e-spec.ts) and by the bare-machine smoke
- * (smoke-bare.ts), which runs them against `npm start`.
+ * that runs them against apps it starts (quickstart.e2e-spec.ts), the one that runs them against the
+ * container images (images/images.podman-test.ts) and the bare-machine smoke (smoke-bare.ts), which runs
+ * them against `npm start`. Checks are plain assertions, so they work outside Jest too.
  */
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { startCommand } from './e2e-support';
 import { codeBlocks, section } from './markdown';
 
 const README = resolve(__dirname, '..', 'README.md');
@@ -41,11 +43,30 @@ export function quickstartScript(heading: string, addresses: QuickstartAddresses
   return `set -euo pipefail\ncurl() { command curl --fail-with-body "$@"; }\n${script}\n`;
 }
 
-/** What the voucher quickstart prints: the review, the verify and the reversal it documents. */
+/** Runs the script to its end, hands its output to `check`, then stops whatever it left running. */
+export async function runQuickstart(
+  script: string,
+  env: NodeJS.ProcessEnv,
+  check: (output: string) => Promise<void> | void,
+): Promise<void> {
+  const shell = startCommand('bash', ['-c', script], env);
+  try {
+    const code = await shell.exitCode;
+    if (code !== 0) throw new Error(`the quickstart stopped with exit code ${code}:\n${shell.output()}`);
+    await check(shell.output());
+  } finally {
+    await shell.stop();
+  }
+}
+
+/** Template approved, voucher verified, redeemed and reversed; stock allocated, sent and claimed. */
 export function checkVoucherQuickstart(output: string): void {
   assert.match(output, /"reviewing"\n"active"\n/);
   assert.match(output, /"status": "available",\s+"redeemable": true/);
   assert.match(output, /"redemption": "reversed",\s+"voucher": "available"/);
+  assert.match(output, /\[\{"id":"[0-9a-f-]{36}","status":"sending"\}\]\n/);
+  assert.ok(output.includes('{"send":"claimed","voucher":"available"}\n'), 'the stock send was not claimed');
+  assert.ok(output.includes('{"remaining":4,"claimedCount":1}\n'), 'the allocation does not show the claim');
 }
 
 /**

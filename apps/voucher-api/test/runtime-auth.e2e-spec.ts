@@ -72,11 +72,23 @@ describe('runtime authentication, application state, permissions and Origin poli
       expectError(await me(app.token), 401, 'UNAUTHORIZED');
     });
 
-    it('refuses an account JWT and a bot token on runtime routes with 401', async () => {
-      const jwt = await ctx.jwt('u-1', 'Alice', ['platform_admin']);
-      expectError(await me(jwt), 401, 'UNAUTHORIZED');
-      expectError(await me(generateSecretToken('sbot_')), 401, 'UNAUTHORIZED');
-      expectError(await me('not-a-token'), 401, 'UNAUTHORIZED');
+    it('refuses an account JWT and a bot token on runtime routes with 401 naming their kind, and a malformed bearer as malformed', async () => {
+      const refusals: Array<[string, string]> = [
+        [
+          await ctx.jwt('u-1', 'Alice', ['platform_admin']),
+          'This route takes an application token (sop_…), not an account JWT',
+        ],
+        [generateSecretToken('sbot_'), 'This route takes an application token (sop_…), not a bot token (sbot_…)'],
+        [
+          'not-a-token',
+          'The bearer token is malformed: this route takes an application token (sop_…), which starts with sop_',
+        ],
+      ];
+      for (const [token, message] of refusals) {
+        const res = await me(token);
+        expectError(res, 401, 'UNAUTHORIZED');
+        expect(res.body.message).toBe(message);
+      }
     });
   });
 

@@ -12,7 +12,7 @@ import { codedError, COMMON_ERROR_CODES } from '@app/envelope';
 import type { Request } from 'express';
 import { Account, AccountJwtVerifier, InvalidAccountToken } from './account-jwt';
 import { accountOf, principalOf, setAccount } from './principal';
-import { bearerToken, tokenKindOf } from './secret-tokens';
+import { bearerToken, tokenKindOf, wrongTokenKindMessage } from './secret-tokens';
 
 /** The library's refusals are common codes, so they sit in every service's registry without being listed there. */
 const unauthorized = (message: string) => codedError(COMMON_ERROR_CODES, 'UNAUTHORIZED', message);
@@ -37,9 +37,7 @@ export class AccountGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<Request>();
     const token = bearerToken(req.headers.authorization);
     if (!token) throw unauthorized('Authorization: Bearer <account JWT> is required');
-    if (tokenKindOf(token) !== 'jwt') {
-      throw unauthorized('This route takes an account JWT; application and bot tokens are not accepted');
-    }
+    if (tokenKindOf(token) !== 'jwt') throw unauthorized(wrongTokenKindMessage(token, 'jwt'));
     let account: Account;
     try {
       account = await this.verifier.verify(token);

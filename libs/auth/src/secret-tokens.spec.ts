@@ -6,6 +6,7 @@ import {
   hashSecretToken,
   randomBase62,
   tokenKindOf,
+  wrongTokenKindMessage,
 } from './secret-tokens';
 
 describe('secret tokens', () => {
@@ -60,5 +61,24 @@ describe('secret tokens', () => {
     expect(tokenKindOf('sbot_x')).toBe('sbot_');
     expect(tokenKindOf('a.b.c')).toBe('jwt');
     expect(tokenKindOf('garbage')).toBe('unknown');
+  });
+
+  it('calls a bearer of no known kind malformed instead of taking it for an application or bot token', () => {
+    expect(wrongTokenKindMessage('garbage', 'jwt')).toBe(
+      'The bearer token is malformed: this route takes an account JWT, which has three dot-separated parts',
+    );
+    expect(wrongTokenKindMessage('eyJhbGciOi.only-two', 'sop_')).toBe(
+      'The bearer token is malformed: this route takes an application token (sop_…), which starts with sop_',
+    );
+  });
+
+  it('names the kind of a well-formed token that the route does not take', () => {
+    expect(wrongTokenKindMessage('sop_abc', 'jwt')).toBe(
+      'This route takes an account JWT, not an application token (sop_…)',
+    );
+    expect(wrongTokenKindMessage('sbot_abc', 'jwt')).toBe('This route takes an account JWT, not a bot token (sbot_…)');
+    expect(wrongTokenKindMessage('a.b.c', 'sop_')).toBe(
+      'This route takes an application token (sop_…), not an account JWT',
+    );
   });
 });

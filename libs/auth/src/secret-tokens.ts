@@ -51,3 +51,26 @@ export function tokenKindOf(token: string): TokenKind | 'jwt' | 'unknown' {
   if (token.startsWith('sbot_')) return 'sbot_';
   return token.split('.').length === 3 ? 'jwt' : 'unknown';
 }
+
+const TOKEN_KIND_NAMES: Record<TokenKind | 'jwt', string> = {
+  jwt: 'an account JWT',
+  sop_: 'an application token (sop_…)',
+  sbot_: 'a bot token (sbot_…)',
+};
+const TOKEN_KIND_SHAPES: Record<TokenKind | 'jwt', string> = {
+  jwt: 'has three dot-separated parts',
+  sop_: 'starts with sop_',
+  sbot_: 'starts with sbot_',
+};
+
+/**
+ * Why a route refuses a bearer token of another kind than `expected`: a token of a known kind is named
+ * ("not a bot token"), and one of no known kind is called malformed instead of being taken for one.
+ */
+export function wrongTokenKindMessage(token: string, expected: TokenKind | 'jwt'): string {
+  const kind = tokenKindOf(token);
+  if (kind === 'unknown') {
+    return `The bearer token is malformed: this route takes ${TOKEN_KIND_NAMES[expected]}, which ${TOKEN_KIND_SHAPES[expected]}`;
+  }
+  return `This route takes ${TOKEN_KIND_NAMES[expected]}, not ${TOKEN_KIND_NAMES[kind]}`;
+}

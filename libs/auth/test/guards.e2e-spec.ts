@@ -131,9 +131,19 @@ describe('account JWT guard', () => {
     expect(RecordingDirectory.seen.length).toBe(seen);
   });
 
-  it('refuses application and bot tokens on account routes', async () => {
-    await get('/me', 'Bearer sop_0123456789abcdef0123456789abcdef0123456').expect(401);
-    await get('/me', 'Bearer sbot_0123456789abcdef0123456789abcdef0123456').expect(401);
+  it('refuses application and bot tokens on account routes, naming their kind', async () => {
+    const app = await get('/me', 'Bearer sop_0123456789abcdef0123456789abcdef0123456').expect(401);
+    expect(app.body.message).toBe('This route takes an account JWT, not an application token (sop_…)');
+    const bot = await get('/me', 'Bearer sbot_0123456789abcdef0123456789abcdef0123456').expect(401);
+    expect(bot.body.message).toBe('This route takes an account JWT, not a bot token (sbot_…)');
+  });
+
+  it('calls a malformed bearer malformed rather than an application or bot token', async () => {
+    const res = await get('/me', 'Bearer not-a-jwt').expect(401);
+    expect(res.body.error.code).toBe('UNAUTHORIZED');
+    expect(res.body.message).toBe(
+      'The bearer token is malformed: this route takes an account JWT, which has three dot-separated parts',
+    );
   });
 
   it('lets platform staff through the admin guard and answers 403 to everyone else', async () => {

@@ -2,7 +2,7 @@ import { DynamicModule, Logger } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Client, DatabaseError } from 'pg';
 import { DataSource, DataSourceOptions, MixedList } from 'typeorm';
-import type { ServiceConfig } from './config';
+import { ServiceConfig } from './config';
 
 export type MigrationList = MixedList<Function>;
 
@@ -124,7 +124,51 @@ export function databaseModule(config: ServiceConfig, migrations: MigrationList)
   });
 }
 
-/** `node migrate.js run|revert|show`: the entry point of the Kubernetes migration Job and the Nx targets. */
+/**
+ * What the migration CLI reads: the database settings only (the shared variables), so that a migration
+ * Job needs database credentials and nothing of the app's own secrets. `databaseName` is the service's
+ * default `DB_NAME`.
+ */
+export function migrationConfigSchema(databaseName: string): new () => ServiceConfig {
+  return class MigrationConfig extends ServiceConfig {
+    override DB_NAME = databaseName;
+  };
+}
+
+const WAIT_STEP_MS = 2000;
+
+/**
+ * Resolves once no migration of the list is pending, or throws after `timeoutMs`. An error (the
+ * database or the migrations table not there yet, a role without rights yet) counts as "not yet".
+ */
+async function waitUntilMigrated(settings: DatabaseSettings, migrations: MigrationList, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const dataSource = new DataSource(dataSourceOptions({ ...settings, poolSize: 1 }, migrations));
+    let state: string;
+    try {
+      await dataSource.initialize();
+      const pending = await dataSource
+        .query("SELECT to_regclass('migrations') IS NOT NULL AS present")
+        .then(async ([row]: Array<{ present: boolean }>) => !row.present || (await dataSource.showMigrations()));
+      if (!pending) return;
+      state = 'migrations are pending';
+    } catch (error) {
+      state = (error as Error).message;
+    } finally {
+      if (dataSource.isInitialized) await dataSource.destroy();
+    }
+    if (Date.now() >= deadline) throw new Error(`${settings.database} is not migrated: ${state}`);
+    console.log(`waiting for the migrations of ${settings.database}: ${state}`);
+    await new Promise((resolve) => setTimeout(resolve, WAIT_STEP_MS));
+  }
+}
+
+/**
+ * `node migrate.js run|revert|show|wait [seconds]`: the entry point of the Kubernetes migration Job, of
+ * the schema check another process of the same database runs before it starts (`wait`, default 600 s),
+ * and of the Nx targets.
+ */
 export async function migrationCli(
   config: ServiceConfig,
   migrations: MigrationList,
@@ -132,6 +176,13 @@ export async function migrationCli(
 ): Promise<void> {
   const command = argv[2] ?? 'run';
   const settings = databaseSettings(config);
+  if (command === 'wait') {
+    const seconds = Number(argv[3] ?? 600);
+    if (!Number.isInteger(seconds) || seconds < 1) throw new Error('wait takes a whole number of seconds');
+    await waitUntilMigrated(settings, migrations, seconds * 1000);
+    console.log(`${settings.database} is up to date`);
+    return;
+  }
   await assertDatabaseReachable(settings, config.NODE_ENV === 'production');
   if (config.dbAutoCreate) await ensureDatabase(settings);
   const dataSource = new DataSource(dataSourceOptions(settings, migrations));
@@ -147,7 +198,7 @@ export async function migrationCli(
       const pending = await dataSource.showMigrations();
       console.log(pending ? 'pending migrations exist' : 'database is up to date');
     } else {
-      throw new Error(`unknown command "${command}" (expected run, revert or show)`);
+      throw new Error(`unknown command "${command}" (expected run, revert, show or wait)`);
     }
   } finally {
     await dataSource.destroy();

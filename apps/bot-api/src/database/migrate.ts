@@ -1,8 +1,8 @@
-import { loadConfigOrExit, migrationCli } from '@app/platform';
-import { BotConfig } from '../config/bot.config';
+import { loadConfigOrExit, migrationCli, migrationConfigSchema } from '@app/platform';
 import { botMigrations } from './migrations';
 
-migrationCli(loadConfigOrExit(BotConfig), botMigrations).catch((error: Error) => {
+// Database settings only: the migration Job carries the database credentials and none of the app's secrets.
+migrationCli(loadConfigOrExit(migrationConfigSchema('bot')), botMigrations).catch((error: Error) => {
   console.error(`migration failed: ${error.message}`);
   process.exit(1);
 });

@@ -1,5 +1,5 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { bearerToken, setPrincipal, tokenKindOf } from '@app/auth';
+import { bearerToken, setPrincipal, tokenKindOf, wrongTokenKindMessage } from '@app/auth';
 import type { Request } from 'express';
 import { VoucherErrors } from '../voucher-errors';
 import { setAppCaller } from './app-caller';
@@ -14,12 +14,7 @@ export class AppTokenGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<Request>();
     const token = bearerToken(req.headers.authorization);
     if (!token) throw VoucherErrors.error('UNAUTHORIZED', 'Authorization: Bearer <application token> is required');
-    if (tokenKindOf(token) !== 'sop_') {
-      throw VoucherErrors.error(
-        'UNAUTHORIZED',
-        'This route takes an application token (sop_…); account JWTs and bot tokens are not accepted',
-      );
-    }
+    if (tokenKindOf(token) !== 'sop_') throw VoucherErrors.error('UNAUTHORIZED', wrongTokenKindMessage(token, 'sop_'));
     const caller = await this.authenticator.authenticate(token);
     setAppCaller(req, caller);
     setPrincipal(req, { tenantId: caller.application.id, permissions: caller.permissions });

@@ -1,8 +1,8 @@
-import { loadConfigOrExit, migrationCli } from '@app/platform';
-import { VoucherConfig } from '../config/voucher.config';
+import { loadConfigOrExit, migrationCli, migrationConfigSchema } from '@app/platform';
 import { voucherMigrations } from './migrations';
 
-migrationCli(loadConfigOrExit(VoucherConfig), voucherMigrations).catch((error: Error) => {
+// Database settings only: the migration Job carries the database credentials and none of the app's secrets.
+migrationCli(loadConfigOrExit(migrationConfigSchema('voucher')), voucherMigrations).catch((error: Error) => {
   console.error(`migration failed: ${error.message}`);
   process.exit(1);
 });
