@@ -157,6 +157,8 @@ export function checkOverlay(objects: Json[], secrets: DocumentedSecrets): KitCh
       problems.push(...envProblems.map((problem) => `${where}: ${problem}`));
       for (const { secret, key } of secretRefs) used.add(`${secret}/${key}`);
       for (const name of expected.required) {
+        // The PostgreSQL-only mode keeps queues, limits and wake-ups in the database: no Redis to point at.
+        if (name === 'REDIS_URL' && env.COORDINATION_BACKEND === 'postgres') continue;
         if (!env[name]) problems.push(`${where}: ${name} is not set (its default only fits a developer's machine)`);
       }
       if (expected.schema) {

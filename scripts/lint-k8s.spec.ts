@@ -57,10 +57,10 @@ describe('lint:k8s', () => {
       const overlay = join(root, 'k8s/overlays/small-postgres-only');
       expect(lintKubernetes([overlay], root).problems).toEqual([]);
       const objects = parseManifests(renderOverlay(overlay));
-      const configs = objects.filter((o) => o.kind === 'ConfigMap');
+      const configs = objects.filter((o) => o.kind === 'ConfigMap' && /^(voucher-api|bot-api|bot-dispatcher)-config/.test(o.metadata.name));
       expect(configs.map((c) => c.data.COORDINATION_BACKEND)).toEqual(['postgres', 'postgres', 'postgres']);
       const pods = objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job');
-      expect(pods).toHaveLength(5);
+      expect(pods.filter((o) => o.kind === 'Deployment')).toHaveLength(3);
       const redisUrls = pods.flatMap((o) =>
         o.spec.template.spec.containers.flatMap((c: { env?: Array<{ name: string }> }) =>
           (c.env ?? []).filter((e) => e.name === 'REDIS_URL'),
@@ -74,19 +74,21 @@ describe('lint:k8s', () => {
     'refuses a production overlay that makes no coordination choice, or chooses redis without REDIS_URL (needs kubectl)',
     () => {
       const copy = join(scratch, 'no-choice');
-      cpSync(join(root, 'k8s/voucher-api'), copy, { recursive: true });
-      const overlay = join(copy, 'overlays/prod/kustomization.yaml');
-      writeFileSync(overlay, readFileSync(overlay, 'utf8').replace('      - COORDINATION_BACKEND=redis\n', ''));
-      expect(lintKubernetes([join(copy, 'overlays/prod')], scratch).problems).toEqual([
-        'no-choice/overlays/prod: Deployment/voucher-api container voucher-api: COORDINATION_BACKEND must be "redis" or "postgres" (production needs an explicit choice)',
-        'no-choice/overlays/prod: Job/voucher-migrate container migrate: COORDINATION_BACKEND must be "redis" or "postgres" (production needs an explicit choice)',
+      cpSync(join(root, 'k8s'), copy, { recursive: true });
+      const component = join(copy, 'voucher-api/env/prod/kustomization.yaml');
+      const chosen = readFileSync(component, 'utf8');
+      writeFileSync(component, chosen.replace('      - COORDINATION_BACKEND=redis\n', ''));
+      const overlay = join(copy, 'voucher-api/overlays/prod');
+      expect(lintKubernetes([overlay], scratch).problems).toEqual([
+        'no-choice/voucher-api/overlays/prod: Deployment/voucher-api container voucher-api: COORDINATION_BACKEND must be "redis" or "postgres" (production needs an explicit choice)',
+        'no-choice/voucher-api/overlays/prod: Job/voucher-migrate container migrate: COORDINATION_BACKEND must be "redis" or "postgres" (production needs an explicit choice)',
       ]);
 
-      const deployment = join(copy, 'base/deployment.yaml');
-      writeFileSync(overlay, readFileSync(join(root, 'k8s/voucher-api/overlays/prod/kustomization.yaml'), 'utf8'));
+      const deployment = join(copy, 'voucher-api/base/deployment.yaml');
+      writeFileSync(component, chosen);
       writeFileSync(deployment, readFileSync(deployment, 'utf8').replace(/ {12}- name: REDIS_URL\n(?: {14}.*\n)+/, ''));
-      expect(lintKubernetes([join(copy, 'overlays/prod')], scratch).problems).toEqual([
-        'no-choice/overlays/prod: Deployment/voucher-api container voucher-api: COORDINATION_BACKEND=redis needs REDIS_URL (from the Secret)',
+      expect(lintKubernetes([overlay], scratch).problems).toEqual([
+        'no-choice/voucher-api/overlays/prod: Deployment/voucher-api container voucher-api: COORDINATION_BACKEND=redis needs REDIS_URL (from the Secret)',
       ]);
     },
   );
@@ -97,9 +99,15 @@ describe('lint:k8s', () => {
       const copy = join(scratch, 'composed');
       cpSync(join(root, 'k8s'), copy, { recursive: true });
       const overlay = join(copy, 'voucher-api/overlays/prod/kustomization.yaml');
-      writeFileSync(overlay, `${readFileSync(overlay, 'utf8')}components:\n  - ../../../components/postgres-only\n`);
+      const composed = readFileSync(overlay, 'utf8').replace(
+        'components:\n  - ../../env/prod\n',
+        'components:\n  - ../../env/prod\n  - ../../../components/postgres-only\n',
+      );
+      expect(composed).toContain('postgres-only');
+      writeFileSync(overlay, composed);
       const objects = parseManifests(renderOverlay(join(copy, 'voucher-api/overlays/prod')));
-      expect(objects.find((o) => o.kind === 'ConfigMap')?.data.COORDINATION_BACKEND).toBe('postgres');
+      const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('voucher-api-config'));
+      expect(config?.data.COORDINATION_BACKEND).toBe('postgres');
       const env = objects
         .filter((o) => o.kind === 'Deployment' || o.kind === 'Job')
         .flatMap((o) => o.spec.template.spec.containers[0].env.map((e: { name: string }) => e.name));

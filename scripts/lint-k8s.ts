@@ -202,7 +202,7 @@ function containerSetting(container: Json, configMaps: Map<string, Json>, key: s
 /**
  * Production refuses to start (the apps and the migration Jobs alike) without an explicit
  * COORDINATION_BACKEND, and a Redis-mode app needs REDIS_URL; an overlay that forgets either would roll
- * out pods that never become ready. A migration Job touches no Redis in either mode.
+ * out pods that never become ready. A migration Job or init container (the migration CLI) touches no Redis.
  */
 function coordinationProblems(
   where: string,
@@ -249,7 +249,8 @@ export function policyProblems(objects: Json[]): string[] {
           const ref = source.configMapRef?.name;
           if (ref && !configMaps.has(ref)) problems.push(`${where}: ConfigMap ${ref} is not part of the overlay`);
         }
-        problems.push(...coordinationProblems(where, container, configMaps, object.kind === 'Deployment'));
+        const appContainer = object.kind === 'Deployment' && (pod.containers ?? []).includes(container);
+        problems.push(...coordinationProblems(where, container, configMaps, appContainer));
       }
     }
     if (object.kind === 'Deployment') {

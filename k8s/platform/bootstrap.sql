@@ -29,3 +29,10 @@ ALTER DEFAULT PRIVILEGES FOR ROLE :"migrator" IN SCHEMA public
   GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO :"app";
 ALTER DEFAULT PRIVILEGES FOR ROLE :"migrator" IN SCHEMA public
   GRANT USAGE, SELECT ON SEQUENCES TO :"app";
+-- BullMQ's schema `bullmq` (the PostgreSQL-only mode's queues), which the migrations create: the app
+-- works its rows too. Default privileges cover it once created; the GRANTs below cover a re-run after.
+ALTER DEFAULT PRIVILEGES FOR ROLE :"migrator" GRANT USAGE ON SCHEMAS TO :"app";
+ALTER DEFAULT PRIVILEGES FOR ROLE :"migrator" GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO :"app";
+ALTER DEFAULT PRIVILEGES FOR ROLE :"migrator" GRANT USAGE, SELECT ON SEQUENCES TO :"app";
+SELECT format('GRANT USAGE ON SCHEMA bullmq TO %1$I; GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA bullmq TO %1$I; GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA bullmq TO %1$I', :'app')
+ WHERE EXISTS (SELECT FROM pg_namespace WHERE nspname = 'bullmq') \gexec

@@ -169,6 +169,7 @@ describe('the container images, built and run as the manifests run them', () => 
       DB_PASSWORD: PASSWORD,
       DB_AUTO_CREATE: 'false',
       MIGRATIONS_RUN: 'false',
+      COORDINATION_BACKEND: 'redis',
       REDIS_URL: 'redis://127.0.0.1:6379',
       REDIS_KEY_PREFIX,
       LOG_LEVEL: 'warn',

@@ -160,6 +160,7 @@ describe('account auth configuration', () => {
 
   const PRODUCTION = {
     NODE_ENV: 'production',
+    COORDINATION_BACKEND: 'redis',
     ACCOUNT_JWT_ISSUER: 'https://accounts.example.com',
     ACCOUNT_JWT_AUDIENCE: 'open-platform',
   };
