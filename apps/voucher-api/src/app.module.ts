@@ -23,6 +23,7 @@ import { voucherMigrations } from './database/migrations';
 import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { RecipientsModule } from './recipients/recipients.module';
 import { RedemptionsModule } from './redemptions/redemptions.module';
+import { isSealedRoute, SealedTransportModule } from './sealed-transport/sealed-transport.module';
 import { TemplatesModule } from './templates/templates.module';
 import { UsersDirectory } from './users/users.directory';
 import { UsersModule } from './users/users.module';
@@ -38,7 +39,7 @@ export class AppModule {
       imports: [
         loggingModule('voucher-api', config.LOG_LEVEL),
         EnvelopeModule.forRoot(voucherEnvelope, VoucherErrors),
-        HttpFoundationModule.forRoot({ bodyLimit: config.BODY_LIMIT }),
+        HttpFoundationModule.forRoot({ bodyLimit: config.BODY_LIMIT, skipJsonBody: isSealedRoute }),
         databaseModule(config, voucherMigrations),
         RedisModule.forRoot(config.REDIS_URL, 'voucher-api', config.REDIS_KEY_PREFIX),
         AuthModule.forRoot({ config, directory: UsersDirectory, imports: [UsersModule] }),
@@ -59,6 +60,7 @@ export class AppModule {
         RecipientsModule,
         AllocationsModule,
         HolderModule,
+        SealedTransportModule.forRoot(config),
       ],
       providers: [{ provide: VoucherConfig, useValue: config }],
       exports: [VoucherConfig],

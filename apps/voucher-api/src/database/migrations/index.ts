@@ -3,6 +3,7 @@ import { CreateUsers1763683300000 } from './1763683300000-CreateUsers';
 import { CreateVoucherRuntime1763683500000 } from './1763683500000-CreateVoucherRuntime';
 import { CreateAllocations1763683900000 } from './1763683900000-CreateAllocations';
 import { CountIssuesAtCommit1763684100000 } from './1763684100000-CountIssuesAtCommit';
+import { CreateSealedRequestIds1764140000000 } from './1764140000000-CreateSealedRequestIds';
 
 /** Every migration of the voucher database, in order. New migrations are appended here. */
 export const voucherMigrations = [
@@ -11,4 +12,5 @@ export const voucherMigrations = [
   CreateVoucherRuntime1763683500000,
   CreateAllocations1763683900000,
   CountIssuesAtCommit1763684100000,
+  CreateSealedRequestIds1764140000000,
 ];
