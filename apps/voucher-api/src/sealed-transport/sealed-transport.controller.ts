@@ -26,6 +26,7 @@ export class SealedTransportController {
     description: 'A JWK Set, not in the envelope, so that any JOSE library reads it. 404 while sealed transport is off.',
   })
   @ApiResponse({ status: 200, description: 'The JWK Set', content: { [JWK_SET_MEDIA_TYPE]: { schema: { type: 'object' } } } })
+  @ApiErrors({ code: 'SEALED_TRANSPORT_OFF', when: 'SEALED_TRANSPORT=off' })
   jwks(@Res() res: Response): void {
     if (!this.on) throw VoucherErrors.error('SEALED_TRANSPORT_OFF');
     res.setHeader('Cache-Control', 'public, max-age=300');
