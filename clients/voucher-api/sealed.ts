@@ -1,12 +1,4 @@
-import {
-  compactDecrypt,
-  CompactEncrypt,
-  exportJWK,
-  generateKeyPair,
-  importJWK,
-  type JWK,
-  type KeyLike,
-} from 'jose';
+import { compactDecrypt, CompactEncrypt, exportJWK, generateKeyPair, importJWK, type JWK, type KeyLike } from 'jose';
 
 /** The algorithms of sealed transport, pinned in both directions (docs/sealed-transport.md). */
 export const SEALED_ALG = 'ECDH-ES+A256KW';
@@ -127,7 +119,10 @@ export function createSealedFetch(options: SealedFetchOptions): typeof fetch {
     });
     if (!response.ok || !response.headers.get('content-type')?.startsWith('application/jose')) {
       if (!refresh && response.status === 400) {
-        const refusal = (await response.clone().json().catch(() => undefined)) as { error?: { code?: string } } | undefined;
+        const refusal = (await response
+          .clone()
+          .json()
+          .catch(() => undefined)) as { error?: { code?: string } } | undefined;
         if (refusal?.error?.code === 'SEALED_KEY_UNKNOWN') return send(request, body, true);
       }
       return response;

@@ -7,7 +7,9 @@ import type { VoucherTestContext } from './app-context';
 export const SEALED = '/api/v1/open-platform/sealed';
 
 /** A service key pair for SEALED_KEYS, and its entry there. */
-export async function serviceKey(kid: string): Promise<{ kid: string; publicKey: KeyLike; entry: { kid: string; jwk: JWK } }> {
+export async function serviceKey(
+  kid: string,
+): Promise<{ kid: string; publicKey: KeyLike; entry: { kid: string; jwk: JWK } }> {
   const pair = await generateKeyPair('ECDH-ES+A256KW', { crv: 'P-256', extractable: true });
   return { kid, publicKey: pair.publicKey, entry: { kid, jwk: await exportJWK(pair.privateKey) } };
 }

@@ -47,9 +47,9 @@ describe('sealed transport (optional mode): runtime calls as compact JWEs throug
       SEALED_MAX_AGE_SECONDS: '120',
     });
     // The access lines go to the process's pino destination; they are kept here instead of printed.
-    const stream = ((await ctx.app.resolve(PinoLogger)).logger as unknown as Record<symbol, { write(line: string): boolean }>)[
-      pino.symbols.streamSym
-    ];
+    const stream = (
+      (await ctx.app.resolve(PinoLogger)).logger as unknown as Record<symbol, { write(line: string): boolean }>
+    )[pino.symbols.streamSym];
     stream.write = (line: string) => (logLines.push(line), true);
     await ctx.app.listen(0, '127.0.0.1');
     baseUrl = `http://127.0.0.1:${(ctx.app.getHttpServer().address() as AddressInfo).port}`;
@@ -149,7 +149,8 @@ describe('sealed transport (optional mode): runtime calls as compact JWEs throug
     const answers = await Promise.all(responses.map((res) => openAnswer(res.text, answerKey)));
     expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
     const replays = answers.filter((a) => a.status !== 201);
-    for (const a of replays) expectSealedError({ status: a.status, json: JSON.parse(a.body) }, 409, 'SEALED_REQUEST_REPLAYED');
+    for (const a of replays)
+      expectSealedError({ status: a.status, json: JSON.parse(a.body) }, 409, 'SEALED_REQUEST_REPLAYED');
     expect(replays).toHaveLength(9);
     expect(await redemptionCount(v.id)).toBe(1);
   });
@@ -161,7 +162,9 @@ describe('sealed transport (optional mode): runtime calls as compact JWEs throug
     );
     const v = await issuedVoucher(ctx, app, templateId);
     expect((await sendSealed(ctx, newest, redeemCall(v.qrToken))).status).toBe(201);
-    const [{ n }] = await db().query(`SELECT count(*)::int AS n FROM sealed_request_ids WHERE seal_id LIKE 'expired-%'`);
+    const [{ n }] = await db().query(
+      `SELECT count(*)::int AS n FROM sealed_request_ids WHERE seal_id LIKE 'expired-%'`,
+    );
     expect(n).toBe(0);
   });
 
@@ -194,17 +197,29 @@ describe('sealed transport (optional mode): runtime calls as compact JWEs throug
       const jwe = await sealCall(plaintext, newest.publicKey, newest.kid);
       const header = JSON.parse(Buffer.from(jwe.split('.')[0], 'base64url').toString());
       const spliced = Buffer.from(JSON.stringify({ ...header, kid: older.kid })).toString('base64url');
-      expectError(await postSealed(ctx, [spliced, ...jwe.split('.').slice(1)].join('.')), 400, 'SEALED_REQUEST_UNREADABLE');
+      expectError(
+        await postSealed(ctx, [spliced, ...jwe.split('.').slice(1)].join('.')),
+        400,
+        'SEALED_REQUEST_UNREADABLE',
+      );
     });
 
     it('a wrong kid (a configured key that did not seal it): 400 SEALED_REQUEST_UNREADABLE', async () => {
       const { plaintext } = await sealedCall(redeemCall(voucher.qrToken));
-      expectError(await postSealed(ctx, await sealCall(plaintext, newest.publicKey, older.kid)), 400, 'SEALED_REQUEST_UNREADABLE');
+      expectError(
+        await postSealed(ctx, await sealCall(plaintext, newest.publicKey, older.kid)),
+        400,
+        'SEALED_REQUEST_UNREADABLE',
+      );
     });
 
     it('an unknown or missing kid: 400 SEALED_KEY_UNKNOWN', async () => {
       const { plaintext } = await sealedCall(redeemCall(voucher.qrToken));
-      expectError(await postSealed(ctx, await sealCall(plaintext, newest.publicKey, 'k-1999')), 400, 'SEALED_KEY_UNKNOWN');
+      expectError(
+        await postSealed(ctx, await sealCall(plaintext, newest.publicKey, 'k-1999')),
+        400,
+        'SEALED_KEY_UNKNOWN',
+      );
       const withoutKid = await new CompactEncrypt(Buffer.from(JSON.stringify(plaintext)))
         .setProtectedHeader({ alg: 'ECDH-ES+A256KW', enc: 'A256GCM' })
         .encrypt(newest.publicKey);
@@ -219,7 +234,9 @@ describe('sealed transport (optional mode): runtime calls as compact JWEs throug
         ['ECDH-ES', 'A256GCM'],
         ['ECDH-ES+A256KW', 'A128CBC-HS256'],
       ]) {
-        const jwe = await new CompactEncrypt(bytes).setProtectedHeader({ alg, enc, kid: newest.kid }).encrypt(newest.publicKey);
+        const jwe = await new CompactEncrypt(bytes)
+          .setProtectedHeader({ alg, enc, kid: newest.kid })
+          .encrypt(newest.publicKey);
         expectError(await postSealed(ctx, jwe), 400, 'SEALED_ALGORITHM_NOT_ALLOWED');
       }
       const none = `${Buffer.from(JSON.stringify({ alg: 'dir', enc: 'A256GCM', kid: newest.kid })).toString('base64url')}..AAAA.AAAA.AAAA`;
@@ -230,7 +247,11 @@ describe('sealed transport (optional mode): runtime calls as compact JWEs throug
       const now = Math.floor(Date.now() / 1000);
       for (const iat of [now - 121, now + 121]) {
         const { plaintext } = await sealedCall(redeemCall(voucher.qrToken), { iat });
-        expectError(await postSealed(ctx, await sealCall(plaintext, newest.publicKey, newest.kid)), 400, 'SEALED_REQUEST_EXPIRED');
+        expectError(
+          await postSealed(ctx, await sealCall(plaintext, newest.publicKey, newest.kid)),
+          400,
+          'SEALED_REQUEST_EXPIRED',
+        );
       }
     });
 
@@ -257,7 +278,9 @@ describe('sealed transport (optional mode): runtime calls as compact JWEs throug
       const jsonBody = await request(ctx.app.getHttpServer()).post('/api/v1/open-platform/sealed').send({ jwe: 'x' });
       expectError(jsonBody, 415, 'UNSUPPORTED_MEDIA_TYPE');
       const { plaintext } = await sealedCall(redeemCall(voucher.qrToken));
-      const beside = await postSealed(ctx, await sealCall(plaintext, newest.publicKey, newest.kid)).set(bearer(app.token));
+      const beside = await postSealed(ctx, await sealCall(plaintext, newest.publicKey, newest.kid)).set(
+        bearer(app.token),
+      );
       expectError(beside, 400, 'SEALED_REQUEST_MALFORMED');
     });
 
@@ -303,7 +326,14 @@ describe('sealed transport (optional mode): runtime calls as compact JWEs throug
 
       const wire = Buffer.concat(captured).toString('latin1');
       expect(wire).toContain('POST /api/v1/open-platform/sealed');
-      for (const secret of ['/vouchers/redeem', app.token, idempotencyKey, v.qrToken, orderId, redeemed.data!.data!.id]) {
+      for (const secret of [
+        '/vouchers/redeem',
+        app.token,
+        idempotencyKey,
+        v.qrToken,
+        orderId,
+        redeemed.data!.data!.id,
+      ]) {
         expect(wire).not.toContain(secret);
       }
 

@@ -1,5 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CompactEncrypt, compactDecrypt, decodeProtectedHeader, importJWK, type KeyLike, type ProtectedHeaderParameters } from 'jose';
+import {
+  CompactEncrypt,
+  compactDecrypt,
+  decodeProtectedHeader,
+  importJWK,
+  type KeyLike,
+  type ProtectedHeaderParameters,
+} from 'jose';
 import { VoucherConfig } from '../config/voucher.config';
 import { VoucherErrors } from '../voucher-errors';
 import { parseSealingKeys, PublicSealingJwk, SealingKey } from './sealing-keys';
@@ -40,7 +47,10 @@ export class SealCipher {
     }
     const key = typeof header.kid === 'string' ? this.keys.get(header.kid) : undefined;
     if (!key) {
-      throw VoucherErrors.error('SEALED_KEY_UNKNOWN', `kid must name a key of ${this.jwks.keys.map((k) => k.kid).join(', ')}`);
+      throw VoucherErrors.error(
+        'SEALED_KEY_UNKNOWN',
+        `kid must name a key of ${this.jwks.keys.map((k) => k.kid).join(', ')}`,
+      );
     }
     if (header.zip !== undefined || header.crit !== undefined) {
       throw VoucherErrors.error('SEALED_REQUEST_MALFORMED', 'zip and crit are not accepted in a sealed call');
@@ -62,7 +72,10 @@ export class SealCipher {
       throw this.badAnswerKey('must be a public EC P-256/P-384/P-521 or OKP X25519 JWK without private members');
     }
     try {
-      return (await importJWK({ kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y } as never, SEALED_KEY_ALGORITHM)) as KeyLike;
+      return (await importJWK(
+        { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y } as never,
+        SEALED_KEY_ALGORITHM,
+      )) as KeyLike;
     } catch {
       throw this.badAnswerKey('is not a valid public key');
     }

@@ -36,7 +36,10 @@ export class SealedCallMiddleware implements NestMiddleware {
 
   async use(req: Request, res: Response, next: NextFunction): Promise<void> {
     if (!req.is(JOSE_MEDIA_TYPE)) {
-      throw VoucherErrors.error('UNSUPPORTED_MEDIA_TYPE', `A sealed call is sent as ${JOSE_MEDIA_TYPE}: one compact JWE`);
+      throw VoucherErrors.error(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `A sealed call is sent as ${JOSE_MEDIA_TYPE}: one compact JWE`,
+      );
     }
     const clear = SEALED_ONLY_HEADERS.filter((name) => req.headers[name] !== undefined);
     if (clear.length > 0) {
@@ -93,7 +96,8 @@ export class SealedCallMiddleware implements NestMiddleware {
   ): void {
     const chunks: Buffer[] = [];
     const keep = (chunk: unknown, encoding?: unknown) => {
-      if (typeof chunk === 'string') chunks.push(Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8'));
+      if (typeof chunk === 'string')
+        chunks.push(Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8'));
       else if (chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk));
     };
     const end = res.end.bind(res) as (chunk?: unknown, callback?: () => void) => Response;

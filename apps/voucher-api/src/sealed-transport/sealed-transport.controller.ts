@@ -23,9 +23,14 @@ export class SealedTransportController {
   @Get('.well-known/jwks.json')
   @ApiOperation({
     summary: 'The public keys sealed calls are encrypted to, newest first (seal to the first)',
-    description: 'A JWK Set, not in the envelope, so that any JOSE library reads it. 404 while sealed transport is off.',
+    description:
+      'A JWK Set, not in the envelope, so that any JOSE library reads it. 404 while sealed transport is off.',
   })
-  @ApiResponse({ status: 200, description: 'The JWK Set', content: { [JWK_SET_MEDIA_TYPE]: { schema: { type: 'object' } } } })
+  @ApiResponse({
+    status: 200,
+    description: 'The JWK Set',
+    content: { [JWK_SET_MEDIA_TYPE]: { schema: { type: 'object' } } },
+  })
   @ApiErrors({ code: 'SEALED_TRANSPORT_OFF', when: 'SEALED_TRANSPORT=off' })
   jwks(@Res() res: Response): void {
     if (!this.on) throw VoucherErrors.error('SEALED_TRANSPORT_OFF');
@@ -43,7 +48,7 @@ export class SealedTransportController {
     summary: 'Any runtime call, sealed: a compact JWE in, a compact JWE of the whole answer out',
     description:
       'The body is a compact JWE (alg ECDH-ES+A256KW, enc A256GCM, kid of a key of /.well-known/jwks.json) of the ' +
-      'call: method, path, Authorization and Idempotency-Key headers, body, iat, jti and the caller\'s ephemeral ' +
+      "call: method, path, Authorization and Idempotency-Key headers, body, iat, jti and the caller's ephemeral " +
       'public key. The call runs exactly as if sent plain; its answer (status, headers, body) comes back as a ' +
       'compact JWE to that key, with status 200. Refusals of the seal itself answer in the envelope, in clear. ' +
       'See docs/sealed-transport.md.',

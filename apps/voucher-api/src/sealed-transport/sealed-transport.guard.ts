@@ -31,7 +31,8 @@ export class SealedTransportGuard implements CanActivate {
     const runtime = this.reflector.getAllAndOverride(RUNTIME_ROUTE_KEY, [context.getHandler(), context.getClass()]);
     const call = sealedCallOf(req);
     if (call) {
-      if (!runtime) throw VoucherErrors.error('SEALED_ROUTE_NOT_ALLOWED', `${req.method} ${req.path} is not a runtime route`);
+      if (!runtime)
+        throw VoucherErrors.error('SEALED_ROUTE_NOT_ALLOWED', `${req.method} ${req.path} is not a runtime route`);
       await this.sealed.admit(call);
       return true;
     }

@@ -95,7 +95,11 @@ export class SealedTransportService {
       return (await validation.transform(value, { type: 'body', metatype: SealedCallDto })) as SealedCallDto;
     } catch (error) {
       const details = (error as { details?: Array<{ field: string; problem: string }> }).details;
-      throw VoucherErrors.error('SEALED_REQUEST_MALFORMED', (error as Error).message.replace(/^Validation failed/, 'The sealed call is invalid'), { details });
+      throw VoucherErrors.error(
+        'SEALED_REQUEST_MALFORMED',
+        (error as Error).message.replace(/^Validation failed/, 'The sealed call is invalid'),
+        { details },
+      );
     }
   }
 
@@ -115,7 +119,10 @@ export class SealedTransportService {
       });
     }
     if (nestedDeeperThan(body, MAX_JSON_DEPTH)) {
-      throw VoucherErrors.error('SEALED_REQUEST_MALFORMED', `The sealed body nests deeper than ${MAX_JSON_DEPTH} levels`);
+      throw VoucherErrors.error(
+        'SEALED_REQUEST_MALFORMED',
+        `The sealed body nests deeper than ${MAX_JSON_DEPTH} levels`,
+      );
     }
     return body;
   }

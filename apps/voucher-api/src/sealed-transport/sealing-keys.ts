@@ -57,7 +57,8 @@ function sealingKey(entry: unknown, index: number): SealingKey {
     throw new SealingKeyError(`${where} must be an object { kid, jwk } or { kid, pem }`);
   }
   const { kid, jwk, pem, ...rest } = entry as Record<string, unknown>;
-  if (Object.keys(rest).length > 0) throw new SealingKeyError(`${where} has unknown fields: ${Object.keys(rest).join(', ')}`);
+  if (Object.keys(rest).length > 0)
+    throw new SealingKeyError(`${where} has unknown fields: ${Object.keys(rest).join(', ')}`);
   if (typeof kid !== 'string' || !KID_PATTERN.test(kid)) {
     throw new SealingKeyError(`${where}: kid must be 1-64 characters of A-Z a-z 0-9 . _ -`);
   }
