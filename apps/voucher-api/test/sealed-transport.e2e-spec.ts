@@ -168,6 +168,75 @@ describe('sealed transport (optional mode): runtime calls as compact JWEs throug
     expect(n).toBe(0);
   });
 
+  it("a sealed call is confined to its token's application, as a plain one: another application's voucher is 404", async () => {
+    const other = await seedApplication(ctx, { ownerId: 'sealed-other-owner', name: 'Other shop' });
+    const v = await issuedVoucher(ctx, app, templateId);
+    const answer = await sendSealed(ctx, newest, { ...redeemCall(v.qrToken), token: other.token });
+    expectSealedError(answer, 404, 'NOT_FOUND');
+    expect(await redemptionCount(v.id)).toBe(0);
+  });
+
+  it("checks the application's Origin policy against the outer Origin header", async () => {
+    const restricted = await seedApplication(ctx, {
+      ownerId: 'sealed-origin-owner',
+      allowedOrigins: ['shop.example.com'],
+    });
+    const call = {
+      method: 'POST',
+      path: `${API}/vouchers/verify`,
+      token: restricted.token,
+      body: { credential: { type: 'qr_token', value: 'no-such-token' } },
+    };
+    expectSealedError(await sendSealed(ctx, newest, call), 403, 'ORIGIN_NOT_ALLOWED');
+    const { plaintext, answerKey } = await sealedCall(call);
+    const res = await postSealed(ctx, await sealCall(plaintext, newest.publicKey, newest.kid))
+      .set('Origin', 'https://shop.example.com')
+      .expect(200);
+    expect((await openAnswer(res.text, answerKey)).status).toBe(404);
+  });
+
+  it('hostile plaintexts and bodies get a 4xx in the envelope, never a 5xx', async () => {
+    const hostile: Array<Record<string, unknown>> = [
+      { iat: 1e308 },
+      { iat: -1 },
+      { iat: '1795000000' },
+      { path: '/api/v1/open-platform/vouchers/redeem\u0000' },
+      { path: `${API}/${'a'.repeat(3000)}` },
+      { headers: null },
+      { headers: [] },
+      { headers: { authorization: 42 } },
+      { response_key: { kty: 'EC', crv: 'P-256', x: 'AAAA', y: 'AAAA' } },
+      { response_key: { kty: 'oct', k: 'AAAA' } },
+      { response_key: 'not a key' },
+      { body: '"just a string"' },
+      { body: '\ud800' },
+      { body: `${'['.repeat(40)}${']'.repeat(40)}` },
+      { body: '{"credential":{"type":"qr_token","value":"x\u0000"},"external_order_id":"o"}' },
+      { jti: 'x'.repeat(129) },
+      { method: 'post' },
+    ];
+    for (const overrides of hostile) {
+      const { plaintext, answerKey } = await sealedCall(
+        { ...redeemCall('hostile-token'), idempotencyKey: `hostile-${randomUUID()}` },
+        overrides as never,
+      );
+      const res = await postSealed(ctx, await sealCall(plaintext, newest.publicKey, newest.kid));
+      if (res.status === 200) {
+        const answer = await openAnswer(res.text, answerKey);
+        expect([answer.status >= 400 && answer.status < 500, overrides]).toEqual([true, overrides]);
+        expect(JSON.parse(answer.body)).toMatchObject({ success: false });
+      } else {
+        expect([res.status, overrides]).toEqual([400, overrides]);
+        expect(res.body).toMatchObject({ success: false, code: 400 });
+      }
+    }
+    for (const raw of ['', '....', 'a.b.c.d.e', `${'A'.repeat(5000)}.A.A.A.A`, '\u0000.\u0000.\u0000.\u0000.\u0000']) {
+      const res = await postSealed(ctx, raw);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ success: false });
+    }
+  });
+
   describe('refusals of the seal itself: a 4xx in clear in the envelope, and nothing changes', () => {
     let voucher: { id: string; qrToken: string };
     let sealIdsBefore: number;
