@@ -101,6 +101,14 @@ export class SealedCallMiddleware implements NestMiddleware {
       else if (chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk));
     };
     const end = res.end.bind(res) as (chunk?: unknown, callback?: () => void) => Response;
+    let taken = false;
+    // A handler that writes its head itself sets what the sealed answer will say, nothing on the wire.
+    res.writeHead = ((status: number, ...rest: unknown[]) => {
+      res.statusCode = status;
+      const headers = rest.find((item) => typeof item === 'object' && item !== null && !Array.isArray(item));
+      for (const [name, value] of Object.entries((headers ?? {}) as Record<string, string>)) res.setHeader(name, value);
+      return res;
+    }) as Response['writeHead'];
     res.write = ((chunk: unknown, encoding?: unknown, callback?: unknown) => {
       keep(chunk, encoding);
       if (typeof encoding === 'function') (encoding as () => void)();
@@ -108,11 +116,15 @@ export class SealedCallMiddleware implements NestMiddleware {
       return true;
     }) as Response['write'];
     res.end = ((...args: unknown[]) => {
+      if (taken) return res;
+      taken = true;
       // end(callback), end(chunk, callback) and end(chunk, encoding, callback) are all Node's.
       const callback = typeof args[args.length - 1] === 'function' ? (args.pop() as () => void) : undefined;
       const [chunk, encoding] = args;
       keep(chunk, encoding);
       const answer = this.takeAnswer(res, Buffer.concat(chunks));
+      // Node's own end writes the head through writeHead: from here on it is the real one again.
+      delete (res as Partial<Response>).writeHead;
       this.sealed
         .seal(answer, call.answerKey)
         .then((jwe) => {
