@@ -92,6 +92,29 @@ describe('sealed transport (optional mode): runtime calls as compact JWEs throug
     expect(again.error).toMatchObject({ error: { code: 'VOUCHER_ALREADY_REDEEMED' } });
   });
 
+  it('the sealed fetch caches the JWKS, and after a seal refused for an unknown kid fetches it again and seals once more', async () => {
+    const v = await issuedVoucher(ctx, app, templateId);
+    const retired = await serviceKey('k-retired');
+    const jwksFetches: string[] = [];
+    const transport: typeof fetch = async (input, init) => {
+      const url = String(input instanceof Request ? input.url : input);
+      if (!url.endsWith('/.well-known/jwks.json')) return fetch(input, init);
+      jwksFetches.push(url);
+      if (jwksFetches.length > 1) return fetch(input, init);
+      // The first JWKS the client sees still lists a key the service has since removed.
+      const { d: _private, ...publicJwk } = retired.entry.jwk;
+      const keys = [{ ...publicJwk, kid: retired.kid, use: 'enc', alg: 'ECDH-ES+A256KW' }];
+      return new Response(JSON.stringify({ keys }), { headers: { 'content-type': 'application/jwk-set+json' } });
+    };
+    const shop = createSealedVoucherApiClient(baseUrl, app.token, { fetch: transport });
+    const verify = () =>
+      shop.POST(`${API}/vouchers/verify`, { body: { credential: { type: 'qr_token', value: v.qrToken } } });
+    expect((await verify()).response.status).toBe(200);
+    expect(jwksFetches).toHaveLength(2);
+    expect((await verify()).response.status).toBe(200);
+    expect(jwksFetches).toHaveLength(2);
+  });
+
   it('a seal to the older key still opens (rotation): every configured key opens', async () => {
     const v = await issuedVoucher(ctx, app, templateId);
     const answer = await sendSealed(ctx, older, redeemCall(v.qrToken));
