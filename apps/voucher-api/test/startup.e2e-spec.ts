@@ -7,6 +7,7 @@ import {
   testRedisPrefix,
 } from '@app/testing';
 import { voucherMigrations } from '../src/database/migrations';
+import { DEV_SEALING_KEY } from '../src/sealed-transport/sealing-keys';
 
 const MAIN = 'apps/voucher-api/src/main.ts';
 
@@ -23,6 +24,27 @@ describe('voucher-api process', () => {
     const exit = await service.exited;
     expect(exit.code).toBe(78);
     for (const variable of ['DB_PORT', 'NODE_ENV', 'CREDENTIAL_KEY']) expect(service.output()).toContain(variable);
+  });
+
+  it('in production with sealed transport on, refuses to start without its own keys or with the development key', async () => {
+    const production = {
+      NODE_ENV: 'production',
+      SEALED_TRANSPORT: 'required',
+      ACCOUNT_JWT_SECRET: 'p'.repeat(40),
+      ACCOUNT_JWT_ISSUER: 'https://accounts.example',
+      ACCOUNT_JWT_AUDIENCE: 'open-platform',
+      CREDENTIAL_KEY: 'ab'.repeat(32),
+      INTERNAL_API_TOKEN: 'i'.repeat(40),
+    };
+    const missing = spawnServiceMain(MAIN, production);
+    expect((await missing.exited).code).toBe(78);
+    expect(missing.output()).toContain('SEALED_KEYS: required when NODE_ENV=production');
+    const development = spawnServiceMain(MAIN, {
+      ...production,
+      SEALED_KEYS: JSON.stringify([{ kid: 'prod', jwk: DEV_SEALING_KEY.jwk }]),
+    });
+    expect((await development.exited).code).toBe(78);
+    expect(development.output()).toContain('SEALED_KEYS: the development key is refused');
   });
 
   it('serves readiness, then on SIGTERM shuts down gracefully within 10 s, never cut off by the shutdown timeout', async () => {
