@@ -1,3 +1,4 @@
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compactDecrypt, importJWK, type KeyLike } from 'jose';
@@ -42,5 +43,34 @@ describe('the test vector of docs/sealed-transport.md', () => {
     const { d, ...publicPart } = JSON.parse(block('answer-key'));
     expect(d).toEqual(expect.any(String));
     expect(JSON.parse(block('sealed-call-plaintext')).response_key).toEqual(publicPart);
+  });
+});
+
+/** A python3 that has jwcrypto (Debian's python3-jwcrypto), or none: the Python steps are then skipped. */
+const python = ['python3', '/usr/bin/python3'].find(
+  (candidate) => spawnSync(candidate, ['-c', 'import jwcrypto'], { stdio: 'ignore' }).status === 0,
+);
+
+describe('the Python sealing steps of docs/sealed-transport.md (need python3 with jwcrypto)', () => {
+  (python ? it : it.skip)("open the vector's sealed answer, and seal a call that the service opens", async () => {
+    const program = `${block('sealing')}
+import sys
+vector = json.loads(sys.argv[1])
+print(json.dumps(open_answer(vector["answer"], jwk.JWK(**vector["answer_key"]))))
+service = {k: v for k, v in vector["service_key"].items() if k != "d"}
+print(seal_call(vector["call"], jwk.JWK(**service)))
+`;
+    const vector = {
+      answer: block('sealed-answer'),
+      answer_key: JSON.parse(block('answer-key')),
+      service_key: JSON.parse(block('service-key')),
+      call: JSON.parse(block('sealed-call-plaintext')),
+    };
+    const [opened, sealed] = execFileSync(python!, ['-c', program, JSON.stringify(vector)], { encoding: 'utf8' })
+      .trim()
+      .split('\n');
+    expect(JSON.parse(opened)).toEqual(JSON.parse(block('sealed-answer-plaintext')));
+    const cipher = new SealCipher(loadConfig(VoucherConfig, { NODE_ENV: 'test', SEALED_TRANSPORT: 'optional' }));
+    expect(JSON.parse(Buffer.from(await cipher.open(sealed)).toString('utf8'))).toEqual(vector.call);
   });
 });
