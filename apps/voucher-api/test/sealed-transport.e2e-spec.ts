@@ -6,6 +6,8 @@ import { CompactEncrypt } from 'jose';
 import pino from 'pino';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { createTestApp } from '@app/testing';
+import { AppModule } from '../src/app.module';
 import { seedApplication, SeededApplication, startVoucherApp, VoucherTestContext } from './app-context';
 import { activeTemplate, API, bearer, expectError, GENEROUS_RATE_LIMITS, issuedVoucher } from './runtime-fixtures';
 import { expectSealedError, postSealed, sealedCall, sendSealed, serviceKey } from './sealed-fixtures';
@@ -176,6 +178,27 @@ describe('sealed transport (optional mode): runtime calls as compact JWEs throug
       expectSealedError({ status: a.status, json: JSON.parse(a.body) }, 409, 'SEALED_REQUEST_REPLAYED');
     expect(replays).toHaveLength(9);
     expect(await redemptionCount(v.id)).toBe(1);
+  });
+
+  it('a seal replayed to another replica (a second app on the same database) is refused there too', async () => {
+    const replica = await createTestApp(AppModule.forRoot(ctx.config));
+    try {
+      const v = await issuedVoucher(ctx, app, templateId);
+      const { plaintext, answerKey } = await sealedCall(redeemCall(v.qrToken));
+      const jwe = await sealCall(plaintext, newest.publicKey, newest.kid);
+      const first = await postSealed(ctx, jwe).expect(200);
+      expect((await openAnswer(first.text, answerKey)).status).toBe(201);
+      const elsewhere = await request(replica.getHttpServer())
+        .post('/api/v1/open-platform/sealed')
+        .set('Content-Type', 'application/jose')
+        .send(jwe)
+        .expect(200);
+      const opened = await openAnswer(elsewhere.text, answerKey);
+      expectSealedError({ status: opened.status, json: JSON.parse(opened.body) }, 409, 'SEALED_REQUEST_REPLAYED');
+      expect(await redemptionCount(v.id)).toBe(1);
+    } finally {
+      await replica.close();
+    }
   });
 
   it('admitting a seal removes seal ids whose window has passed, so the table stays bounded', async () => {
