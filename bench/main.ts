@@ -1,5 +1,5 @@
 /**
- * npm run bench -- [--only redeem,issue,verify,send,intake,drain,latency,wakeup,statements,growth]
+ * npm run bench -- [--only redeem,sealed-redeem,issue,verify,send,intake,drain,latency,wakeup,statements,growth]
  *                  [--duration <s>] [--skip-growth] [--no-build] [--drain-updates <n>] [--backend redis|postgres]
  *
  * Builds and starts voucher-api, bot-api and bot-dispatcher from their production build on their own
@@ -31,7 +31,19 @@ import {
 } from './voucher/section';
 
 const RUN_LIMIT_MINUTES = 30;
-const ALL_PATHS = ['issue', 'verify', 'redeem', 'send', 'intake', 'drain', 'latency', 'wakeup', 'statements', 'growth'];
+const ALL_PATHS = [
+  'issue',
+  'verify',
+  'redeem',
+  'sealed-redeem',
+  'send',
+  'intake',
+  'drain',
+  'latency',
+  'wakeup',
+  'statements',
+  'growth',
+];
 
 function options() {
   const { values } = parseArgs({
@@ -106,7 +118,7 @@ async function main(): Promise<void> {
     const probeOrGrowth = needs('statements', 'growth');
 
     let vouchers: VoucherSection | undefined;
-    if (needs('issue', 'verify', 'redeem') || probeOrGrowth) {
+    if (needs('issue', 'verify', 'redeem', 'sealed-redeem') || probeOrGrowth) {
       console.log('voucher-api: preparing data through the public API…');
       vouchers = await startVoucherSection(settings);
       started.push(vouchers.app);

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 
 export const PG = {
@@ -7,11 +8,17 @@ export const PG = {
   password: process.env.DB_PASSWORD ?? '',
 };
 
-/** The bench's own databases; each run drops and recreates them, and drops them at the end. */
+/**
+ * Names a run's databases apart from any other run's: on a shared machine two runs with the same names
+ * would drop each other's databases mid-run. The apps and baselines get the names through DB_NAME.
+ */
+const RUN = randomBytes(3).toString('hex');
+
+/** The bench's own databases; each run creates them and drops them at the end. */
 export const BENCH_DATABASES = {
-  voucher: 'voucher_bench',
-  bot: 'bot_bench',
-  baseline: 'baseline_bench',
+  voucher: `voucher_bench_${RUN}`,
+  bot: `bot_bench_${RUN}`,
+  baseline: `baseline_bench_${RUN}`,
 } as const;
 
 export async function connect(database: string): Promise<Client> {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DEFAULT_ROUTE_RATE_LIMITS } from '../../apps/bot-api/src/rate-limits/route-rate-limits';
@@ -14,6 +14,8 @@ export interface Secrets {
   botTokenKey: string;
   webhookSecretKey: string;
   internalApiToken: string;
+  /** voucher-api's SEALED_KEYS: one P-256 key pair, so sealed calls can be measured beside plain ones. */
+  sealedKeys: string;
 }
 
 export function throwAwaySecrets(): Secrets {
@@ -23,6 +25,9 @@ export function throwAwaySecrets(): Secrets {
     botTokenKey: randomBytes(32).toString('hex'),
     webhookSecretKey: randomBytes(32).toString('hex'),
     internalApiToken: randomBytes(32).toString('base64url'),
+    sealedKeys: JSON.stringify([
+      { kid: 'bench-1', jwk: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }) },
+    ]),
   };
 }
 
@@ -77,6 +82,9 @@ export function voucherEnv(settings: StackSettings): Record<string, string> {
     ACCOUNT_JWT_SECRET: settings.secrets.accountJwtSecret,
     CREDENTIAL_KEY: settings.secrets.credentialKey,
     INTERNAL_API_TOKEN: settings.secrets.internalApiToken,
+    // Plain and sealed runtime calls on one instance, so the sealed redeem is measured beside the plain one.
+    SEALED_TRANSPORT: 'optional',
+    SEALED_KEYS: settings.secrets.sealedKeys,
     RATE_LIMITS: Object.keys(DEFAULT_RATE_LIMITS)
       .map((name) => `${name}=${UNLIMITED}`)
       .join(','),

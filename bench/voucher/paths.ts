@@ -105,13 +105,16 @@ export function verifyLoad(
   });
 }
 
-/** Verify then redeem, each against its baseline in the same run; redeemed vouchers join `used`. */
+/**
+ * Verify then redeem, each against its baseline in the same run; redeemed vouchers join `used`. Answers
+ * the redeem's figures, the baseline of the sealed redeem.
+ */
 export async function benchVerifyAndRedeem(
   run: VoucherRun,
   vouchers: HeldVoucher[],
   used: Set<string>,
   baseline: { port: number; pid: number; vouchers: number },
-): Promise<void> {
+): Promise<LoadResult> {
   const { app, world } = run;
   const qr = vouchers.map((v) => v.qrToken);
   const baselineQr = Array.from({ length: baseline.vouchers }, (_, i) => baselineQrToken(i));
@@ -146,4 +149,5 @@ export async function benchVerifyAndRedeem(
     `baseline CPU ${redeemBaseline.cpuMicrosPerRequest?.toFixed(0)} µs/req, p50 ${redeemBaseline.p50} ms, p99 ${redeemBaseline.p99} ms; ` +
       `verify baseline CPU ${verifyBaseline.cpuMicrosPerRequest?.toFixed(0)} µs/req`,
   );
+  return redeem;
 }

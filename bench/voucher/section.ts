@@ -6,6 +6,7 @@ import type { Report } from '../lib/report';
 import { baselineDbEnv, StackSettings, startApp, voucherEnv } from '../lib/stack';
 import { ProbedRequest } from '../probe';
 import { benchIssue, benchVerifyAndRedeem, issueMore, VoucherRun } from './paths';
+import { benchSealedRedeem } from './sealed';
 import {
   availableVouchers,
   HeldVoucher,
@@ -75,16 +76,18 @@ export async function runVoucherPaths(
 ): Promise<void> {
   const run: VoucherRun = { app: section.app, world: section.world, report, durationSeconds };
   if (selected('issue')) await benchIssue(run);
-  if (!selected('verify') && !selected('redeem')) return;
+  // The sealed redeem is measured against the plain redeem of the same run, so it brings that along.
+  if (!selected('verify') && !selected('redeem') && !selected('sealed-redeem')) return;
   // Enough for the whole duration at the rates seen so far (about 400–1 100 redeems/s), so the redeem
   // figure is not taken over the first few seconds only.
   const vouchers = await voucherSupply(section, Math.max(2000, 1500 * durationSeconds), 3 * durationSeconds);
   // The baseline gets more vouchers than it can redeem in the time, so it never runs dry.
   const baselineVouchers = Math.max(20_000, 4000 * durationSeconds);
   const baseline = await startVoucherBaseline(baselineVouchers);
+  let plainRedeem;
   try {
     const before = section.used.size;
-    await benchVerifyAndRedeem(run, vouchers, section.used, {
+    plainRedeem = await benchVerifyAndRedeem(run, vouchers, section.used, {
       port: baseline.port,
       pid: baseline.pid,
       vouchers: baselineVouchers,
@@ -92,6 +95,10 @@ export async function runVoucherPaths(
     section.redeemRate = (section.used.size - before) / durationSeconds;
   } finally {
     await baseline.stop();
+  }
+  if (selected('sealed-redeem')) {
+    const sealable = await voucherSupply(section, Math.max(2000, 1000 * durationSeconds), 3 * durationSeconds);
+    await benchSealedRedeem(run, sealable, section.used, plainRedeem);
   }
 }
 

@@ -621,6 +621,46 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public keys sealed calls are encrypted to, newest first (seal to the first)
+         * @description A JWK Set, not in the envelope, so that any JOSE library reads it. 404 while sealed transport is off.
+         */
+        get: operations["SealedTransport_jwks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/open-platform/sealed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Any runtime call, sealed: a compact JWE in, a compact JWE of the whole answer out
+         * @description The body is a compact JWE (alg ECDH-ES+A256KW, enc A256GCM, kid of a key of /.well-known/jwks.json) of the call: method, path, Authorization and Idempotency-Key headers, body, iat, jti and the caller's ephemeral public key. The call runs exactly as if sent plain; its answer (status, headers, body) comes back as a compact JWE to that key, with status 200. Refusals of the seal itself answer in the envelope, in clear. See docs/sealed-transport.md.
+         */
+        post: operations["SealedTransport_sealedWhileOff"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = Record<string, never>;
 export type components = {
@@ -1841,7 +1881,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:read */
+            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:read; `SEALED_TRANSPORT_REQUIRED`: SEALED_TRANSPORT=required and the call was sent plain */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1850,7 +1890,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN";
+                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN" | "SEALED_TRANSPORT_REQUIRED";
                         };
                     };
                 };
@@ -1944,7 +1984,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:read */
+            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:read; `SEALED_TRANSPORT_REQUIRED`: SEALED_TRANSPORT=required and the call was sent plain */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1953,7 +1993,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN";
+                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN" | "SEALED_TRANSPORT_REQUIRED";
                         };
                     };
                 };
@@ -2049,7 +2089,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:templates:write */
+            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:templates:write; `SEALED_TRANSPORT_REQUIRED`: SEALED_TRANSPORT=required and the call was sent plain */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2058,7 +2098,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN";
+                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN" | "SEALED_TRANSPORT_REQUIRED";
                         };
                     };
                 };
@@ -2180,7 +2220,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:read */
+            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:read; `SEALED_TRANSPORT_REQUIRED`: SEALED_TRANSPORT=required and the call was sent plain */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2189,7 +2229,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN";
+                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN" | "SEALED_TRANSPORT_REQUIRED";
                         };
                     };
                 };
@@ -2301,7 +2341,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:templates:write */
+            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:templates:write; `SEALED_TRANSPORT_REQUIRED`: SEALED_TRANSPORT=required and the call was sent plain */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2310,7 +2350,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN";
+                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN" | "SEALED_TRANSPORT_REQUIRED";
                         };
                     };
                 };
@@ -2446,7 +2486,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:templates:write */
+            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:templates:write; `SEALED_TRANSPORT_REQUIRED`: SEALED_TRANSPORT=required and the call was sent plain */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2455,7 +2495,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN";
+                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN" | "SEALED_TRANSPORT_REQUIRED";
                         };
                     };
                 };
@@ -2577,7 +2617,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:templates:write */
+            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:templates:write; `SEALED_TRANSPORT_REQUIRED`: SEALED_TRANSPORT=required and the call was sent plain */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2586,7 +2626,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN";
+                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN" | "SEALED_TRANSPORT_REQUIRED";
                         };
                     };
                 };
@@ -2708,7 +2748,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:templates:write */
+            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:templates:write; `SEALED_TRANSPORT_REQUIRED`: SEALED_TRANSPORT=required and the call was sent plain */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2717,7 +2757,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN";
+                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN" | "SEALED_TRANSPORT_REQUIRED";
                         };
                     };
                 };
@@ -2839,7 +2879,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:templates:write */
+            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:templates:write; `SEALED_TRANSPORT_REQUIRED`: SEALED_TRANSPORT=required and the call was sent plain */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2848,7 +2888,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN";
+                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN" | "SEALED_TRANSPORT_REQUIRED";
                         };
                     };
                 };
@@ -2970,7 +3010,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:templates:write */
+            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:templates:write; `SEALED_TRANSPORT_REQUIRED`: SEALED_TRANSPORT=required and the call was sent plain */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2979,7 +3019,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN";
+                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN" | "SEALED_TRANSPORT_REQUIRED";
                         };
                     };
                 };
@@ -3105,7 +3145,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RECIPIENT_NOT_AUTHORIZED`: the user never authorised the application and holds none of its vouchers; `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:issue */
+            /** @description `RECIPIENT_NOT_AUTHORIZED`: the user never authorised the application and holds none of its vouchers; `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:issue; `SEALED_TRANSPORT_REQUIRED`: SEALED_TRANSPORT=required and the call was sent plain */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3114,7 +3154,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "RECIPIENT_NOT_AUTHORIZED" | "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN";
+                            code?: "RECIPIENT_NOT_AUTHORIZED" | "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN" | "SEALED_TRANSPORT_REQUIRED";
                         };
                     };
                 };
@@ -3238,7 +3278,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:verify */
+            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:verify; `SEALED_TRANSPORT_REQUIRED`: SEALED_TRANSPORT=required and the call was sent plain */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3247,7 +3287,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN";
+                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN" | "SEALED_TRANSPORT_REQUIRED";
                         };
                     };
                 };
@@ -3355,7 +3395,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:issue */
+            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:issue; `SEALED_TRANSPORT_REQUIRED`: SEALED_TRANSPORT=required and the call was sent plain */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3364,7 +3404,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN";
+                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN" | "SEALED_TRANSPORT_REQUIRED";
                         };
                     };
                 };
@@ -3490,7 +3530,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:redeem */
+            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:redeem; `SEALED_TRANSPORT_REQUIRED`: SEALED_TRANSPORT=required and the call was sent plain */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3499,7 +3539,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN";
+                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN" | "SEALED_TRANSPORT_REQUIRED";
                         };
                     };
                 };
@@ -3621,7 +3661,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:read */
+            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:read; `SEALED_TRANSPORT_REQUIRED`: SEALED_TRANSPORT=required and the call was sent plain */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3630,7 +3670,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN";
+                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN" | "SEALED_TRANSPORT_REQUIRED";
                         };
                     };
                 };
@@ -3744,7 +3784,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:reverse */
+            /** @description `APPLICATION_DISABLED`: the application is disabled; `FEATURE_DISABLED`: the vouchers feature is closed for the application; `ORIGIN_NOT_ALLOWED`: Origin missing or not allowed under a restriction; `FORBIDDEN`: the token lacks vouchers:reverse; `SEALED_TRANSPORT_REQUIRED`: SEALED_TRANSPORT=required and the call was sent plain */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3753,7 +3793,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN";
+                            code?: "APPLICATION_DISABLED" | "FEATURE_DISABLED" | "ORIGIN_NOT_ALLOWED" | "FORBIDDEN" | "SEALED_TRANSPORT_REQUIRED";
                         };
                     };
                 };
@@ -5683,6 +5723,127 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "SEND_NOT_CANCELLABLE";
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    SealedTransport_jwks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The JWK Set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/jwk-set+json": Record<string, never>;
+                };
+            };
+            /** @description `SEALED_TRANSPORT_OFF`: SEALED_TRANSPORT=off */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    SealedTransport_sealedWhileOff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/jose": string;
+            };
+        };
+        responses: {
+            /** @description The sealed answer of the logical call, whatever its own status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/jose": string;
+                };
+            };
+            /** @description `SEALED_REQUEST_MALFORMED`: not a compact JWE, or its plaintext is not a valid call; `SEALED_ALGORITHM_NOT_ALLOWED`: alg or enc other than ECDH-ES+A256KW / A256GCM; `SEALED_KEY_UNKNOWN`: kid missing or not a key of the JWKS; `SEALED_REQUEST_UNREADABLE`: altered, or sealed to another key; `SEALED_REQUEST_EXPIRED`: iat outside SEALED_MAX_AGE_SECONDS of the server clock */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SEALED_REQUEST_MALFORMED" | "SEALED_ALGORITHM_NOT_ALLOWED" | "SEALED_KEY_UNKNOWN" | "SEALED_REQUEST_UNREADABLE" | "SEALED_REQUEST_EXPIRED";
+                        };
+                    };
+                };
+            };
+            /** @description `SEALED_TRANSPORT_OFF`: SEALED_TRANSPORT=off */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SEALED_TRANSPORT_OFF";
+                        };
+                    };
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: the JWE exceeds BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: Content-Type is not application/jose */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
                         };
                     };
                 };

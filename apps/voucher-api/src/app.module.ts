@@ -17,6 +17,7 @@ import { voucherMigrations } from './database/migrations';
 import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { RecipientsModule } from './recipients/recipients.module';
 import { RedemptionsModule } from './redemptions/redemptions.module';
+import { isSealedRoute, SealedTransportModule } from './sealed-transport/sealed-transport.module';
 import { TemplatesModule } from './templates/templates.module';
 import { UsersDirectory } from './users/users.directory';
 import { UsersModule } from './users/users.module';
@@ -32,7 +33,7 @@ export class AppModule {
       imports: [
         loggingModule('voucher-api', config.LOG_LEVEL),
         EnvelopeModule.forRoot(voucherEnvelope, VoucherErrors),
-        HttpFoundationModule.forRoot({ bodyLimit: config.BODY_LIMIT }),
+        HttpFoundationModule.forRoot({ bodyLimit: config.BODY_LIMIT, skipJsonBody: isSealedRoute }),
         databaseModule(config, voucherMigrations),
         CoordinationModule.forRoot(coordinationSettings(config, 'voucher-api')),
         AuthModule.forRoot({ config, directory: UsersDirectory, imports: [UsersModule] }),
@@ -54,6 +55,7 @@ export class AppModule {
         AllocationsModule,
         HolderModule,
         PeriodicWorkModule.forRoot({ queue: 'voucher-api-periodic', tasks: { 'idempotency-purge': IdempotencyPurge } }),
+        SealedTransportModule.forRoot(config),
       ],
       providers: [{ provide: VoucherConfig, useValue: config }],
       exports: [VoucherConfig],

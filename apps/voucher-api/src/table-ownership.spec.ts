@@ -23,6 +23,7 @@ const OWNERS: Record<string, string> = {
   allocations: 'allocations/allocations.store.ts',
   sends: 'allocations/sends.store.ts',
   bot_bindings: 'bot-bindings/bot-bindings.store.ts',
+  sealed_request_ids: 'sealed-transport/sealed-request-ids.store.ts',
   // Written only through @app/idempotency (its claim CTEs are composed into the hot-path statements).
   idempotency_keys: '@app/idempotency',
 };

@@ -26,6 +26,24 @@ export const VoucherErrors = ErrorCatalog.define('VALIDATION_FAILED', {
     status: 503,
     message: 'The platform file service did not answer in time; nothing was changed, retry later',
   },
+  SEALED_TRANSPORT_OFF: { status: 404, message: 'Sealed transport is not enabled on this service' },
+  SEALED_TRANSPORT_REQUIRED: {
+    status: 403,
+    message: 'This service takes runtime calls only sealed: POST /api/v1/open-platform/sealed',
+  },
+  SEALED_REQUEST_MALFORMED: { status: 400, message: 'The sealed call is not a well-formed compact JWE of a call' },
+  SEALED_ALGORITHM_NOT_ALLOWED: {
+    status: 400,
+    message: 'A sealed call must use alg ECDH-ES+A256KW and enc A256GCM',
+  },
+  SEALED_KEY_UNKNOWN: { status: 400, message: 'The kid of the sealed call names no key of this service' },
+  SEALED_REQUEST_UNREADABLE: {
+    status: 400,
+    message: 'The sealed call does not decrypt with the key its kid names: altered, or sealed to another key',
+  },
+  SEALED_REQUEST_EXPIRED: { status: 400, message: 'The sealed call is outside the freshness window; seal it again' },
+  SEALED_REQUEST_REPLAYED: { status: 409, message: 'This sealed call was already received; seal a retry anew' },
+  SEALED_ROUTE_NOT_ALLOWED: { status: 403, message: 'Only runtime routes can be called sealed' },
   ...IDEMPOTENCY_ERROR_CODES,
 });
 

@@ -11,6 +11,7 @@ import {
   testRedisPrefix,
 } from '@app/testing';
 import { voucherMigrations } from '../src/database/migrations';
+import { DEV_SEALING_KEY } from '../src/sealed-transport/sealing-keys';
 
 const MAIN = 'apps/voucher-api/src/main.ts';
 
@@ -62,6 +63,30 @@ describe('voucher-api process', () => {
     expect(service.output()).toContain('production never starts an embedded PostgreSQL');
     expect(await listening(closedPort)).toBe(false);
   }, 30_000);
+
+  it('in production with sealed transport on, refuses to start without its own keys or with the development key', async () => {
+    const production = {
+      NODE_ENV: 'production',
+      COORDINATION_BACKEND: 'redis',
+      SEALED_TRANSPORT: 'required',
+      ACCOUNT_JWT_SECRET: 'p'.repeat(40),
+      ACCOUNT_JWT_ISSUER: 'https://accounts.example',
+      ACCOUNT_JWT_AUDIENCE: 'open-platform',
+      CREDENTIAL_KEY: 'ab'.repeat(32),
+      INTERNAL_API_TOKEN: 'i'.repeat(40),
+    };
+    // Both starts at once: each compiles main.ts, which on a busy machine takes a good part of the timeout.
+    const missing = spawnServiceMain(MAIN, production);
+    const development = spawnServiceMain(MAIN, {
+      ...production,
+      SEALED_KEYS: JSON.stringify([{ kid: 'prod', jwk: DEV_SEALING_KEY.jwk }]),
+    });
+    const [missingExit, developmentExit] = await Promise.all([missing.exited, development.exited]);
+    expect(missingExit.code).toBe(78);
+    expect(missing.output()).toContain('SEALED_KEYS: required when NODE_ENV=production');
+    expect(developmentExit.code).toBe(78);
+    expect(development.output()).toContain('SEALED_KEYS: the development key is refused');
+  }, 90_000);
 
   it('serves readiness, then on SIGTERM shuts down gracefully within 10 s, never cut off by the shutdown timeout', async () => {
     const service = await startServiceProcess(MAIN, testEnv(database.name, testRedisPrefix(), { LOG_LEVEL: 'warn' }));

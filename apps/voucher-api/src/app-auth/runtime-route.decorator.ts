@@ -50,6 +50,7 @@ export function RuntimeRoute(options: RuntimeRouteOptions): ReturnType<typeof ap
       { code: 'ORIGIN_NOT_ALLOWED', when: 'Origin missing or not allowed under a restriction' },
       { code: 'FORBIDDEN', when: `the token lacks ${options.permission}` },
       { code: 'RATE_LIMITED', when: 'rate limit of the endpoint exceeded (Retry-After says when to retry)' },
+      { code: 'SEALED_TRANSPORT_REQUIRED', when: 'SEALED_TRANSPORT=required and the call was sent plain' },
     ),
   );
 }

@@ -1,7 +1,9 @@
 import { AccountAuthConfig, DEV_INTERNAL_API_TOKEN, internalApiTokenProblems } from '@app/auth';
 import { Type } from 'class-transformer';
-import { IsInt, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
 import { resolveRateLimits } from '../rate-limits/rate-limit.policy';
+import { SEALED_TRANSPORT_MODES, SealedTransportMode } from '../sealed-transport/sealed-transport.mode';
+import { sealingKeyProblems } from '../sealed-transport/sealing-keys';
 
 export const DEV_CREDENTIAL_KEY = '0'.repeat(64);
 
@@ -64,12 +66,31 @@ export class VoucherConfig extends AccountAuthConfig {
   @Max(30_000)
   BOT_API_TIMEOUT_MS = 2000;
 
+  /** `off`, `optional` (plain and sealed runtime calls) or `required` (runtime calls only sealed): docs/sealed-transport.md. */
+  @IsIn(SEALED_TRANSPORT_MODES)
+  SEALED_TRANSPORT: SealedTransportMode = 'off';
+
+  /**
+   * The key pairs that open sealed calls, newest first, as JSON: `[{"kid":"…","jwk":{…}}]` or
+   * `[{"kid":"…","pem":"-----BEGIN PRIVATE KEY-----…"}]`. Empty: the development key (refused in production).
+   */
+  @IsString()
+  SEALED_KEYS = '';
+
+  /** How far a sealed call's `iat` may lie from the server's clock; its id is remembered this long. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(10)
+  @Max(3600)
+  SEALED_MAX_AGE_SECONDS = 300;
+
   override extraProblems(): string[] {
     const problems = super.extraProblems();
     problems.push(...internalApiTokenProblems(this.INTERNAL_API_TOKEN, this.NODE_ENV));
     if (this.NODE_ENV === 'production' && this.CREDENTIAL_KEY === DEV_CREDENTIAL_KEY) {
       problems.push('CREDENTIAL_KEY: the development default is refused when NODE_ENV=production');
     }
+    problems.push(...sealingKeyProblems(this.SEALED_KEYS, this.SEALED_TRANSPORT, this.NODE_ENV));
     try {
       resolveRateLimits(this.RATE_LIMITS);
     } catch (error) {
