@@ -9,13 +9,17 @@ import type { Chat } from '../chats/entities/chat.entity';
 import type { ChatMember } from '../chats/entities/chat-member.entity';
 import type { Message } from '../messages/entities/message.entity';
 import { MessageEventsService } from '../messages/message-events.service';
-import { unixSeconds } from '../messages/message-view';
+import { isMediaKind, unixSeconds } from '../messages/message-view';
+import type { FormattedText } from '@app/telegram-shapes';
+import { CAPTION_MAX, TEXT_MAX } from '../messages/dto/client-messages.dto';
+import { formattedText, nonEmptyText } from '../messages/formatted-text';
 import { MessageStore } from '../messages/message-store.service';
 import { groupMessageVisibleTo } from '../messages/privacy';
 import { UsersStore } from '../users/users.store';
 import {
   CopyMessageDto,
   DeleteMessageDto,
+  EditMessageCaptionDto,
   EditMessageDto,
   EditMessageReplyMarkupDto,
   ForwardMessageDto,
@@ -41,11 +45,35 @@ export class MessageEditsService {
 
   /** Text messages of this bot only; marks metadata.isEdited and emits edited_message. */
   editMessage(bot: Bot, dto: EditMessageDto, key?: IdempotentSend): Promise<MessageView> {
+    const formatted = nonEmptyText(formattedText(dto.text, dto, TEXT_MAX));
+    return this.edit(bot, dto, key, formatted, (message) => {
+      if (message.kind !== 'text') throw BotErrors.invalid('Only text messages can be edited');
+    });
+  }
+
+  /** The caption of a media message of this bot; an omitted or empty caption removes it. */
+  editMessageCaption(bot: Bot, dto: EditMessageCaptionDto, key?: IdempotentSend): Promise<MessageView> {
+    if (dto.caption === undefined && dto.caption_entities) throw BotErrors.invalid('caption_entities need a caption');
+    const formatting = { parse_mode: dto.parse_mode, entities: dto.caption_entities };
+    const formatted = formattedText(dto.caption ?? '', formatting, CAPTION_MAX, 'caption');
+    return this.edit(bot, dto, key, formatted, (message) => {
+      if (!isMediaKind(message.kind)) throw BotErrors.invalid('Only media messages have a caption to edit');
+    });
+  }
+
+  private edit(
+    bot: Bot,
+    dto: MessageRefDto & { reply_markup?: EditMessageDto['reply_markup'] },
+    key: IdempotentSend | undefined,
+    formatted: FormattedText,
+    editable: (message: Message) => void,
+  ): Promise<MessageView> {
     return this.dataSource.transaction(async (manager) => {
       await key?.begin(manager);
       const { chat, message } = await this.ownMessage(manager, bot, dto);
-      if (message.kind !== 'text') throw BotErrors.invalid('Only text messages can be edited');
-      message.text = dto.text;
+      editable(message);
+      message.text = formatted.text === '' ? null : formatted.text;
+      message.entities = formatted.entities;
       message.editedAt = new Date();
       message.metadata = { ...message.metadata, isEdited: true };
       if (dto.reply_markup !== undefined) message.replyMarkup = { ...dto.reply_markup };
@@ -114,6 +142,7 @@ export class MessageEditsService {
         senderId: userId,
         kind: original.kind,
         text: original.text,
+        entities: original.entities,
         fileId: original.fileId,
         metadata: markForwarded ? { ...kept, forwardFrom: mark } : kept,
       });

@@ -9,6 +9,7 @@ import { MessagingOperation } from '../quotas/send-quota.guard';
 import {
   CopyMessageDto,
   DeleteMessageDto,
+  EditMessageCaptionDto,
   EditMessageDto,
   EditMessageReplyMarkupDto,
   ForwardMessageDto,
@@ -299,6 +300,22 @@ export class SendingController {
     @SendKey() key: IdempotentSend | undefined,
   ): Promise<MessageView | RenderedBody> {
     return answered(key, this.edits.editMessage(bot, dto, key));
+  }
+
+  @Post('editMessageCaption')
+  @MethodDocs(
+    'editMessageCaption: new caption (and its formatting) for a media message of this bot; emits edited_message',
+    { status: 200, description: `The edited message with metadata.isEdited${REPLAY_NOTE}`, type: MessageView },
+    ...EDIT_ERRORS,
+  )
+  @HttpCode(200)
+  @IdempotentMessagingOperation()
+  editMessageCaption(
+    @CurrentBot() bot: Bot,
+    @Body() dto: EditMessageCaptionDto,
+    @SendKey() key: IdempotentSend | undefined,
+  ): Promise<MessageView | RenderedBody> {
+    return answered(key, this.edits.editMessageCaption(bot, dto, key));
   }
 
   @Post('deleteMessage')
