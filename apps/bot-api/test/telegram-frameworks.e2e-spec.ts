@@ -31,8 +31,7 @@ describe.each([
   [
     'Telegraf',
     (token: string, apiRoot: string): FrameworkBot => {
-      // Telegraf resolves `./bot<token>/<method>` against apiRoot as a URL: a root with a path needs its trailing slash.
-      const bot = new Telegraf(token, { telegram: { apiRoot: `${apiRoot}/` } });
+      const bot = new Telegraf(token, { telegram: { apiRoot } });
       let lastChat = 0;
       bot.command('start', (ctx) => ctx.reply('Welcome', Markup.inlineKeyboard([Markup.button.callback('Press', 'pressed')])));
       bot.action('pressed', (ctx) => ctx.answerCbQuery(`Pressed by ${ctx.from.first_name}`));
