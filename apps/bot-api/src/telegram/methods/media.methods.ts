@@ -1,5 +1,5 @@
 import { Injectable, type Type } from '@nestjs/common';
-import { TelegramObject } from '@app/telegram-shapes';
+import { parseModeOf, TelegramObject } from '@app/telegram-shapes';
 import type { Bot } from '../../bots/entities/bot.entity';
 import { UploadCredentialsDto } from '../../files/dto/upload.dto';
 import { FileUploadsService } from '../../files/file-uploads.service';
@@ -20,7 +20,7 @@ import { nativeDto } from '../native-dto';
 import type { InputFileRef } from '../telegram-args';
 import type { TelegramCall, TelegramMethod, TelegramMethodGroup } from '../telegram-call';
 import { TelegramError } from '../telegram-errors';
-import { TelegramSends } from '../telegram-sends';
+import { formattingOf, TelegramSends } from '../telegram-sends';
 import { mimeTypeOf } from './mime-types';
 
 interface MediaMethod {
@@ -78,6 +78,7 @@ export class MediaMethods implements TelegramMethodGroup {
     const own = Object.fromEntries([
       ...method.ints.map((name) => [name, args.int(name)]),
       ...method.strings.map((name) => [name, args.string(name)]),
+      ...(method.strings.includes('caption') ? Object.entries(formattingOf(args, 'caption_entities')) : []),
     ]);
     // Checked before anything is stored, so a refused call leaves no file behind.
     await nativeDto(method.dto, { ...target, ...own, file_id: '00000000-0000-4000-8000-000000000000' });
@@ -94,13 +95,14 @@ export class MediaMethods implements TelegramMethodGroup {
     const items = media.map((item: unknown, index) => {
       const fields = (item ?? {}) as Record<string, unknown>;
       if (typeof fields.media !== 'string') throw TelegramError.badRequest(`media[${index}].media must be a string`);
-      return { type: fields.type, caption: fields.caption, ref: args.fileRef(fields.media, `media[${index}]`) };
+      const formatting = mediaFormatting(fields);
+      return { type: fields.type, caption: fields.caption, formatting, ref: args.fileRef(fields.media, `media[${index}]`) };
     });
     const placeholder = '00000000-0000-4000-8000-000000000000';
     const check = (ids: string[]) =>
       nativeDto(SendMediaGroupDto, {
         ...target,
-        media: items.map((item, index) => ({ type: item.type, caption: item.caption, file_id: ids[index] })),
+        media: items.map((item, index) => ({ type: item.type, caption: item.caption, ...item.formatting, file_id: ids[index] })),
       });
     await check(items.map(() => placeholder));
     const ids: string[] = [];
@@ -130,6 +132,15 @@ export class MediaMethods implements TelegramMethodGroup {
     const file = await this.uploads.storeBytes({ kind: 'bot', botId: bot.id }, declaration, part.bytes);
     return file.id;
   }
+}
+
+/** An InputMedia's caption_entities, or its parse_mode (matched case-insensitively, as Telegram does). */
+function mediaFormatting(fields: Record<string, unknown>): Record<string, unknown> {
+  if (fields.caption_entities !== undefined) return { caption_entities: fields.caption_entities };
+  if (fields.parse_mode === undefined) return {};
+  const mode = typeof fields.parse_mode === 'string' ? parseModeOf(fields.parse_mode) : undefined;
+  if (mode === undefined) throw TelegramError.badRequest('unsupported parse_mode');
+  return mode === null ? {} : { parse_mode: mode };
 }
 
 /** `<file_id>/<file name>`: what getFile gives and the download route reads back. */

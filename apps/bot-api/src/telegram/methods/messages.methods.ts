@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { TelegramObject, textEntities } from '@app/telegram-shapes';
-import { CopyMessageDto, DeleteMessageDto, EditMessageDto, EditMessageReplyMarkupDto, ForwardMessageDto } from '../../sending/dto/edit.dto';
+import { TelegramObject } from '@app/telegram-shapes';
+import {
+  CopyMessageDto,
+  DeleteMessageDto,
+  EditMessageCaptionDto,
+  EditMessageDto,
+  EditMessageReplyMarkupDto,
+  ForwardMessageDto,
+} from '../../sending/dto/edit.dto';
 import {
   SendChatActionDto,
   SendContactDto,
@@ -17,7 +24,7 @@ import type { TelegramArgs } from '../telegram-args';
 import type { TelegramCall, TelegramMethod, TelegramMethodGroup } from '../telegram-call';
 import { TelegramError, TELEGRAM_TEXTS } from '../telegram-errors';
 import { TelegramIdsService } from '../telegram-ids.service';
-import { replyMarkupOf, TelegramSends } from '../telegram-sends';
+import { formattingOf, replyMarkupOf, TelegramSends } from '../telegram-sends';
 
 /** Telegram's poll options: strings (older API) or InputPollOption objects `{ text }`. */
 function pollOptions(args: TelegramArgs): string[] {
@@ -54,6 +61,7 @@ export class MessagesMethods implements TelegramMethodGroup {
       sendDice: (call) => this.sendDice(call),
       sendChatAction: (call) => this.sendChatAction(call),
       editMessageText: (call) => this.editMessageText(call),
+      editMessageCaption: (call) => this.editMessageCaption(call),
       editMessageReplyMarkup: (call) => this.editMessageReplyMarkup(call),
       deleteMessage: (call) => this.deleteMessage(call),
       forwardMessage: (call) => this.forwardMessage(call),
@@ -61,19 +69,13 @@ export class MessagesMethods implements TelegramMethodGroup {
     };
   }
 
-  /**
-   * parse_mode and entities are accepted; the text is stored as given (this service renders no
-   * markup). The answer carries the entities the call gave, or the commands and mentions found.
-   */
+  /** parse_mode markup is parsed (or entities checked) by the native send: the user reads plain text and entities. */
   private async sendMessage({ bot, args }: TelegramCall): Promise<TelegramObject> {
     await this.sends.admit(bot);
     const text = args.string('text');
     if (text === undefined || text.trim() === '') throw new TelegramError(400, TELEGRAM_TEXTS.textEmpty);
-    const given = args.json('entities', 'message entities JSON array');
-    const dto = await nativeDto(SendMessageDto, { ...(await this.sends.target(args)), text });
-    const message = await this.sends.message(await this.sending.sendMessage(bot, dto));
-    const entities = Array.isArray(given) ? given : textEntities(text);
-    return entities.length > 0 ? { ...message, entities } : message;
+    const dto = await nativeDto(SendMessageDto, { ...(await this.sends.target(args)), text, ...formattingOf(args, 'entities') });
+    return this.sends.message(await this.sending.sendMessage(bot, dto));
   }
 
   private async sendLocation({ bot, args }: TelegramCall): Promise<TelegramObject> {
@@ -146,9 +148,24 @@ export class MessagesMethods implements TelegramMethodGroup {
       chat_id: await this.ids.chatOf(args.chat()),
       message_id: args.requiredInt('message_id'),
       text,
+      ...formattingOf(args, 'entities'),
       reply_markup: replyMarkupOf(args),
     });
     return this.sends.message(await this.edits.editMessage(bot, dto));
+  }
+
+  /** A caption edit is an edit of the bot's own media message; no caption removes it. */
+  private async editMessageCaption({ bot, args }: TelegramCall): Promise<TelegramObject> {
+    this.sends.requireSendScope(bot);
+    noInlineMessages(args);
+    const dto = await nativeDto(EditMessageCaptionDto, {
+      chat_id: await this.ids.chatOf(args.chat()),
+      message_id: args.requiredInt('message_id'),
+      caption: args.string('caption'),
+      ...formattingOf(args, 'caption_entities'),
+      reply_markup: replyMarkupOf(args),
+    });
+    return this.sends.message(await this.edits.editMessageCaption(bot, dto));
   }
 
   /** Without reply_markup the buttons are removed, as in Telegram. */
