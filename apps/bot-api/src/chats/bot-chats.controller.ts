@@ -150,6 +150,20 @@ export class BotChatsController {
     return this.chats.unpinAllChatMessages(bot, dto.chat_id);
   }
 
+  @Post('leaveChat')
+  @HttpCode(200)
+  @MethodDocs(
+    'leaveChat: the bot leaves a group; emits my_chat_member to it and chat_member to the other bots',
+    TRUE,
+    'VALIDATION',
+    BOT_NOT_AVAILABLE,
+    { code: 'FORBIDDEN', when: 'the bot owns the group' },
+    NOT_MEMBER,
+  )
+  leaveChat(@CurrentBot() bot: Bot, @Body() dto: ChatRefDto): Promise<true> {
+    return this.chats.leaveChat(bot, dto.chat_id);
+  }
+
   @Post('approveChatJoinRequest')
   @HttpCode(200)
   @MethodDocs('approveChatJoinRequest: the user who asked to join becomes a member', TRUE, ...GOVERN_ERRORS, {

@@ -123,6 +123,22 @@ export class BotChatsService {
     });
   }
 
+  /**
+   * The bot leaves a group (my_chat_member for itself, chat_member for the group's other bots). A
+   * private chat cannot be left, and the owner cannot leave its group, as it cannot be removed.
+   */
+  leaveChat(bot: Bot, chatId: string): Promise<true> {
+    return this.dataSource.transaction(async (manager) => {
+      const { chat, member } = await this.membership(manager, bot, chatId, true);
+      if (chat.type !== 'group') throw BotErrors.invalid('A private chat cannot be left');
+      if (member.rank === 'owner') throw BotErrors.error('FORBIDDEN', 'The owner cannot leave the group');
+      const oldStatus = memberStatus(member);
+      await this.chats.setMembership(manager, chat.id, member.userId, member, { state: 'left', rank: 'member' });
+      await this.events.memberChangedBy(manager, chat, member.userId, member.userId, oldStatus, 'left');
+      return true as const;
+    });
+  }
+
   /** Settles a pending chat_join_request: approval makes the user a member, declining just closes it. */
   answerJoinRequest(bot: Bot, dto: ChatMemberRefDto, approve: boolean): Promise<true> {
     return this.dataSource.transaction(async (manager) => {

@@ -53,6 +53,11 @@ export class ChatsMethods implements TelegramMethodGroup {
         this.chats.banChatMember(bot, await nativeDto(BanChatMemberDto, await this.memberRef(args))),
       unbanChatMember: async ({ bot, args }) =>
         this.chats.unbanChatMember(bot, await nativeDto(ChatMemberRefDto, await this.memberRef(args))),
+      approveChatJoinRequest: async ({ bot, args }) =>
+        this.chats.answerJoinRequest(bot, await nativeDto(ChatMemberRefDto, await this.memberRef(args)), true),
+      declineChatJoinRequest: async ({ bot, args }) =>
+        this.chats.answerJoinRequest(bot, await nativeDto(ChatMemberRefDto, await this.memberRef(args)), false),
+      leaveChat: async ({ bot, args }) => this.chats.leaveChat(bot, (await nativeDto(ChatRefDto, await this.chatRef(args))).chat_id),
     };
   }
 
