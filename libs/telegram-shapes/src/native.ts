@@ -58,6 +58,7 @@ export interface NativeMessage {
     is_anonymous: boolean;
     type: 'regular' | 'quiz';
     correct_option_id?: number;
+    is_closed?: boolean;
   };
   contact?: { phone_number: string; first_name: string; last_name?: string };
   reply_to_message_id?: number;

@@ -108,23 +108,24 @@ function mediaOf(kind: string, file: NativeFile): TelegramObject {
   }
 }
 
+/** Telegram's Poll of a native poll message; its id is `<chat>:<message_id>`. */
+export function toTelegramPoll(message: NativeMessage & { poll: NonNullable<NativeMessage['poll']> }): TelegramObject {
+  const total = message.poll.options.reduce((sum, option) => sum + option.voter_count, 0);
+  return present({
+    id: `${message.chat.id}:${message.message_id}`,
+    question: message.poll.question,
+    options: message.poll.options.map((option) => ({ text: option.text, voter_count: option.voter_count })),
+    total_voter_count: total,
+    is_closed: message.poll.is_closed === true,
+    is_anonymous: message.poll.is_anonymous,
+    type: message.poll.type,
+    allows_multiple_answers: false,
+    correct_option_id: message.poll.correct_option_id,
+  });
+}
+
 function kindBlocks(message: NativeMessage): TelegramObject {
-  if (message.poll) {
-    const total = message.poll.options.reduce((sum, option) => sum + option.voter_count, 0);
-    return {
-      poll: present({
-        id: `${message.chat.id}:${message.message_id}`,
-        question: message.poll.question,
-        options: message.poll.options.map((option) => ({ text: option.text, voter_count: option.voter_count })),
-        total_voter_count: total,
-        is_closed: false,
-        is_anonymous: message.poll.is_anonymous,
-        type: message.poll.type,
-        allows_multiple_answers: false,
-        correct_option_id: message.poll.correct_option_id,
-      }),
-    };
-  }
+  if (message.poll) return { poll: toTelegramPoll({ ...message, poll: message.poll }) };
   if (message.venue) {
     return {
       location: message.venue.location,

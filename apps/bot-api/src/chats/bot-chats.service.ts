@@ -18,7 +18,7 @@ import {
 } from './dto/bot-chats.dto';
 import { MemberState } from './entities/chat-member.entity';
 import { BotErrors } from '../bot-errors';
-import { ChatMemberView, ChatView } from './dto/chat.view';
+import { ChatMemberView, ChatView, UserProfilePhotosView } from './dto/chat.view';
 
 /** Chat reads and group governance for bots (spec 4.2): reads need membership, changes need rank. */
 @Injectable()
@@ -59,6 +59,16 @@ export class BotChatsService {
       members.map((m) => m.userId),
     );
     return members.map((m) => memberView(m, people.get(m.userId)!));
+  }
+
+  /**
+   * Profile pictures of a user the bot shares a chat with (else 404, like an unknown user). Users of
+   * this service have no profile pictures, so the list is empty; the lookup rule is what is kept.
+   */
+  async getUserProfilePhotos(bot: Bot, userId: string): Promise<UserProfilePhotosView> {
+    const manager = this.dataSource.manager;
+    if (!(await this.chats.shareAChat(manager, bot.systemUserId ?? '', userId))) throw BotErrors.notFound('User');
+    return { total_count: 0, photos: [] };
   }
 
   setChatTitle(bot: Bot, dto: SetChatTitleDto): Promise<true> {

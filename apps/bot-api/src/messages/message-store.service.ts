@@ -282,6 +282,13 @@ export class MessageStore {
 
   /** A live (not deleted) message of the chat, else 404; `lock` serialises edits and deletions of it. */
   async findInChat(manager: EntityManager, chatId: string, messageId: unknown, lock = false): Promise<Message> {
+    const message = await this.findLive(manager, chatId, messageId, lock);
+    if (!message) throw BotErrors.notFound('Message');
+    return message;
+  }
+
+  /** A live message of the chat, or null (unknown, deleted, or of another chat). */
+  async findLive(manager: EntityManager, chatId: string, messageId: unknown, lock = false): Promise<Message | null> {
     const id = parseMessageId(messageId);
     const message =
       id === null
@@ -290,8 +297,7 @@ export class MessageStore {
             where: { id, chatId },
             ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
           });
-    if (!message || message.deletedAt) throw BotErrors.notFound('Message');
-    return message;
+    return message && !message.deletedAt ? message : null;
   }
 
   /** Soft delete: replies and receipts keep their reference; a pinned message is unpinned. */

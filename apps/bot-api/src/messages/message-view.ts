@@ -90,6 +90,7 @@ export function messageView(
       options: meta.poll.options.map((text) => ({ text, voter_count: 0 })),
       is_anonymous: meta.poll.is_anonymous,
       type: meta.poll.type,
+      is_closed: meta.poll.is_closed === true,
       ...(meta.poll.correct_option_id !== undefined ? { correct_option_id: meta.poll.correct_option_id } : {}),
     };
   }

@@ -156,6 +156,9 @@ class PollFieldsView {
 }
 
 export class PollView extends PollFieldsView {
+  @ApiProperty({ description: 'true once the bot stopped the poll (stopPoll)' })
+  is_closed: boolean;
+
   @ApiProperty({ type: [PollOptionView] })
   options: PollOptionView[];
 }
@@ -209,6 +212,9 @@ export class ReplyMarkupView {
 }
 
 export class PollMetadataView extends PollFieldsView {
+  @ApiPropertyOptional({ description: 'Set by stopPoll' })
+  is_closed?: boolean;
+
   @ApiProperty({ type: [String] })
   options: string[];
 }

@@ -32,6 +32,8 @@ export interface MessageMetadata {
     is_anonymous: boolean;
     type: 'regular' | 'quiz';
     correct_option_id?: number;
+    /** Set by stopPoll. */
+    is_closed?: boolean;
   };
   contact?: { phone_number: string; first_name: string; last_name?: string };
   location?: { latitude: number; longitude: number; name?: string; title?: string; address?: string };

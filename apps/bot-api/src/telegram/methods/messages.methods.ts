@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { TelegramObject } from '@app/telegram-shapes';
+import { NativeMessage, TelegramObject, toTelegramPoll } from '@app/telegram-shapes';
 import {
   CopyMessageDto,
   DeleteMessageDto,
+  DeleteMessagesDto,
   EditMessageCaptionDto,
   EditMessageDto,
   EditMessageReplyMarkupDto,
   ForwardMessageDto,
+  StopPollDto,
 } from '../../sending/dto/edit.dto';
 import {
   SendChatActionDto,
@@ -64,6 +66,8 @@ export class MessagesMethods implements TelegramMethodGroup {
       editMessageCaption: (call) => this.editMessageCaption(call),
       editMessageReplyMarkup: (call) => this.editMessageReplyMarkup(call),
       deleteMessage: (call) => this.deleteMessage(call),
+      deleteMessages: (call) => this.deleteMessages(call),
+      stopPoll: (call) => this.stopPoll(call),
       forwardMessage: (call) => this.forwardMessage(call),
       copyMessage: (call) => this.copyMessage(call),
     };
@@ -187,6 +191,28 @@ export class MessagesMethods implements TelegramMethodGroup {
       message_id: args.requiredInt('message_id'),
     });
     return this.edits.deleteMessage(bot, dto);
+  }
+
+  private async deleteMessages({ bot, args }: TelegramCall): Promise<true> {
+    this.sends.requireSendScope(bot);
+    const dto = await nativeDto(DeleteMessagesDto, {
+      chat_id: await this.ids.chatOf(args.chat()),
+      message_ids: args.json('message_ids', 'message identifiers JSON array'),
+    });
+    return this.edits.deleteMessages(bot, dto);
+  }
+
+  /** Telegram answers stopPoll with the Poll, closed. */
+  private async stopPoll({ bot, args }: TelegramCall): Promise<TelegramObject> {
+    this.sends.requireSendScope(bot);
+    noInlineMessages(args);
+    const dto = await nativeDto(StopPollDto, {
+      chat_id: await this.ids.chatOf(args.chat()),
+      message_id: args.requiredInt('message_id'),
+      reply_markup: replyMarkupOf(args),
+    });
+    const view = await this.edits.stopPoll(bot, dto);
+    return toTelegramPoll({ ...(view as NativeMessage), poll: view.poll! });
   }
 
   private async forwardMessage({ bot, args }: TelegramCall): Promise<TelegramObject> {
