@@ -38,10 +38,13 @@ describe('Telegram face at the root: caption and media edits, polls, bulk deleti
   });
   afterAll(() => ctx.close());
 
-  it('answers at the root and under /telegram alike, with Telegram errors at both', async () => {
+  it('answers at the root and under /telegram alike, both counted against the per-bot route limit, with Telegram errors', async () => {
     const root = await request(ctx.app.getHttpServer()).get(`/bot${bot.token}/getMe`).expect(200);
     const prefixed = await request(ctx.app.getHttpServer()).get(`/telegram/bot${bot.token}/getMe`).expect(200);
     expect(root.body).toEqual(prefixed.body);
+    // One budget for both paths: the second call has one request less left than the first.
+    expect(root.headers['x-ratelimit-limit']).toBe(String(3000));
+    expect(Number(prefixed.headers['x-ratelimit-remaining'])).toBe(Number(root.headers['x-ratelimit-remaining']) - 1);
     expect((await face(`sbot_${'x'.repeat(43)}`, 'getMe').expect(401)).body).toEqual({ ok: false, error_code: 401, description: 'Unauthorized' });
     expect((await face(bot.token, 'sendGift').expect(404)).body.description).toBe('Not Found: method not found');
   });
