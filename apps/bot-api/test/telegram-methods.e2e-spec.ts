@@ -129,6 +129,34 @@ describe('Telegram face at the root: caption and media edits, polls, bulk deleti
     expect((await face(bot.token, 'deleteMessages', { chat_id: groupId, message_ids: [] })).status).toBe(400);
   });
 
+  it('stops a poll exactly once under parallel stopPoll calls', async () => {
+    const poll = await face(bot.token, 'sendPoll', { chat_id: groupId, question: 'Tea?', options: ['Yes', 'No'] }).expect(200);
+    const calls = await Promise.all(
+      Array.from({ length: 4 }, () => face(bot.token, 'stopPoll', { chat_id: groupId, message_id: poll.body.result.message_id })),
+    );
+    expect(calls.map((res) => res.status).sort()).toEqual([200, 400, 400, 400]);
+  });
+
+  it('deletes each message once when deleteMessages calls with overlapping ids run in parallel', async () => {
+    // message_deleted has no Telegram name: the native getUpdates subscribes the bot to it.
+    await callBot(ctx, bot.token, 'getUpdates', {
+      offset: updates.offset(bot),
+      allowed_updates: ['message', 'chat_join_request', 'chat_member', 'message_deleted'],
+    }).expect(200);
+    await updates.drain(bot);
+    const ids: number[] = [];
+    for (const text of ['p', 'q', 'r', 's']) ids.push((await face(bot.token, 'sendMessage', { chat_id: groupId, text }).expect(200)).body.result.message_id);
+    const calls = await Promise.all([
+      face(bot.token, 'deleteMessages', { chat_id: groupId, message_ids: ids }),
+      face(bot.token, 'deleteMessages', { chat_id: groupId, message_ids: [...ids].reverse() }),
+      face(bot.token, 'deleteMessages', { chat_id: groupId, message_ids: ids.slice(1, 3) }),
+    ]);
+    expect(calls.map((res) => res.status)).toEqual([200, 200, 200]);
+    const deleted = (await updates.drain(bot)).filter((u) => u.type === 'message_deleted');
+    const counted = deleted.map((u) => (u.message as { message_id: number }).message_id).sort((a, b) => a - b);
+    expect(counted).toEqual(ids);
+  });
+
   it('declines and approves join requests by their Updates; a bot without rank is refused, and the approved user is one the bot can look up', async () => {
     await updates.drain(bot);
     const carol = clientAs(ctx, await ctx.jwt('carol', 'Carol'));
