@@ -28,17 +28,25 @@ describe('formatted text, captions and replies in the native API', () => {
   afterAll(() => ctx.close());
 
   const send = (method: string, body: object) => callBot(ctx, bot.token, method, { chat_id: chatId, ...body });
-  const newest = async () => (await clientAs(ctx, alice).get(`/chats/${chatId}/messages`).expect(200)).body.data.items[0];
+  const newest = async () =>
+    (await clientAs(ctx, alice).get(`/chats/${chatId}/messages`).expect(200)).body.data.items[0];
 
   it('stores HTML as plain text with entities, which the sender and the client read alike', async () => {
-    const sent = await send('sendMessage', { text: '<b>Order</b> <a href="https://shop.example/1">shipped</a> 🚚 /track', parse_mode: 'HTML' }).expect(201);
+    const sent = await send('sendMessage', {
+      text: '<b>Order</b> <a href="https://shop.example/1">shipped</a> 🚚 /track',
+      parse_mode: 'HTML',
+    }).expect(201);
     const entities = [
       { type: 'bold', offset: 0, length: 5 },
       { type: 'text_link', offset: 6, length: 7, url: 'https://shop.example/1' },
       { type: 'bot_command', offset: 17, length: 6 },
     ];
     expect(sent.body.data).toMatchObject({ text: 'Order shipped 🚚 /track', entities });
-    expect(await newest()).toMatchObject({ message_id: sent.body.data.message_id, text: 'Order shipped 🚚 /track', entities });
+    expect(await newest()).toMatchObject({
+      message_id: sent.body.data.message_id,
+      text: 'Order shipped 🚚 /track',
+      entities,
+    });
   });
 
   it('parses MarkdownV2 with escapes, and refuses malformed markup with 400 and changes nothing', async () => {
@@ -62,11 +70,19 @@ describe('formatted text, captions and replies in the native API', () => {
   });
 
   it('takes entities as given, checks them against the text in UTF-16 units, and refuses both formats at once', async () => {
-    const sent = await send('sendMessage', { text: '👍 fine', entities: [{ type: 'italic', offset: 3, length: 4 }] }).expect(201);
+    const sent = await send('sendMessage', {
+      text: '👍 fine',
+      entities: [{ type: 'italic', offset: 3, length: 4 }],
+    }).expect(201);
     expect(sent.body.data.entities).toEqual([{ type: 'italic', offset: 3, length: 4 }]);
-    const outside = await send('sendMessage', { text: '👍 fine', entities: [{ type: 'italic', offset: 3, length: 5 }] }).expect(400);
+    const outside = await send('sendMessage', {
+      text: '👍 fine',
+      entities: [{ type: 'italic', offset: 3, length: 5 }],
+    }).expect(400);
     expect(outside.body.message).toMatch(/^Can't parse entities: entity 0 ends after the text/);
-    await send('sendMessage', { text: 'x', entities: [{ type: 'bold', offset: 0, length: 1, color: 'red' }] }).expect(400);
+    await send('sendMessage', { text: 'x', entities: [{ type: 'bold', offset: 0, length: 1, color: 'red' }] }).expect(
+      400,
+    );
     await send('sendMessage', { text: '<b>x</b>', parse_mode: 'HTML', entities: [] }).expect(400);
   });
 
@@ -80,8 +96,13 @@ describe('formatted text, captions and replies in the native API', () => {
 
   it('formats captions of media sends and edits them, which emits nothing for a bot message', async () => {
     const photo = await insertFile(ctx, { botId: bot.botId, width: 2, height: 2 });
-    const sent = await send('sendPhoto', { file_id: photo, caption: '_Fresh_ beans', parse_mode: 'Markdown' }).expect(201);
-    expect(sent.body.data).toMatchObject({ caption: 'Fresh beans', caption_entities: [{ type: 'italic', offset: 0, length: 5 }] });
+    const sent = await send('sendPhoto', { file_id: photo, caption: '_Fresh_ beans', parse_mode: 'Markdown' }).expect(
+      201,
+    );
+    expect(sent.body.data).toMatchObject({
+      caption: 'Fresh beans',
+      caption_entities: [{ type: 'italic', offset: 0, length: 5 }],
+    });
     const edited = await callBot(ctx, bot.token, 'editMessageCaption', {
       chat_id: chatId,
       message_id: sent.body.data.message_id,
@@ -93,9 +114,15 @@ describe('formatted text, captions and replies in the native API', () => {
       caption_entities: [{ type: 'underline', offset: 8, length: 5 }],
       metadata: { isEdited: true },
     });
-    expect(await newest()).toMatchObject({ caption: 'Roasted today', caption_entities: [{ type: 'underline', offset: 8, length: 5 }] });
+    expect(await newest()).toMatchObject({
+      caption: 'Roasted today',
+      caption_entities: [{ type: 'underline', offset: 8, length: 5 }],
+    });
     const text = await send('sendMessage', { text: 'plain' }).expect(201);
-    const notMedia = await callBot(ctx, bot.token, 'editMessageCaption', { message_id: text.body.data.message_id, caption: 'x' });
+    const notMedia = await callBot(ctx, bot.token, 'editMessageCaption', {
+      message_id: text.body.data.message_id,
+      caption: 'x',
+    });
     expect(notMedia.status).toBe(400);
   });
 
@@ -105,7 +132,10 @@ describe('formatted text, captions and replies in the native API', () => {
     const answer = await clientAs(ctx, alice)
       .post(`/chats/${chatId}/messages`, { text: 'Large', reply_to_message_id: question.body.data.message_id })
       .expect(201);
-    expect(answer.body.data.reply_to_message).toMatchObject({ message_id: question.body.data.message_id, text: 'Which size?' });
+    expect(answer.body.data.reply_to_message).toMatchObject({
+      message_id: question.body.data.message_id,
+      text: 'Which size?',
+    });
     const [update] = await updates.drain(bot);
     expect(update.message).toMatchObject({
       text: 'Large',
@@ -116,7 +146,10 @@ describe('formatted text, captions and replies in the native API', () => {
         from: { id: bot.systemUserId, is_bot: true },
       },
     });
-    const thanks = await send('sendMessage', { text: 'Noted', reply_to_message_id: answer.body.data.message_id }).expect(201);
+    const thanks = await send('sendMessage', {
+      text: 'Noted',
+      reply_to_message_id: answer.body.data.message_id,
+    }).expect(201);
     // One level: the message replied to does not bring its own reply along.
     expect(thanks.body.data.reply_to_message).toMatchObject({ message_id: answer.body.data.message_id, text: 'Large' });
     expect(thanks.body.data.reply_to_message.reply_to_message).toBeUndefined();
@@ -126,8 +159,13 @@ describe('formatted text, captions and replies in the native API', () => {
 
   it('drops reply_to_message once the message replied to is deleted, keeping its id', async () => {
     const first = await send('sendMessage', { text: 'soon gone' }).expect(201);
-    const reply = await send('sendMessage', { text: 'about that', reply_to_message_id: first.body.data.message_id }).expect(201);
-    await callBot(ctx, bot.token, 'deleteMessage', { chat_id: chatId, message_id: first.body.data.message_id }).expect(200);
+    const reply = await send('sendMessage', {
+      text: 'about that',
+      reply_to_message_id: first.body.data.message_id,
+    }).expect(201);
+    await callBot(ctx, bot.token, 'deleteMessage', { chat_id: chatId, message_id: first.body.data.message_id }).expect(
+      200,
+    );
     const items = (await clientAs(ctx, alice).get(`/chats/${chatId}/messages`).expect(200)).body.data.items;
     const shown = items.find((m: { message_id: number }) => m.message_id === reply.body.data.message_id);
     expect(shown.reply_to_message_id).toBe(first.body.data.message_id);
@@ -147,9 +185,15 @@ describe('formatted text, captions and replies in the native API', () => {
       ],
     });
     await clientAs(ctx, alice)
-      .patch(`/chats/${chatId}/messages/${posted.body.data.message_id}`, { text: 'see menu', entities: [{ type: 'strikethrough', offset: 4, length: 4 }] })
+      .patch(`/chats/${chatId}/messages/${posted.body.data.message_id}`, {
+        text: 'see menu',
+        entities: [{ type: 'strikethrough', offset: 4, length: 4 }],
+      })
       .expect(200);
     const [edit] = await updates.drain(bot);
-    expect(edit).toMatchObject({ type: 'edited_message', message: { kind: 'text', text: 'see menu', entities: [{ type: 'strikethrough', offset: 4, length: 4 }] } });
+    expect(edit).toMatchObject({
+      type: 'edited_message',
+      message: { kind: 'text', text: 'see menu', entities: [{ type: 'strikethrough', offset: 4, length: 4 }] },
+    });
   });
 });

@@ -2,7 +2,12 @@ import { openAsBlob } from 'node:fs';
 import { basename } from 'node:path';
 import { Bot as GrammyBot, GrammyError, InlineKeyboard, InputFile as GrammyInputFile } from 'grammy';
 import { Markup, Telegraf, TelegramError } from 'telegraf';
-import { Bot as NtbaBot, InlineKeyboardBuilder, InputFile as NtbaInputFile, TelegramApiError } from 'node-telegram-bot-api';
+import {
+  Bot as NtbaBot,
+  InlineKeyboardBuilder,
+  InputFile as NtbaInputFile,
+  TelegramApiError,
+} from 'node-telegram-bot-api';
 
 /** The parts of a Telegram Message the scenarios read back from a framework. */
 export interface SentMessage {
@@ -86,7 +91,9 @@ export function grammyBot(token: string, apiRoot: string): FrameworkBot {
 export function telegrafBot(token: string, apiRoot: string): FrameworkBot {
   const bot = new Telegraf(token, { telegram: { apiRoot } });
   let lastChat = 0;
-  bot.command('start', (ctx) => ctx.reply('Welcome', Markup.inlineKeyboard([Markup.button.callback('Press', 'pressed')])));
+  bot.command('start', (ctx) =>
+    ctx.reply('Welcome', Markup.inlineKeyboard([Markup.button.callback('Press', 'pressed')])),
+  );
   bot.action('pressed', (ctx) => ctx.answerCbQuery(`Pressed by ${ctx.from.first_name}`));
   bot.on('text', (ctx) => {
     lastChat = ctx.chat.id;
@@ -112,15 +119,20 @@ export function telegrafBot(token: string, apiRoot: string): FrameworkBot {
     fileUrl: async (fileId) => (await bot.telegram.getFileLink(fileId)).toString(),
     sendFormatted: (text, parseMode) => bot.telegram.sendMessage(lastChat, text, { parse_mode: parseMode }),
     editCaption: async (messageId, caption) =>
-      (await bot.telegram.editMessageCaption(lastChat, messageId, undefined, caption, { parse_mode: 'HTML' })) as SentMessage,
-    failureOf: (call) => failureOf(call, (error) => (error instanceof TelegramError ? error.response.description : undefined)),
+      (await bot.telegram.editMessageCaption(lastChat, messageId, undefined, caption, {
+        parse_mode: 'HTML',
+      })) as SentMessage,
+    failureOf: (call) =>
+      failureOf(call, (error) => (error instanceof TelegramError ? error.response.description : undefined)),
   };
 }
 
 export function ntbaBot(token: string, apiRoot: string): FrameworkBot {
   const bot = new NtbaBot(token, { apiRoot });
   let lastChat = 0;
-  bot.command('start', (ctx) => ctx.reply('Welcome', { reply_markup: new InlineKeyboardBuilder().text('Press', 'pressed').build() }));
+  bot.command('start', (ctx) =>
+    ctx.reply('Welcome', { reply_markup: new InlineKeyboardBuilder().text('Press', 'pressed').build() }),
+  );
   bot.on('callback_query', (ctx) => ctx.answerCallbackQuery({ text: `Pressed by ${ctx.from!.first_name}` }));
   bot.on('message', async (ctx) => {
     if (ctx.chat?.type !== 'private' || !ctx.message?.text) return;
@@ -152,9 +164,16 @@ export function ntbaBot(token: string, apiRoot: string): FrameworkBot {
       const file = await bot.api.getFile({ file_id: fileId });
       return `${apiRoot}/file/bot${token}/${file.file_path}`;
     },
-    sendFormatted: (text, parseMode) => bot.api.sendMessage({ chat_id: lastChat, text, parse_mode: parseMode }) as Promise<SentMessage>,
+    sendFormatted: (text, parseMode) =>
+      bot.api.sendMessage({ chat_id: lastChat, text, parse_mode: parseMode }) as Promise<SentMessage>,
     editCaption: async (messageId, caption) =>
-      (await bot.api.editMessageCaption({ chat_id: lastChat, message_id: messageId, caption, parse_mode: 'HTML' })) as SentMessage,
-    failureOf: (call) => failureOf(call, (error) => (error instanceof TelegramApiError ? error.description : undefined)),
+      (await bot.api.editMessageCaption({
+        chat_id: lastChat,
+        message_id: messageId,
+        caption,
+        parse_mode: 'HTML',
+      })) as SentMessage,
+    failureOf: (call) =>
+      failureOf(call, (error) => (error instanceof TelegramApiError ? error.description : undefined)),
   };
 }

@@ -1,5 +1,14 @@
 import request from 'supertest';
-import { ApprovedBot, BotTestContext, callBot, clientAs, createApprovedBot, insertFile, startBotApp, UpdateReader } from './app-context';
+import {
+  ApprovedBot,
+  BotTestContext,
+  callBot,
+  clientAs,
+  createApprovedBot,
+  insertFile,
+  startBotApp,
+  UpdateReader,
+} from './app-context';
 
 /**
  * The methods real bots call beyond sending, on the face at bot-api's root (`/bot<token>/<method>`),
@@ -23,11 +32,16 @@ describe('Telegram face at the root: caption and media edits, polls, bulk deleti
     bot = await createApprovedBot(ctx, 'dev-1', { name: 'Desk Bot', username: 'desk_tg_bot' });
     other = await createApprovedBot(ctx, 'dev-2', { name: 'Other Bot', username: 'other_desk_bot' });
     owner = clientAs(ctx, await ctx.jwt('alice', 'Alice'));
-    groupUuid = (await owner.post('/chats', { type: 'group', title: 'Desk', member_ids: [bot.systemUserId, other.systemUserId] }).expect(201))
-      .body.data.id;
+    groupUuid = (
+      await owner
+        .post('/chats', { type: 'group', title: 'Desk', member_ids: [bot.systemUserId, other.systemUserId] })
+        .expect(201)
+    ).body.data.id;
     await owner.patch(`/chats/${groupUuid}/members/${bot.systemUserId}`, { role: 'administrator' }).expect(200);
     await owner.post(`/chats/${groupUuid}/messages`, { text: `hi @desk_tg_bot` }).expect(201);
-    const polled = await face(bot.token, 'getUpdates', { allowed_updates: ['message', 'chat_join_request', 'chat_member'] }).expect(200);
+    const polled = await face(bot.token, 'getUpdates', {
+      allowed_updates: ['message', 'chat_join_request', 'chat_member'],
+    }).expect(200);
     const hello = polled.body.result.find((u: { message?: { text: string } }) => u.message?.text === 'hi @desk_tg_bot');
     groupId = hello.message.chat.id;
     // Member Updates are delivered only when asked for, as chat_member is in Telegram.
@@ -45,7 +59,11 @@ describe('Telegram face at the root: caption and media edits, polls, bulk deleti
     // One budget for both paths: the second call has one request less left than the first.
     expect(root.headers['x-ratelimit-limit']).toBe(String(3000));
     expect(Number(prefixed.headers['x-ratelimit-remaining'])).toBe(Number(root.headers['x-ratelimit-remaining']) - 1);
-    expect((await face(`sbot_${'x'.repeat(43)}`, 'getMe').expect(401)).body).toEqual({ ok: false, error_code: 401, description: 'Unauthorized' });
+    expect((await face(`sbot_${'x'.repeat(43)}`, 'getMe').expect(401)).body).toEqual({
+      ok: false,
+      error_code: 401,
+      description: 'Unauthorized',
+    });
     expect((await face(bot.token, 'sendGift').expect(404)).body.description).toBe('Not Found: method not found');
   });
 
@@ -64,16 +82,35 @@ describe('Telegram face at the root: caption and media edits, polls, bulk deleti
       caption_entities: [{ type: 'bold', offset: 0, length: 5 }],
       edit_date: expect.any(Number),
     });
-    const foreign = await face(other.token, 'editMessageCaption', { chat_id: groupId, message_id: messageId, caption: 'mine' });
+    const foreign = await face(other.token, 'editMessageCaption', {
+      chat_id: groupId,
+      message_id: messageId,
+      caption: 'mine',
+    });
     expect(foreign.status).toBe(403);
     const text = await face(bot.token, 'sendMessage', { chat_id: groupId, text: 'words' }).expect(200);
-    const notMedia = await face(bot.token, 'editMessageCaption', { chat_id: groupId, message_id: text.body.result.message_id, caption: 'x' });
-    expect(notMedia.body).toEqual({ ok: false, error_code: 400, description: 'Bad Request: only media messages have a caption to edit' });
+    const notMedia = await face(bot.token, 'editMessageCaption', {
+      chat_id: groupId,
+      message_id: text.body.result.message_id,
+      caption: 'x',
+    });
+    expect(notMedia.body).toEqual({
+      ok: false,
+      error_code: 400,
+      description: 'Bad Request: only media messages have a caption to edit',
+    });
   });
 
   it('replaces the file of its photo with editMessageMedia, with the new caption, and not with a file it may not use', async () => {
     const first = await insertFile(ctx, { botId: bot.botId, width: 3, height: 2 });
-    const second = await insertFile(ctx, { botId: bot.botId, fileName: 'clip.mp4', mimeType: 'video/mp4', width: 8, height: 6, duration: 3 });
+    const second = await insertFile(ctx, {
+      botId: bot.botId,
+      fileName: 'clip.mp4',
+      mimeType: 'video/mp4',
+      width: 8,
+      height: 6,
+      duration: 3,
+    });
     const foreign = await insertFile(ctx, { botId: other.botId });
     const sent = await face(bot.token, 'sendPhoto', { chat_id: groupId, photo: first, caption: 'old' }).expect(200);
     const messageId = sent.body.result.message_id;
@@ -101,11 +138,19 @@ describe('Telegram face at the root: caption and media edits, polls, bulk deleti
   });
 
   it('stops its poll once: the Poll comes back closed, readers see it closed, a second stop is refused', async () => {
-    const poll = await face(bot.token, 'sendPoll', { chat_id: groupId, question: 'Lunch?', options: ['Yes', 'No'] }).expect(200);
+    const poll = await face(bot.token, 'sendPoll', {
+      chat_id: groupId,
+      question: 'Lunch?',
+      options: ['Yes', 'No'],
+    }).expect(200);
     const messageId = poll.body.result.message_id;
     expect((await face(other.token, 'stopPoll', { chat_id: groupId, message_id: messageId })).status).toBe(403);
     const stopped = await face(bot.token, 'stopPoll', { chat_id: groupId, message_id: messageId }).expect(200);
-    expect(stopped.body.result).toMatchObject({ question: 'Lunch?', is_closed: true, options: [{ text: 'Yes' }, { text: 'No' }] });
+    expect(stopped.body.result).toMatchObject({
+      question: 'Lunch?',
+      is_closed: true,
+      options: [{ text: 'Yes' }, { text: 'No' }],
+    });
     const again = await face(bot.token, 'stopPoll', { chat_id: groupId, message_id: messageId }).expect(400);
     expect(again.body.description).toBe('Bad Request: the poll has already been closed');
     const seen = (await owner.get(`/chats/${groupUuid}/messages`).expect(200)).body.data.items.find(
@@ -116,13 +161,23 @@ describe('Telegram face at the root: caption and media edits, polls, bulk deleti
 
   it('deletes several of its messages at once, skipping unknown ids; one of another sender refuses all of them', async () => {
     const ids: number[] = [];
-    for (const text of ['a', 'b']) ids.push((await face(bot.token, 'sendMessage', { chat_id: groupId, text }).expect(200)).body.result.message_id);
-    const alices = (await owner.post(`/chats/${groupUuid}/messages`, { text: 'mine' }).expect(201)).body.data.message_id;
-    const refused = await face(bot.token, 'deleteMessages', { chat_id: groupId, message_ids: [...ids, alices] }).expect(403);
+    for (const text of ['a', 'b'])
+      ids.push((await face(bot.token, 'sendMessage', { chat_id: groupId, text }).expect(200)).body.result.message_id);
+    const alices = (await owner.post(`/chats/${groupUuid}/messages`, { text: 'mine' }).expect(201)).body.data
+      .message_id;
+    const refused = await face(bot.token, 'deleteMessages', { chat_id: groupId, message_ids: [...ids, alices] }).expect(
+      403,
+    );
     expect(refused.body.description).toBe('Forbidden: only messages of this bot can be deleted');
-    const live = async () => ((await owner.get(`/chats/${groupUuid}/messages`).expect(200)).body.data.items as Array<{ message_id: number }>).map((m) => m.message_id);
+    const live = async () =>
+      (
+        (await owner.get(`/chats/${groupUuid}/messages`).expect(200)).body.data.items as Array<{ message_id: number }>
+      ).map((m) => m.message_id);
     expect(await live()).toEqual(expect.arrayContaining([...ids, alices]));
-    await face(bot.token, 'deleteMessages', { chat_id: groupId, message_ids: JSON.stringify([...ids, 999999999]) }).expect(200);
+    await face(bot.token, 'deleteMessages', {
+      chat_id: groupId,
+      message_ids: JSON.stringify([...ids, 999999999]),
+    }).expect(200);
     const after = await live();
     for (const id of ids) expect(after).not.toContain(id);
     expect(after).toContain(alices);
@@ -130,9 +185,15 @@ describe('Telegram face at the root: caption and media edits, polls, bulk deleti
   });
 
   it('stops a poll exactly once under parallel stopPoll calls', async () => {
-    const poll = await face(bot.token, 'sendPoll', { chat_id: groupId, question: 'Tea?', options: ['Yes', 'No'] }).expect(200);
+    const poll = await face(bot.token, 'sendPoll', {
+      chat_id: groupId,
+      question: 'Tea?',
+      options: ['Yes', 'No'],
+    }).expect(200);
     const calls = await Promise.all(
-      Array.from({ length: 4 }, () => face(bot.token, 'stopPoll', { chat_id: groupId, message_id: poll.body.result.message_id })),
+      Array.from({ length: 4 }, () =>
+        face(bot.token, 'stopPoll', { chat_id: groupId, message_id: poll.body.result.message_id }),
+      ),
     );
     expect(calls.map((res) => res.status).sort()).toEqual([200, 400, 400, 400]);
   });
@@ -145,7 +206,8 @@ describe('Telegram face at the root: caption and media edits, polls, bulk deleti
     }).expect(200);
     await updates.drain(bot);
     const ids: number[] = [];
-    for (const text of ['p', 'q', 'r', 's']) ids.push((await face(bot.token, 'sendMessage', { chat_id: groupId, text }).expect(200)).body.result.message_id);
+    for (const text of ['p', 'q', 'r', 's'])
+      ids.push((await face(bot.token, 'sendMessage', { chat_id: groupId, text }).expect(200)).body.result.message_id);
     const calls = await Promise.all([
       face(bot.token, 'deleteMessages', { chat_id: groupId, message_ids: ids }),
       face(bot.token, 'deleteMessages', { chat_id: groupId, message_ids: [...ids].reverse() }),
@@ -161,12 +223,18 @@ describe('Telegram face at the root: caption and media edits, polls, bulk deleti
     await updates.drain(bot);
     const carol = clientAs(ctx, await ctx.jwt('carol', 'Carol'));
     await carol.post(`/chats/${groupUuid}/join-requests`, {}).expect(201);
-    const request1 = await face(bot.token, 'getUpdates', { allowed_updates: ['message', 'chat_join_request', 'chat_member'] }).expect(200);
-    const asked = request1.body.result.find((u: { chat_join_request?: unknown }) => u.chat_join_request).chat_join_request;
+    const request1 = await face(bot.token, 'getUpdates', {
+      allowed_updates: ['message', 'chat_join_request', 'chat_member'],
+    }).expect(200);
+    const asked = request1.body.result.find(
+      (u: { chat_join_request?: unknown }) => u.chat_join_request,
+    ).chat_join_request;
     expect(asked).toMatchObject({ chat: { id: groupId, type: 'group', title: 'Desk' }, from: { first_name: 'Carol' } });
     const carolId = asked.from.id;
     // The other bot is a plain member: the group's approval rules refuse it.
-    expect((await face(other.token, 'approveChatJoinRequest', { chat_id: groupId, user_id: carolId })).status).toBe(403);
+    expect((await face(other.token, 'approveChatJoinRequest', { chat_id: groupId, user_id: carolId })).status).toBe(
+      403,
+    );
     await face(bot.token, 'declineChatJoinRequest', { chat_id: groupId, user_id: carolId }).expect(200);
     await carol.get(`/chats/${groupUuid}/messages`).expect(404);
     const none = await face(bot.token, 'approveChatJoinRequest', { chat_id: groupId, user_id: carolId }).expect(400);
@@ -189,7 +257,9 @@ describe('Telegram face at the root: caption and media edits, polls, bulk deleti
     expect((await face(bot.token, 'setMyName', { name: 'x', language_code: 'de' })).status).toBe(400);
     expect((await face(other.token, 'getMyName').expect(200)).body.result).toEqual({ name: 'Other Bot' });
     await face(bot.token, 'setMyShortDescription', { short_description: 'Answers fast' }).expect(200);
-    expect((await face(bot.token, 'getMyShortDescription').expect(200)).body.result).toEqual({ short_description: 'Answers fast' });
+    expect((await face(bot.token, 'getMyShortDescription').expect(200)).body.result).toEqual({
+      short_description: 'Answers fast',
+    });
   });
 
   it('leaves a group with leaveChat: my_chat_member to itself, chat_member to the other bot; it can leave no private chat', async () => {
@@ -205,8 +275,12 @@ describe('Telegram face at the root: caption and media edits, polls, bulk deleti
     ]);
     const seen = await updates.drain(bot);
     expect(seen.map((u) => u.type)).toContain('chat_member');
-    expect((await face(other.token, 'getChat', { chat_id: groupId })).body.description).toBe('Bad Request: chat not found');
-    const privateChat = await clientAs(ctx, await ctx.jwt('alice', 'Alice')).post('/chats/private', { bot_id: bot.botId }).expect(201);
+    expect((await face(other.token, 'getChat', { chat_id: groupId })).body.description).toBe(
+      'Bad Request: chat not found',
+    );
+    const privateChat = await clientAs(ctx, await ctx.jwt('alice', 'Alice'))
+      .post('/chats/private', { bot_id: bot.botId })
+      .expect(201);
     const refused = await callBot(ctx, bot.token, 'leaveChat', { chat_id: privateChat.body.data.id }).expect(400);
     expect(refused.body.code).toBe('VALIDATION');
   });

@@ -36,7 +36,11 @@ describe('bot-api request log with the Telegram face at the root', () => {
     await deleteRedisKeys(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix);
   });
 
-  async function call(path: string, jwt: string, body?: object): Promise<Record<string, { bot_id: string; one_time_token: string }>> {
+  async function call(
+    path: string,
+    jwt: string,
+    body?: object,
+  ): Promise<Record<string, { bot_id: string; one_time_token: string }>> {
     const res = await fetch(`${url}${path}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },
@@ -48,7 +52,11 @@ describe('bot-api request log with the Telegram face at the root', () => {
 
   it('logs root and /telegram paths with the token replaced, for successes and refusals alike', async () => {
     const developer = await signAccountJwt(DEV_ACCOUNT_JWT_SECRET, { sub: 'dev-1', name: 'Dev', roles: [] });
-    const staff = await signAccountJwt(DEV_ACCOUNT_JWT_SECRET, { sub: 'staff-1', name: 'Staff', roles: ['platform_admin'] });
+    const staff = await signAccountJwt(DEV_ACCOUNT_JWT_SECRET, {
+      sub: 'staff-1',
+      name: 'Staff',
+      roles: ['platform_admin'],
+    });
     const botId = (await call('/api/v1/bots/my', developer, { name: 'Logged Bot' })).data.bot_id;
     await call(`/api/v1/bots/admin/bots/${botId}/approve`, staff);
     const token = (await call(`/api/v1/bots/my/${botId}/token`, developer)).data.one_time_token;
@@ -58,7 +66,12 @@ describe('bot-api request log with the Telegram face at the root', () => {
     expect((await fetch(`${url}/file/bot${token}/00000000-0000-4000-8000-000000000000/x.png`)).status).toBe(404);
     expect((await fetch(`${url}/telegram/bot${token}/getMe`)).status).toBe(200);
 
-    const logged = ['/bot[redacted]/getMe', '/bot[redacted]/sendMessage', '/file/bot[redacted]/', '/telegram/bot[redacted]/getMe'];
+    const logged = [
+      '/bot[redacted]/getMe',
+      '/bot[redacted]/sendMessage',
+      '/file/bot[redacted]/',
+      '/telegram/bot[redacted]/getMe',
+    ];
     await until(async () => (logged.every((path) => service.output().includes(`"url":"${path}`)) ? true : undefined));
     expect(service.output()).not.toContain(token);
     expect(service.output()).not.toContain(token.slice('sbot_'.length));

@@ -73,7 +73,9 @@ export class ClientMessagesService {
       }
     }
     const formatted =
-      dto.text === undefined ? null : formattedText(dto.text, { entities: dto.entities }, file ? CAPTION_MAX : TEXT_MAX);
+      dto.text === undefined
+        ? null
+        : formattedText(dto.text, { entities: dto.entities }, file ? CAPTION_MAX : TEXT_MAX);
     if (dto.entities && formatted === null) throw BotErrors.invalid('entities need a text');
     const replyTo = dto.reply_to_message_id ?? null;
     const reserved = await this.store.reserveAsMember(this.dataSource, chatId, account.id, replyTo);
@@ -114,7 +116,11 @@ export class ClientMessagesService {
       if (isMediaKind(message.kind) && dto.text.length > CAPTION_MAX) {
         throw BotErrors.invalid(`A caption has at most ${CAPTION_MAX} characters`);
       }
-      const formatted = formattedText(dto.text, { entities: dto.entities }, isMediaKind(message.kind) ? CAPTION_MAX : TEXT_MAX);
+      const formatted = formattedText(
+        dto.text,
+        { entities: dto.entities },
+        isMediaKind(message.kind) ? CAPTION_MAX : TEXT_MAX,
+      );
       message.text = formatted.text;
       message.entities = formatted.entities;
       message.editedAt = new Date();

@@ -353,7 +353,9 @@ export class MessageStore {
       return messageView(m, chat, people.get(m.senderId)!, file, file ? urls.get(file.id)! : null, replyTo);
     };
     const replies = new Map(targets.map((target) => [target.id, viewOf(target, null)]));
-    return messages.map((m) => viewOf(m, m.replyToMessageId === null ? null : (replies.get(m.replyToMessageId) ?? null)));
+    return messages.map((m) =>
+      viewOf(m, m.replyToMessageId === null ? null : (replies.get(m.replyToMessageId) ?? null)),
+    );
   }
 
   async renderOne(manager: EntityManager, chat: ChatRef, message: Message): Promise<MessageView> {
@@ -379,7 +381,12 @@ export class MessageStore {
    * The view of the message that `message` replies to, or null (no reply, or the target was deleted).
    * `link` says how long its file's URL must live: a read now, or an Update's delivery.
    */
-  async replyView(on: EntityManager, chat: ChatRef, message: Message, link: 'read' | 'update'): Promise<MessageView | null> {
+  async replyView(
+    on: EntityManager,
+    chat: ChatRef,
+    message: Message,
+    link: 'read' | 'update',
+  ): Promise<MessageView | null> {
     const [target] = await this.replyTargets(on, chat.id, [message]);
     if (!target) return null;
     const sender = await this.users.person(on, target.senderId);

@@ -92,13 +92,25 @@ describe('message view', () => {
     const text = messageView(message({ text: 'hi /help', entities: [bold] }), chat, sender, null);
     expect(text.entities).toEqual([bold, { type: 'bot_command', offset: 3, length: 5 }]);
     expect(text).not.toHaveProperty('caption_entities');
-    const photo = messageView(message({ kind: 'photo', fileId: 'f1', text: 'hi', entities: [bold] }), chat, sender, file);
+    const photo = messageView(
+      message({ kind: 'photo', fileId: 'f1', text: 'hi', entities: [bold] }),
+      chat,
+      sender,
+      file,
+    );
     expect(photo).toMatchObject({ caption: 'hi', caption_entities: [bold], entities: [bold] });
   });
 
   it('carries the message replied to one level deep, without its own reply', () => {
     const first = messageView(message({ id: 1, text: 'first' }), chat, sender, null);
-    const second = messageView(message({ id: 2, text: 'second', replyToMessageId: 1 }), chat, sender, null, null, first);
+    const second = messageView(
+      message({ id: 2, text: 'second', replyToMessageId: 1 }),
+      chat,
+      sender,
+      null,
+      null,
+      first,
+    );
     const third = messageView(message({ id: 3, text: 'third', replyToMessageId: 2 }), chat, sender, null, null, second);
     expect(third.reply_to_message).toMatchObject({ message_id: 2, text: 'second', reply_to_message_id: 1 });
     expect(third.reply_to_message).not.toHaveProperty('reply_to_message');

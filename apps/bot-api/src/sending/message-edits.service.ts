@@ -113,7 +113,8 @@ export class MessageEditsService {
       for (const id of [...new Set(dto.message_ids)].sort((a, b) => a - b)) {
         const message = await this.store.findLive(manager, chat.id, id, true);
         if (!message) continue;
-        if (message.senderId !== bot.systemUserId) throw BotErrors.error('FORBIDDEN', 'Only messages of this bot can be deleted');
+        if (message.senderId !== bot.systemUserId)
+          throw BotErrors.error('FORBIDDEN', 'Only messages of this bot can be deleted');
         const at = await this.store.markDeleted(manager, chat, message);
         await this.events.messageDeleted(manager, chat, message, at);
       }
@@ -250,7 +251,11 @@ export class MessageEditsService {
 }
 
 /** A caption as an edit gives it: parsed or checked, none when empty. */
-function captionOf(caption: string | undefined, parseMode: ParseMode | undefined, entities: unknown[] | undefined): FormattedText {
+function captionOf(
+  caption: string | undefined,
+  parseMode: ParseMode | undefined,
+  entities: unknown[] | undefined,
+): FormattedText {
   if (caption === undefined && entities) throw BotErrors.invalid('caption_entities need a caption');
   return formattedText(caption ?? '', { parse_mode: parseMode, entities }, CAPTION_MAX, 'caption');
 }

@@ -219,12 +219,21 @@ export class SendingService {
 }
 
 /** A media send's caption and its formatting; an empty caption is none. */
-function captionOf(dto: { caption?: string; parse_mode?: ParseMode; caption_entities?: unknown[] }): Pick<Content, 'text' | 'entities'> {
+function captionOf(dto: {
+  caption?: string;
+  parse_mode?: ParseMode;
+  caption_entities?: unknown[];
+}): Pick<Content, 'text' | 'entities'> {
   if (dto.caption === undefined) {
     if (dto.caption_entities) throw BotErrors.invalid('caption_entities need a caption');
     return {};
   }
-  const { text, entities } = formattedText(dto.caption, { parse_mode: dto.parse_mode, entities: dto.caption_entities }, CAPTION_MAX, 'caption');
+  const { text, entities } = formattedText(
+    dto.caption,
+    { parse_mode: dto.parse_mode, entities: dto.caption_entities },
+    CAPTION_MAX,
+    'caption',
+  );
   return text === '' ? {} : { text, entities };
 }
 

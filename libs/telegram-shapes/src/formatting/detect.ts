@@ -7,7 +7,10 @@ const AFTER = String.raw`(?=$|[\s.,!?;:)\]}"'»])`;
 
 const DETECTORS: Array<{ type: MessageEntity['type']; pattern: RegExp }> = [
   { type: 'bot_command', pattern: new RegExp(`${BEFORE}(\\/[A-Za-z0-9_]{1,32}(?:@[A-Za-z0-9_]{3,32})?)${AFTER}`, 'g') },
-  { type: 'email', pattern: new RegExp(`${BEFORE}([A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)*\\.[A-Za-z]{2,})${AFTER}`, 'g') },
+  {
+    type: 'email',
+    pattern: new RegExp(`${BEFORE}([A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)*\\.[A-Za-z]{2,})${AFTER}`, 'g'),
+  },
   { type: 'mention', pattern: new RegExp(`${BEFORE}(@[A-Za-z0-9_]{3,32})${AFTER}`, 'g') },
   { type: 'hashtag', pattern: new RegExp(`${BEFORE}(#[\\p{L}\\p{N}_]*\\p{L}[\\p{L}\\p{N}_]*)${AFTER}`, 'gu') },
   { type: 'url', pattern: new RegExp(`${BEFORE}((?:https?|ftp|tg):\\/\\/[^\\s<>"]+)`, 'gi') },

@@ -4,7 +4,12 @@ import { detectEntities, withDetectedEntities } from './detect';
 type Parsed = { text: string; entities: MessageEntity[] };
 type Case = [ParseMode, string, Parsed | { error: string }];
 
-const e = (type: MessageEntity['type'], offset: number, length: number, extra: Partial<MessageEntity> = {}): MessageEntity => ({
+const e = (
+  type: MessageEntity['type'],
+  offset: number,
+  length: number,
+  extra: Partial<MessageEntity> = {},
+): MessageEntity => ({
   type,
   offset,
   length,
@@ -24,11 +29,25 @@ const CASES: Case[] = [
     '*bold _italic bold ~italic bold strikethrough ||italic bold strikethrough spoiler||~ __underline italic bold___ bold*',
     {
       text: 'bold italic bold italic bold strikethrough italic bold strikethrough spoiler underline italic bold bold',
-      entities: [e('bold', 0, 103), e('italic', 5, 93), e('strikethrough', 17, 59), e('spoiler', 43, 33), e('underline', 77, 21)],
+      entities: [
+        e('bold', 0, 103),
+        e('italic', 5, 93),
+        e('strikethrough', 17, 59),
+        e('spoiler', 43, 33),
+        e('underline', 77, 21),
+      ],
     },
   ],
-  ['MarkdownV2', '[inline URL](http://www.example.com/)', { text: 'inline URL', entities: [e('text_link', 0, 10, { url: 'http://www.example.com/' })] }],
-  ['MarkdownV2', '[a \\(b\\)](http://x.org/a\\)b)', { text: 'a (b)', entities: [e('text_link', 0, 5, { url: 'http://x.org/a)b' })] }],
+  [
+    'MarkdownV2',
+    '[inline URL](http://www.example.com/)',
+    { text: 'inline URL', entities: [e('text_link', 0, 10, { url: 'http://www.example.com/' })] },
+  ],
+  [
+    'MarkdownV2',
+    '[a \\(b\\)](http://x.org/a\\)b)',
+    { text: 'a (b)', entities: [e('text_link', 0, 5, { url: 'http://x.org/a)b' })] },
+  ],
   ['MarkdownV2', '`inline fixed-width code`', { text: 'inline fixed-width code', entities: [e('code', 0, 23)] }],
   ['MarkdownV2', '`a*b_c \\` d`', { text: 'a*b_c ` d', entities: [e('code', 0, 9)] }],
   ['MarkdownV2', '```\npre-formatted block\n```', { text: 'pre-formatted block', entities: [e('pre', 0, 19)] }],
@@ -42,8 +61,16 @@ const CASES: Case[] = [
     '>Block quotation started\n>Block quotation continued\nafter',
     { text: 'Block quotation started\nBlock quotation continued\nafter', entities: [e('blockquote', 0, 49)] },
   ],
-  ['MarkdownV2', '**>Hidden part\n>continued||', { text: 'Hidden part\ncontinued', entities: [e('expandable_blockquote', 0, 21)] }],
-  ['MarkdownV2', '___italic underline_**__', { text: 'italic underline', entities: [e('italic', 0, 16), e('underline', 0, 16)] }],
+  [
+    'MarkdownV2',
+    '**>Hidden part\n>continued||',
+    { text: 'Hidden part\ncontinued', entities: [e('expandable_blockquote', 0, 21)] },
+  ],
+  [
+    'MarkdownV2',
+    '___italic underline_**__',
+    { text: 'italic underline', entities: [e('italic', 0, 16), e('underline', 0, 16)] },
+  ],
   ['MarkdownV2', '😀 *bold* 👍🏽', { text: '😀 bold 👍🏽', entities: [e('bold', 3, 4)] }],
   ['MarkdownV2', '*𝄞 music*', { text: '𝄞 music', entities: [e('bold', 0, 8)] }],
   ['MarkdownV2', 'Price: 5\\.00\\!', { text: 'Price: 5.00!', entities: [] }],
@@ -56,19 +83,45 @@ const CASES: Case[] = [
   ['MarkdownV2', '[link](http://x.org', { error: "Can't find end of a URL at byte offset 7" }],
   // HTML
   ['HTML', '<b>bold</b>, <strong>bold</strong>', { text: 'bold, bold', entities: [e('bold', 0, 4), e('bold', 6, 4)] }],
-  ['HTML', '<i>i</i><em>e</em><u>u</u><ins>n</ins>', { text: 'ieun', entities: [e('italic', 0, 1), e('italic', 1, 1), e('underline', 2, 1), e('underline', 3, 1)] }],
-  ['HTML', '<s>s</s><strike>t</strike><del>d</del>', { text: 'std', entities: [e('strikethrough', 0, 1), e('strikethrough', 1, 1), e('strikethrough', 2, 1)] }],
-  ['HTML', '<span class="tg-spoiler">a</span><tg-spoiler>b</tg-spoiler>', { text: 'ab', entities: [e('spoiler', 0, 1), e('spoiler', 1, 1)] }],
+  [
+    'HTML',
+    '<i>i</i><em>e</em><u>u</u><ins>n</ins>',
+    { text: 'ieun', entities: [e('italic', 0, 1), e('italic', 1, 1), e('underline', 2, 1), e('underline', 3, 1)] },
+  ],
+  [
+    'HTML',
+    '<s>s</s><strike>t</strike><del>d</del>',
+    { text: 'std', entities: [e('strikethrough', 0, 1), e('strikethrough', 1, 1), e('strikethrough', 2, 1)] },
+  ],
+  [
+    'HTML',
+    '<span class="tg-spoiler">a</span><tg-spoiler>b</tg-spoiler>',
+    { text: 'ab', entities: [e('spoiler', 0, 1), e('spoiler', 1, 1)] },
+  ],
   [
     'HTML',
     '<b>bold <i>italic bold <s>italic bold strikethrough <span class="tg-spoiler">italic bold strikethrough spoiler</span></s> <u>underline italic bold</u></i> bold</b>',
     {
       text: 'bold italic bold italic bold strikethrough italic bold strikethrough spoiler underline italic bold bold',
-      entities: [e('bold', 0, 103), e('italic', 5, 93), e('strikethrough', 17, 59), e('spoiler', 43, 33), e('underline', 77, 21)],
+      entities: [
+        e('bold', 0, 103),
+        e('italic', 5, 93),
+        e('strikethrough', 17, 59),
+        e('spoiler', 43, 33),
+        e('underline', 77, 21),
+      ],
     },
   ],
-  ['HTML', '<a href="http://www.example.com/">inline URL</a>', { text: 'inline URL', entities: [e('text_link', 0, 10, { url: 'http://www.example.com/' })] }],
-  ['HTML', "<a href='example.com?a=1&amp;b=2'>x</a>", { text: 'x', entities: [e('text_link', 0, 1, { url: 'http://example.com?a=1&b=2' })] }],
+  [
+    'HTML',
+    '<a href="http://www.example.com/">inline URL</a>',
+    { text: 'inline URL', entities: [e('text_link', 0, 10, { url: 'http://www.example.com/' })] },
+  ],
+  [
+    'HTML',
+    "<a href='example.com?a=1&amp;b=2'>x</a>",
+    { text: 'x', entities: [e('text_link', 0, 1, { url: 'http://example.com?a=1&b=2' })] },
+  ],
   ['HTML', '<a href="javascript:alert(1)">x</a>', { text: 'x', entities: [] }],
   ['HTML', '<code>inline fixed-width code</code>', { text: 'inline fixed-width code', entities: [e('code', 0, 23)] }],
   ['HTML', '<pre>block</pre>', { text: 'block', entities: [e('pre', 0, 5)] }],
@@ -79,8 +132,16 @@ const CASES: Case[] = [
   ],
   ['HTML', '<code><b>x</b></code>', { text: 'x', entities: [e('code', 0, 1)] }],
   ['HTML', '<blockquote>quote\nmore</blockquote>', { text: 'quote\nmore', entities: [e('blockquote', 0, 10)] }],
-  ['HTML', '<blockquote expandable>hidden</blockquote>', { text: 'hidden', entities: [e('expandable_blockquote', 0, 6)] }],
-  ['HTML', '1 &lt; 2 &amp;&amp; 3 &gt; 2 &quot;ok&quot; &#128512; &#x1F44D; &nbsp;', { text: '1 < 2 && 3 > 2 "ok" 😀 👍 &nbsp;', entities: [] }],
+  [
+    'HTML',
+    '<blockquote expandable>hidden</blockquote>',
+    { text: 'hidden', entities: [e('expandable_blockquote', 0, 6)] },
+  ],
+  [
+    'HTML',
+    '1 &lt; 2 &amp;&amp; 3 &gt; 2 &quot;ok&quot; &#128512; &#x1F44D; &nbsp;',
+    { text: '1 < 2 && 3 > 2 "ok" 😀 👍 &nbsp;', entities: [] },
+  ],
   ['HTML', '👍🏽 <b>𝄞</b>', { text: '👍🏽 𝄞', entities: [e('bold', 5, 2)] }],
   ['HTML', '<B>caps</B>', { text: 'caps', entities: [e('bold', 0, 4)] }],
   ['HTML', '  <b>padded</b>\n', { text: 'padded', entities: [e('bold', 0, 6)] }],
@@ -96,7 +157,11 @@ const CASES: Case[] = [
   // Markdown (legacy)
   ['Markdown', '*bold text*', { text: 'bold text', entities: [e('bold', 0, 9)] }],
   ['Markdown', '_italic text_', { text: 'italic text', entities: [e('italic', 0, 11)] }],
-  ['Markdown', '[inline URL](http://www.example.com/)', { text: 'inline URL', entities: [e('text_link', 0, 10, { url: 'http://www.example.com/' })] }],
+  [
+    'Markdown',
+    '[inline URL](http://www.example.com/)',
+    { text: 'inline URL', entities: [e('text_link', 0, 10, { url: 'http://www.example.com/' })] },
+  ],
   ['Markdown', '`inline fixed-width code`', { text: 'inline fixed-width code', entities: [e('code', 0, 23)] }],
   ['Markdown', '```python\nprint(1)```', { text: 'print(1)', entities: [e('pre', 0, 8, { language: 'python' })] }],
   ['Markdown', '_snake_\\__case_', { text: 'snake_case', entities: [e('italic', 0, 5), e('italic', 6, 4)] }],
@@ -153,7 +218,10 @@ describe('given entities', () => {
 describe('detected entities', () => {
   it('finds commands, mentions, hashtags, URLs and e-mails with UTF-16 offsets', () => {
     const text = '🙂 /start@my_bot hi @alice #news https://example.com/a?b=1. mail bob@example.org';
-    const found = detectEntities(text).map((entity) => [entity.type, text.slice(entity.offset, entity.offset + entity.length)]);
+    const found = detectEntities(text).map((entity) => [
+      entity.type,
+      text.slice(entity.offset, entity.offset + entity.length),
+    ]);
     expect(found).toEqual([
       ['bot_command', '/start@my_bot'],
       ['mention', '@alice'],

@@ -53,7 +53,7 @@ function readReference(input: string, i: number): { text: string; next: number }
 
 function decodeReferences(value: string): string {
   let out = '';
-  for (let i = 0; i < value.length; ) {
+  for (let i = 0; i < value.length;) {
     const reference = value[i] === '&' ? readReference(value, i) : null;
     out += reference ? reference.text : value[i];
     i = reference ? reference.next : i + 1;
@@ -69,7 +69,8 @@ function readStartTag(input: string, at: number): StartTag {
   while (i < input.length && NAME_CHAR.test(input[i])) i += 1;
   const name = input.slice(at + 1, i).toLowerCase();
   if (i >= input.length) throw unclosed();
-  if (!(name in TAGS)) throw new EntityParseError(`Unsupported start tag "${name}" at byte offset ${byteOffset(input, at)}`);
+  if (!(name in TAGS))
+    throw new EntityParseError(`Unsupported start tag "${name}" at byte offset ${byteOffset(input, at)}`);
   const attributes = new Map<string, string>();
   for (;;) {
     while (i < input.length && /\s/.test(input[i])) i += 1;
@@ -114,13 +115,19 @@ function openTag(tag: StartTag, offset: number, input: string, at: number): Open
   if (name === 'a') {
     const url = normalizeUrl(attributes.get('href') ?? '');
     // tg://user links name a Telegram user, which has no counterpart here: the text stays plain.
-    return { tag: name, type: url && !url.startsWith('tg://user') ? 'text_link' : null, offset, ...(url ? { url } : {}) };
+    return {
+      tag: name,
+      type: url && !url.startsWith('tg://user') ? 'text_link' : null,
+      offset,
+      ...(url ? { url } : {}),
+    };
   }
   if (name === 'code') {
     const language = /^language-(.+)$/.exec(attributes.get('class') ?? '')?.[1];
     return { tag: name, type: 'code', offset, ...(language ? { language } : {}) };
   }
-  if (name === 'blockquote' && attributes.has('expandable')) return { tag: name, type: 'expandable_blockquote', offset };
+  if (name === 'blockquote' && attributes.has('expandable'))
+    return { tag: name, type: 'expandable_blockquote', offset };
   return { tag: name, type: TAGS[name], offset };
 }
 
@@ -170,7 +177,8 @@ export function parseHtml(input: string): FormattedText {
     if (open.type === null) continue;
     const entity = { type: open.type, offset: open.offset, length: out.length - open.offset };
     if (open.type === 'text_link') entities.push({ ...entity, url: open.url! });
-    else if (open.type === 'code') entities.push({ ...entity, ...(open.language ? { codeLanguage: open.language } : {}) });
+    else if (open.type === 'code')
+      entities.push({ ...entity, ...(open.language ? { codeLanguage: open.language } : {}) });
     else entities.push(entity);
     if (open.type === 'pre') takeCodeLanguage(entities);
   }

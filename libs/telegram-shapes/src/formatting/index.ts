@@ -60,24 +60,35 @@ export function checkEntities(text: string, given: unknown): MessageEntity[] {
   const kept: MessageEntity[] = [];
   given.forEach((raw: unknown, index) => {
     const where = `entity ${index}`;
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new EntityParseError(`${where} must be an object`);
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+      throw new EntityParseError(`${where} must be an object`);
     const { type, offset, length, url, language } = raw as Record<string, unknown>;
     if (typeof type !== 'string' || !KNOWN.has(type)) throw new EntityParseError(`${where} has an unsupported type`);
-    if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || (offset as number) < 0 || (length as number) < 1) {
+    if (
+      !Number.isSafeInteger(offset) ||
+      !Number.isSafeInteger(length) ||
+      (offset as number) < 0 ||
+      (length as number) < 1
+    ) {
       throw new EntityParseError(`${where} needs an offset of 0 or more and a length of 1 or more`);
     }
     if ((offset as number) + (length as number) > text.length) {
       throw new EntityParseError(`${where} ends after the text (offsets count UTF-16 code units)`);
     }
     if (!STORED.has(type)) return;
-    const entity: MessageEntity = { type: type as MessageEntity['type'], offset: offset as number, length: length as number };
+    const entity: MessageEntity = {
+      type: type as MessageEntity['type'],
+      offset: offset as number,
+      length: length as number,
+    };
     if (type === 'text_link') {
       const normalized = typeof url === 'string' ? normalizeUrl(url) : null;
       if (!normalized) throw new EntityParseError(`${where}: a text_link needs a valid url`);
       entity.url = normalized;
     }
     if (type === 'pre' && language !== undefined && language !== '') {
-      if (typeof language !== 'string' || language.length > 64) throw new EntityParseError(`${where}: language must be a string of at most 64 characters`);
+      if (typeof language !== 'string' || language.length > 64)
+        throw new EntityParseError(`${where}: language must be a string of at most 64 characters`);
       entity.language = language;
     }
     kept.push(entity);

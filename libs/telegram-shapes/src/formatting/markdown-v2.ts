@@ -59,7 +59,11 @@ export function parseMarkdownV2(input: string): FormattedText {
   const endQuote = () => {
     if (!quote) return;
     const end = out.endsWith('\n') ? out.length - 1 : out.length;
-    entities.push({ type: quote.expandable ? 'expandable_blockquote' : 'blockquote', offset: quote.offset, length: end - quote.offset });
+    entities.push({
+      type: quote.expandable ? 'expandable_blockquote' : 'blockquote',
+      offset: quote.offset,
+      length: end - quote.offset,
+    });
     quote = null;
   };
 

@@ -45,7 +45,8 @@ export function parseMarkdown(input: string): FormattedText {
         url = normalizeUrl(input.slice(next + 1, end));
         next = end + 1;
       }
-      if (url && !url.startsWith('tg://user')) entities.push({ type: 'text_link', offset: out.length, length: text.length, url });
+      if (url && !url.startsWith('tg://user'))
+        entities.push({ type: 'text_link', offset: out.length, length: text.length, url });
       out += text;
       i = next;
       continue;
@@ -53,7 +54,11 @@ export function parseMarkdown(input: string): FormattedText {
     const end = input.indexOf(c, i + 1);
     if (end < 0) throw unclosed();
     const text = input.slice(i + 1, end);
-    entities.push({ type: c === '*' ? 'bold' : c === '_' ? 'italic' : 'code', offset: out.length, length: text.length });
+    entities.push({
+      type: c === '*' ? 'bold' : c === '_' ? 'italic' : 'code',
+      offset: out.length,
+      length: text.length,
+    });
     out += text;
     i = end + 1;
   }

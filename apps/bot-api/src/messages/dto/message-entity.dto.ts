@@ -1,7 +1,19 @@
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { ENTITY_TYPES, EntityType, MAX_ENTITIES, PARSE_MODES, ParseMode } from '@app/telegram-shapes';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsObject, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
 
 /** One formatting entity of a text as a send gives it; checked against the text by the service. */
 export class MessageEntityDto {
@@ -36,14 +48,16 @@ export class MessageEntityDto {
 
 const PARSE_MODE_DOC: ApiPropertyOptions = {
   enum: PARSE_MODES,
-  description: "Markup of the text, parsed as Telegram parses it; malformed markup answers VALIDATION `Can't parse entities: …`",
+  description:
+    "Markup of the text, parsed as Telegram parses it; malformed markup answers VALIDATION `Can't parse entities: …`",
 };
 
 const ENTITIES_DOC: ApiPropertyOptions = {
   type: MessageEntityDto,
   isArray: true,
   maxItems: MAX_ENTITIES,
-  description: 'Formatting of the text instead of parse_mode; mention, hashtag, bot_command, url and email are also found by themselves',
+  description:
+    'Formatting of the text instead of parse_mode; mention, hashtag, bot_command, url and email are also found by themselves',
 };
 
 /** parse_mode of a text or caption. */

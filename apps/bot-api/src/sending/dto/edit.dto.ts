@@ -36,7 +36,10 @@ export class MessageRefDto {
 }
 
 export class EditMessageDto extends MessageRefDto {
-  @ApiProperty({ maxLength: TEXT_MARKUP_MAX, description: `At most ${TEXT_MAX} characters after parse_mode markup is parsed` })
+  @ApiProperty({
+    maxLength: TEXT_MARKUP_MAX,
+    description: `At most ${TEXT_MAX} characters after parse_mode markup is parsed`,
+  })
   @IsString()
   @Length(1, TEXT_MARKUP_MAX)
   text: string;
@@ -84,7 +87,12 @@ export class DeleteMessagesDto {
   @Length(1, 64)
   chat_id: string;
 
-  @ApiProperty({ type: [Number], minItems: 1, maxItems: 100, description: 'Messages of this bot; unknown ones are skipped' })
+  @ApiProperty({
+    type: [Number],
+    minItems: 1,
+    maxItems: 100,
+    description: 'Messages of this bot; unknown ones are skipped',
+  })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(100)
@@ -115,7 +123,10 @@ export class InputMediaEditDto {
   @Length(1, 64)
   file_id: string;
 
-  @ApiPropertyOptional({ maxLength: CAPTION_MARKUP_MAX, description: `At most ${CAPTION_MAX} characters after parsing` })
+  @ApiPropertyOptional({
+    maxLength: CAPTION_MARKUP_MAX,
+    description: `At most ${CAPTION_MAX} characters after parsing`,
+  })
   @IsOptional()
   @IsString()
   @MaxLength(CAPTION_MARKUP_MAX)

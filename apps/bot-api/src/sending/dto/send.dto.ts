@@ -52,7 +52,10 @@ export class SendBaseDto {
 }
 
 /** The text of a message or the caption of a media message, how it is formatted. */
-const TEXT_DOC = { maxLength: TEXT_MARKUP_MAX, description: `At most ${TEXT_MAX} characters after parse_mode markup is parsed` };
+const TEXT_DOC = {
+  maxLength: TEXT_MARKUP_MAX,
+  description: `At most ${TEXT_MAX} characters after parse_mode markup is parsed`,
+};
 const CAPTION_DOC = {
   maxLength: CAPTION_MARKUP_MAX,
   description: `At most ${CAPTION_MAX} characters after parse_mode markup is parsed`,

@@ -2,7 +2,13 @@ import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from 
 import { MEMBER_STATUSES, MemberStatus } from '../../chats/dto/chat.view';
 import { FriendRequestUpdateView } from '../../friends/friend-request.view';
 import { CallbackQueryUpdateView, InlineQueryUpdateView } from '../../interaction/interaction.view';
-import { ChatIdentityView, ChatRefView, MessageEntityView, MessageView, UserView } from '../../messages/dto/message.view';
+import {
+  ChatIdentityView,
+  ChatRefView,
+  MessageEntityView,
+  MessageView,
+  UserView,
+} from '../../messages/dto/message.view';
 import { MESSAGE_KINDS, MessageKind } from '../../messages/entities/message.entity';
 import { UPDATE_TYPES, UpdateType } from '../update-types';
 
