@@ -262,6 +262,41 @@ describe('Telegram face at the root: caption and media edits, polls, bulk deleti
     });
   });
 
+  it("lets no bot reach another bot's messages, groups or users through the new native routes", async () => {
+    const intruder = await createApprovedBot(ctx, 'dev-3', { username: 'intruder_bot' });
+    const photo = await insertFile(ctx, { botId: bot.botId });
+    const own = await insertFile(ctx, { botId: intruder.botId });
+    const sent = await face(bot.token, 'sendPhoto', { chat_id: groupId, photo }).expect(200);
+    const poll = await face(bot.token, 'sendPoll', { chat_id: groupId, question: 'Q?', options: ['a', 'b'] }).expect(
+      200,
+    );
+    const messageId = sent.body.result.message_id;
+    const refusals = [
+      await callBot(ctx, intruder.token, 'editMessageCaption', {
+        chat_id: groupUuid,
+        message_id: messageId,
+        caption: 'x',
+      }),
+      await callBot(ctx, intruder.token, 'editMessageMedia', {
+        chat_id: groupUuid,
+        message_id: messageId,
+        media: { type: 'photo', file_id: own },
+      }),
+      await callBot(ctx, intruder.token, 'stopPoll', { chat_id: groupUuid, message_id: poll.body.result.message_id }),
+      await callBot(ctx, intruder.token, 'deleteMessages', { chat_id: groupUuid, message_ids: [messageId] }),
+      await callBot(ctx, intruder.token, 'leaveChat', { chat_id: groupUuid }),
+      await callBot(ctx, intruder.token, 'getUserProfilePhotos', { user_id: 'alice' }),
+    ];
+    expect(refusals.map((res) => [res.status, res.body.code])).toEqual(Array(6).fill([404, 'NOT_FOUND']));
+    const seen = (await owner.get(`/chats/${groupUuid}/messages`).expect(200)).body.data.items;
+    expect(seen.find((m: { message_id: number }) => m.message_id === messageId)).toMatchObject({
+      file: { file_id: photo },
+    });
+    expect(seen.find((m: { message_id: number }) => m.message_id === poll.body.result.message_id).poll.is_closed).toBe(
+      false,
+    );
+  });
+
   it('leaves a group with leaveChat: my_chat_member to itself, chat_member to the other bot; it can leave no private chat', async () => {
     await updates.drain(bot);
     await updates.drain(other);
