@@ -75,7 +75,7 @@ export class ClientMessagesService {
     const formatted =
       dto.text === undefined
         ? null
-        : formattedText(dto.text, { entities: dto.entities }, file ? CAPTION_MAX : TEXT_MAX);
+        : formattedText(dto.text, { entities: dto.entities }, file ? CAPTION_MAX : TEXT_MAX, file ? 'caption' : 'text');
     if (dto.entities && formatted === null) throw BotErrors.invalid('entities need a text');
     const replyTo = dto.reply_to_message_id ?? null;
     const reserved = await this.store.reserveAsMember(this.dataSource, chatId, account.id, replyTo);
@@ -120,6 +120,7 @@ export class ClientMessagesService {
         dto.text,
         { entities: dto.entities },
         isMediaKind(message.kind) ? CAPTION_MAX : TEXT_MAX,
+        isMediaKind(message.kind) ? 'caption' : 'text',
       );
       message.text = formatted.text;
       message.entities = formatted.entities;

@@ -25,7 +25,11 @@ export function formattedText(raw: string, formatting: TextFormatting, max: numb
     if (error instanceof EntityParseError) throw BotErrors.invalid(`Can't parse entities: ${error.message}`);
     throw error;
   }
-  if (result.text.length > max) throw BotErrors.invalid(`The ${what} has at most ${max} characters after parsing`);
+  if (result.text.length > max) {
+    // Telegram's wording ("message is too long", "message caption is too long"), with the limit.
+    const subject = what === 'caption' ? 'Message caption' : 'Message';
+    throw BotErrors.invalid(`${subject} is too long: at most ${max} characters after parsing`);
+  }
   return result;
 }
 
