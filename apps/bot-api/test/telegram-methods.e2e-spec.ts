@@ -101,6 +101,44 @@ describe('Telegram face at the root: caption and media edits, polls, bulk deleti
     });
   });
 
+  it('formats captions of media sends and of each album item, parse_mode matched case-insensitively', async () => {
+    const doc = await insertFile(ctx, { botId: bot.botId, fileName: 'menu.pdf', mimeType: 'application/pdf' });
+    const single = await face(bot.token, 'sendDocument', {
+      chat_id: groupId,
+      document: doc,
+      caption: '<u>Menu</u>',
+      parse_mode: 'html',
+    }).expect(200);
+    expect(single.body.result).toMatchObject({
+      caption: 'Menu',
+      caption_entities: [{ type: 'underline', offset: 0, length: 4 }],
+    });
+    const photos = [await insertFile(ctx, { botId: bot.botId }), await insertFile(ctx, { botId: bot.botId })];
+    const album = await face(bot.token, 'sendMediaGroup', {
+      chat_id: groupId,
+      media: [
+        { type: 'photo', media: photos[0], caption: '*one*', parse_mode: 'markdownv2' },
+        {
+          type: 'photo',
+          media: photos[1],
+          caption: 'two',
+          caption_entities: [{ type: 'italic', offset: 0, length: 3 }],
+        },
+      ],
+    }).expect(200);
+    expect(album.body.result.map((m: { caption_entities: unknown }) => m.caption_entities)).toEqual([
+      [{ type: 'bold', offset: 0, length: 3 }],
+      [{ type: 'italic', offset: 0, length: 3 }],
+    ]);
+    const unknown = await face(bot.token, 'sendDocument', {
+      chat_id: groupId,
+      document: doc,
+      caption: 'x',
+      parse_mode: 'BBCode',
+    });
+    expect(unknown.body).toEqual({ ok: false, error_code: 400, description: 'Bad Request: unsupported parse_mode' });
+  });
+
   it('replaces the file of its photo with editMessageMedia, with the new caption, and not with a file it may not use', async () => {
     const first = await insertFile(ctx, { botId: bot.botId, width: 3, height: 2 });
     const second = await insertFile(ctx, {

@@ -70,12 +70,19 @@ function inlineKeyboardOf(rows: unknown): ReplyMarkup['inline_keyboard'] {
  * How a text or caption is formatted: `entities` (or `caption_entities`) win over `parse_mode`, as in
  * Telegram; the native operation parses or checks them. An unknown parse_mode is Telegram's refusal.
  */
-export function formattingOf(args: TelegramArgs, entitiesName: 'entities' | 'caption_entities'): Record<string, unknown> {
-  const entities = args.json(entitiesName, 'message entities JSON array');
+export function formattingOf(
+  args: TelegramArgs,
+  entitiesName: 'entities' | 'caption_entities',
+): Record<string, unknown> {
+  return formatting(args.json(entitiesName, 'message entities JSON array'), args.string('parse_mode'), entitiesName);
+}
+
+/** `formattingOf` for the fields of an object parameter (an InputMedia's caption_entities and parse_mode). */
+export function formatting(entities: unknown, parseMode: unknown, entitiesName: string): Record<string, unknown> {
   if (entities !== undefined) return { [entitiesName]: entities };
-  const given = args.string('parse_mode');
-  if (given === undefined) return {};
-  const mode = parseModeOf(given);
+  if (parseMode === undefined) return {};
+  // Telegram matches parse_mode case-insensitively; an empty one means plain text.
+  const mode = typeof parseMode === 'string' ? parseModeOf(parseMode) : undefined;
   if (mode === undefined) throw TelegramError.badRequest('unsupported parse_mode');
   return mode === null ? {} : { parse_mode: mode };
 }

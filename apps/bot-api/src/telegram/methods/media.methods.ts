@@ -1,5 +1,5 @@
 import { Injectable, type Type } from '@nestjs/common';
-import { parseModeOf, TelegramObject } from '@app/telegram-shapes';
+import { TelegramObject } from '@app/telegram-shapes';
 import type { Bot } from '../../bots/entities/bot.entity';
 import { UploadCredentialsDto } from '../../files/dto/upload.dto';
 import { FileUploadsService } from '../../files/file-uploads.service';
@@ -23,7 +23,7 @@ import { nativeDto } from '../native-dto';
 import type { InputFileRef } from '../telegram-args';
 import type { TelegramCall, TelegramMethod, TelegramMethodGroup } from '../telegram-call';
 import { TelegramError } from '../telegram-errors';
-import { formattingOf, replyMarkupOf, TelegramSends } from '../telegram-sends';
+import { formatting, formattingOf, replyMarkupOf, TelegramSends } from '../telegram-sends';
 import { mimeTypeOf } from './mime-types';
 
 interface MediaMethod {
@@ -160,13 +160,9 @@ export class MediaMethods implements TelegramMethodGroup {
   }
 }
 
-/** An InputMedia's caption_entities, or its parse_mode (matched case-insensitively, as Telegram does). */
+/** An InputMedia's caption_entities, or its parse_mode. */
 function mediaFormatting(fields: Record<string, unknown>): Record<string, unknown> {
-  if (fields.caption_entities !== undefined) return { caption_entities: fields.caption_entities };
-  if (fields.parse_mode === undefined) return {};
-  const mode = typeof fields.parse_mode === 'string' ? parseModeOf(fields.parse_mode) : undefined;
-  if (mode === undefined) throw TelegramError.badRequest('unsupported parse_mode');
-  return mode === null ? {} : { parse_mode: mode };
+  return formatting(fields.caption_entities, fields.parse_mode, 'caption_entities');
 }
 
 /** `<file_id>/<file name>`: what getFile gives and the download route reads back. */
