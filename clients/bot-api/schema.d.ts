@@ -243,6 +243,41 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/bots/setMyName": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** setMyName: the display name the bot shows in chats (1 to 64 characters) */
+        post: operations["Profile_setMyName"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/getMyName": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** getMyName */
+        get: operations["Profile_getMyName"];
+        put?: never;
+        /** getMyName */
+        post: operations["Profile_postGetMyName"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/bots/setMyShortDescription": {
         parameters: {
             query?: never;
@@ -848,6 +883,40 @@ export type paths = {
         put?: never;
         /** unpinAllChatMessages (owner or administrator) */
         post: operations["BotChats_unpinAllChatMessages"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/getUserProfilePhotos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** getUserProfilePhotos: pictures of a user the bot shares a chat with (users have none here) */
+        post: operations["BotChats_getUserProfilePhotos"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/leaveChat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** leaveChat: the bot leaves a group; emits my_chat_member to it and chat_member to the other bots */
+        post: operations["BotChats_leaveChat"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1502,6 +1571,74 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/bots/editMessageCaption": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** editMessageCaption: new caption (and its formatting) for a media message of this bot; emits edited_message */
+        post: operations["Sending_editMessageCaption"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/editMessageMedia": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** editMessageMedia: another file (and caption) for a media message of this bot; emits edited_message */
+        post: operations["Sending_editMessageMedia"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/stopPoll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** stopPoll: close a poll of this bot; the message shows poll.is_closed */
+        post: operations["Sending_stopPoll"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bots/deleteMessages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** deleteMessages: up to 100 messages of this bot in one chat, all or none; unknown ones are skipped; emits message_deleted */
+        post: operations["Sending_deleteMessages"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/bots/deleteMessage": {
         parameters: {
             query?: never;
@@ -1846,6 +1983,24 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/bot{token}/{method}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Telegram Bot API method with query-string parameters */
+        get: operations["Telegram_get[0]"];
+        put?: never;
+        /** Telegram Bot API method; parameters as JSON, url-encoded or multipart form */
+        post: operations["Telegram_post[0]"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/telegram/bot{token}/{method}": {
         parameters: {
             query?: never;
@@ -1854,10 +2009,27 @@ export type paths = {
             cookie?: never;
         };
         /** Telegram Bot API method with query-string parameters */
-        get: operations["Telegram_get"];
+        get: operations["Telegram_get[1]"];
         put?: never;
         /** Telegram Bot API method; parameters as JSON, url-encoded or multipart form */
-        post: operations["Telegram_post"];
+        post: operations["Telegram_post[1]"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/file/bot{token}/{path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download a file by the file_path that getFile gave */
+        get: operations["Telegram_download[0]"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1872,7 +2044,7 @@ export type paths = {
             cookie?: never;
         };
         /** Download a file by the file_path that getFile gave */
-        get: operations["Telegram_download"];
+        get: operations["Telegram_download[1]"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2047,6 +2219,13 @@ export type components = {
             /** @enum {string} */
             delivery_mode: "webhook" | "polling";
         };
+        SetMyNameDto: {
+            name: string;
+        };
+        NameView: {
+            /** @description The display name the bot shows in chats */
+            name: string;
+        };
         SetMyShortDescriptionDto: {
             /** @description Empty or absent removes it */
             short_description?: string;
@@ -2191,6 +2370,18 @@ export type components = {
              */
             is_virtual?: true;
         };
+        MessageEntityView: {
+            /** @enum {string} */
+            type: "bold" | "italic" | "underline" | "strikethrough" | "spoiler" | "code" | "pre" | "text_link" | "blockquote" | "expandable_blockquote" | "mention" | "hashtag" | "bot_command" | "url" | "email";
+            /** @description UTF-16 code units from the start of the text */
+            offset: number;
+            /** @description UTF-16 code units */
+            length: number;
+            /** @description text_link: the URL it opens */
+            url?: string;
+            /** @description pre: the programming language, when given */
+            language?: string;
+        };
         FileView: {
             /** Format: uuid */
             file_id: string;
@@ -2243,6 +2434,8 @@ export type components = {
             type: "regular" | "quiz";
             /** @description Quizzes only: index of the correct option */
             correct_option_id?: number;
+            /** @description true once the bot stopped the poll (stopPoll) */
+            is_closed: boolean;
             options: components["schemas"]["PollOptionView"][];
         };
         ContactView: {
@@ -2276,6 +2469,8 @@ export type components = {
             type: "regular" | "quiz";
             /** @description Quizzes only: index of the correct option */
             correct_option_id?: number;
+            /** @description Set by stopPoll */
+            is_closed?: boolean;
             options: string[];
         };
         LocationMetadataView: {
@@ -2319,8 +2514,12 @@ export type components = {
             kind: "text" | "photo" | "document" | "video" | "audio" | "voice" | "video_note" | "animation" | "sticker" | "dice" | "poll" | "contact" | "location" | "venue";
             /** @description The text, or the caption of a media message */
             text: string | null;
+            /** @description Formatting of text; absent when there is none */
+            entities?: components["schemas"]["MessageEntityView"][];
             /** @description Media kinds: the caption */
             caption?: string | null;
+            /** @description Media kinds: the formatting of the caption */
+            caption_entities?: components["schemas"]["MessageEntityView"][];
             file?: components["schemas"]["FileView"];
             location?: components["schemas"]["LocationView"];
             venue?: components["schemas"]["VenueView"];
@@ -2328,6 +2527,8 @@ export type components = {
             poll?: components["schemas"]["PollView"];
             contact?: components["schemas"]["ContactView"];
             reply_to_message_id?: number;
+            /** @description The message replied to, one level deep (it carries no reply_to_message); absent once it is deleted */
+            reply_to_message?: components["schemas"]["MessageView"];
             /** @description User ids or usernames */
             mentions?: string[];
             reply_markup?: components["schemas"]["ReplyMarkupView"];
@@ -2349,7 +2550,15 @@ export type components = {
             /** @description Unix seconds of the event */
             date: number;
             from: components["schemas"]["UserView"];
+            /**
+             * @description The kind of the edited message
+             * @enum {string}
+             */
+            kind?: "text" | "photo" | "document" | "video" | "audio" | "voice" | "video_note" | "animation" | "sticker" | "dice" | "poll" | "contact" | "location" | "venue";
+            /** @description The new text, or the caption of a media message */
             text: string | null;
+            /** @description Formatting of text; absent when there is none */
+            entities?: components["schemas"]["MessageEntityView"][];
             /** @description Unix seconds of the edit */
             edit_date: number;
         };
@@ -2654,6 +2863,15 @@ export type components = {
             /** @description Unpins only if this is the pinned message; omitted unpins the current one */
             message_id?: number;
         };
+        UserRefDto: {
+            user_id: string;
+        };
+        UserProfilePhotosView: {
+            /** @description Users have no profile pictures here, so this is 0 */
+            total_count: number;
+            /** @description Empty */
+            photos: Record<string, never>[][];
+        };
         BanChatMemberDto: {
             chat_id: string;
             user_id: string;
@@ -2676,6 +2894,18 @@ export type components = {
             pageSize: number;
             chat_actions: components["schemas"]["ChatActionView"][];
         };
+        MessageEntityDto: {
+            /** @enum {string} */
+            type: "bold" | "italic" | "underline" | "strikethrough" | "spoiler" | "code" | "pre" | "text_link" | "blockquote" | "expandable_blockquote" | "mention" | "hashtag" | "bot_command" | "url" | "email";
+            /** @description UTF-16 code units from the start of the text */
+            offset: number;
+            /** @description UTF-16 code units */
+            length: number;
+            /** @description text_link: http(s), ftp or tg URL */
+            url?: string;
+            /** @description pre: the programming language */
+            language?: string;
+        };
         LocationDto: {
             latitude: number;
             longitude: number;
@@ -2683,6 +2913,8 @@ export type components = {
         PostMessageDto: {
             /** @description Text, or the caption (at most 1024) when file_id is given */
             text?: string;
+            /** @description Formatting of the text instead of parse_mode; mention, hashtag, bot_command, url and email are also found by themselves */
+            entities?: components["schemas"]["MessageEntityDto"][];
             file_id?: string;
             /** @description Shares a location instead of text or a file */
             location?: components["schemas"]["LocationDto"];
@@ -2692,6 +2924,8 @@ export type components = {
         };
         EditMessageTextDto: {
             text: string;
+            /** @description Formatting of the text instead of parse_mode; mention, hashtag, bot_command, url and email are also found by themselves */
+            entities?: components["schemas"]["MessageEntityDto"][];
         };
         DeletedMessageView: {
             message_id: number;
@@ -2920,7 +3154,15 @@ export type components = {
             reply_to_message_id?: number;
             /** @description Inline keyboard under the message */
             reply_markup?: components["schemas"]["ReplyMarkupView"];
+            /** @description At most 4096 characters after parse_mode markup is parsed */
             text: string;
+            /**
+             * @description Markup of the text, parsed as Telegram parses it; malformed markup answers VALIDATION `Can't parse entities: …`
+             * @enum {string}
+             */
+            parse_mode?: "HTML" | "MarkdownV2" | "Markdown";
+            /** @description Formatting of the text instead of parse_mode; mention, hashtag, bot_command, url and email are also found by themselves */
+            entities?: components["schemas"]["MessageEntityDto"][];
             /** @description User ids or usernames */
             mentions?: string[];
         };
@@ -2930,7 +3172,15 @@ export type components = {
             /** @description Inline keyboard under the message */
             reply_markup?: components["schemas"]["ReplyMarkupView"];
             file_id: string;
+            /** @description At most 1024 characters after parse_mode markup is parsed */
             caption?: string;
+            /**
+             * @description Markup of the text, parsed as Telegram parses it; malformed markup answers VALIDATION `Can't parse entities: …`
+             * @enum {string}
+             */
+            parse_mode?: "HTML" | "MarkdownV2" | "Markdown";
+            /** @description Formatting of the text instead of parse_mode; mention, hashtag, bot_command, url and email are also found by themselves */
+            caption_entities?: components["schemas"]["MessageEntityDto"][];
             /** @description pixels; taken from the stored file when omitted */
             width?: number;
             /** @description pixels; taken from the stored file when omitted */
@@ -2942,7 +3192,15 @@ export type components = {
             /** @description Inline keyboard under the message */
             reply_markup?: components["schemas"]["ReplyMarkupView"];
             file_id: string;
+            /** @description At most 1024 characters after parse_mode markup is parsed */
             caption?: string;
+            /**
+             * @description Markup of the text, parsed as Telegram parses it; malformed markup answers VALIDATION `Can't parse entities: …`
+             * @enum {string}
+             */
+            parse_mode?: "HTML" | "MarkdownV2" | "Markdown";
+            /** @description Formatting of the text instead of parse_mode; mention, hashtag, bot_command, url and email are also found by themselves */
+            caption_entities?: components["schemas"]["MessageEntityDto"][];
             /** @description pixels; taken from the stored file when omitted */
             width?: number;
             /** @description pixels; taken from the stored file when omitted */
@@ -2954,7 +3212,15 @@ export type components = {
             /** @description Inline keyboard under the message */
             reply_markup?: components["schemas"]["ReplyMarkupView"];
             file_id: string;
+            /** @description At most 1024 characters after parse_mode markup is parsed */
             caption?: string;
+            /**
+             * @description Markup of the text, parsed as Telegram parses it; malformed markup answers VALIDATION `Can't parse entities: …`
+             * @enum {string}
+             */
+            parse_mode?: "HTML" | "MarkdownV2" | "Markdown";
+            /** @description Formatting of the text instead of parse_mode; mention, hashtag, bot_command, url and email are also found by themselves */
+            caption_entities?: components["schemas"]["MessageEntityDto"][];
             /** @description pixels; taken from the stored file when omitted */
             width?: number;
             /** @description pixels; taken from the stored file when omitted */
@@ -2968,7 +3234,15 @@ export type components = {
             /** @description Inline keyboard under the message */
             reply_markup?: components["schemas"]["ReplyMarkupView"];
             file_id: string;
+            /** @description At most 1024 characters after parse_mode markup is parsed */
             caption?: string;
+            /**
+             * @description Markup of the text, parsed as Telegram parses it; malformed markup answers VALIDATION `Can't parse entities: …`
+             * @enum {string}
+             */
+            parse_mode?: "HTML" | "MarkdownV2" | "Markdown";
+            /** @description Formatting of the text instead of parse_mode; mention, hashtag, bot_command, url and email are also found by themselves */
+            caption_entities?: components["schemas"]["MessageEntityDto"][];
             /** @description pixels; taken from the stored file when omitted */
             width?: number;
             /** @description pixels; taken from the stored file when omitted */
@@ -2984,7 +3258,15 @@ export type components = {
             /** @description Inline keyboard under the message */
             reply_markup?: components["schemas"]["ReplyMarkupView"];
             file_id: string;
+            /** @description At most 1024 characters after parse_mode markup is parsed */
             caption?: string;
+            /**
+             * @description Markup of the text, parsed as Telegram parses it; malformed markup answers VALIDATION `Can't parse entities: …`
+             * @enum {string}
+             */
+            parse_mode?: "HTML" | "MarkdownV2" | "Markdown";
+            /** @description Formatting of the text instead of parse_mode; mention, hashtag, bot_command, url and email are also found by themselves */
+            caption_entities?: components["schemas"]["MessageEntityDto"][];
             /** @description seconds; taken from the stored file when omitted */
             duration?: number;
             performer?: string;
@@ -2996,7 +3278,15 @@ export type components = {
             /** @description Inline keyboard under the message */
             reply_markup?: components["schemas"]["ReplyMarkupView"];
             file_id: string;
+            /** @description At most 1024 characters after parse_mode markup is parsed */
             caption?: string;
+            /**
+             * @description Markup of the text, parsed as Telegram parses it; malformed markup answers VALIDATION `Can't parse entities: …`
+             * @enum {string}
+             */
+            parse_mode?: "HTML" | "MarkdownV2" | "Markdown";
+            /** @description Formatting of the text instead of parse_mode; mention, hashtag, bot_command, url and email are also found by themselves */
+            caption_entities?: components["schemas"]["MessageEntityDto"][];
             /** @description pixels; taken from the stored file when omitted */
             width?: number;
             /** @description pixels; taken from the stored file when omitted */
@@ -3010,7 +3300,15 @@ export type components = {
             /** @description Inline keyboard under the message */
             reply_markup?: components["schemas"]["ReplyMarkupView"];
             file_id: string;
+            /** @description At most 1024 characters after parse_mode markup is parsed */
             caption?: string;
+            /**
+             * @description Markup of the text, parsed as Telegram parses it; malformed markup answers VALIDATION `Can't parse entities: …`
+             * @enum {string}
+             */
+            parse_mode?: "HTML" | "MarkdownV2" | "Markdown";
+            /** @description Formatting of the text instead of parse_mode; mention, hashtag, bot_command, url and email are also found by themselves */
+            caption_entities?: components["schemas"]["MessageEntityDto"][];
             /** @description pixels; taken from the stored file when omitted */
             width?: number;
             /** @description pixels; taken from the stored file when omitted */
@@ -3090,7 +3388,15 @@ export type components = {
             /** @enum {string} */
             type: "photo" | "video" | "document" | "audio";
             file_id: string;
+            /** @description At most 1024 characters after parse_mode markup is parsed */
             caption?: string;
+            /**
+             * @description Markup of the text, parsed as Telegram parses it; malformed markup answers VALIDATION `Can't parse entities: …`
+             * @enum {string}
+             */
+            parse_mode?: "HTML" | "MarkdownV2" | "Markdown";
+            /** @description Formatting of the text instead of parse_mode; mention, hashtag, bot_command, url and email are also found by themselves */
+            caption_entities?: components["schemas"]["MessageEntityDto"][];
         };
         SendMediaGroupDto: {
             chat_id: string;
@@ -3121,8 +3427,60 @@ export type components = {
         EditMessageDto: {
             chat_id?: string;
             message_id: number;
+            /** @description At most 4096 characters after parse_mode markup is parsed */
             text: string;
+            /**
+             * @description Markup of the text, parsed as Telegram parses it; malformed markup answers VALIDATION `Can't parse entities: …`
+             * @enum {string}
+             */
+            parse_mode?: "HTML" | "MarkdownV2" | "Markdown";
+            /** @description Formatting of the text instead of parse_mode; mention, hashtag, bot_command, url and email are also found by themselves */
+            entities?: components["schemas"]["MessageEntityDto"][];
             reply_markup?: components["schemas"]["ReplyMarkupView"];
+        };
+        EditMessageCaptionDto: {
+            chat_id?: string;
+            message_id: number;
+            /** @description At most 1024 characters after parse_mode markup is parsed; omitted or empty removes the caption */
+            caption?: string;
+            /**
+             * @description Markup of the text, parsed as Telegram parses it; malformed markup answers VALIDATION `Can't parse entities: …`
+             * @enum {string}
+             */
+            parse_mode?: "HTML" | "MarkdownV2" | "Markdown";
+            /** @description Formatting of the text instead of parse_mode; mention, hashtag, bot_command, url and email are also found by themselves */
+            caption_entities?: components["schemas"]["MessageEntityDto"][];
+            reply_markup?: components["schemas"]["ReplyMarkupView"];
+        };
+        InputMediaEditDto: {
+            /** @enum {string} */
+            type: "photo" | "video" | "document" | "audio" | "animation";
+            file_id: string;
+            /** @description At most 1024 characters after parsing */
+            caption?: string;
+            /**
+             * @description Markup of the text, parsed as Telegram parses it; malformed markup answers VALIDATION `Can't parse entities: …`
+             * @enum {string}
+             */
+            parse_mode?: "HTML" | "MarkdownV2" | "Markdown";
+            /** @description Formatting of the text instead of parse_mode; mention, hashtag, bot_command, url and email are also found by themselves */
+            caption_entities?: components["schemas"]["MessageEntityDto"][];
+        };
+        EditMessageMediaDto: {
+            chat_id?: string;
+            message_id: number;
+            media: components["schemas"]["InputMediaEditDto"];
+            reply_markup?: components["schemas"]["ReplyMarkupView"];
+        };
+        StopPollDto: {
+            chat_id?: string;
+            message_id: number;
+            reply_markup?: components["schemas"]["ReplyMarkupView"];
+        };
+        DeleteMessagesDto: {
+            chat_id: string;
+            /** @description Messages of this bot; unknown ones are skipped */
+            message_ids: number[];
         };
         DeleteMessageDto: {
             chat_id?: string;
@@ -4972,6 +5330,233 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: components["schemas"]["BotSelf"];
+                    };
+                };
+            };
+            /** @description `BOT_TOKEN_REQUIRED`: no bearer token; `INVALID_BOT_TOKEN`: unknown, revoked or malformed token, or another kind of token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_TOKEN_REQUIRED" | "INVALID_BOT_TOKEN";
+                    };
+                };
+            };
+            /** @description `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_NOT_AVAILABLE";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    Profile_setMyName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetMyNameDto"];
+            };
+        };
+        responses: {
+            /** @description `true` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        /** @enum {boolean} */
+                        data: true;
+                    };
+                };
+            };
+            /** @description `VALIDATION` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description `BOT_TOKEN_REQUIRED`: no bearer token; `INVALID_BOT_TOKEN`: unknown, revoked or malformed token, or another kind of token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_TOKEN_REQUIRED" | "INVALID_BOT_TOKEN";
+                    };
+                };
+            };
+            /** @description `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_NOT_AVAILABLE";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    Profile_getMyName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{ name }` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["NameView"];
+                    };
+                };
+            };
+            /** @description `BOT_TOKEN_REQUIRED`: no bearer token; `INVALID_BOT_TOKEN`: unknown, revoked or malformed token, or another kind of token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_TOKEN_REQUIRED" | "INVALID_BOT_TOKEN";
+                    };
+                };
+            };
+            /** @description `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_NOT_AVAILABLE";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    Profile_postGetMyName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{ name }` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["NameView"];
                     };
                 };
             };
@@ -9568,6 +10153,203 @@ export interface operations {
             };
         };
     };
+    BotChats_getUserProfilePhotos: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserRefDto"];
+            };
+        };
+        responses: {
+            /** @description `{ total_count: 0, photos: [] }` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["UserProfilePhotosView"];
+                    };
+                };
+            };
+            /** @description `VALIDATION` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description `BOT_TOKEN_REQUIRED`: no bearer token; `INVALID_BOT_TOKEN`: unknown, revoked or malformed token, or another kind of token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_TOKEN_REQUIRED" | "INVALID_BOT_TOKEN";
+                    };
+                };
+            };
+            /** @description `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_NOT_AVAILABLE";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: the bot shares no chat with the user */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    BotChats_leaveChat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatRefDto"];
+            };
+        };
+        responses: {
+            /** @description `true` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        /** @enum {boolean} */
+                        data: true;
+                    };
+                };
+            };
+            /** @description `VALIDATION` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description `BOT_TOKEN_REQUIRED`: no bearer token; `INVALID_BOT_TOKEN`: unknown, revoked or malformed token, or another kind of token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_TOKEN_REQUIRED" | "INVALID_BOT_TOKEN";
+                    };
+                };
+            };
+            /** @description `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled; `FORBIDDEN`: the bot owns the group */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_NOT_AVAILABLE" | "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: the bot is not an active member of the chat, no such user, or no pending join request */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
     BotChats_approveChatJoinRequest: {
         parameters: {
             query?: never;
@@ -13830,6 +14612,445 @@ export interface operations {
             };
         };
     };
+    Sending_editMessageCaption: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EditMessageCaptionDto"];
+            };
+        };
+        responses: {
+            /** @description The edited message with metadata.isEdited; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["MessageView"];
+                    };
+                };
+            };
+            /** @description `VALIDATION` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description `BOT_TOKEN_REQUIRED`: no bearer token; `INVALID_BOT_TOKEN`: unknown, revoked or malformed token, or another kind of token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_TOKEN_REQUIRED" | "INVALID_BOT_TOKEN";
+                    };
+                };
+            };
+            /**
+             * @description `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled; `FORBIDDEN`: the bot lacks the scope messages:send
+             *
+             *     `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled; `FORBIDDEN`: the message was not sent by this bot, or the bot lacks messages:send
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_NOT_AVAILABLE" | "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: the chat, message or file does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    Sending_editMessageMedia: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. Scoped to the bot: a retry with the same key and body answers the original result again and changes nothing (no second message, no second Update, no send quota spent). Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EditMessageMediaDto"];
+            };
+        };
+        responses: {
+            /** @description The edited message with metadata.isEdited; a replay under the same Idempotency-Key carries `Idempotent-Replayed: true` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["MessageView"];
+                    };
+                };
+            };
+            /** @description `VALIDATION` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description `BOT_TOKEN_REQUIRED`: no bearer token; `INVALID_BOT_TOKEN`: unknown, revoked or malformed token, or another kind of token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_TOKEN_REQUIRED" | "INVALID_BOT_TOKEN";
+                    };
+                };
+            };
+            /**
+             * @description `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled; `FORBIDDEN`: the bot lacks the scope messages:send
+             *
+             *     `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled; `FORBIDDEN`: the message was not sent by this bot, or the bot lacks messages:send
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_NOT_AVAILABLE" | "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: the chat, message or file does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another body or method; `IDEMPOTENCY_KEY_IN_USE`: a request with the Idempotency-Key is still running; see Retry-After */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    Sending_stopPoll: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StopPollDto"];
+            };
+        };
+        responses: {
+            /** @description The poll message */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["MessageView"];
+                    };
+                };
+            };
+            /** @description `VALIDATION` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description `BOT_TOKEN_REQUIRED`: no bearer token; `INVALID_BOT_TOKEN`: unknown, revoked or malformed token, or another kind of token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_TOKEN_REQUIRED" | "INVALID_BOT_TOKEN";
+                    };
+                };
+            };
+            /**
+             * @description `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled; `FORBIDDEN`: the bot lacks the scope messages:send
+             *
+             *     `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled; `FORBIDDEN`: the message was not sent by this bot, or the bot lacks messages:send
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_NOT_AVAILABLE" | "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: the chat, message or file does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    Sending_deleteMessages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeleteMessagesDto"];
+            };
+        };
+        responses: {
+            /** @description `true` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        /** @enum {boolean} */
+                        data: true;
+                    };
+                };
+            };
+            /** @description `VALIDATION` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description `BOT_TOKEN_REQUIRED`: no bearer token; `INVALID_BOT_TOKEN`: unknown, revoked or malformed token, or another kind of token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_TOKEN_REQUIRED" | "INVALID_BOT_TOKEN";
+                    };
+                };
+            };
+            /**
+             * @description `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled; `FORBIDDEN`: the bot lacks the scope messages:send
+             *
+             *     `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled; `FORBIDDEN`: the message was not sent by this bot, or the bot lacks messages:send
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "BOT_NOT_AVAILABLE" | "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description `NOT_FOUND`: the chat, message or file does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
     Sending_deleteMessage: {
         parameters: {
             query?: never;
@@ -16066,7 +17287,7 @@ export interface operations {
             };
         };
     };
-    Telegram_get: {
+    "Telegram_get[0]": {
         parameters: {
             query?: never;
             header?: never;
@@ -16221,7 +17442,7 @@ export interface operations {
             };
         };
     };
-    Telegram_post: {
+    "Telegram_post[0]": {
         parameters: {
             query?: never;
             header?: never;
@@ -16376,7 +17597,385 @@ export interface operations {
             };
         };
     };
-    Telegram_download: {
+    "Telegram_get[1]": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A Telegram method name, case-insensitive (docs/telegram.md) */
+                method: string;
+                /** @description The bot token (sbot_…) */
+                token: unknown;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{ ok: true, result }`; result is the method's Telegram object */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        result: unknown;
+                    };
+                };
+            };
+            /** @description Bad Request: <what>, e.g. `Bad Request: chat not found` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Unauthorized: unknown or revoked token, or the bot is not available */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Forbidden: <what> */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Not Found: method not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: terminated by other getUpdates request; … */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Too Many Requests: retry after N, with parameters.retry_after; `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "Telegram_post[1]": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A Telegram method name, case-insensitive (docs/telegram.md) */
+                method: string;
+                /** @description The bot token (sbot_…) */
+                token: unknown;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{ ok: true, result }`; result is the method's Telegram object */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        result: unknown;
+                    };
+                };
+            };
+            /** @description Bad Request: <what>, e.g. `Bad Request: chat not found` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Unauthorized: unknown or revoked token, or the bot is not available */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Forbidden: <what> */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Not Found: method not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: terminated by other getUpdates request; … */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Too Many Requests: retry after N, with parameters.retry_after; `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "Telegram_download[0]": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description file_path from getFile */
+                path: unknown;
+                /** @description The bot token (sbot_…) */
+                token: unknown;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file bytes with their type */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": unknown;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Not Found: no file the bot may read */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description See the operations guide */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "Telegram_download[1]": {
         parameters: {
             query?: never;
             header?: never;

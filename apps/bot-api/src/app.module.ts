@@ -26,7 +26,7 @@ import { DeliveriesModule } from './deliveries/deliveries.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { StaffDeliveriesModule } from './staff-deliveries/staff-deliveries.module';
 import { TelegramModule } from './telegram/telegram.module';
-import { TELEGRAM_ROUTE_PREFIX } from './telegram/telegram-route';
+import { isTelegramPath } from './telegram/telegram-route';
 import { BotErrors } from './bot-errors';
 import { botApiPeriodicWork } from './periodic-work';
 import { STORAGE_ROUTE } from './files/storage/disk-file-storage';
@@ -37,7 +37,7 @@ import type { Request } from 'express';
  * and multipart bodies itself, as Telegram takes all three.
  */
 function readsOwnBody(req: Request): boolean {
-  if (req.originalUrl.startsWith(TELEGRAM_ROUTE_PREFIX)) return true;
+  if (isTelegramPath(req.originalUrl)) return true;
   return req.method === 'PUT' && req.originalUrl.startsWith(`/${STORAGE_ROUTE}/`);
 }
 

@@ -48,11 +48,12 @@ describe('bot send operations (spec 4.2 Sending, 2.3, 8)', () => {
     expect(Math.abs(res.body.data.date - Date.now() / 1000)).toBeLessThan(60);
   });
 
-  it('refuses a missing chat_id or text, text over 4096 characters and unknown fields with 400 VALIDATION', async () => {
+  it('refuses a missing chat_id or text, text over 4096 characters, an unknown parse_mode and unknown fields with 400 VALIDATION', async () => {
     expectValidation(await callBot(ctx, bot.token, 'sendMessage', { text: 'x' }));
     expectValidation(await send('sendMessage', {}));
     expectValidation(await send('sendMessage', { text: 'x'.repeat(4097) }));
-    expectValidation(await send('sendMessage', { text: 'x', parse_mode: 'HTML' }));
+    expectValidation(await send('sendMessage', { text: 'x', parse_mode: 'BBCode' }));
+    expectValidation(await send('sendMessage', { text: 'x', format: 'HTML' }));
     await send('sendMessage', { text: 'x'.repeat(4096) }).expect(201);
   });
 

@@ -1,101 +1,28 @@
-import { mkdtempSync, openAsBlob, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import request from 'supertest';
-import { Markup, Telegraf } from 'telegraf';
-import { Bot as NtbaBot, InlineKeyboardBuilder, InputFile as NtbaInputFile } from 'node-telegram-bot-api';
-import { ApprovedBot, BotTestContext, createApprovedBot, ensureUsers, startBotApp } from './app-context';
+import { ApprovedBot, BotTestContext, clientAs, createApprovedBot, ensureUsers, startBotApp } from './app-context';
 import { pngOf } from './file-uploads';
+import { FrameworkBot, grammyBot, ntbaBot, telegrafBot } from './telegram-framework-bots';
 import { listenForFrameworks, until } from './telegram-support';
 
 interface ChatMessage {
   message_id: number;
   text: string | null;
+  entities?: unknown[];
+  caption?: string | null;
+  caption_entities?: unknown[];
+  reply_to_message?: { message_id: number; text: string | null };
   file?: { url: string };
-}
-
-/** What each framework does in the same scenario, written as its own documentation shows. */
-interface FrameworkBot {
-  /** Starts long polling with: echo of private texts, /start with a button in groups, the button's answer. */
-  start(): Promise<void>;
-  stop(): Promise<void>;
-  /** Sends the local file as a photo into the chat of the last private message. */
-  sendPhotoFromPath(path: string): Promise<{ fileId: string }>;
-  /** getFile, then the download URL as the framework builds it. */
-  fileUrl(fileId: string): Promise<string>;
 }
 
 const png = pngOf(6, 4, 9);
 
 describe.each([
-  [
-    'Telegraf',
-    (token: string, apiRoot: string): FrameworkBot => {
-      // Telegraf resolves `./bot<token>/<method>` against apiRoot as a URL: a root with a path needs its trailing slash.
-      const bot = new Telegraf(token, { telegram: { apiRoot: `${apiRoot}/` } });
-      let lastChat = 0;
-      bot.command('start', (ctx) => ctx.reply('Welcome', Markup.inlineKeyboard([Markup.button.callback('Press', 'pressed')])));
-      bot.action('pressed', (ctx) => ctx.answerCbQuery(`Pressed by ${ctx.from.first_name}`));
-      bot.on('text', (ctx) => {
-        lastChat = ctx.chat.id;
-        return ctx.reply(`echo: ${ctx.message.text}`);
-      });
-      let running: Promise<void> | undefined;
-      return {
-        start: () =>
-          new Promise<void>((resolve) => {
-            running = bot.launch({ allowedUpdates: ['message', 'callback_query'] }, () => resolve());
-          }),
-        stop: async () => {
-          bot.stop('test done');
-          await running;
-        },
-        sendPhotoFromPath: async (path) => {
-          const sent = await bot.telegram.sendPhoto(lastChat, { source: path });
-          return { fileId: sent.photo[0].file_id };
-        },
-        fileUrl: async (fileId) => (await bot.telegram.getFileLink(fileId)).toString(),
-      };
-    },
-  ],
-  [
-    'node-telegram-bot-api',
-    (token: string, apiRoot: string): FrameworkBot => {
-      const bot = new NtbaBot(token, { apiRoot });
-      let lastChat = 0;
-      bot.command('start', (ctx) =>
-        ctx.reply('Welcome', { reply_markup: new InlineKeyboardBuilder().text('Press', 'pressed').build() }),
-      );
-      bot.on('callback_query', (ctx) => ctx.answerCallbackQuery({ text: `Pressed by ${ctx.from!.first_name}` }));
-      bot.on('message', async (ctx) => {
-        if (ctx.chat?.type !== 'private' || !ctx.message?.text) return;
-        lastChat = ctx.chat.id;
-        await ctx.reply(`echo: ${ctx.message.text}`);
-      });
-      let running: Promise<void> | undefined;
-      return {
-        start: async () => {
-          await bot.api.deleteWebhook({});
-          running = bot.startPolling(undefined, { timeout: 1 });
-        },
-        stop: async () => {
-          bot.stop();
-          await running;
-        },
-        sendPhotoFromPath: async (path) => {
-          // The core InputFile over a disk-backed Blob: the CommonJS build of the `/node` entry's fromPath
-          // makes an InputFile of another module instance, which the core then does not recognise.
-          const photo = new NtbaInputFile(await openAsBlob(path), { filename: basename(path) });
-          const sent = await bot.api.sendPhoto({ chat_id: lastChat, photo });
-          return { fileId: sent.photo![0].file_id };
-        },
-        fileUrl: async (fileId) => {
-          const file = await bot.api.getFile({ file_id: fileId });
-          return `${apiRoot}/file/bot${token}/${file.file_path}`;
-        },
-      };
-    },
-  ],
+  ['grammY', grammyBot],
+  ['Telegraf', telegrafBot],
+  ['node-telegram-bot-api', ntbaBot],
 ])('%s against the Telegram face, unchanged but for the API root', (_name, frameworkFor) => {
   let ctx: BotTestContext;
   let bot: ApprovedBot;
@@ -156,6 +83,76 @@ describe.each([
     const alice = await as('alice');
     await alice.say(privateUuid, 'ping');
     expect(await until(async () => (await alice.messages(privateUuid)).find((m) => m.text === 'echo: ping'))).toBeDefined();
+  });
+
+  it('sends HTML and MarkdownV2 that the user reads as plain text with the right entities', async () => {
+    const alice = await as('alice');
+    const html = await framework.sendFormatted('<b>Order</b> <i>shipped</i> 📦 <a href="https://shop.example/t/1">track</a>', 'HTML');
+    const htmlEntities = [
+      { type: 'bold', offset: 0, length: 5 },
+      { type: 'italic', offset: 6, length: 7 },
+      { type: 'text_link', offset: 17, length: 5, url: 'https://shop.example/t/1' },
+    ];
+    expect(html).toMatchObject({ text: 'Order shipped 📦 track', entities: htmlEntities });
+    const markdown = await framework.sendFormatted('*Total:* 4\\.50 € ||paid|| `#A-17`', 'MarkdownV2');
+    const markdownEntities = [
+      { type: 'bold', offset: 0, length: 6 },
+      { type: 'spoiler', offset: 14, length: 4 },
+      { type: 'code', offset: 19, length: 5 },
+    ];
+    expect(markdown).toMatchObject({ text: 'Total: 4.50 € paid #A-17', entities: markdownEntities });
+    const seen = await alice.messages(privateUuid);
+    expect(seen.find((m) => m.message_id === html.message_id)).toMatchObject({ text: 'Order shipped 📦 track', entities: htmlEntities });
+    expect(seen.find((m) => m.message_id === markdown.message_id)).toMatchObject({ entities: markdownEntities });
+  });
+
+  it("refuses malformed markup with Telegram's error text, and nothing reaches the user", async () => {
+    const alice = await as('alice');
+    const before = (await alice.messages(privateUuid)).length;
+    expect(await framework.failureOf(framework.sendFormatted('Total: 4.50', 'MarkdownV2'))).toBe(
+      "Bad Request: can't parse entities: Character '.' is reserved and must be escaped with the preceding '\\'",
+    );
+    expect(await framework.failureOf(framework.sendFormatted('<b>Order</i>', 'HTML'))).toBe(
+      'Bad Request: can\'t parse entities: Unmatched end tag at byte offset 8, expected "</b>", found "</i>"',
+    );
+    expect(await alice.messages(privateUuid)).toHaveLength(before);
+  });
+
+  it('carries reply_to_message both ways: the bot reads what the user replied to, the user reads what the bot replied to', async () => {
+    const alice = await as('alice');
+    await alice.say(privateUuid, 'which size?');
+    const echo = await until(async () => (await alice.messages(privateUuid)).find((m) => m.text === 'echo: which size?'));
+    expect(echo.reply_to_message).toMatchObject({ text: 'which size?' });
+    const server = ctx.app.getHttpServer();
+    await request(server)
+      .post(`/api/v1/bots/client/chats/${privateUuid}/messages`)
+      .set('Authorization', `Bearer ${await ctx.jwt('alice', 'Alice')}`)
+      .send({ text: 'large', reply_to_message_id: echo.message_id })
+      .expect(201);
+    // The echo quotes reply_to_message.text as the framework read it in the Update.
+    const quoted = await until(async () => (await alice.messages(privateUuid)).find((m) => m.text === 'echo: large (re: echo: which size?)'));
+    expect(quoted.reply_to_message).toMatchObject({ text: 'large' });
+  });
+
+  it('edits the caption of its photo with HTML, which the user reads with caption_entities', async () => {
+    const path = join(directory, 'caption.png');
+    writeFileSync(path, png);
+    const { messageId } = await framework.sendPhotoFromPath(path);
+    const edited = await framework.editCaption(messageId, '<b>Fresh</b> shot 📷');
+    expect(edited).toMatchObject({ caption: 'Fresh shot 📷', caption_entities: [{ type: 'bold', offset: 0, length: 5 }] });
+    const alice = await as('alice');
+    const seen = (await alice.messages(privateUuid)).find((m) => m.message_id === messageId);
+    expect(seen).toMatchObject({ caption: 'Fresh shot 📷', caption_entities: [{ type: 'bold', offset: 0, length: 5 }] });
+  });
+
+  it("approves a join request from its chat_join_request handler: the user becomes a member of the bot's group", async () => {
+    const owner = clientAs(ctx, await ctx.jwt('alice', 'Alice'));
+    const door = (await owner.post('/chats', { type: 'group', title: 'Door', member_ids: [bot.systemUserId] }).expect(201)).body.data.id;
+    await owner.patch(`/chats/${door}/members/${bot.systemUserId}`, { role: 'administrator' }).expect(200);
+    const carol = clientAs(ctx, await ctx.jwt('carol', 'Carol'));
+    await carol.get(`/chats/${door}/messages`).expect(404);
+    await carol.post(`/chats/${door}/join-requests`, {}).expect(201);
+    await until(async () => ((await carol.get(`/chats/${door}/messages`)).status === 200 ? true : undefined));
   });
 
   it('answers /start in a group with privacy on, and a button click gets its answer to the client', async () => {

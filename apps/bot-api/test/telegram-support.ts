@@ -7,10 +7,13 @@ export function tg(ctx: BotTestContext, token: string, method: string, body: obj
   return request(ctx.app.getHttpServer()).post(`/telegram/bot${token}/${method}`).send(body);
 }
 
-/** Listens on a free local port and answers the API root a framework is given: `http://127.0.0.1:<port>/telegram`. */
+/**
+ * Listens on a free local port and answers the API root a framework is given: the bare base URL
+ * `http://127.0.0.1:<port>` (no path, no trailing slash), as for Telegram's own server.
+ */
 export async function listenForFrameworks(ctx: BotTestContext): Promise<string> {
   await ctx.app.listen(0, '127.0.0.1');
-  return `http://127.0.0.1:${(ctx.app.getHttpServer().address() as AddressInfo).port}/telegram`;
+  return `http://127.0.0.1:${(ctx.app.getHttpServer().address() as AddressInfo).port}`;
 }
 
 /** Polls `probe` every 100 ms until it answers something other than undefined. */

@@ -49,12 +49,19 @@ describe('log redaction', () => {
     expect(record).toEqual({ id: 'r1', method: 'PUT', url: '/files/upload/k', headers: { 'user-agent': 'curl/8' } });
   });
 
-  it('logs a Telegram-style path without the bot token it carries', () => {
+  it('logs a Telegram-style path without the bot token it carries, at the root and under /telegram', () => {
     const token = 'sbot_' + 'a'.repeat(43);
-    for (const url of [`/telegram/bot${token}/sendMessage`, `/telegram/file/bot${token}/photos/x.jpg`]) {
+    const urls = [
+      `/telegram/bot${token}/sendMessage`,
+      `/telegram/file/bot${token}/photos/x.jpg`,
+      `/bot${token}/sendMessage?chat_id=1`,
+      `/file/bot${token}/photos/x.jpg`,
+      `/BOT${token}/getMe`,
+    ];
+    for (const url of urls) {
       const record = requestLogRecord({ id: 'r2', method: 'POST', url, headers: {} });
       expect(record.url).not.toContain(token);
-      expect(record.url).toMatch(/^\/telegram\/(file\/)?bot\[redacted\]\//);
+      expect(record.url).toMatch(/^(\/telegram)?\/(file\/)?bot\[redacted\]\//i);
     }
   });
 });

@@ -29,8 +29,11 @@ const LOGGED_REQUEST_HEADERS = [
   'idempotency-key',
 ];
 
-/** Telegram-style paths carry the bot token as a segment (`/telegram/bot<token>/…`, `/telegram/file/bot<token>/…`). */
-const TOKEN_IN_PATH = /(\/telegram\/(?:file\/)?bot)[^/]+/;
+/**
+ * Telegram-style paths carry the bot token as a segment: at the root (`/bot<token>/…`, `/file/bot<token>/…`)
+ * and under `/telegram/`. Matched from the start of the path and without regard to case.
+ */
+const TOKEN_IN_PATH = /^((?:\/telegram)?\/(?:file\/)?bot)[^/]+/i;
 
 /**
  * A small request record: the path without its query string (it may hold signed upload parameters)

@@ -1,3 +1,4 @@
+export * from './formatting';
 export * from './ids';
 export * from './native';
 export * from './shapes';

@@ -1,3 +1,5 @@
+import type { MessageEntity } from './formatting/entities';
+
 /**
  * The native bot-service shapes the mappers read: the parts of bot-api's message, chat, member and
  * Update views that have a Telegram counterpart. Written here structurally because a lib never
@@ -43,6 +45,8 @@ export interface NativeMessage {
   date: number;
   kind?: string;
   text: string | null;
+  /** Formatting of text (stored and detected), UTF-16 offsets. */
+  entities?: MessageEntity[];
   caption?: string | null;
   file?: NativeFile;
   location?: { latitude: number; longitude: number };
@@ -54,9 +58,12 @@ export interface NativeMessage {
     is_anonymous: boolean;
     type: 'regular' | 'quiz';
     correct_option_id?: number;
+    is_closed?: boolean;
   };
   contact?: { phone_number: string; first_name: string; last_name?: string };
   reply_to_message_id?: number;
+  /** The message replied to, one level deep. */
+  reply_to_message?: NativeMessage;
   reply_markup?: { inline_keyboard: NativeInlineButton[][] } | null;
   forward_from?: { chat_id: string; message_id: number; from_user_id: string; date: number };
   media_group_id?: string;

@@ -1,6 +1,7 @@
 import { IdRecorder, ResolvedIds, withAliases } from './ids';
 import type { NativeMessage, NativeUpdate } from './native';
-import { nativeAllowedUpdates, textEntities, toTelegramChatMember, toTelegramMessage, toTelegramUpdate } from './shapes';
+import { detectEntities } from './formatting/detect';
+import { nativeAllowedUpdates, toTelegramChatMember, toTelegramMessage, toTelegramUpdate } from './shapes';
 
 const ids = new ResolvedIds({
   chat: new Map([
@@ -57,11 +58,39 @@ describe('telegram-shapes', () => {
   });
 
   it('marks commands and mentions as entities in UTF-16 offsets', () => {
-    expect(textEntities('😀 /start@my_bot and @someone')).toEqual([
+    expect(detectEntities('😀 /start@my_bot and @someone')).toEqual([
       { type: 'bot_command', offset: 3, length: 13 },
       { type: 'mention', offset: 21, length: 8 },
     ]);
-    expect(textEntities('a/b is not a command')).toEqual([]);
+    expect(detectEntities('a/b is not a command')).toEqual([]);
+  });
+
+  it('carries the native entities, caption_entities for media, and the message replied to one level deep', () => {
+    const bold = { type: 'bold' as const, offset: 0, length: 2 };
+    const replied = message({ message_id: 3, text: 'q?', reply_to_message_id: 1, reply_to_message: message({ message_id: 1 }) });
+    const mapped = toTelegramMessage(message({ text: 'ok', entities: [bold], reply_to_message_id: 3, reply_to_message: replied }), ids);
+    expect(mapped.entities).toEqual([bold]);
+    expect(mapped.reply_to_message).toEqual({
+      message_id: 3,
+      from: { id: 21, is_bot: false, first_name: 'Alice' },
+      date: 1700000000,
+      chat: { id: -12, type: 'group', title: 'Team' },
+      text: 'q?',
+    });
+    const file = { file_id: 'f-1', file_name: 'a.jpg', mime_type: 'image/jpeg', file_size: 10, width: 4, height: 3, duration: null };
+    const photo = toTelegramMessage(message({ kind: 'photo', file, text: 'hi', caption: 'hi', entities: [bold] }), ids);
+    expect(photo).toMatchObject({ caption: 'hi', caption_entities: [bold] });
+    expect(photo.entities).toBeUndefined();
+  });
+
+  it('maps a caption edit as an edited media message with its caption', () => {
+    const update: NativeUpdate = {
+      update_id: 'u',
+      type: 'edited_message',
+      update_seq: 7,
+      message: message({ kind: 'photo', text: 'new caption', edit_date: 1700000100 }),
+    };
+    expect(toTelegramUpdate(update, ids)).toMatchObject({ edited_message: { caption: 'new caption', edit_date: 1700000100 } });
   });
 
   it('uses update_seq as update_id and drops types Telegram does not have', () => {

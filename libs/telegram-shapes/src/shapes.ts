@@ -1,3 +1,4 @@
+import { withDetectedEntities } from './formatting/detect';
 import type { TelegramIds } from './ids';
 import type {
   NativeCallbackQuery,
@@ -15,11 +16,6 @@ import type {
 /** Telegram objects are plain JSON; fields that do not apply are absent, never null. */
 export type TelegramObject = Record<string, unknown>;
 
-export interface TelegramMessageEntity {
-  type: 'bot_command' | 'mention';
-  offset: number;
-  length: number;
-}
 
 /** Native Update types that Telegram calls `message`: every new message, whatever its kind. */
 const MESSAGE_TYPES = new Set(['message', 'photo', 'document', 'video', 'audio', 'location']);
@@ -58,19 +54,6 @@ export function toTelegramChat(chat: NativeChat, ids: TelegramIds): TelegramObje
   });
 }
 
-/**
- * `bot_command` and `mention` entities of a text, found as Telegram's clients mark them: frameworks
- * route commands by these entities. Offsets and lengths count UTF-16 code units, as JavaScript strings do.
- */
-export function textEntities(text: string): TelegramMessageEntity[] {
-  const entities: TelegramMessageEntity[] = [];
-  for (const match of text.matchAll(/(^|[\s])(\/[A-Za-z0-9_]{1,32}(?:@[A-Za-z0-9_]{3,32})?|@[A-Za-z0-9_]{3,32})(?=$|[\s.,!?;:])/g)) {
-    const token = match[2];
-    const offset = (match.index ?? 0) + match[1].length;
-    entities.push({ type: token.startsWith('/') ? 'bot_command' : 'mention', offset, length: token.length });
-  }
-  return entities;
-}
 
 function fileBase(file: NativeFile): TelegramObject {
   return { file_id: file.file_id, file_unique_id: file.file_id.replace(/-/g, ''), file_size: file.file_size };
@@ -125,23 +108,24 @@ function mediaOf(kind: string, file: NativeFile): TelegramObject {
   }
 }
 
+/** Telegram's Poll of a native poll message; its id is `<chat>:<message_id>`. */
+export function toTelegramPoll(message: NativeMessage & { poll: NonNullable<NativeMessage['poll']> }): TelegramObject {
+  const total = message.poll.options.reduce((sum, option) => sum + option.voter_count, 0);
+  return present({
+    id: `${message.chat.id}:${message.message_id}`,
+    question: message.poll.question,
+    options: message.poll.options.map((option) => ({ text: option.text, voter_count: option.voter_count })),
+    total_voter_count: total,
+    is_closed: message.poll.is_closed === true,
+    is_anonymous: message.poll.is_anonymous,
+    type: message.poll.type,
+    allows_multiple_answers: false,
+    correct_option_id: message.poll.correct_option_id,
+  });
+}
+
 function kindBlocks(message: NativeMessage): TelegramObject {
-  if (message.poll) {
-    const total = message.poll.options.reduce((sum, option) => sum + option.voter_count, 0);
-    return {
-      poll: present({
-        id: `${message.chat.id}:${message.message_id}`,
-        question: message.poll.question,
-        options: message.poll.options.map((option) => ({ text: option.text, voter_count: option.voter_count })),
-        total_voter_count: total,
-        is_closed: false,
-        is_anonymous: message.poll.is_anonymous,
-        type: message.poll.type,
-        allows_multiple_answers: false,
-        correct_option_id: message.poll.correct_option_id,
-      }),
-    };
-  }
+  if (message.poll) return { poll: toTelegramPoll({ ...message, poll: message.poll }) };
   if (message.venue) {
     return {
       location: message.venue.location,
@@ -159,12 +143,18 @@ function kindBlocks(message: NativeMessage): TelegramObject {
   return {};
 }
 
-/** A native message as Telegram's Message; the text of a media message becomes its caption. */
+const MEDIA_KINDS = new Set(['photo', 'document', 'video', 'audio', 'voice', 'video_note', 'animation', 'sticker']);
+
+/**
+ * A native message as Telegram's Message; the text of a media message becomes its caption, with
+ * its entities as caption_entities. A reply carries the message replied to, one level deep.
+ */
 export function toTelegramMessage(message: NativeMessage, ids: TelegramIds): TelegramObject {
   const blocks = kindBlocks(message);
-  const media = message.file !== undefined && !message.poll;
+  const media = (message.file !== undefined || MEDIA_KINDS.has(message.kind ?? '')) && !message.poll;
   const words = media ? (message.caption ?? message.text) : message.poll ? null : message.text;
-  const entities = words ? textEntities(words) : [];
+  const entities = !words ? [] : (message.entities ?? withDetectedEntities(words, []));
+  const { reply_to_message: _nested, ...replied } = message.reply_to_message ?? ({} as Partial<NativeMessage>);
   return present({
     message_id: message.message_id,
     from: message.from ? toTelegramUser(message.from, ids) : undefined,
@@ -173,6 +163,7 @@ export function toTelegramMessage(message: NativeMessage, ids: TelegramIds): Tel
     edit_date: message.edit_date,
     media_group_id: message.media_group_id,
     forward_date: message.forward_from?.date,
+    reply_to_message: message.reply_to_message ? toTelegramMessage(replied as NativeMessage, ids) : undefined,
     ...(media
       ? { caption: words ?? undefined, caption_entities: entities.length > 0 ? entities : undefined }
       : { text: words ?? undefined, entities: entities.length > 0 ? entities : undefined }),
@@ -278,7 +269,7 @@ export function toTelegramUpdate(update: NativeUpdate, ids: TelegramIds): Telegr
   switch (update.type) {
     case 'edited_message':
       if (!update.message) return null;
-      return { update_id, edited_message: toTelegramMessage({ ...update.message, kind: 'text' }, ids) };
+      return { update_id, edited_message: toTelegramMessage({ kind: 'text', ...update.message }, ids) };
     case 'callback_query':
       return update.callback_query ? { update_id, callback_query: toTelegramCallbackQuery(update.callback_query, ids) } : null;
     case 'inline_query':

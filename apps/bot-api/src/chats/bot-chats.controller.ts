@@ -5,7 +5,7 @@ import { BotErrorDoc } from '../bot-errors';
 import type { Bot } from '../bots/entities/bot.entity';
 import { BOT_NOT_AVAILABLE, MethodDocs } from '../method-docs';
 import { BotChatsService } from './bot-chats.service';
-import { ChatMemberView, ChatView } from './dto/chat.view';
+import { ChatMemberView, ChatView, UserProfilePhotosView } from './dto/chat.view';
 import {
   BanChatMemberDto,
   ChatMemberRefDto,
@@ -15,6 +15,7 @@ import {
   SetChatPhotoDto,
   SetChatTitleDto,
   UnpinMessageDto,
+  UserRefDto,
 } from './dto/bot-chats.dto';
 import { SuccessDoc, TRUE_SCHEMA } from '../method-docs';
 
@@ -148,6 +149,32 @@ export class BotChatsController {
   @HttpCode(200)
   unpinAllChatMessages(@CurrentBot() bot: Bot, @Body() dto: ChatRefDto): Promise<true> {
     return this.chats.unpinAllChatMessages(bot, dto.chat_id);
+  }
+
+  @Post('getUserProfilePhotos')
+  @HttpCode(200)
+  @MethodDocs(
+    'getUserProfilePhotos: pictures of a user the bot shares a chat with (users have none here)',
+    OK('`{ total_count: 0, photos: [] }`', UserProfilePhotosView),
+    'VALIDATION',
+    { code: 'NOT_FOUND', when: 'the bot shares no chat with the user' },
+  )
+  getUserProfilePhotos(@CurrentBot() bot: Bot, @Body() dto: UserRefDto): Promise<UserProfilePhotosView> {
+    return this.chats.getUserProfilePhotos(bot, dto.user_id);
+  }
+
+  @Post('leaveChat')
+  @HttpCode(200)
+  @MethodDocs(
+    'leaveChat: the bot leaves a group; emits my_chat_member to it and chat_member to the other bots',
+    TRUE,
+    'VALIDATION',
+    BOT_NOT_AVAILABLE,
+    { code: 'FORBIDDEN', when: 'the bot owns the group' },
+    NOT_MEMBER,
+  )
+  leaveChat(@CurrentBot() bot: Bot, @Body() dto: ChatRefDto): Promise<true> {
+    return this.chats.leaveChat(bot, dto.chat_id);
   }
 
   @Post('approveChatJoinRequest')

@@ -18,7 +18,7 @@ import {
 } from './dto/bot-chats.dto';
 import { MemberState } from './entities/chat-member.entity';
 import { BotErrors } from '../bot-errors';
-import { ChatMemberView, ChatView } from './dto/chat.view';
+import { ChatMemberView, ChatView, UserProfilePhotosView } from './dto/chat.view';
 
 /** Chat reads and group governance for bots (spec 4.2): reads need membership, changes need rank. */
 @Injectable()
@@ -59,6 +59,16 @@ export class BotChatsService {
       members.map((m) => m.userId),
     );
     return members.map((m) => memberView(m, people.get(m.userId)!));
+  }
+
+  /**
+   * Profile pictures of a user the bot shares a chat with (else 404, like an unknown user). Users of
+   * this service have no profile pictures, so the list is empty; the lookup rule is what is kept.
+   */
+  async getUserProfilePhotos(bot: Bot, userId: string): Promise<UserProfilePhotosView> {
+    const manager = this.dataSource.manager;
+    if (!(await this.chats.shareAChat(manager, bot.systemUserId ?? '', userId))) throw BotErrors.notFound('User');
+    return { total_count: 0, photos: [] };
   }
 
   setChatTitle(bot: Bot, dto: SetChatTitleDto): Promise<true> {
@@ -119,6 +129,22 @@ export class BotChatsService {
         await this.chats.setMembership(manager, chat.id, dto.user_id, target, { state: 'left', banReason: null });
         await this.events.memberChangedBy(manager, chat, bot.systemUserId!, dto.user_id, 'banned', 'left');
       }
+      return true as const;
+    });
+  }
+
+  /**
+   * The bot leaves a group (my_chat_member for itself, chat_member for the group's other bots). A
+   * private chat cannot be left, and the owner cannot leave its group, as it cannot be removed.
+   */
+  leaveChat(bot: Bot, chatId: string): Promise<true> {
+    return this.dataSource.transaction(async (manager) => {
+      const { chat, member } = await this.membership(manager, bot, chatId, true);
+      if (chat.type !== 'group') throw BotErrors.invalid('A private chat cannot be left');
+      if (member.rank === 'owner') throw BotErrors.error('FORBIDDEN', 'The owner cannot leave the group');
+      const oldStatus = memberStatus(member);
+      await this.chats.setMembership(manager, chat.id, member.userId, member, { state: 'left', rank: 'member' });
+      await this.events.memberChangedBy(manager, chat, member.userId, member.userId, oldStatus, 'left');
       return true as const;
     });
   }

@@ -52,6 +52,18 @@ export class ChatsStore {
     return { chat, member };
   }
 
+  /** Whether two users are active members of one chat: what lets a bot look a user up. */
+  async shareAChat(manager: EntityManager, userId: string, otherId: string): Promise<boolean> {
+    const rows: Array<{ shared: boolean }> = await manager.query(
+      `SELECT EXISTS (
+         SELECT 1 FROM chat_members a JOIN chat_members b ON b.chat_id = a.chat_id
+          WHERE a.user_id = $1 AND a.state = 'active' AND b.user_id = $2 AND b.state = 'active'
+       ) AS shared`,
+      [userId, otherId],
+    );
+    return rows[0]?.shared === true;
+  }
+
   /** Null for an id that is not a chat's. */
   async find(manager: EntityManager, chatId: string): Promise<Chat | null> {
     return isUuid(chatId) ? manager.getRepository(Chat).findOneBy({ id: chatId }) : null;

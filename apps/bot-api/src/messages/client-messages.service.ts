@@ -11,6 +11,7 @@ import { ChatActionsService } from './chat-actions.service';
 import {
   CAPTION_MAX,
   EditMessageTextDto,
+  TEXT_MAX,
   ListMessagesQuery,
   MESSAGES_PAGE_SIZE,
   PostMessageDto,
@@ -18,6 +19,7 @@ import {
 import { DeletedMessageView, MessageListView, MessageView, ReceiptView } from './dto/message.view';
 import { Message, MessageKind } from './entities/message.entity';
 import { MessageEventsService } from './message-events.service';
+import { formattedText } from './formatted-text';
 import { isMediaKind } from './message-view';
 import { MessageStore } from './message-store.service';
 import { BotErrors } from '../bot-errors';
@@ -70,6 +72,11 @@ export class ClientMessagesService {
         throw BotErrors.invalid(`A caption has at most ${CAPTION_MAX} characters`);
       }
     }
+    const formatted =
+      dto.text === undefined
+        ? null
+        : formattedText(dto.text, { entities: dto.entities }, file ? CAPTION_MAX : TEXT_MAX, file ? 'caption' : 'text');
+    if (dto.entities && formatted === null) throw BotErrors.invalid('entities need a text');
     const replyTo = dto.reply_to_message_id ?? null;
     const reserved = await this.store.reserveAsMember(this.dataSource, chatId, account.id, replyTo);
     const message: Message = {
@@ -77,7 +84,8 @@ export class ClientMessagesService {
       chatId,
       senderId: account.id,
       kind: file ? kindForMime(file.mimeType) : dto.location ? 'location' : 'text',
-      text: dto.text ?? null,
+      text: formatted?.text ?? null,
+      entities: formatted?.entities ?? [],
       fileId: file?.id ?? null,
       replyToMessageId: replyTo,
       mentions: dto.mentions ?? [],
@@ -90,7 +98,8 @@ export class ClientMessagesService {
       deletedAt: null,
     };
     const updateUrl = file ? (await this.links.forUpdate(file)).url : null;
-    const updates = this.events.messagePostedUpdates(reserved, message, file, updateUrl);
+    const replied = await this.store.replyView(this.dataSource.manager, reserved.chat, message, 'update');
+    const updates = this.events.messagePostedUpdates(reserved, message, file, updateUrl, replied);
     const written = await this.store.insertReserved(this.dataSource, message, updates);
     this.events.posted(this.dataSource.manager, written);
     return this.store.view(message, reserved.chat, reserved.sender, file);
@@ -107,7 +116,14 @@ export class ClientMessagesService {
       if (isMediaKind(message.kind) && dto.text.length > CAPTION_MAX) {
         throw BotErrors.invalid(`A caption has at most ${CAPTION_MAX} characters`);
       }
-      message.text = dto.text;
+      const formatted = formattedText(
+        dto.text,
+        { entities: dto.entities },
+        isMediaKind(message.kind) ? CAPTION_MAX : TEXT_MAX,
+        isMediaKind(message.kind) ? 'caption' : 'text',
+      );
+      message.text = formatted.text;
+      message.entities = formatted.entities;
       message.editedAt = new Date();
       message.metadata = { ...message.metadata, isEdited: true };
       await this.store.save(manager, message);

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { withDetectedEntities } from '@app/telegram-shapes';
 import { EntityManager } from 'typeorm';
 import { BotsStore, ChatBot } from '../bots/bots.store';
 import type { StoredFile } from '../files/entities/file.entity';
@@ -11,6 +12,7 @@ import { Message, MessageKind } from './entities/message.entity';
 import { ChatRef, messageView, unixSeconds } from './message-view';
 import { MessageStore, ReservedMessage } from './message-store.service';
 import { groupMessageVisibleTo } from './privacy';
+import type { MessageView } from './dto/message.view';
 
 const KIND_TYPES: Partial<Record<MessageKind, UpdateType>> = {
   photo: 'photo',
@@ -46,6 +48,7 @@ export class MessageEventsService {
     message: Message,
     file: StoredFile | null,
     fileUrl: string | null = null,
+    replyTo: MessageView | null = null,
   ): UpdateEvent[] {
     const { chat, sender } = reserved;
     if (sender.isBot) return [];
@@ -60,7 +63,7 @@ export class MessageEventsService {
             }),
           );
     const type = updateTypeOf(message.kind);
-    const payload = { message: messageView(message, chat, sender, file, fileUrl) };
+    const payload = { message: messageView(message, chat, sender, file, fileUrl, replyTo) };
     return bots.map((bot) => ({ bot, type, payload, messageId: message.id }));
   }
 
@@ -73,8 +76,9 @@ export class MessageEventsService {
     message: Message,
     file: StoredFile | null,
     fileUrl: string | null = null,
+    replyTo: MessageView | null = null,
   ): UpdateColumns | null {
-    return this.updates.columnsOf(this.messagePostedEvents(reserved, message, file, fileUrl));
+    return this.updates.columnsOf(this.messagePostedEvents(reserved, message, file, fileUrl, replyTo));
   }
 
   /** Once insertReserved wrote them: the bots' pollers are woken and the deliveries queued. */
@@ -82,14 +86,17 @@ export class MessageEventsService {
     this.updates.written(manager, written);
   }
 
-  /** edited_message, from the message's sender. */
+  /** edited_message, from the message's sender: the new text (a media message's caption) and its formatting. */
   async messageEdited(manager: EntityManager, chat: ChatRef, message: Message) {
     const sender = await this.users.person(manager, message.senderId);
+    const entities = withDetectedEntities(message.text, message.entities);
     const body = {
       message_id: message.id,
       chat: { id: chat.id, type: chat.type },
       from: userView(sender),
+      kind: message.kind,
       text: message.text,
+      ...(entities.length > 0 ? { entities } : {}),
       date: unixSeconds(message.createdAt),
       edit_date: unixSeconds(message.editedAt ?? new Date()),
     };

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { isUuid, namedStatement, runNamed } from '@app/platform';
-import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { DataSource, EntityManager, In, IsNull } from 'typeorm';
 import { botsInChatJson, ChatBot, ChatBotRow, toChatBot } from '../bots/bots.store';
 import { ChatsStore } from '../chats/chats.store';
 import { Chat } from '../chats/entities/chat.entity';
@@ -16,12 +16,14 @@ import { ChatRef, messageView } from './message-view';
 import { BotErrors } from '../bot-errors';
 import { MessageView } from './dto/message.view';
 import type { ReplyMarkup } from '../sending/dto/reply-markup';
+import type { MessageEntity } from '@app/telegram-shapes';
 
 export interface NewMessage {
   chatId: string;
   senderId: string;
   kind: MessageKind;
   text?: string | null;
+  entities?: MessageEntity[];
   fileId?: string | null;
   replyToMessageId?: number | null;
   mentions?: string[];
@@ -47,8 +49,10 @@ const INSERT_AS_MEMBER = namedStatement(
        FROM (SELECT 1) one
        LEFT JOIN messages r ON r.id = $6::bigint AND r.chat_id = $1 AND r.deleted_at IS NULL
    ), written AS (
-     INSERT INTO messages (chat_id, sender_id, kind, text, file_id, reply_to_message_id, mentions, metadata, reply_markup)
-     SELECT member.id, $2, $3, $4, $5, $6::bigint, $7::jsonb, $8::jsonb, $9::jsonb FROM member, reply WHERE reply.ok
+     INSERT INTO messages (chat_id, sender_id, kind, text, file_id, reply_to_message_id, mentions, metadata, reply_markup,
+                           entities)
+     SELECT member.id, $2, $3, $4, $5, $6::bigint, $7::jsonb, $8::jsonb, $9::jsonb, $10::jsonb
+       FROM member, reply WHERE reply.ok
      RETURNING id, created_at
    )
    SELECT member.type, member.title, member.name, member.username, member.is_bot,
@@ -81,13 +85,13 @@ const INSERT_RESERVED = namedStatement(
   'bot_api_message_insert_reserved',
   `WITH message AS (
      INSERT INTO messages (id, chat_id, sender_id, kind, text, file_id, reply_to_message_id, mentions, metadata,
-                           reply_markup, created_at)
+                           reply_markup, entities, created_at)
      OVERRIDING SYSTEM VALUE
      SELECT $1::bigint, $2::uuid, $3::varchar, $4::varchar, $5::text, $6::uuid, $7::bigint, $8::jsonb, $9::jsonb,
-            $10::jsonb, $11::timestamptz
+            $10::jsonb, $11::jsonb, $12::timestamptz
       WHERE EXISTS (SELECT 1 FROM chat_members WHERE chat_id = $2::uuid AND user_id = $3::varchar AND state = 'active')
      RETURNING id
-   ), ${updatesWriteSql(12, 'message')}
+   ), ${updatesWriteSql(13, 'message')}
    SELECT EXISTS (SELECT 1 FROM message) AS message_written, ${WRITTEN_UPDATE_COLUMNS}
      FROM (SELECT 1) one
      LEFT JOIN (written_updates w LEFT JOIN delivered d ON d.update_id = w.update_id) ON true`,
@@ -169,6 +173,7 @@ export class MessageStore {
       senderId: input.senderId,
       kind: input.kind,
       text: input.text ?? null,
+      entities: input.entities ?? [],
       fileId: input.fileId ?? null,
       replyToMessageId: input.replyToMessageId ?? null,
       mentions: input.mentions ?? [],
@@ -196,6 +201,7 @@ export class MessageStore {
       senderId: input.senderId,
       kind: input.kind,
       text: input.text ?? null,
+      entities: input.entities ?? [],
       fileId: input.fileId ?? null,
       replyToMessageId: replyTo,
       mentions: input.mentions ?? [],
@@ -276,6 +282,13 @@ export class MessageStore {
 
   /** A live (not deleted) message of the chat, else 404; `lock` serialises edits and deletions of it. */
   async findInChat(manager: EntityManager, chatId: string, messageId: unknown, lock = false): Promise<Message> {
+    const message = await this.findLive(manager, chatId, messageId, lock);
+    if (!message) throw BotErrors.notFound('Message');
+    return message;
+  }
+
+  /** A live message of the chat, or null (unknown, deleted, or of another chat). */
+  async findLive(manager: EntityManager, chatId: string, messageId: unknown, lock = false): Promise<Message | null> {
     const id = parseMessageId(messageId);
     const message =
       id === null
@@ -284,8 +297,7 @@ export class MessageStore {
             where: { id, chatId },
             ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
           });
-    if (!message || message.deletedAt) throw BotErrors.notFound('Message');
-    return message;
+    return message && !message.deletedAt ? message : null;
   }
 
   /** Soft delete: replies and receipts keep their reference; a pinned message is unpinned. */
@@ -323,33 +335,74 @@ export class MessageStore {
     return rows[0]?.sender_id ?? null;
   }
 
-  async render(manager: EntityManager, chat: ChatRef, messages: Message[]) {
+  /** Messages as readers see them, each with the message it replies to (one level, live ones only). */
+  async render(manager: EntityManager, chat: ChatRef, messages: Message[]): Promise<MessageView[]> {
+    const targets = await this.replyTargets(manager, chat.id, messages);
+    const all = [...messages, ...targets];
     const people = await this.users.people(
       manager,
-      messages.map((m) => m.senderId),
+      all.map((m) => m.senderId),
     );
     const files = await this.files.byIds(
       manager,
-      messages.map((m) => m.fileId),
+      all.map((m) => m.fileId),
     );
     const urls = await this.links.forReadAll(files.values());
-    return messages.map((m) => {
+    const viewOf = (m: Message, replyTo: MessageView | null) => {
       const file = m.fileId ? files.get(m.fileId)! : null;
-      return messageView(m, chat, people.get(m.senderId)!, file, file ? urls.get(file.id)! : null);
-    });
+      return messageView(m, chat, people.get(m.senderId)!, file, file ? urls.get(file.id)! : null, replyTo);
+    };
+    const replies = new Map(targets.map((target) => [target.id, viewOf(target, null)]));
+    return messages.map((m) =>
+      viewOf(m, m.replyToMessageId === null ? null : (replies.get(m.replyToMessageId) ?? null)),
+    );
   }
 
   async renderOne(manager: EntityManager, chat: ChatRef, message: Message): Promise<MessageView> {
     return (await this.render(manager, chat, [message]))[0];
   }
 
-  /** The view a caller reads now: a file's URL is signed for FILE_DOWNLOAD_URL_TTL_SECONDS. */
-  async view(message: Message, chat: ChatRef, sender: Person, file: StoredFile | null): Promise<MessageView> {
-    return messageView(message, chat, sender, file, file ? (await this.links.forRead(file)).url : null);
+  /**
+   * The view a caller reads now: a file's URL is signed for FILE_DOWNLOAD_URL_TTL_SECONDS. A reply
+   * carries the message it replies to, read on `on` (the caller's transaction, when it has one).
+   */
+  async view(
+    message: Message,
+    chat: ChatRef,
+    sender: Person,
+    file: StoredFile | null,
+    on: EntityManager = this.dataSource.manager,
+  ): Promise<MessageView> {
+    const replyTo = await this.replyView(on, chat, message, 'read');
+    return messageView(message, chat, sender, file, file ? (await this.links.forRead(file)).url : null, replyTo);
+  }
+
+  /**
+   * The view of the message that `message` replies to, or null (no reply, or the target was deleted).
+   * `link` says how long its file's URL must live: a read now, or an Update's delivery.
+   */
+  async replyView(
+    on: EntityManager,
+    chat: ChatRef,
+    message: Message,
+    link: 'read' | 'update',
+  ): Promise<MessageView | null> {
+    const [target] = await this.replyTargets(on, chat.id, [message]);
+    if (!target) return null;
+    const sender = await this.users.person(on, target.senderId);
+    const file = target.fileId ? ((await this.files.byIds(on, [target.fileId])).get(target.fileId) ?? null) : null;
+    const url = file ? (link === 'read' ? await this.links.forRead(file) : await this.links.forUpdate(file)).url : null;
+    return messageView(target, chat, sender, file, url);
+  }
+
+  private async replyTargets(manager: EntityManager, chatId: string, messages: Message[]): Promise<Message[]> {
+    const ids = [...new Set(messages.map((m) => m.replyToMessageId).filter((id): id is number => id !== null))];
+    if (ids.length === 0) return [];
+    return manager.getRepository(Message).findBy({ id: In(ids), chatId, deletedAt: IsNull() });
   }
 }
 
-/** A message's written columns, from chat_id to reply_markup, in the order both insert statements take them. */
+/** A message's written columns, from chat_id to entities, in the order both insert statements take them. */
 function messageColumnValues(message: Pick<Message, MessageColumn>): unknown[] {
   return [
     message.chatId,
@@ -361,8 +414,18 @@ function messageColumnValues(message: Pick<Message, MessageColumn>): unknown[] {
     JSON.stringify(message.mentions),
     JSON.stringify(message.metadata),
     message.replyMarkup === null ? null : JSON.stringify(message.replyMarkup),
+    JSON.stringify(message.entities),
   ];
 }
 
 type MessageColumn =
-  'chatId' | 'senderId' | 'kind' | 'text' | 'fileId' | 'replyToMessageId' | 'mentions' | 'metadata' | 'replyMarkup';
+  | 'chatId'
+  | 'senderId'
+  | 'kind'
+  | 'text'
+  | 'entities'
+  | 'fileId'
+  | 'replyToMessageId'
+  | 'mentions'
+  | 'metadata'
+  | 'replyMarkup';

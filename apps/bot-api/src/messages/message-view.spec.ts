@@ -14,6 +14,7 @@ function message(overrides: Partial<Message>): Message {
     senderId: 'u1',
     kind: 'text',
     text: 'hi',
+    entities: [],
     fileId: null,
     replyToMessageId: null,
     mentions: [],
@@ -83,6 +84,36 @@ describe('message view', () => {
     expect(view).not.toHaveProperty('file');
     expect(view).not.toHaveProperty('poll');
     expect(view).not.toHaveProperty('reply_to_message_id');
+    expect(view).not.toHaveProperty('entities');
+  });
+
+  it('shows stored entities with the ones found in the text, and caption_entities for media', () => {
+    const bold = { type: 'bold' as const, offset: 0, length: 2 };
+    const text = messageView(message({ text: 'hi /help', entities: [bold] }), chat, sender, null);
+    expect(text.entities).toEqual([bold, { type: 'bot_command', offset: 3, length: 5 }]);
+    expect(text).not.toHaveProperty('caption_entities');
+    const photo = messageView(
+      message({ kind: 'photo', fileId: 'f1', text: 'hi', entities: [bold] }),
+      chat,
+      sender,
+      file,
+    );
+    expect(photo).toMatchObject({ caption: 'hi', caption_entities: [bold], entities: [bold] });
+  });
+
+  it('carries the message replied to one level deep, without its own reply', () => {
+    const first = messageView(message({ id: 1, text: 'first' }), chat, sender, null);
+    const second = messageView(
+      message({ id: 2, text: 'second', replyToMessageId: 1 }),
+      chat,
+      sender,
+      null,
+      null,
+      first,
+    );
+    const third = messageView(message({ id: 3, text: 'third', replyToMessageId: 2 }), chat, sender, null, null, second);
+    expect(third.reply_to_message).toMatchObject({ message_id: 2, text: 'second', reply_to_message_id: 1 });
+    expect(third.reply_to_message).not.toHaveProperty('reply_to_message');
   });
 });
 

@@ -1,3 +1,4 @@
+import { withDetectedEntities } from '@app/telegram-shapes';
 import type { Chat } from '../chats/entities/chat.entity';
 import type { StoredFile } from '../files/entities/file.entity';
 import { Person, userView } from '../users/person';
@@ -43,7 +44,8 @@ export function fileView(file: StoredFile, message: Pick<Message, 'metadata'>, u
 
 /**
  * The one message shape used by send results, client message lists and message Updates: the fields
- * of spec 2.3 and 6.2 plus the kind-specific blocks, with absent blocks left out.
+ * of spec 2.3 and 6.2 plus the kind-specific blocks, with absent blocks left out. `replyTo` is the
+ * view of the message replied to, when it is still there; it never carries a reply of its own.
  */
 export function messageView(
   message: Message,
@@ -51,6 +53,7 @@ export function messageView(
   sender: Person,
   file: StoredFile | null,
   fileUrl: string | null = null,
+  replyTo: MessageView | null = null,
 ): MessageView {
   const meta = message.metadata;
   const view: MessageView = {
@@ -62,7 +65,12 @@ export function messageView(
     text: message.text,
     metadata: meta,
   };
-  if (isMediaKind(message.kind)) view.caption = message.text;
+  const entities = withDetectedEntities(message.text, message.entities);
+  if (entities.length > 0) view.entities = entities;
+  if (isMediaKind(message.kind)) {
+    view.caption = message.text;
+    if (entities.length > 0) view.caption_entities = entities;
+  }
   if (file) view.file = fileView(file, message, fileUrl);
   if (meta.location) {
     const point = { latitude: meta.location.latitude, longitude: meta.location.longitude };
@@ -82,11 +90,16 @@ export function messageView(
       options: meta.poll.options.map((text) => ({ text, voter_count: 0 })),
       is_anonymous: meta.poll.is_anonymous,
       type: meta.poll.type,
+      is_closed: meta.poll.is_closed === true,
       ...(meta.poll.correct_option_id !== undefined ? { correct_option_id: meta.poll.correct_option_id } : {}),
     };
   }
   if (meta.contact) view.contact = meta.contact;
   if (message.replyToMessageId !== null) view.reply_to_message_id = message.replyToMessageId;
+  if (replyTo) {
+    const { reply_to_message: _nested, ...target } = replyTo;
+    view.reply_to_message = target;
+  }
   if (message.mentions.length > 0) view.mentions = message.mentions;
   if (message.replyMarkup) view.reply_markup = message.replyMarkup;
   if (meta.forwardFrom) view.forward_from = meta.forwardFrom;

@@ -12,12 +12,13 @@ import {
   CommandsSelectorDto,
   SetMyCommandsDto,
   SetMyDescriptionDto,
+  SetMyNameDto,
   SetMyShortDescriptionDto,
   VerifyTokenDto,
 } from './dto/profile.dto';
 import { BotCommand } from './entities/bot-command-set.entity';
 import { ProfileService } from './profile.service';
-import { BotSelf, DescriptionView, ShortDescriptionView, VerifyTokenResult } from './profile.view';
+import { BotSelf, DescriptionView, NameView, ShortDescriptionView, VerifyTokenResult } from './profile.view';
 
 const GET_ME = {
   description: 'The bot: id (its system user), bot_id, is_bot, name, username and profile',
@@ -70,6 +71,30 @@ export class ProfileController {
   @ApiOkResponse(GET_ME)
   postGetMe(@CurrentBot() bot: Bot): BotSelf {
     return this.profile.me(bot);
+  }
+
+  @Post('setMyName')
+  @HttpCode(200)
+  @ApiErrors('VALIDATION')
+  @ApiOperation({ summary: 'setMyName: the display name the bot shows in chats (1 to 64 characters)' })
+  @ApiOkResponse({ description: '`true`', schema: TRUE_SCHEMA })
+  setMyName(@CurrentBot() bot: Bot, @Body() dto: SetMyNameDto): Promise<true> {
+    return this.profile.setName(bot.id, dto.name);
+  }
+
+  @Get('getMyName')
+  @ApiOperation({ summary: 'getMyName' })
+  @ApiOkResponse({ description: '`{ name }`', type: NameView })
+  getMyName(@CurrentBot() bot: Bot): Promise<NameView> {
+    return this.profile.getName(bot.id);
+  }
+
+  @Post('getMyName')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'getMyName' })
+  @ApiOkResponse({ description: '`{ name }`', type: NameView })
+  postGetMyName(@CurrentBot() bot: Bot): Promise<NameView> {
+    return this.profile.getName(bot.id);
   }
 
   @Post('setMyShortDescription')

@@ -1,10 +1,13 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { isBotAvailable } from '@app/webhook-queue';
+import { DataSource } from 'typeorm';
 import { BotTokenCache } from '../bot-auth/bot-token-cache';
 import { BotTokenService } from '../bot-auth/bot-token.service';
 import { BotsStore } from '../bots/bots.store';
 import type { Bot } from '../bots/entities/bot.entity';
 import { BotErrors } from '../bot-errors';
+import { UsersStore } from '../users/users.store';
 import { VerifyTokenResult } from './profile.view';
 
 export interface BotSelf {
@@ -26,7 +29,9 @@ export interface BotSelf {
 @Injectable()
 export class ProfileService {
   constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly bots: BotsStore,
+    private readonly users: UsersStore,
     private readonly tokens: BotTokenService,
     private readonly tokenCache: BotTokenCache,
   ) {}
@@ -57,6 +62,27 @@ export class ProfileService {
     if (!token) throw BotErrors.error('BOT_TOKEN_REQUIRED', 'Give the bot token as `token` in the body');
     const bot = await this.tokens.findByToken(token);
     return bot && isBotAvailable(bot) ? { valid: true, bot_id: bot.id } : { valid: false };
+  }
+
+  /**
+   * The bot's display name, as its developer changes it after approval: the system user carries the new
+   * name into chats in the same transaction.
+   */
+  async setName(botId: string, name: string): Promise<true> {
+    await this.dataSource.transaction(async (manager) => {
+      const bot = await this.bots.lock(manager, botId);
+      if (!bot) throw BotErrors.notFound('Bot');
+      bot.name = name;
+      await this.bots.save(manager, bot);
+      if (bot.systemUserId) await this.users.renameBotUser(manager, bot.systemUserId, bot.name, bot.username);
+    });
+    this.tokenCache.invalidate(botId);
+    return true;
+  }
+
+  async getName(botId: string): Promise<{ name: string }> {
+    const bot = await this.bots.get(botId);
+    return { name: bot.name };
   }
 
   async setShortDescription(botId: string, text: string | undefined): Promise<true> {

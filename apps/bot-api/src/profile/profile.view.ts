@@ -49,6 +49,11 @@ export class VerifyTokenResult {
   bot_id?: string;
 }
 
+export class NameView {
+  @ApiProperty({ description: 'The display name the bot shows in chats' })
+  name: string;
+}
+
 export class ShortDescriptionView {
   @ApiProperty({ description: 'Empty when none is set' })
   short_description: string;

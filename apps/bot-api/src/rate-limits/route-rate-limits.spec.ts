@@ -38,13 +38,12 @@ describe('routeLimitOf', () => {
   it('counts the Telegram face against the same per-bot budgets, setWebhook against set_webhook', () => {
     const token = `sbot_${'a'.repeat(43)}`;
     expect(routeLimitOf('POST', `/telegram/bot${token}/sendMessage`)).toEqual({ endpoint: 'bot', subject: 'bot' });
-    expect(routeLimitOf('POST', `/telegram/bot${token}/SETWEBHOOK`)).toEqual({
-      endpoint: 'set_webhook',
-      subject: 'bot',
-    });
-    expect(routeLimitOf('GET', `/telegram/file/bot${token}/abc/photo.png`)).toEqual({
-      endpoint: 'bot',
-      subject: 'bot',
-    });
+    expect(routeLimitOf('POST', `/telegram/bot${token}/SETWEBHOOK`)).toEqual({ endpoint: 'set_webhook', subject: 'bot' });
+    expect(routeLimitOf('GET', `/telegram/file/bot${token}/abc/photo.png`)).toEqual({ endpoint: 'bot', subject: 'bot' });
+    expect(routeLimitOf('POST', `/bot${token}/sendMessage`)).toEqual({ endpoint: 'bot', subject: 'bot' });
+    expect(routeLimitOf('POST', `/bot${token}/setWebhook`)).toEqual({ endpoint: 'set_webhook', subject: 'bot' });
+    expect(routeLimitOf('GET', `/file/bot${token}/abc/setWebhook`)).toEqual({ endpoint: 'bot', subject: 'bot' });
+    expect(routeLimitOf('POST', '/bot{token}/{method}')).toEqual({ endpoint: 'bot', subject: 'bot' });
+    expect(routeLimitOf('GET', '/health')).toBeNull();
   });
 });

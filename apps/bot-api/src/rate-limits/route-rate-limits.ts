@@ -35,13 +35,18 @@ export interface RouteLimit {
 }
 
 const BASE = '/api/v1/bots/';
-/** The Telegram face (`/telegram/bot<token>/<method>`) counts against the same per-bot budgets. */
-const TELEGRAM_BASE = '/telegram/';
+/**
+ * The Telegram face counts against the same per-bot budgets, at the root (`/bot<token>/<method>`,
+ * `/file/bot<token>/<path>`) as under `/telegram/`.
+ */
+const TELEGRAM_PATH = /^(?:\/telegram)?\/(file\/)?bot[^/]*\/([^/]*)/i;
 
-/** `/telegram/bot<token>/<method>` and the file route `/telegram/file/bot<token>/<path>`, per bot. */
-function telegramLimitOf(path: string): RouteLimit {
-  const [, , first, method] = path.split('/');
-  return first?.startsWith('bot') && method?.toLowerCase() === 'setwebhook'
+/** A Telegram-face path's limit, per bot; null for a path that is not one. */
+function telegramLimitOf(path: string): RouteLimit | null {
+  const match = TELEGRAM_PATH.exec(path);
+  if (!match) return path.startsWith('/telegram/') ? { endpoint: 'bot', subject: 'bot' } : null;
+  const [, file, method] = match;
+  return !file && method.toLowerCase() === 'setwebhook'
     ? { endpoint: 'set_webhook', subject: 'bot' }
     : { endpoint: 'bot', subject: 'bot' };
 }
@@ -52,8 +57,7 @@ function telegramLimitOf(path: string): RouteLimit {
  * someone remembered a decorator. Paths may be concrete or OpenAPI templates.
  */
 export function routeLimitOf(method: string, path: string): RouteLimit | null {
-  if (path.startsWith(TELEGRAM_BASE)) return telegramLimitOf(path);
-  if (!path.startsWith(BASE)) return null;
+  if (!path.startsWith(BASE)) return telegramLimitOf(path);
   const [first, second, third] = path.slice(BASE.length).split('/');
   const write = method.toUpperCase() !== 'GET';
   // Platform services behind the internal service token; their own callers are limited where they enter.

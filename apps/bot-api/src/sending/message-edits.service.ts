@@ -9,17 +9,25 @@ import type { Chat } from '../chats/entities/chat.entity';
 import type { ChatMember } from '../chats/entities/chat-member.entity';
 import type { Message } from '../messages/entities/message.entity';
 import { MessageEventsService } from '../messages/message-events.service';
-import { unixSeconds } from '../messages/message-view';
+import { isMediaKind, unixSeconds } from '../messages/message-view';
+import type { FormattedText, ParseMode } from '@app/telegram-shapes';
+import { FilesService } from '../files/files.service';
+import { CAPTION_MAX, TEXT_MAX } from '../messages/dto/client-messages.dto';
+import { formattedText, nonEmptyText } from '../messages/formatted-text';
 import { MessageStore } from '../messages/message-store.service';
 import { groupMessageVisibleTo } from '../messages/privacy';
 import { UsersStore } from '../users/users.store';
 import {
   CopyMessageDto,
   DeleteMessageDto,
+  DeleteMessagesDto,
+  EditMessageCaptionDto,
   EditMessageDto,
+  EditMessageMediaDto,
   EditMessageReplyMarkupDto,
   ForwardMessageDto,
   MessageRefDto,
+  StopPollDto,
 } from './dto/edit.dto';
 import { MessageView } from '../messages/dto/message.view';
 import type { IdempotentSend } from './idempotent-send';
@@ -37,15 +45,93 @@ export class MessageEditsService {
     private readonly events: MessageEventsService,
     private readonly chats: ChatsStore,
     private readonly users: UsersStore,
+    private readonly files: FilesService,
   ) {}
 
   /** Text messages of this bot only; marks metadata.isEdited and emits edited_message. */
   editMessage(bot: Bot, dto: EditMessageDto, key?: IdempotentSend): Promise<MessageView> {
+    const formatted = nonEmptyText(formattedText(dto.text, dto, TEXT_MAX));
+    return this.edit(bot, dto, key, async (message) => {
+      if (message.kind !== 'text') throw BotErrors.invalid('Only text messages can be edited');
+      setText(message, formatted);
+    });
+  }
+
+  /** The caption of a media message of this bot; an omitted or empty caption removes it. */
+  editMessageCaption(bot: Bot, dto: EditMessageCaptionDto, key?: IdempotentSend): Promise<MessageView> {
+    const caption = captionOf(dto.caption, dto.parse_mode, dto.caption_entities);
+    return this.edit(bot, dto, key, async (message) => {
+      if (!isMediaKind(message.kind)) throw BotErrors.invalid('Only media messages have a caption to edit');
+      setText(message, caption);
+    });
+  }
+
+  /**
+   * Another file (of a type a media message may have) for a media message of this bot, with the new
+   * media's caption: none when it gives none, as in Telegram. The file must be one the bot may send.
+   */
+  editMessageMedia(bot: Bot, dto: EditMessageMediaDto, key?: IdempotentSend): Promise<MessageView> {
+    const caption = captionOf(dto.media.caption, dto.media.parse_mode, dto.media.caption_entities);
+    return this.edit(bot, dto, key, async (message, manager) => {
+      if (!isMediaKind(message.kind) || message.metadata.mediaGroupId) {
+        throw BotErrors.invalid('Only media messages outside an album can get another file');
+      }
+      const file = await this.files.visibleToBot(manager, dto.media.file_id, bot);
+      message.kind = dto.media.type;
+      message.fileId = file.id;
+      const { file: _given, ...metadata } = message.metadata;
+      message.metadata = metadata;
+      setText(message, caption);
+    });
+  }
+
+  /**
+   * Closes a poll of this bot: it shows as closed (is_closed) to every reader. Not an edit: no
+   * edited_message, as Telegram sends none.
+   */
+  stopPoll(bot: Bot, dto: StopPollDto): Promise<MessageView> {
+    return this.dataSource.transaction(async (manager) => {
+      const { chat, message } = await this.ownMessage(manager, bot, dto);
+      const poll = message.metadata.poll;
+      if (!poll) throw BotErrors.invalid('The message is not a poll');
+      if (poll.is_closed) throw BotErrors.invalid('The poll has already been closed');
+      message.metadata = { ...message.metadata, poll: { ...poll, is_closed: true } };
+      if (dto.reply_markup !== undefined) message.replyMarkup = { ...dto.reply_markup };
+      await this.store.save(manager, message);
+      return this.store.renderOne(manager, chat, message);
+    });
+  }
+
+  /**
+   * Several messages of this bot in one chat, in one transaction: unknown and already deleted ones are
+   * skipped, as in Telegram; one that another member sent refuses the whole call, and nothing is deleted.
+   */
+  deleteMessages(bot: Bot, dto: DeleteMessagesDto): Promise<true> {
+    return this.dataSource.transaction(async (manager) => {
+      const { chat } = await this.chats.requireActiveMember(manager, dto.chat_id, bot.systemUserId ?? '');
+      // Ascending ids: concurrent calls lock rows in one order and cannot deadlock.
+      for (const id of [...new Set(dto.message_ids)].sort((a, b) => a - b)) {
+        const message = await this.store.findLive(manager, chat.id, id, true);
+        if (!message) continue;
+        if (message.senderId !== bot.systemUserId)
+          throw BotErrors.error('FORBIDDEN', 'Only messages of this bot can be deleted');
+        const at = await this.store.markDeleted(manager, chat, message);
+        await this.events.messageDeleted(manager, chat, message, at);
+      }
+      return true as const;
+    });
+  }
+
+  private edit(
+    bot: Bot,
+    dto: MessageRefDto & { reply_markup?: EditMessageDto['reply_markup'] },
+    key: IdempotentSend | undefined,
+    change: (message: Message, manager: EntityManager) => Promise<void>,
+  ): Promise<MessageView> {
     return this.dataSource.transaction(async (manager) => {
       await key?.begin(manager);
       const { chat, message } = await this.ownMessage(manager, bot, dto);
-      if (message.kind !== 'text') throw BotErrors.invalid('Only text messages can be edited');
-      message.text = dto.text;
+      await change(message, manager);
       message.editedAt = new Date();
       message.metadata = { ...message.metadata, isEdited: true };
       if (dto.reply_markup !== undefined) message.replyMarkup = { ...dto.reply_markup };
@@ -114,6 +200,7 @@ export class MessageEditsService {
         senderId: userId,
         kind: original.kind,
         text: original.text,
+        entities: original.entities,
         fileId: original.fileId,
         metadata: markForwarded ? { ...kept, forwardFrom: mark } : kept,
       });
@@ -161,6 +248,21 @@ export class MessageEditsService {
     }
     return { ...membership, message };
   }
+}
+
+/** A caption as an edit gives it: parsed or checked, none when empty. */
+function captionOf(
+  caption: string | undefined,
+  parseMode: ParseMode | undefined,
+  entities: unknown[] | undefined,
+): FormattedText {
+  if (caption === undefined && entities) throw BotErrors.invalid('caption_entities need a caption');
+  return formattedText(caption ?? '', { parse_mode: parseMode, entities }, CAPTION_MAX, 'caption');
+}
+
+function setText(message: Message, formatted: FormattedText): void {
+  message.text = formatted.text === '' ? null : formatted.text;
+  message.entities = formatted.entities;
 }
 
 function postedWhileMember(message: Message, member: ChatMember): boolean {

@@ -9,9 +9,13 @@ import { MessagingOperation } from '../quotas/send-quota.guard';
 import {
   CopyMessageDto,
   DeleteMessageDto,
+  DeleteMessagesDto,
+  EditMessageCaptionDto,
   EditMessageDto,
+  EditMessageMediaDto,
   EditMessageReplyMarkupDto,
   ForwardMessageDto,
+  StopPollDto,
 } from './dto/edit.dto';
 import {
   SendAnimationDto,
@@ -299,6 +303,62 @@ export class SendingController {
     @SendKey() key: IdempotentSend | undefined,
   ): Promise<MessageView | RenderedBody> {
     return answered(key, this.edits.editMessage(bot, dto, key));
+  }
+
+  @Post('editMessageCaption')
+  @MethodDocs(
+    'editMessageCaption: new caption (and its formatting) for a media message of this bot; emits edited_message',
+    { status: 200, description: `The edited message with metadata.isEdited${REPLAY_NOTE}`, type: MessageView },
+    ...EDIT_ERRORS,
+  )
+  @HttpCode(200)
+  @IdempotentMessagingOperation()
+  editMessageCaption(
+    @CurrentBot() bot: Bot,
+    @Body() dto: EditMessageCaptionDto,
+    @SendKey() key: IdempotentSend | undefined,
+  ): Promise<MessageView | RenderedBody> {
+    return answered(key, this.edits.editMessageCaption(bot, dto, key));
+  }
+
+  @Post('editMessageMedia')
+  @MethodDocs(
+    'editMessageMedia: another file (and caption) for a media message of this bot; emits edited_message',
+    { status: 200, description: `The edited message with metadata.isEdited${REPLAY_NOTE}`, type: MessageView },
+    ...EDIT_ERRORS,
+  )
+  @HttpCode(200)
+  @IdempotentMessagingOperation()
+  editMessageMedia(
+    @CurrentBot() bot: Bot,
+    @Body() dto: EditMessageMediaDto,
+    @SendKey() key: IdempotentSend | undefined,
+  ): Promise<MessageView | RenderedBody> {
+    return answered(key, this.edits.editMessageMedia(bot, dto, key));
+  }
+
+  @Post('stopPoll')
+  @MethodDocs(
+    'stopPoll: close a poll of this bot; the message shows poll.is_closed',
+    { status: 200, description: 'The poll message', type: MessageView },
+    ...CHANGE_ERRORS,
+  )
+  @HttpCode(200)
+  @MessagingOperation()
+  stopPoll(@CurrentBot() bot: Bot, @Body() dto: StopPollDto): Promise<MessageView> {
+    return this.edits.stopPoll(bot, dto);
+  }
+
+  @Post('deleteMessages')
+  @MethodDocs(
+    'deleteMessages: up to 100 messages of this bot in one chat, all or none; unknown ones are skipped; emits message_deleted',
+    { status: 200, description: '`true`', schema: TRUE_SCHEMA },
+    ...CHANGE_ERRORS,
+  )
+  @HttpCode(200)
+  @MessagingOperation()
+  deleteMessages(@CurrentBot() bot: Bot, @Body() dto: DeleteMessagesDto): Promise<true> {
+    return this.edits.deleteMessages(bot, dto);
   }
 
   @Post('deleteMessage')

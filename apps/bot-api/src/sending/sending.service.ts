@@ -13,6 +13,9 @@ import { MessageKind, MessageMetadata } from '../messages/entities/message.entit
 import { MessageStore } from '../messages/message-store.service';
 import { UsersStore } from '../users/users.store';
 import { DEFAULT_DICE_EMOJI, rollDice } from './dice';
+import type { MessageEntity, ParseMode } from '@app/telegram-shapes';
+import { CAPTION_MAX, TEXT_MAX } from '../messages/dto/client-messages.dto';
+import { formattedText, nonEmptyText } from '../messages/formatted-text';
 import type { IdempotentSend } from './idempotent-send';
 import {
   SendBaseDto,
@@ -42,6 +45,7 @@ export interface FileSend extends SendBaseDto {
 interface Content {
   kind: MessageKind;
   text?: string | null;
+  entities?: MessageEntity[];
   fileId?: string;
   mentions?: string[];
   metadata?: MessageMetadata;
@@ -62,8 +66,10 @@ export class SendingService {
     private readonly users: UsersStore,
   ) {}
 
+  /** parse_mode markup is parsed (or given entities checked) before anything is written. */
   sendMessage(bot: Bot, dto: SendMessageDto, key?: IdempotentSend): Promise<MessageView> {
-    return this.sendOne(bot, dto, { kind: 'text', text: dto.text, mentions: dto.mentions }, key);
+    const { text, entities } = nonEmptyText(formattedText(dto.text, dto, TEXT_MAX));
+    return this.sendOne(bot, dto, { kind: 'text', text, entities, mentions: dto.mentions }, key);
   }
 
   sendFile(bot: Bot, kind: MessageKind, dto: FileSend, key?: IdempotentSend): Promise<MessageView> {
@@ -75,10 +81,11 @@ export class SendingService {
       title: dto.title,
     };
     const file = Object.fromEntries(Object.entries(own).filter(([, value]) => value !== undefined));
+    const caption = captionOf(dto);
     return this.sendOne(
       bot,
       dto,
-      { kind, text: dto.caption, fileId: dto.file_id, metadata: Object.keys(file).length > 0 ? { file } : {} },
+      { kind, ...caption, fileId: dto.file_id, metadata: Object.keys(file).length > 0 ? { file } : {} },
       key,
     );
   }
@@ -138,13 +145,14 @@ export class SendingService {
   /** Separate messages sharing a media_group_id, written together; only the last carries reply_markup. */
   sendMediaGroup(bot: Bot, dto: SendMediaGroupDto, key?: IdempotentSend): Promise<MessageView[]> {
     const mediaGroupId = randomUUID();
+    const captions = dto.media.map((item) => captionOf(item));
     return this.dataSource.transaction(async (manager) => {
       await key?.begin(manager);
       const chat = await this.writableChat(manager, bot, dto);
       const views: MessageView[] = [];
       for (const [index, item] of dto.media.entries()) {
         const last = index === dto.media.length - 1;
-        const content = { kind: item.type, text: item.caption, fileId: item.file_id, metadata: { mediaGroupId } };
+        const content = { kind: item.type, ...captions[index], fileId: item.file_id, metadata: { mediaGroupId } };
         views.push(await this.write(manager, bot, chat, dto, content, last ? dto.reply_markup : undefined));
       }
       await key?.complete(manager, views);
@@ -186,7 +194,7 @@ export class SendingService {
       on,
       botMessage(bot, dto.chat_id, dto, content, file, dto.reply_markup),
     );
-    return this.store.view(message, chat, sender, file);
+    return this.store.view(message, chat, sender, file, on instanceof DataSource ? on.manager : on);
   }
 
   private async writableChat(manager: EntityManager, bot: Bot, dto: SendBaseDto): Promise<Chat> {
@@ -206,8 +214,27 @@ export class SendingService {
     let file: StoredFile | null = null;
     if (content.fileId) file = await this.files.visibleToBot(manager, content.fileId, bot);
     const message = await this.store.insert(manager, botMessage(bot, chat.id, dto, content, file, replyMarkup));
-    return this.store.view(message, chat, await this.users.person(manager, bot.systemUserId!), file);
+    return this.store.view(message, chat, await this.users.person(manager, bot.systemUserId!), file, manager);
   }
+}
+
+/** A media send's caption and its formatting; an empty caption is none. */
+function captionOf(dto: {
+  caption?: string;
+  parse_mode?: ParseMode;
+  caption_entities?: unknown[];
+}): Pick<Content, 'text' | 'entities'> {
+  if (dto.caption === undefined) {
+    if (dto.caption_entities) throw BotErrors.invalid('caption_entities need a caption');
+    return {};
+  }
+  const { text, entities } = formattedText(
+    dto.caption,
+    { parse_mode: dto.parse_mode, entities: dto.caption_entities },
+    CAPTION_MAX,
+    'caption',
+  );
+  return text === '' ? {} : { text, entities };
 }
 
 /** What a bot's send writes: the content, its file and reply target, and the markup it carries. */
@@ -224,6 +251,7 @@ function botMessage(
     senderId: bot.systemUserId ?? '',
     kind: content.kind,
     text: content.text,
+    entities: content.entities,
     fileId: file?.id,
     replyToMessageId: dto.reply_to_message_id,
     mentions: content.mentions,

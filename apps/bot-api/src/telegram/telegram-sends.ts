@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { NativeMessage, toTelegramMessage, TelegramObject } from '@app/telegram-shapes';
+import { NativeMessage, parseModeOf, toTelegramMessage, TelegramObject } from '@app/telegram-shapes';
 import type { Bot } from '../bots/entities/bot.entity';
 import type { MessageView } from '../messages/dto/message.view';
 import { SEND_SCOPE } from '../quotas/send-quota.guard';
@@ -65,6 +65,27 @@ function inlineKeyboardOf(rows: unknown): ReplyMarkup['inline_keyboard'] {
       );
     });
   }) as ReplyMarkup['inline_keyboard'];
+}
+
+/**
+ * How a text or caption is formatted: `entities` (or `caption_entities`) win over `parse_mode`, as in
+ * Telegram; the native operation parses or checks them. An unknown parse_mode is Telegram's refusal.
+ */
+export function formattingOf(
+  args: TelegramArgs,
+  entitiesName: 'entities' | 'caption_entities',
+): Record<string, unknown> {
+  return formatting(args.json(entitiesName, 'message entities JSON array'), args.string('parse_mode'), entitiesName);
+}
+
+/** `formattingOf` for the fields of an object parameter (an InputMedia's caption_entities and parse_mode). */
+export function formatting(entities: unknown, parseMode: unknown, entitiesName: string): Record<string, unknown> {
+  if (entities !== undefined) return { [entitiesName]: entities };
+  if (parseMode === undefined) return {};
+  // Telegram matches parse_mode case-insensitively; an empty one means plain text.
+  const mode = typeof parseMode === 'string' ? parseModeOf(parseMode) : undefined;
+  if (mode === undefined) throw TelegramError.badRequest('unsupported parse_mode');
+  return mode === null ? {} : { parse_mode: mode };
 }
 
 /** The message replied to: `reply_to_message_id`, or `reply_parameters.message_id` in the same chat. */

@@ -58,10 +58,10 @@ function failures(): MethodDecorator {
 
 /**
  * The Telegram Bot API wire protocol over bot-api's own services (docs/telegram.md): set a
- * framework's API root to `<host>/telegram` and its calls land here.
+ * framework's API root to the service's base URL (or, as before, `<host>/telegram`) and its calls land here.
  */
 @ApiTags('telegram')
-@Controller('telegram')
+@Controller({ path: ['', 'telegram'] })
 @UseFilters(TelegramExceptionFilter)
 @UseGuards(TelegramTokenGuard)
 export class TelegramController {

@@ -114,6 +114,7 @@ export class VirtualMembersService {
         senderId: member.user_id,
         kind: 'text',
         text: dto.text,
+        entities: [],
         fileId: null,
         replyToMessageId: null,
         mentions: [],

@@ -63,3 +63,10 @@ export class UnpinMessageDto extends ChatRefDto {
   @Max(Number.MAX_SAFE_INTEGER)
   message_id?: number;
 }
+
+export class UserRefDto {
+  @ApiProperty()
+  @IsString()
+  @Length(1, 128)
+  user_id: string;
+}

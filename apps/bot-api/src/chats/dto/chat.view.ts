@@ -62,3 +62,12 @@ export class JoinRequestView {
   @ApiProperty({ format: 'date-time' })
   created_at: string;
 }
+
+/** A user's profile pictures as getUserProfilePhotos answers them. */
+export class UserProfilePhotosView {
+  @ApiProperty({ type: 'integer', description: 'Users have no profile pictures here, so this is 0' })
+  total_count: number;
+
+  @ApiProperty({ type: 'array', items: { type: 'array', items: { type: 'object' } }, description: 'Empty' })
+  photos: unknown[][];
+}

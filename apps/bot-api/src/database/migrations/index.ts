@@ -10,6 +10,7 @@ import { CreateInteraction1795610000000 } from './1795610000000-CreateInteractio
 import { SelfHealingDeadLetters1795620000000 } from './1795620000000-SelfHealingDeadLetters';
 import { CreateTelegramAliases1795700000000 } from './1795700000000-CreateTelegramAliases';
 import { TelegramWebhookFormat1795700000001 } from './1795700000001-TelegramWebhookFormat';
+import { MessageEntities1795826000000 } from './1795826000000-MessageEntities';
 import { CreateQueueSchema1795800000000 } from './1795800000000-CreateQueueSchema';
 import { CreateRateLimits1796000000001 } from './1796000000001-CreateRateLimits';
 import { CreateChatActions1796000000002 } from './1796000000002-CreateChatActions';
@@ -29,6 +30,7 @@ export const botMigrations = [
   CreateTelegramAliases1795700000000,
   TelegramWebhookFormat1795700000001,
   CreateQueueSchema1795800000000,
+  MessageEntities1795826000000,
   CreateRateLimits1796000000001,
   CreateChatActions1796000000002,
 ];

@@ -1,6 +1,7 @@
 import { PageQueryOf } from '@app/platform';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
+import { EntitiesField, MessageEntityDto } from './message-entity.dto';
 import {
   ArrayMaxSize,
   IsArray,
@@ -17,6 +18,9 @@ import {
 
 export const TEXT_MAX = 4096;
 export const CAPTION_MAX = 1024;
+/** With parse_mode the limits count the parsed text; the markup itself may be up to four times longer. */
+export const TEXT_MARKUP_MAX = 4 * TEXT_MAX;
+export const CAPTION_MARKUP_MAX = 4 * CAPTION_MAX;
 
 export class LocationDto {
   @ApiProperty({ minimum: -90, maximum: 90 })
@@ -41,6 +45,9 @@ export class PostMessageDto {
   @IsString()
   @Length(1, TEXT_MAX)
   text?: string;
+
+  @EntitiesField()
+  entities?: MessageEntityDto[];
 
   @ApiPropertyOptional()
   @IsOptional()
@@ -75,6 +82,9 @@ export class EditMessageTextDto {
   @IsString()
   @Length(1, TEXT_MAX)
   text: string;
+
+  @EntitiesField()
+  entities?: MessageEntityDto[];
 }
 
 /** A chat shows more than one screen of messages at once, so its pages are larger than the usual 20. */

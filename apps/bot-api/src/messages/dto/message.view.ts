@@ -1,7 +1,30 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { PageOf } from '@app/platform';
 import { CHAT_TYPES, ChatType } from '../../chats/entities/chat.entity';
+import { ENTITY_TYPES, EntityType } from '@app/telegram-shapes';
 import { MESSAGE_KINDS, MessageKind } from '../entities/message.entity';
+
+/**
+ * Telegram's MessageEntity: a span of the text (offsets and lengths in UTF-16 code units) and how it
+ * is formatted. mention, hashtag, bot_command, url and email are found in the text; the others are
+ * given with the send (`entities`) or parsed from its `parse_mode` markup.
+ */
+export class MessageEntityView {
+  @ApiProperty({ enum: ENTITY_TYPES })
+  type: EntityType;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'UTF-16 code units from the start of the text' })
+  offset: number;
+
+  @ApiProperty({ type: 'integer', minimum: 1, description: 'UTF-16 code units' })
+  length: number;
+
+  @ApiPropertyOptional({ description: 'text_link: the URL it opens' })
+  url?: string;
+
+  @ApiPropertyOptional({ description: 'pre: the programming language, when given' })
+  language?: string;
+}
 
 /** A person or a bot's system user as messages and Updates show them (Telegram's User). */
 export class UserView {
@@ -133,6 +156,9 @@ class PollFieldsView {
 }
 
 export class PollView extends PollFieldsView {
+  @ApiProperty({ description: 'true once the bot stopped the poll (stopPoll)' })
+  is_closed: boolean;
+
   @ApiProperty({ type: [PollOptionView] })
   options: PollOptionView[];
 }
@@ -186,6 +212,9 @@ export class ReplyMarkupView {
 }
 
 export class PollMetadataView extends PollFieldsView {
+  @ApiPropertyOptional({ description: 'Set by stopPoll' })
+  is_closed?: boolean;
+
   @ApiProperty({ type: [String] })
   options: string[];
 }
@@ -274,8 +303,14 @@ export class MessageView {
   @ApiProperty({ type: String, nullable: true, description: 'The text, or the caption of a media message' })
   text: string | null;
 
+  @ApiPropertyOptional({ type: [MessageEntityView], description: 'Formatting of text; absent when there is none' })
+  entities?: MessageEntityView[];
+
   @ApiPropertyOptional({ type: String, nullable: true, description: 'Media kinds: the caption' })
   caption?: string | null;
+
+  @ApiPropertyOptional({ type: [MessageEntityView], description: 'Media kinds: the formatting of the caption' })
+  caption_entities?: MessageEntityView[];
 
   @ApiPropertyOptional({ type: FileView })
   file?: FileView;
@@ -297,6 +332,12 @@ export class MessageView {
 
   @ApiPropertyOptional({ type: 'integer' })
   reply_to_message_id?: number;
+
+  @ApiPropertyOptional({
+    type: () => MessageView,
+    description: 'The message replied to, one level deep (it carries no reply_to_message); absent once it is deleted',
+  })
+  reply_to_message?: MessageView;
 
   @ApiPropertyOptional({ type: [String], description: 'User ids or usernames' })
   mentions?: string[];

@@ -1,5 +1,6 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 import { bigintNumber } from '../../database/bigint-number';
+import type { MessageEntity } from '@app/telegram-shapes';
 import type { ReplyMarkup } from '../../sending/dto/reply-markup';
 
 export const MESSAGE_KINDS = [
@@ -31,6 +32,8 @@ export interface MessageMetadata {
     is_anonymous: boolean;
     type: 'regular' | 'quiz';
     correct_option_id?: number;
+    /** Set by stopPoll. */
+    is_closed?: boolean;
   };
   contact?: { phone_number: string; first_name: string; last_name?: string };
   location?: { latitude: number; longitude: number; name?: string; title?: string; address?: string };
@@ -58,6 +61,10 @@ export class Message {
   /** Message text, or the caption of a media message. */
   @Column({ type: 'text', nullable: true })
   text: string | null;
+
+  /** Formatting of `text` (bold, links, code, …), UTF-16 offsets; detected entities are not stored. */
+  @Column({ type: 'jsonb', default: () => `'[]'` })
+  entities: MessageEntity[];
 
   @Column({ name: 'file_id', type: 'uuid', nullable: true })
   fileId: string | null;

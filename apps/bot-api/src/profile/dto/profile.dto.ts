@@ -21,6 +21,17 @@ export class VerifyTokenDto {
   token?: string;
 }
 
+/** Telegram allows 64 characters for a bot's name; the name shows in every chat, so it cannot be empty. */
+export const BOT_NAME_MAX = 64;
+
+export class SetMyNameDto {
+  @ApiProperty({ minLength: 1, maxLength: BOT_NAME_MAX })
+  @IsString()
+  @Length(1, BOT_NAME_MAX)
+  @Matches(/\S/, { message: 'name must not be blank' })
+  name: string;
+}
+
 export class SetMyShortDescriptionDto {
   @ApiPropertyOptional({ maxLength: 120, description: 'Empty or absent removes it' })
   @IsOptional()

@@ -1,6 +1,22 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsString, Length, Min, Max } from 'class-validator';
-import { TEXT_MAX } from '../../messages/dto/client-messages.dto';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { CAPTION_MARKUP_MAX, CAPTION_MAX, TEXT_MARKUP_MAX, TEXT_MAX } from '../../messages/dto/client-messages.dto';
+import { EntitiesField, MessageEntityDto, ParseMode, ParseModeField } from '../../messages/dto/message-entity.dto';
 import { ReplyMarkupView } from '../../messages/dto/message.view';
 import { IsReplyMarkup, ReplyMarkup } from './reply-markup';
 
@@ -20,10 +36,42 @@ export class MessageRefDto {
 }
 
 export class EditMessageDto extends MessageRefDto {
-  @ApiProperty({ maxLength: TEXT_MAX })
+  @ApiProperty({
+    maxLength: TEXT_MARKUP_MAX,
+    description: `At most ${TEXT_MAX} characters after parse_mode markup is parsed`,
+  })
   @IsString()
-  @Length(1, TEXT_MAX)
+  @Length(1, TEXT_MARKUP_MAX)
   text: string;
+
+  @ParseModeField()
+  parse_mode?: ParseMode;
+
+  @EntitiesField()
+  entities?: MessageEntityDto[];
+
+  @ApiPropertyOptional({ type: ReplyMarkupView })
+  @IsOptional()
+  @IsReplyMarkup()
+  reply_markup?: ReplyMarkup;
+}
+
+/** The caption of the bot's own media message; omitted or empty removes it. */
+export class EditMessageCaptionDto extends MessageRefDto {
+  @ApiPropertyOptional({
+    maxLength: CAPTION_MARKUP_MAX,
+    description: `At most ${CAPTION_MAX} characters after parse_mode markup is parsed; omitted or empty removes the caption`,
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(CAPTION_MARKUP_MAX)
+  caption?: string;
+
+  @ParseModeField()
+  parse_mode?: ParseMode;
+
+  @EntitiesField()
+  caption_entities?: MessageEntityDto[];
 
   @ApiPropertyOptional({ type: ReplyMarkupView })
   @IsOptional()
@@ -32,6 +80,78 @@ export class EditMessageDto extends MessageRefDto {
 }
 
 export class DeleteMessageDto extends MessageRefDto {}
+
+export class DeleteMessagesDto {
+  @ApiProperty()
+  @IsString()
+  @Length(1, 64)
+  chat_id: string;
+
+  @ApiProperty({
+    type: [Number],
+    minItems: 1,
+    maxItems: 100,
+    description: 'Messages of this bot; unknown ones are skipped',
+  })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(100)
+  @IsInt({ each: true })
+  @Min(1, { each: true })
+  @Max(Number.MAX_SAFE_INTEGER, { each: true })
+  message_ids: number[];
+}
+
+/** Closes a poll of this bot: nobody can answer it any more. */
+export class StopPollDto extends MessageRefDto {
+  @ApiPropertyOptional({ type: ReplyMarkupView })
+  @IsOptional()
+  @IsReplyMarkup()
+  reply_markup?: ReplyMarkup;
+}
+
+export const EDITABLE_MEDIA_TYPES = ['photo', 'video', 'document', 'audio', 'animation'] as const;
+
+/** The new file of a media message, and its caption (none when omitted). */
+export class InputMediaEditDto {
+  @ApiProperty({ enum: EDITABLE_MEDIA_TYPES })
+  @IsIn(EDITABLE_MEDIA_TYPES)
+  type: (typeof EDITABLE_MEDIA_TYPES)[number];
+
+  @ApiProperty()
+  @IsString()
+  @Length(1, 64)
+  file_id: string;
+
+  @ApiPropertyOptional({
+    maxLength: CAPTION_MARKUP_MAX,
+    description: `At most ${CAPTION_MAX} characters after parsing`,
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(CAPTION_MARKUP_MAX)
+  caption?: string;
+
+  @ParseModeField()
+  parse_mode?: ParseMode;
+
+  @EntitiesField()
+  caption_entities?: MessageEntityDto[];
+}
+
+/** Replaces the file (and caption) of a media message of this bot. */
+export class EditMessageMediaDto extends MessageRefDto {
+  @ApiProperty({ type: InputMediaEditDto })
+  @IsObject()
+  @ValidateNested()
+  @Type(() => InputMediaEditDto)
+  media: InputMediaEditDto;
+
+  @ApiPropertyOptional({ type: ReplyMarkupView })
+  @IsOptional()
+  @IsReplyMarkup()
+  reply_markup?: ReplyMarkup;
+}
 
 export class EditMessageReplyMarkupDto extends MessageRefDto {
   @ApiPropertyOptional({ type: ReplyMarkupView, nullable: true, description: 'null or omitted clears the buttons' })

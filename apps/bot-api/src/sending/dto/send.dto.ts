@@ -17,7 +17,14 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { CAPTION_MAX, LocationDto, TEXT_MAX } from '../../messages/dto/client-messages.dto';
+import {
+  CAPTION_MARKUP_MAX,
+  CAPTION_MAX,
+  LocationDto,
+  TEXT_MARKUP_MAX,
+  TEXT_MAX,
+} from '../../messages/dto/client-messages.dto';
+import { EntitiesField, MessageEntityDto, ParseMode, ParseModeField } from '../../messages/dto/message-entity.dto';
 import { ReplyMarkupView } from '../../messages/dto/message.view';
 import { DICE_EMOJI, DiceEmoji } from '../dice';
 import { IsReplyMarkup, ReplyMarkup } from './reply-markup';
@@ -44,11 +51,27 @@ export class SendBaseDto {
   reply_markup?: ReplyMarkup;
 }
 
+/** The text of a message or the caption of a media message, how it is formatted. */
+const TEXT_DOC = {
+  maxLength: TEXT_MARKUP_MAX,
+  description: `At most ${TEXT_MAX} characters after parse_mode markup is parsed`,
+};
+const CAPTION_DOC = {
+  maxLength: CAPTION_MARKUP_MAX,
+  description: `At most ${CAPTION_MAX} characters after parse_mode markup is parsed`,
+};
+
 export class SendMessageDto extends SendBaseDto {
-  @ApiProperty({ maxLength: TEXT_MAX })
+  @ApiProperty(TEXT_DOC)
   @IsString()
-  @Length(1, TEXT_MAX)
+  @Length(1, TEXT_MARKUP_MAX)
   text: string;
+
+  @ParseModeField()
+  parse_mode?: ParseMode;
+
+  @EntitiesField()
+  entities?: MessageEntityDto[];
 
   @ApiPropertyOptional({ type: [String], description: 'User ids or usernames' })
   @IsOptional()
@@ -66,11 +89,17 @@ export class SendFileDto extends SendBaseDto {
   @Length(1, 64)
   file_id: string;
 
-  @ApiPropertyOptional({ maxLength: CAPTION_MAX })
+  @ApiPropertyOptional(CAPTION_DOC)
   @IsOptional()
   @IsString()
-  @MaxLength(CAPTION_MAX)
+  @MaxLength(CAPTION_MARKUP_MAX)
   caption?: string;
+
+  @ParseModeField()
+  parse_mode?: ParseMode;
+
+  @EntitiesField()
+  caption_entities?: MessageEntityDto[];
 }
 
 export class SendPhotoDto extends SendFileDto {
@@ -244,11 +273,17 @@ export class InputMediaDto {
   @Length(1, 64)
   file_id: string;
 
-  @ApiPropertyOptional({ maxLength: CAPTION_MAX })
+  @ApiPropertyOptional(CAPTION_DOC)
   @IsOptional()
   @IsString()
-  @MaxLength(CAPTION_MAX)
+  @MaxLength(CAPTION_MARKUP_MAX)
   caption?: string;
+
+  @ParseModeField()
+  parse_mode?: ParseMode;
+
+  @EntitiesField()
+  caption_entities?: MessageEntityDto[];
 }
 
 export class SendMediaGroupDto extends SendBaseDto {

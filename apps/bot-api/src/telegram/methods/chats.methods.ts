@@ -59,6 +59,13 @@ export class ChatsMethods implements TelegramMethodGroup {
         this.chats.banChatMember(bot, await nativeDto(BanChatMemberDto, await this.memberRef(args))),
       unbanChatMember: async ({ bot, args }) =>
         this.chats.unbanChatMember(bot, await nativeDto(ChatMemberRefDto, await this.memberRef(args))),
+      approveChatJoinRequest: async ({ bot, args }) =>
+        this.chats.answerJoinRequest(bot, await nativeDto(ChatMemberRefDto, await this.memberRef(args)), true),
+      declineChatJoinRequest: async ({ bot, args }) =>
+        this.chats.answerJoinRequest(bot, await nativeDto(ChatMemberRefDto, await this.memberRef(args)), false),
+      getUserProfilePhotos: async ({ bot, args }) =>
+        this.chats.getUserProfilePhotos(bot, await this.ids.userOf(args.requiredInt('user_id'))),
+      leaveChat: async ({ bot, args }) => this.chats.leaveChat(bot, (await nativeDto(ChatRefDto, await this.chatRef(args))).chat_id),
     };
   }
 

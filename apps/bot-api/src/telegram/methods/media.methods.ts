@@ -15,12 +15,15 @@ import {
   SendVideoNoteDto,
   SendVoiceDto,
 } from '../../sending/dto/send.dto';
+import { EditMessageMediaDto } from '../../sending/dto/edit.dto';
+import { MessageEditsService } from '../../sending/message-edits.service';
 import { FileSend, SendingService } from '../../sending/sending.service';
+import { TelegramIdsService } from '../telegram-ids.service';
 import { nativeDto } from '../native-dto';
 import type { InputFileRef } from '../telegram-args';
 import type { TelegramCall, TelegramMethod, TelegramMethodGroup } from '../telegram-call';
 import { TelegramError } from '../telegram-errors';
-import { TelegramSends } from '../telegram-sends';
+import { formatting, formattingOf, replyMarkupOf, TelegramSends } from '../telegram-sends';
 import { mimeTypeOf } from './mime-types';
 
 interface MediaMethod {
@@ -67,8 +70,10 @@ const MEDIA_METHODS: Record<string, MediaMethod> = {
 export class MediaMethods implements TelegramMethodGroup {
   constructor(
     private readonly sending: SendingService,
+    private readonly edits: MessageEditsService,
     private readonly uploads: FileUploadsService,
     private readonly sends: TelegramSends,
+    private readonly ids: TelegramIdsService,
   ) {}
 
   methods(): Record<string, TelegramMethod> {
@@ -81,6 +86,7 @@ export class MediaMethods implements TelegramMethodGroup {
     return {
       ...sends,
       sendMediaGroup: (call) => this.sendMediaGroup(call),
+      editMessageMedia: (call) => this.editMessageMedia(call),
       getFile: (call) => this.getFile(call),
     };
   }
@@ -93,6 +99,7 @@ export class MediaMethods implements TelegramMethodGroup {
     const own = Object.fromEntries([
       ...method.ints.map((name) => [name, args.int(name)]),
       ...method.strings.map((name) => [name, args.string(name)]),
+      ...(method.strings.includes('caption') ? Object.entries(formattingOf(args, 'caption_entities')) : []),
     ]);
     // Checked before anything is stored, so a refused call leaves no file behind.
     await nativeDto(method.dto, { ...target, ...own, file_id: '00000000-0000-4000-8000-000000000000' });
@@ -109,18 +116,39 @@ export class MediaMethods implements TelegramMethodGroup {
     const items = media.map((item: unknown, index) => {
       const fields = (item ?? {}) as Record<string, unknown>;
       if (typeof fields.media !== 'string') throw TelegramError.badRequest(`media[${index}].media must be a string`);
-      return { type: fields.type, caption: fields.caption, ref: args.fileRef(fields.media, `media[${index}]`) };
+      const formatting = mediaFormatting(fields);
+      return { type: fields.type, caption: fields.caption, formatting, ref: args.fileRef(fields.media, `media[${index}]`) };
     });
     const placeholder = '00000000-0000-4000-8000-000000000000';
     const check = (ids: string[]) =>
       nativeDto(SendMediaGroupDto, {
         ...target,
-        media: items.map((item, index) => ({ type: item.type, caption: item.caption, file_id: ids[index] })),
+        media: items.map((item, index) => ({ type: item.type, caption: item.caption, ...item.formatting, file_id: ids[index] })),
       });
     await check(items.map(() => placeholder));
     const ids: string[] = [];
     for (const item of items) ids.push(await this.fileIdOf(bot, item.ref));
     return this.sends.messages(await this.sending.sendMediaGroup(bot, await check(ids)));
+  }
+
+  /** InputMedia as Telegram takes it: `media` is a file_id or an `attach://` part, which is stored first. */
+  private async editMessageMedia({ bot, args }: TelegramCall): Promise<TelegramObject> {
+    this.sends.requireSendScope(bot);
+    if (args.has('inline_message_id')) {
+      throw TelegramError.badRequest('messages sent via inline mode cannot be edited here; give chat_id and message_id');
+    }
+    const media = args.json('media', 'InputMedia JSON object');
+    if (typeof media !== 'object' || media === null || Array.isArray(media)) throw TelegramError.badRequest("can't parse InputMedia JSON object");
+    const fields = media as Record<string, unknown>;
+    if (typeof fields.media !== 'string') throw TelegramError.badRequest('media.media must be a string');
+    const ref = args.fileRef(fields.media, 'media');
+    const refs = { chat_id: await this.ids.chatOf(args.chat()), message_id: args.requiredInt('message_id'), reply_markup: replyMarkupOf(args) };
+    const item = { type: fields.type, caption: fields.caption, ...mediaFormatting(fields) };
+    const placeholder = '00000000-0000-4000-8000-000000000000';
+    // Checked before anything is stored, so a refused call leaves no file behind.
+    await nativeDto(EditMessageMediaDto, { ...refs, media: { ...item, file_id: placeholder } });
+    const dto = await nativeDto(EditMessageMediaDto, { ...refs, media: { ...item, file_id: await this.fileIdOf(bot, ref) } });
+    return this.sends.message(await this.edits.editMessageMedia(bot, dto));
   }
 
   private async getFile({ bot, args }: TelegramCall): Promise<TelegramObject> {
@@ -145,6 +173,11 @@ export class MediaMethods implements TelegramMethodGroup {
     const file = await this.uploads.storeBytes({ kind: 'bot', botId: bot.id }, declaration, part.bytes);
     return file.id;
   }
+}
+
+/** An InputMedia's caption_entities, or its parse_mode. */
+function mediaFormatting(fields: Record<string, unknown>): Record<string, unknown> {
+  return formatting(fields.caption_entities, fields.parse_mode, 'caption_entities');
 }
 
 /** `<file_id>/<file name>`: what getFile gives and the download route reads back. */

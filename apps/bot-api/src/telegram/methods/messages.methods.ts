@@ -1,11 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { TelegramObject, textEntities } from '@app/telegram-shapes';
+import { NativeMessage, TelegramObject, toTelegramPoll } from '@app/telegram-shapes';
 import {
   CopyMessageDto,
   DeleteMessageDto,
+  DeleteMessagesDto,
+  EditMessageCaptionDto,
   EditMessageDto,
   EditMessageReplyMarkupDto,
   ForwardMessageDto,
+  StopPollDto,
 } from '../../sending/dto/edit.dto';
 import {
   SendChatActionDto,
@@ -23,7 +26,7 @@ import type { TelegramArgs } from '../telegram-args';
 import type { TelegramCall, TelegramMethod, TelegramMethodGroup } from '../telegram-call';
 import { TelegramError, TELEGRAM_TEXTS } from '../telegram-errors';
 import { TelegramIdsService } from '../telegram-ids.service';
-import { replyMarkupOf, TelegramSends } from '../telegram-sends';
+import { formattingOf, replyMarkupOf, TelegramSends } from '../telegram-sends';
 
 /** Telegram's poll options: strings (older API) or InputPollOption objects `{ text }`. */
 function pollOptions(args: TelegramArgs): string[] {
@@ -60,26 +63,23 @@ export class MessagesMethods implements TelegramMethodGroup {
       sendDice: (call) => this.sendDice(call),
       sendChatAction: (call) => this.sendChatAction(call),
       editMessageText: (call) => this.editMessageText(call),
+      editMessageCaption: (call) => this.editMessageCaption(call),
       editMessageReplyMarkup: (call) => this.editMessageReplyMarkup(call),
       deleteMessage: (call) => this.deleteMessage(call),
+      deleteMessages: (call) => this.deleteMessages(call),
+      stopPoll: (call) => this.stopPoll(call),
       forwardMessage: (call) => this.forwardMessage(call),
       copyMessage: (call) => this.copyMessage(call),
     };
   }
 
-  /**
-   * parse_mode and entities are accepted; the text is stored as given (this service renders no
-   * markup). The answer carries the entities the call gave, or the commands and mentions found.
-   */
+  /** parse_mode markup is parsed (or entities checked) by the native send: the user reads plain text and entities. */
   private async sendMessage({ bot, args }: TelegramCall): Promise<TelegramObject> {
     await this.sends.admit(bot);
     const text = args.string('text');
     if (text === undefined || text.trim() === '') throw new TelegramError(400, TELEGRAM_TEXTS.textEmpty);
-    const given = args.json('entities', 'message entities JSON array');
-    const dto = await nativeDto(SendMessageDto, { ...(await this.sends.target(args)), text });
-    const message = await this.sends.message(await this.sending.sendMessage(bot, dto));
-    const entities = Array.isArray(given) ? given : textEntities(text);
-    return entities.length > 0 ? { ...message, entities } : message;
+    const dto = await nativeDto(SendMessageDto, { ...(await this.sends.target(args)), text, ...formattingOf(args, 'entities') });
+    return this.sends.message(await this.sending.sendMessage(bot, dto));
   }
 
   private async sendLocation({ bot, args }: TelegramCall): Promise<TelegramObject> {
@@ -152,9 +152,24 @@ export class MessagesMethods implements TelegramMethodGroup {
       chat_id: await this.ids.chatOf(args.chat()),
       message_id: args.requiredInt('message_id'),
       text,
+      ...formattingOf(args, 'entities'),
       reply_markup: replyMarkupOf(args),
     });
     return this.sends.message(await this.edits.editMessage(bot, dto));
+  }
+
+  /** A caption edit is an edit of the bot's own media message; no caption removes it. */
+  private async editMessageCaption({ bot, args }: TelegramCall): Promise<TelegramObject> {
+    this.sends.requireSendScope(bot);
+    noInlineMessages(args);
+    const dto = await nativeDto(EditMessageCaptionDto, {
+      chat_id: await this.ids.chatOf(args.chat()),
+      message_id: args.requiredInt('message_id'),
+      caption: args.string('caption'),
+      ...formattingOf(args, 'caption_entities'),
+      reply_markup: replyMarkupOf(args),
+    });
+    return this.sends.message(await this.edits.editMessageCaption(bot, dto));
   }
 
   /** Without reply_markup the buttons are removed, as in Telegram. */
@@ -176,6 +191,28 @@ export class MessagesMethods implements TelegramMethodGroup {
       message_id: args.requiredInt('message_id'),
     });
     return this.edits.deleteMessage(bot, dto);
+  }
+
+  private async deleteMessages({ bot, args }: TelegramCall): Promise<true> {
+    this.sends.requireSendScope(bot);
+    const dto = await nativeDto(DeleteMessagesDto, {
+      chat_id: await this.ids.chatOf(args.chat()),
+      message_ids: args.json('message_ids', 'message identifiers JSON array'),
+    });
+    return this.edits.deleteMessages(bot, dto);
+  }
+
+  /** Telegram answers stopPoll with the Poll, closed. */
+  private async stopPoll({ bot, args }: TelegramCall): Promise<TelegramObject> {
+    this.sends.requireSendScope(bot);
+    noInlineMessages(args);
+    const dto = await nativeDto(StopPollDto, {
+      chat_id: await this.ids.chatOf(args.chat()),
+      message_id: args.requiredInt('message_id'),
+      reply_markup: replyMarkupOf(args),
+    });
+    const view = await this.edits.stopPoll(bot, dto);
+    return toTelegramPoll({ ...(view as NativeMessage), poll: view.poll! });
   }
 
   private async forwardMessage({ bot, args }: TelegramCall): Promise<TelegramObject> {

@@ -3,13 +3,27 @@ import { CallbackQueriesService } from '../../interaction/callback-queries.servi
 import { AnswerCallbackQueryDto, AnswerInlineQueryDto } from '../../interaction/dto/interaction.dto';
 import { InlineQueriesService } from '../../interaction/inline-queries.service';
 import { CommandsService } from '../../profile/commands.service';
-import { CommandsSelectorDto, SetMyCommandsDto, SetMyDescriptionDto } from '../../profile/dto/profile.dto';
+import {
+  CommandsSelectorDto,
+  SetMyCommandsDto,
+  SetMyDescriptionDto,
+  SetMyNameDto,
+  SetMyShortDescriptionDto,
+} from '../../profile/dto/profile.dto';
 import { ProfileService } from '../../profile/profile.service';
 import { nativeDto } from '../native-dto';
 import type { TelegramArgs } from '../telegram-args';
 import type { TelegramMethod, TelegramMethodGroup } from '../telegram-call';
 import { TelegramError } from '../telegram-errors';
 import { TelegramIdsService } from '../telegram-ids.service';
+
+/**
+ * A bot here has one name for every language: a language_code would set or read a per-language name
+ * that does not exist, so it is refused rather than answered with the one name.
+ */
+function noLanguages(args: TelegramArgs): void {
+  if (args.has('language_code')) throw TelegramError.badRequest('names per language are not supported; omit language_code');
+}
 
 /** Answers to button clicks and inline queries, and the bot's commands and description. */
 @Injectable()
@@ -63,6 +77,20 @@ export class ProfileMethods implements TelegramMethodGroup {
         return this.profile.setDescription(bot.id, dto.description);
       },
       getMyDescription: ({ bot }) => this.profile.getDescription(bot.id),
+      setMyShortDescription: async ({ bot, args }) => {
+        const dto = await nativeDto(SetMyShortDescriptionDto, { short_description: args.string('short_description') });
+        return this.profile.setShortDescription(bot.id, dto.short_description);
+      },
+      getMyShortDescription: ({ bot }) => this.profile.getShortDescription(bot.id),
+      setMyName: async ({ bot, args }) => {
+        noLanguages(args);
+        const dto = await nativeDto(SetMyNameDto, { name: args.string('name') ?? '' });
+        return this.profile.setName(bot.id, dto.name);
+      },
+      getMyName: async ({ bot, args }) => {
+        noLanguages(args);
+        return this.profile.getName(bot.id);
+      },
     };
   }
 

@@ -2,7 +2,14 @@ import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from 
 import { MEMBER_STATUSES, MemberStatus } from '../../chats/dto/chat.view';
 import { FriendRequestUpdateView } from '../../friends/friend-request.view';
 import { CallbackQueryUpdateView, InlineQueryUpdateView } from '../../interaction/interaction.view';
-import { ChatIdentityView, ChatRefView, MessageView, UserView } from '../../messages/dto/message.view';
+import {
+  ChatIdentityView,
+  ChatRefView,
+  MessageEntityView,
+  MessageView,
+  UserView,
+} from '../../messages/dto/message.view';
+import { MESSAGE_KINDS, MessageKind } from '../../messages/entities/message.entity';
 import { UPDATE_TYPES, UpdateType } from '../update-types';
 
 /** `message` of message_deleted, message_read and message_delivered. */
@@ -22,8 +29,14 @@ export class EditedMessageEventView extends MessageEventView {
   @ApiProperty({ type: UserView })
   from: UserView;
 
-  @ApiProperty({ type: String, nullable: true })
+  @ApiPropertyOptional({ enum: MESSAGE_KINDS, description: 'The kind of the edited message' })
+  kind?: MessageKind;
+
+  @ApiProperty({ type: String, nullable: true, description: 'The new text, or the caption of a media message' })
   text: string | null;
+
+  @ApiPropertyOptional({ type: [MessageEntityView], description: 'Formatting of text; absent when there is none' })
+  entities?: MessageEntityView[];
 
   @ApiProperty({ type: 'integer', description: 'Unix seconds of the edit' })
   edit_date: number;

@@ -1,0 +1,122 @@
+/**
+ * Telegram's MessageEntity as both APIs carry it: offsets and lengths count UTF-16 code units of the
+ * text, as JavaScript strings do, so `text.slice(offset, offset + length)` is the entity's text.
+ */
+export const FORMATTING_TYPES = [
+  'bold',
+  'italic',
+  'underline',
+  'strikethrough',
+  'spoiler',
+  'code',
+  'pre',
+  'text_link',
+  'blockquote',
+  'expandable_blockquote',
+] as const;
+
+/** Found in the text itself, as Telegram's server marks them; never stored, found again on every read. */
+export const DETECTED_TYPES = ['mention', 'hashtag', 'bot_command', 'url', 'email'] as const;
+
+export const ENTITY_TYPES = [...FORMATTING_TYPES, ...DETECTED_TYPES] as const;
+
+export type EntityType = (typeof ENTITY_TYPES)[number];
+
+export interface MessageEntity {
+  type: EntityType;
+  offset: number;
+  length: number;
+  /** text_link only. */
+  url?: string;
+  /** pre only, when given. */
+  language?: string;
+}
+
+/** Plain text and the entities that format it. */
+export interface FormattedText {
+  text: string;
+  entities: MessageEntity[];
+}
+
+/** Telegram allows at most 100 entities in one message. */
+export const MAX_ENTITIES = 100;
+
+/**
+ * A refusal of malformed markup or entities; `message` is Telegram's own wording (what follows
+ * `Bad Request: can't parse entities: `).
+ */
+export class EntityParseError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EntityParseError';
+  }
+}
+
+/** The UTF-8 byte offset of a string index: Telegram's parse errors name byte offsets of the input. */
+export function byteOffset(input: string, index: number): number {
+  return Buffer.byteLength(input.slice(0, index), 'utf8');
+}
+
+/** Outer entities first: by offset, then the longer one; entities of one span in the order of ENTITY_TYPES. */
+export function sortEntities(entities: MessageEntity[]): MessageEntity[] {
+  const rank = (entity: MessageEntity) => ENTITY_TYPES.indexOf(entity.type);
+  return [...entities].sort((a, b) => a.offset - b.offset || b.length - a.length || rank(a) - rank(b));
+}
+
+/**
+ * A link target as Telegram accepts it: http(s), ftp and tg URLs; a bare host gets `http://` as
+ * Telegram adds it. Anything else is no link (null), and Telegram then drops the entity, not the text.
+ */
+export function normalizeUrl(raw: string): string | null {
+  const url = raw.trim();
+  if (url === '' || url.length > 2048 || /\s/.test(url)) return null;
+  if (/^tg:\/\/[a-z0-9_-]+/i.test(url)) return url;
+  const withScheme = /^[a-z][a-z0-9+.-]*:/i.test(url) ? url : `http://${url}`;
+  let parsed: URL;
+  try {
+    parsed = new URL(withScheme);
+  } catch {
+    return null;
+  }
+  if (!['http:', 'https:', 'ftp:'].includes(parsed.protocol) || !parsed.hostname.includes('.')) return null;
+  return withScheme;
+}
+
+/**
+ * Code and pre show their text as it is: entities inside them are dropped, and empty entities are
+ * never kept. Blockquotes do not nest.
+ */
+export function normalizeEntities(entities: MessageEntity[]): MessageEntity[] {
+  const sorted = sortEntities(entities.filter((entity) => entity.length > 0));
+  const verbatim = sorted.filter((entity) => entity.type === 'code' || entity.type === 'pre');
+  const quotes = sorted.filter(isQuote);
+  return sorted.filter((entity) => {
+    const inside = (outer: MessageEntity) => outer !== entity && contains(outer, entity);
+    if (verbatim.some(inside)) return false;
+    return !(isQuote(entity) && quotes.some(inside));
+  });
+}
+
+function isQuote(entity: MessageEntity): boolean {
+  return entity.type === 'blockquote' || entity.type === 'expandable_blockquote';
+}
+
+function contains(outer: MessageEntity, inner: MessageEntity): boolean {
+  return inner.offset >= outer.offset && inner.offset + inner.length <= outer.offset + outer.length;
+}
+
+/**
+ * Telegram trims leading and trailing white space of a parsed text; entities move with the text and
+ * are cut to what is left.
+ */
+export function trimFormatted({ text, entities }: FormattedText): FormattedText {
+  const start = text.length - text.trimStart().length;
+  const trimmed = text.trim();
+  const kept: MessageEntity[] = [];
+  for (const entity of entities) {
+    const from = Math.max(entity.offset - start, 0);
+    const to = Math.min(entity.offset + entity.length - start, trimmed.length);
+    if (to > from) kept.push({ ...entity, offset: from, length: to - from });
+  }
+  return { text: trimmed, entities: kept };
+}
