@@ -227,6 +227,16 @@ export class BotConfig extends AccountAuthConfig {
   @EnvBoolean()
   FILE_S3_FORCE_PATH_STYLE = false;
 
+  /**
+   * How long the Telegram face waits for a multipart body to arrive (1000–600000 ms); a slower upload is
+   * answered 408 and its connection closed, so it cannot hold one of the process's upload slots longer.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1000)
+  @Max(600_000)
+  TELEGRAM_UPLOAD_TIMEOUT_MS = 60_000;
+
   get platformEgressIps(): string[] {
     return this.PLATFORM_EGRESS_IPS.split(',')
       .map((entry) => entry.trim())
