@@ -11,3 +11,4 @@ export * from './contract';
 export * from './table-ownership';
 export * from './hostile-sweep';
 export * from './page-routes';
+export * from './letter-case';

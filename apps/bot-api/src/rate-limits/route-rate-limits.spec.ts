@@ -41,4 +41,12 @@ describe('routeLimitOf', () => {
     expect(routeLimitOf('POST', `/telegram/bot${token}/SETWEBHOOK`)).toEqual({ endpoint: 'set_webhook', subject: 'bot' });
     expect(routeLimitOf('GET', `/telegram/file/bot${token}/abc/photo.png`)).toEqual({ endpoint: 'bot', subject: 'bot' });
   });
+
+  it('counts a path with a trailing slash, which the router serves too, as the path without it', () => {
+    expect(routeLimitOf('POST', '/api/v1/bots/client/callback-queries/')).toEqual({
+      endpoint: 'client.callback_query',
+      subject: 'account',
+    });
+    expect(routeLimitOf('POST', '/api/v1/bots/client/inline-queries//')?.endpoint).toBe('client.inline_query');
+  });
 });

@@ -87,9 +87,13 @@ const ACTIONS_BY_METHOD: Record<string, VirtualMemberAction> = {
   sendAsVirtualMember: 'send',
 };
 
-/** The method a call is for, from the last segment of its path (the filter is on these routes only). */
+/**
+ * The method a call is for, from the last segment of the route it matched (the filter is on these
+ * routes only): the route, not the path as spelled, so a trailing slash cannot hide the call.
+ */
 function actionOf(req: Request): VirtualMemberAction | undefined {
-  const method = req.path.split('/').pop() ?? '';
+  const route = (req.route as { path?: string } | undefined)?.path ?? req.path;
+  const method = route.split('/').filter(Boolean).pop() ?? '';
   return Object.prototype.hasOwnProperty.call(ACTIONS_BY_METHOD, method) ? ACTIONS_BY_METHOD[method] : undefined;
 }
 
