@@ -237,6 +237,21 @@ export class BotConfig extends AccountAuthConfig {
   @Max(600_000)
   TELEGRAM_UPLOAD_TIMEOUT_MS = 60_000;
 
+  /**
+   * Refused virtual-member calls written to the audit log per bot and minute; further refusals in the
+   * minute are answered but not written, so a bot cannot fill the table by calling while refused.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  VIRTUAL_MEMBER_AUDIT_REFUSALS_PER_MINUTE = 60;
+
+  /** Virtual-member audit entries older than this are purged hourly. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  VIRTUAL_MEMBER_AUDIT_RETENTION_DAYS = 90;
+
   get platformEgressIps(): string[] {
     return this.PLATFORM_EGRESS_IPS.split(',')
       .map((entry) => entry.trim())

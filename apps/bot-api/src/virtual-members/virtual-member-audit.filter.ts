@@ -11,10 +11,14 @@ import {
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ApiError, ENVELOPE_STYLE, EnvelopeExceptionFilter, EnvelopeStyle } from '@app/envelope';
 import { bearerToken, principalOf } from '@app/auth';
+import { REDIS } from '@app/platform';
+import { WindowedRateLimiters } from '@app/rate-limits';
 import type { Request } from 'express';
+import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { BotTokenService } from '../bot-auth/bot-token.service';
 import { BotErrors } from '../bot-errors';
+import { BotConfig } from '../config/bot.config';
 import { auditRequest, stringField } from './audit-request';
 import { VirtualMemberAction, VirtualMemberAuditStore } from './virtual-member-audit.store';
 
@@ -31,20 +35,33 @@ export function refusalCodeOf(error: unknown): string {
  * or unavailable bot), the route limit, body validation (a 1001-character text), the disabled feature,
  * admission, scope and quota. A successful call's entry is written by the service in the call's own
  * transaction. Only a call without a valid bot token has no bot to be logged under.
+ *
+ * A refusal costs the caller nothing, so what it writes is bounded: a summary of the call, never its
+ * body, and at most VIRTUAL_MEMBER_AUDIT_REFUSALS_PER_MINUTE entries per bot and minute (counted like
+ * every request limit); refusals beyond that in the same minute are answered but not written.
  */
 @Catch()
 @Injectable()
 export class VirtualMemberAuditFilter implements ExceptionFilter {
   private readonly logger = new Logger(VirtualMemberAuditFilter.name);
   private readonly envelope: EnvelopeExceptionFilter;
+  private readonly recorded: WindowedRateLimiters<'refusals'>;
 
   constructor(
     @Inject(ENVELOPE_STYLE) style: EnvelopeStyle,
     private readonly audit: VirtualMemberAuditStore,
     private readonly tokens: BotTokenService,
     @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(REDIS) redis: Redis,
+    config: BotConfig,
   ) {
     this.envelope = new EnvelopeExceptionFilter(style, BotErrors);
+    this.recorded = new WindowedRateLimiters({
+      redis,
+      limits: { refusals: config.VIRTUAL_MEMBER_AUDIT_REFUSALS_PER_MINUTE },
+      keyPrefix: 'vm-audit',
+      name: 'VirtualMemberAuditRefusals',
+    });
   }
 
   catch(exception: unknown, host: ArgumentsHost): void {
@@ -62,6 +79,7 @@ export class VirtualMemberAuditFilter implements ExceptionFilter {
     const action = actionOf(req);
     const botId = principalOf(req)?.tenantId ?? (await this.botOfToken(req));
     if (!action || !botId) return;
+    if (!(await this.recorded.consume('refusals', botId)).allowed) return;
     const body: unknown = req.body;
     await this.audit.record(this.dataSource.manager, {
       botId,

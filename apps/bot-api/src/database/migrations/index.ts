@@ -10,6 +10,7 @@ import { CreateInteraction1795610000000 } from './1795610000000-CreateInteractio
 import { SelfHealingDeadLetters1795620000000 } from './1795620000000-SelfHealingDeadLetters';
 import { CreateTelegramAliases1795700000000 } from './1795700000000-CreateTelegramAliases';
 import { TelegramWebhookFormat1795700000001 } from './1795700000001-TelegramWebhookFormat';
+import { VirtualMemberAuditRetention1795800000000 } from './1795800000000-VirtualMemberAuditRetention';
 
 /** Every migration of the bot database, in order. New migrations are appended here. */
 export const botMigrations = [
@@ -25,4 +26,5 @@ export const botMigrations = [
   SelfHealingDeadLetters1795620000000,
   CreateTelegramAliases1795700000000,
   TelegramWebhookFormat1795700000001,
+  VirtualMemberAuditRetention1795800000000,
 ];
