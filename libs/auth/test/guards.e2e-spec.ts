@@ -1,4 +1,4 @@
-import { Controller, Get, INestApplication, Module, UseGuards } from '@nestjs/common';
+import { Controller, Get, HttpCode, INestApplication, Module, Post, UseGuards } from '@nestjs/common';
 import {
   Account,
   AccountAuthConfig,
@@ -40,6 +40,13 @@ class MeController {
   @UseGuards(PlatformAdminGuard)
   admin() {
     return { staff: true };
+  }
+
+  @Post('admin')
+  @HttpCode(200)
+  @UseGuards(PlatformAdminGuard)
+  adminAction() {
+    return { done: true };
   }
 }
 
@@ -140,6 +147,17 @@ describe('account JWT guard', () => {
     await get('/me/admin', `Bearer ${await sign({ roles: [PLATFORM_ADMIN_ROLE] })}`).expect(200);
     const res = await get('/me/admin', `Bearer ${await sign()}`).expect(403);
     expect(res.body.error.code).toBe('FORBIDDEN');
+  });
+
+  it('refuses a state-changing staff call from another site and lets reads and same-site calls through (defect 5)', async () => {
+    const staff = `Bearer ${await sign({ roles: [PLATFORM_ADMIN_ROLE] })}`;
+    const post = () => request(app.getHttpServer()).post('/me/admin').set('Authorization', staff);
+    const crossSite = await post().set('Sec-Fetch-Site', 'cross-site').send({});
+    expect({ status: crossSite.status, code: crossSite.body.error.code }).toEqual({ status: 403, code: 'FORBIDDEN' });
+    await post().set('Origin', 'https://elsewhere.example').send({}).expect(403);
+    await post().set('Sec-Fetch-Site', 'same-origin').set('Origin', 'https://elsewhere.example').send({}).expect(200);
+    await post().send({}).expect(200);
+    await get('/me/admin', staff).set('Sec-Fetch-Site', 'cross-site').expect(200);
   });
 });
 
