@@ -252,6 +252,15 @@ export class BotConfig extends AccountAuthConfig {
   @Min(1)
   VIRTUAL_MEMBER_AUDIT_RETENTION_DAYS = 90;
 
+  /**
+   * Bot token look-ups that found no bot, per client address and minute; past it the address gets 429
+   * before its next look-up reaches the database.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  BOT_TOKEN_FAILURES_PER_MINUTE = 30;
+
   get platformEgressIps(): string[] {
     return this.PLATFORM_EGRESS_IPS.split(',')
       .map((entry) => entry.trim())

@@ -77,7 +77,7 @@ export class VirtualMemberAuditFilter implements ExceptionFilter {
   private async record(exception: unknown, host: ArgumentsHost): Promise<void> {
     const req = host.switchToHttp().getRequest<Request>();
     const action = actionOf(req);
-    const botId = principalOf(req)?.tenantId ?? (await this.botOfToken(req));
+    const botId = principalOf(req)?.tenantId ?? (await this.botOfToken(req, exception));
     if (!action || !botId) return;
     if (!(await this.recorded.consume('refusals', botId)).allowed) return;
     const body: unknown = req.body;
@@ -92,10 +92,15 @@ export class VirtualMemberAuditFilter implements ExceptionFilter {
     });
   }
 
-  /** The guard refused before naming the bot (not approved, disabled): the token still tells which one. */
-  private async botOfToken(req: Request): Promise<string | undefined> {
+  /**
+   * The guard refused an unavailable bot (not approved, disabled) before naming it: the token still
+   * tells which one (from the token cache the guard just filled). An unknown token names no bot and
+   * is not looked up a second time.
+   */
+  private async botOfToken(req: Request, exception: unknown): Promise<string | undefined> {
     const token = bearerToken(req.headers.authorization);
-    return token ? (await this.tokens.findByToken(token))?.id : undefined;
+    if (!token || refusalCodeOf(exception) !== 'BOT_NOT_AVAILABLE') return undefined;
+    return (await this.tokens.findByToken(token))?.id;
   }
 }
 
