@@ -55,7 +55,11 @@ export class AppModule {
       imports: [
         loggingModule('bot-api', config.LOG_LEVEL),
         EnvelopeModule.forRoot(botEnvelope, BotErrors),
-        HttpFoundationModule.forRoot({ bodyLimit: config.BODY_LIMIT, skipJsonBody: readsOwnBody }),
+        HttpFoundationModule.forRoot({
+          bodyLimit: config.BODY_LIMIT,
+          trustProxyHops: config.TRUST_PROXY_HOPS,
+          skipJsonBody: readsOwnBody,
+        }),
         databaseModule(config, botMigrations),
         RedisModule.forRoot(config.REDIS_URL, 'bot-api', config.REDIS_KEY_PREFIX),
         AuthModule.forRoot({

@@ -38,7 +38,10 @@ export class AppModule {
       imports: [
         loggingModule('voucher-api', config.LOG_LEVEL),
         EnvelopeModule.forRoot(voucherEnvelope, VoucherErrors),
-        HttpFoundationModule.forRoot({ bodyLimit: config.BODY_LIMIT }),
+        HttpFoundationModule.forRoot({
+          bodyLimit: config.BODY_LIMIT,
+          trustProxyHops: config.TRUST_PROXY_HOPS,
+        }),
         databaseModule(config, voucherMigrations),
         RedisModule.forRoot(config.REDIS_URL, 'voucher-api', config.REDIS_KEY_PREFIX),
         AuthModule.forRoot({ config, directory: UsersDirectory, imports: [UsersModule] }),
