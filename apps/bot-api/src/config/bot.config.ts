@@ -192,13 +192,14 @@ export class BotConfig extends AccountAuthConfig {
 
   /**
    * Lifetime of the `file.url` inside Updates, which are written when the message is sent and delivered
-   * later (webhook retries, getUpdates within UPDATES_RETENTION_HOURS): at least that retention.
+   * later (webhook retries, getUpdates within UPDATES_RETENTION_HOURS): at least that retention, and by
+   * default no more, since a link outlives the message being deleted and the reader leaving the chat.
    */
   @Type(() => Number)
   @IsInt()
   @Min(1)
   @Max(604800)
-  FILE_UPDATE_URL_TTL_SECONDS = 604800;
+  FILE_UPDATE_URL_TTL_SECONDS = 86400;
 
   /** How often expired, never completed uploads are purged (rows and bytes). */
   @Type(() => Number)

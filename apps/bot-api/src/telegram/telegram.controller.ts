@@ -7,6 +7,7 @@ import type { Request, Response } from 'express';
 import { botOf } from '../bot-auth/bot-request';
 import { BotConfig } from '../config/bot.config';
 import { FileUploadsService } from '../files/file-uploads.service';
+import { userContentHeaders } from '../files/user-content-headers';
 import { fileIdOfPath } from './methods/media.methods';
 import { TelegramArgs } from './telegram-args';
 import { TelegramError } from './telegram-errors';
@@ -110,7 +111,11 @@ export class TelegramController {
       if (error instanceof ApiError && error.status === 404) throw new TelegramError(404, 'Not Found');
       throw error;
     });
-    res.status(200).set({ 'Content-Type': file.mimeType, 'Content-Length': String(file.fileSize) });
+    res.status(200).set({
+      'Content-Type': file.mimeType,
+      'Content-Length': String(file.fileSize),
+      ...userContentHeaders(file.mimeType),
+    });
     await pipeline(body, res);
   }
 

@@ -18,6 +18,11 @@ describe('file storage configuration', () => {
     expect(config.FILE_UPDATE_URL_TTL_SECONDS).toBeGreaterThanOrEqual(config.UPDATES_RETENTION_HOURS * 3600);
   });
 
+  it('signs the file.url inside Updates for the Update retention by default, not seven days (defect 8: links outlived a deleted message by a week)', () => {
+    const config = loadConfig(BotConfig, {});
+    expect(config.FILE_UPDATE_URL_TTL_SECONDS).toBe(config.UPDATES_RETENTION_HOURS * 3600);
+  });
+
   it('refuses an unknown driver, and the S3 driver without a bucket or with half a credential', () => {
     expect(() => loadConfig(BotConfig, { FILE_STORAGE_DRIVER: 'ftp' })).toThrow(/FILE_STORAGE_DRIVER/);
     expect(() => loadConfig(BotConfig, { FILE_STORAGE_DRIVER: 's3' })).toThrow(/FILE_S3_BUCKET/);
