@@ -138,6 +138,13 @@ describe('account JWT guard', () => {
     expect(RecordingDirectory.seen.length).toBe(seen);
   });
 
+  it('answers 401 for a token whose exp lies beyond ACCOUNT_JWT_MAX_AGE, and accepts one within it (defect 10)', async () => {
+    const farFuture = await get('/me', `Bearer ${await sign({ expiresIn: '3650d' })}`).expect(401);
+    expect(JSON.stringify(farFuture.body)).toMatch(/ACCOUNT_JWT_MAX_AGE/);
+    await get('/me', `Bearer ${await sign({ expiresIn: '8d' })}`).expect(401);
+    await get('/me', `Bearer ${await sign({ expiresIn: '7d' })}`).expect(200);
+  });
+
   it('refuses application and bot tokens on account routes', async () => {
     await get('/me', 'Bearer sop_0123456789abcdef0123456789abcdef0123456').expect(401);
     await get('/me', 'Bearer sbot_0123456789abcdef0123456789abcdef0123456').expect(401);
