@@ -262,6 +262,24 @@ export class BotConfig extends AccountAuthConfig {
   @Min(1)
   BOT_TOKEN_FAILURES_PER_MINUTE = 30;
 
+  /**
+   * Bytes one bot may hold in files and pending uploads (the declared size of each upload counts from
+   * its credentials on); past it, upload-credentials and multipart uploads answer 403 STORAGE_QUOTA_EXCEEDED.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  BOT_STORAGE_QUOTA_BYTES = 1024 * 1024 * 1024;
+
+  /**
+   * A file that no message references (never sent, or its send refused) and that no other service
+   * checked as its own (a voucher cover) is purged, row and bytes, this many hours after its upload.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  FILE_UNREFERENCED_RETENTION_HOURS = 168;
+
   get platformEgressIps(): string[] {
     return this.PLATFORM_EGRESS_IPS.split(',')
       .map((entry) => entry.trim())

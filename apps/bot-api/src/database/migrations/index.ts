@@ -11,6 +11,7 @@ import { SelfHealingDeadLetters1795620000000 } from './1795620000000-SelfHealing
 import { CreateTelegramAliases1795700000000 } from './1795700000000-CreateTelegramAliases';
 import { TelegramWebhookFormat1795700000001 } from './1795700000001-TelegramWebhookFormat';
 import { VirtualMemberAuditRetention1795800000000 } from './1795800000000-VirtualMemberAuditRetention';
+import { FileStorageBounds1795800000001 } from './1795800000001-FileStorageBounds';
 
 /** Every migration of the bot database, in order. New migrations are appended here. */
 export const botMigrations = [
@@ -27,4 +28,5 @@ export const botMigrations = [
   CreateTelegramAliases1795700000000,
   TelegramWebhookFormat1795700000001,
   VirtualMemberAuditRetention1795800000000,
+  FileStorageBounds1795800000001,
 ];
