@@ -1604,6 +1604,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
             500: {
                 headers: {
@@ -1764,6 +1778,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
                         };
                     };
                 };
@@ -2077,6 +2105,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description `RATE_LIMITED`: rate limit of the endpoint exceeded (Retry-After says when to retry) */
             429: {
                 headers: {
@@ -2343,6 +2385,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description `RATE_LIMITED`: rate limit of the endpoint exceeded (Retry-After says when to retry) */
             429: {
                 headers: {
@@ -2488,6 +2544,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description `RATE_LIMITED`: rate limit of the endpoint exceeded (Retry-After says when to retry) */
             429: {
                 headers: {
@@ -2615,6 +2685,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "CONFLICT";
+                        };
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
                         };
                     };
                 };
@@ -2750,6 +2834,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description `RATE_LIMITED`: rate limit of the endpoint exceeded (Retry-After says when to retry) */
             429: {
                 headers: {
@@ -2881,6 +2979,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description `RATE_LIMITED`: rate limit of the endpoint exceeded (Retry-After says when to retry) */
             429: {
                 headers: {
@@ -3008,6 +3120,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "CONFLICT";
+                        };
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
                         };
                     };
                 };
@@ -3147,6 +3273,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description `RATE_LIMITED`: rate limit of the endpoint exceeded (Retry-After says when to retry) */
             429: {
                 headers: {
@@ -3262,6 +3402,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
                         };
                     };
                 };
@@ -3397,6 +3551,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description `RATE_LIMITED`: rate limit of the endpoint exceeded (Retry-After says when to retry) */
             429: {
                 headers: {
@@ -3528,6 +3696,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "VOUCHER_ALREADY_REDEEMED" | "VOUCHER_NOT_REDEEMABLE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                        };
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
                         };
                     };
                 };
@@ -3786,6 +3968,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description `RATE_LIMITED`: rate limit of the endpoint exceeded (Retry-After says when to retry) */
             429: {
                 headers: {
@@ -4002,6 +4198,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
             500: {
                 headers: {
@@ -4114,6 +4324,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
             500: {
                 headers: {
@@ -4208,6 +4432,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
                         };
                     };
                 };
@@ -4376,6 +4614,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
             500: {
                 headers: {
@@ -4453,6 +4705,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
                         };
                     };
                 };
@@ -4538,6 +4804,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
             500: {
                 headers: {
@@ -4615,6 +4895,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
                         };
                     };
                 };
@@ -4924,6 +5218,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
             500: {
                 headers: {
@@ -5135,6 +5443,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
             500: {
                 headers: {
@@ -5211,6 +5533,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
                         };
                     };
                 };
@@ -5406,6 +5742,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
             500: {
                 headers: {
@@ -5593,6 +5943,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
             500: {
                 headers: {
@@ -5683,6 +6047,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "SEND_NOT_CANCELLABLE";
+                        };
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
                         };
                     };
                 };
