@@ -2,6 +2,7 @@ import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { Api } from 'grammy';
+import { FileUploadsService } from '../src/files/file-uploads.service';
 import { MultipartSlots } from '../src/telegram/multipart-slots';
 import { ApprovedBot, BotTestContext, createApprovedBot, openPrivateChat, startBotApp } from './app-context';
 import { listenForFrameworks, until } from './telegram-support';
@@ -103,5 +104,22 @@ describe('Telegram face: multipart uploads that never finish give their slot bac
     } finally {
       clearInterval(drip);
     }
+  });
+
+  it('holds the slot while the parts are stored and probed, until the call is answered (defect 3: parts outlived their slot)', async () => {
+    const uploads = ctx.app.get(FileUploadsService);
+    const heldWhileStoring: number[] = [];
+    const storeBytes = uploads.storeBytes.bind(uploads);
+    const spy = jest.spyOn(uploads, 'storeBytes').mockImplementation(async (...args) => {
+      heldWhileStoring.push(slots.inUse);
+      return storeBytes(...args);
+    });
+    try {
+      await upload(bots[1]).expect(200);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(heldWhileStoring).toEqual([1]);
+    expect(slots.inUse).toBe(0);
   });
 });
