@@ -21,7 +21,11 @@ describe('bot token guessing', () => {
     lookups.mockClear();
     for (const token of ['sbot_short', `sbot_${'a'.repeat(42)}!`, 'sop_' + 'a'.repeat(43), 'x'.repeat(500)]) {
       const res = await callBot(ctx, token, 'getMe');
-      expect({ token, status: res.status, code: res.body.code }).toEqual({ token, status: 401, code: 'INVALID_BOT_TOKEN' });
+      expect({ token, status: res.status, code: res.body.code }).toEqual({
+        token,
+        status: 401,
+        code: 'INVALID_BOT_TOKEN',
+      });
     }
     await request(ctx.app.getHttpServer()).get('/telegram/botnot-a-token/getMe').expect(401);
     expect(lookups).not.toHaveBeenCalled();

@@ -18,7 +18,13 @@ describe('downloads of user bytes from the origin the staff console shares', () 
   });
 
   it('serves a document as a sandboxed, never sniffed attachment on the signed route and the Telegram file route (defect 8)', async () => {
-    const { file } = await uploadFile(ctx, { bot: token }, Buffer.from('<script>alert(1)</script>'), 'a.txt', 'text/plain');
+    const { file } = await uploadFile(
+      ctx,
+      { bot: token },
+      Buffer.from('<script>alert(1)</script>'),
+      'a.txt',
+      'text/plain',
+    );
     const signed = await callUrl(ctx, 'GET', file.url);
     expect(signed.status).toBe(200);
     expect(signed.headers).toMatchObject({

@@ -56,6 +56,8 @@ describe('staff routes driven from another site', () => {
     expect((await dryRun().send({ all_bots: false })).status).toBe(400);
     const everyBot = await dryRun().send({ all_bots: true }).expect(200);
     expect(everyBot.body.data).toMatchObject({ would_redeliver: 0, filter: { bot_id: null } });
-    await dryRun().send({ bot_id: 'a'.repeat(24) }).expect(200);
+    await dryRun()
+      .send({ bot_id: 'a'.repeat(24) })
+      .expect(200);
   });
 });

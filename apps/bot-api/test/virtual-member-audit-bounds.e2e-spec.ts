@@ -8,7 +8,10 @@ describe('virtual-member audit log: what a refused bot can make it hold', () => 
   let db: DataSource;
 
   beforeAll(async () => {
-    ctx = await startBotApp({ VIRTUAL_MEMBER_AUDIT_REFUSALS_PER_MINUTE: '5', VIRTUAL_MEMBER_AUDIT_RETENTION_DAYS: '30' });
+    ctx = await startBotApp({
+      VIRTUAL_MEMBER_AUDIT_REFUSALS_PER_MINUTE: '5',
+      VIRTUAL_MEMBER_AUDIT_RETENTION_DAYS: '30',
+    });
     db = ctx.app.get(DataSource);
   });
   afterAll(() => ctx.close());

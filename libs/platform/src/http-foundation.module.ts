@@ -1,4 +1,12 @@
-import { DynamicModule, Inject, MiddlewareConsumer, Module, NestModule, OnModuleInit, RequestMethod } from '@nestjs/common';
+import {
+  DynamicModule,
+  Inject,
+  MiddlewareConsumer,
+  Module,
+  NestModule,
+  OnModuleInit,
+  RequestMethod,
+} from '@nestjs/common';
 import { APP_PIPE, HttpAdapterHost } from '@nestjs/core';
 import { REQUEST_INPUT_CHECK } from '@app/envelope';
 import type { Request } from 'express';
