@@ -3760,6 +3760,11 @@ export type components = {
              */
             error?: "timeout" | "connection_refused" | "tls" | "http_4xx" | "http_5xx" | "http_410" | "address_refused" | "other";
             /**
+             * @description Every bot: required instead of bot_id, so that no empty filter means the whole platform
+             * @enum {boolean}
+             */
+            all_bots?: true;
+            /**
              * @description Only dead letters are redriven
              * @enum {string}
              */
@@ -3796,6 +3801,11 @@ export type components = {
              * @enum {string}
              */
             error?: "timeout" | "connection_refused" | "tls" | "http_4xx" | "http_5xx" | "http_410" | "address_refused" | "other";
+            /**
+             * @description Every bot: required instead of bot_id, so that no empty filter means the whole platform
+             * @enum {boolean}
+             */
+            all_bots?: true;
             /**
              * @description Only dead letters are redriven
              * @enum {string}
@@ -4159,6 +4169,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -4343,6 +4365,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -4451,6 +4485,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -4547,6 +4593,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -4640,6 +4698,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "CONFLICT";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -4849,6 +4919,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -4958,6 +5040,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "CONFLICT";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -5073,6 +5167,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -5144,6 +5250,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "BOT_TOKEN_REQUIRED";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -5354,6 +5472,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "BOT_NOT_AVAILABLE";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -5671,6 +5801,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -5811,6 +5953,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -5895,6 +6049,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "BOT_NOT_AVAILABLE";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -6038,6 +6204,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -6122,6 +6300,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "BOT_NOT_AVAILABLE";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -6298,6 +6488,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -6385,6 +6587,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -6469,6 +6683,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "BOT_NOT_AVAILABLE";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -6609,6 +6835,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "BOT_NOT_AVAILABLE";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -6819,6 +7057,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -6929,6 +7179,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -7026,6 +7288,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "CONFLICT";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -7229,6 +7503,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -7303,7 +7589,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled */
+            /** @description `BOT_NOT_AVAILABLE`: the bot is not approved or not enabled; `STORAGE_QUOTA_EXCEEDED`: the bot's files and pending uploads plus this one would pass BOT_STORAGE_QUOTA_BYTES */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7311,7 +7597,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
-                        code?: "BOT_NOT_AVAILABLE";
+                        code?: "BOT_NOT_AVAILABLE" | "STORAGE_QUOTA_EXCEEDED";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -7643,6 +7941,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -7714,6 +8024,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -8226,6 +8548,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -8332,6 +8666,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -8447,6 +8793,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -8544,6 +8902,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -8645,6 +9015,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -8753,6 +9135,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "CONFLICT";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -8947,6 +9341,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -9145,6 +9551,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -9336,6 +9754,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -9533,6 +9963,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -9629,6 +10071,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -9731,6 +10185,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -9827,6 +10293,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -9929,6 +10407,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -10028,6 +10518,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -10124,6 +10626,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -10435,6 +10949,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -10531,6 +11057,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -10633,6 +11171,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -10732,6 +11282,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -10828,6 +11390,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -11018,6 +11592,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -11112,6 +11698,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -11216,6 +11814,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -11301,6 +11911,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -11383,6 +12005,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -11509,6 +12143,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -11632,6 +12278,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -11715,6 +12373,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -11885,6 +12555,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -12070,6 +12752,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -12168,6 +12862,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -12263,6 +12969,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -12494,6 +13212,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `BOT_RATE_LIMIT`: a send quota of the bot is used up; see Retry-After; `RATE_LIMITED` */
             429: {
                 headers: {
@@ -12608,6 +13338,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -12728,6 +13470,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `BOT_RATE_LIMIT`: a send quota of the bot is used up; see Retry-After; `RATE_LIMITED` */
             429: {
                 headers: {
@@ -12842,6 +13596,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -12962,6 +13728,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `BOT_RATE_LIMIT`: a send quota of the bot is used up; see Retry-After; `RATE_LIMITED` */
             429: {
                 headers: {
@@ -13076,6 +13854,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -13196,6 +13986,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `BOT_RATE_LIMIT`: a send quota of the bot is used up; see Retry-After; `RATE_LIMITED` */
             429: {
                 headers: {
@@ -13310,6 +14112,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -13430,6 +14244,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `BOT_RATE_LIMIT`: a send quota of the bot is used up; see Retry-After; `RATE_LIMITED` */
             429: {
                 headers: {
@@ -13544,6 +14370,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -13664,6 +14502,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `BOT_RATE_LIMIT`: a send quota of the bot is used up; see Retry-After; `RATE_LIMITED` */
             429: {
                 headers: {
@@ -13778,6 +14628,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -13898,6 +14760,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `BOT_RATE_LIMIT`: a send quota of the bot is used up; see Retry-After; `RATE_LIMITED` */
             429: {
                 headers: {
@@ -14012,6 +14886,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -14132,6 +15018,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `BOT_RATE_LIMIT`: a send quota of the bot is used up; see Retry-After; `RATE_LIMITED` */
             429: {
                 headers: {
@@ -14246,6 +15144,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -14366,6 +15276,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `BOT_RATE_LIMIT`: a send quota of the bot is used up; see Retry-After; `RATE_LIMITED` */
             429: {
                 headers: {
@@ -14466,6 +15388,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -14583,6 +15517,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -15128,6 +16074,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -15242,6 +16200,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -15443,6 +16413,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "CONFLICT";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -15712,6 +16694,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -15799,6 +16793,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -15883,6 +16889,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "BOT_NOT_AVAILABLE";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -16023,6 +17041,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "BOT_NOT_AVAILABLE";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -16222,6 +17252,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -16319,6 +17361,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "CONFLICT";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -16680,6 +17734,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -16850,6 +17916,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -17057,6 +18135,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -17261,6 +18351,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -17370,6 +18472,24 @@ export interface operations {
             };
             /** @description Not Found: method not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Request Timeout: a multipart body took longer than TELEGRAM_UPLOAD_TIMEOUT_MS */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17525,6 +18645,24 @@ export interface operations {
             };
             /** @description Not Found: method not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Request Timeout: a multipart body took longer than TELEGRAM_UPLOAD_TIMEOUT_MS */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1644,6 +1644,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
             500: {
                 headers: {
@@ -1804,6 +1818,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
                         };
                     };
                 };
@@ -2117,6 +2145,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description `RATE_LIMITED`: rate limit of the endpoint exceeded (Retry-After says when to retry) */
             429: {
                 headers: {
@@ -2383,6 +2425,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description `RATE_LIMITED`: rate limit of the endpoint exceeded (Retry-After says when to retry) */
             429: {
                 headers: {
@@ -2528,6 +2584,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description `RATE_LIMITED`: rate limit of the endpoint exceeded (Retry-After says when to retry) */
             429: {
                 headers: {
@@ -2655,6 +2725,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "CONFLICT";
+                        };
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
                         };
                     };
                 };
@@ -2790,6 +2874,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description `RATE_LIMITED`: rate limit of the endpoint exceeded (Retry-After says when to retry) */
             429: {
                 headers: {
@@ -2921,6 +3019,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description `RATE_LIMITED`: rate limit of the endpoint exceeded (Retry-After says when to retry) */
             429: {
                 headers: {
@@ -3048,6 +3160,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "CONFLICT";
+                        };
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
                         };
                     };
                 };
@@ -3187,6 +3313,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description `RATE_LIMITED`: rate limit of the endpoint exceeded (Retry-After says when to retry) */
             429: {
                 headers: {
@@ -3302,6 +3442,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
                         };
                     };
                 };
@@ -3437,6 +3591,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description `RATE_LIMITED`: rate limit of the endpoint exceeded (Retry-After says when to retry) */
             429: {
                 headers: {
@@ -3568,6 +3736,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "VOUCHER_ALREADY_REDEEMED" | "VOUCHER_NOT_REDEEMABLE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
+                        };
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
                         };
                     };
                 };
@@ -3826,6 +4008,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description `RATE_LIMITED`: rate limit of the endpoint exceeded (Retry-After says when to retry) */
             429: {
                 headers: {
@@ -4042,6 +4238,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
             500: {
                 headers: {
@@ -4154,6 +4364,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
             500: {
                 headers: {
@@ -4248,6 +4472,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
                         };
                     };
                 };
@@ -4416,6 +4654,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
             500: {
                 headers: {
@@ -4493,6 +4745,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
                         };
                     };
                 };
@@ -4578,6 +4844,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
             500: {
                 headers: {
@@ -4655,6 +4935,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
                         };
                     };
                 };
@@ -4964,6 +5258,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
             500: {
                 headers: {
@@ -5175,6 +5483,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
             500: {
                 headers: {
@@ -5251,6 +5573,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
                         };
                     };
                 };
@@ -5446,6 +5782,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
             500: {
                 headers: {
@@ -5633,6 +5983,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
             /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
             500: {
                 headers: {
@@ -5723,6 +6087,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "SEND_NOT_CANCELLABLE";
+                        };
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
                         };
                     };
                 };

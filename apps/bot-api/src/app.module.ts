@@ -50,7 +50,11 @@ export class AppModule {
       imports: [
         loggingModule('bot-api', config.LOG_LEVEL),
         EnvelopeModule.forRoot(botEnvelope, BotErrors),
-        HttpFoundationModule.forRoot({ bodyLimit: config.BODY_LIMIT, skipJsonBody: readsOwnBody }),
+        HttpFoundationModule.forRoot({
+          bodyLimit: config.BODY_LIMIT,
+          trustProxyHops: config.TRUST_PROXY_HOPS,
+          skipJsonBody: readsOwnBody,
+        }),
         databaseModule(config, botMigrations),
         CoordinationModule.forRoot(coordinationSettings(config, 'bot-api')),
         AuthModule.forRoot({

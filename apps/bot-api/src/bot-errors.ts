@@ -23,6 +23,10 @@ export const BotErrors = ErrorCatalog.define('VALIDATION', {
   UPLOAD_NOT_RECEIVED: { status: 409, message: 'No bytes were received for this upload' },
   UPLOAD_SIZE_MISMATCH: { status: 400, message: 'The bytes differ in size from the declared fileSize' },
   UPLOAD_TYPE_MISMATCH: { status: 415, message: 'The Content-Type differs from the declared fileType' },
+  STORAGE_QUOTA_EXCEEDED: {
+    status: 403,
+    message: "The bot's stored files and pending uploads would exceed its storage quota",
+  },
   ...IDEMPOTENCY_ERROR_CODES,
 });
 

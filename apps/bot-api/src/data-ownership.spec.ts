@@ -83,6 +83,11 @@ const CROSS_TABLE: AllowedUse[] = [
     reason: 'a file is visible to the active members of a chat it was posted in',
   },
   {
+    at: `${BOT_API}files/files.service.ts#FilesService.lockUnreferenced`,
+    tables: ['messages'],
+    reason: 'a file is purged only while no message references it; the statement that locks it for removal checks it',
+  },
+  {
     at: `${BOT_API}files/owned-images.store.ts#OWNED_IMAGE`,
     tables: ['files', 'bots'],
     reason:

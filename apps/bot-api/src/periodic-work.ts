@@ -1,10 +1,12 @@
 import { PeriodicWorkModule } from '@app/coordination';
 import { IdempotencyPurge } from '@app/idempotency';
 import { OneTimeTokenPurgeService } from './bots/one-time-token-purge.service';
+import { FileRetentionPurgeService } from './files/file-retention-purge.service';
 import { FileUploadPurgeService } from './files/file-upload-purge.service';
 import { QueriesPurgeService } from './interaction/queries-purge.service';
 import { RedriveTick } from './staff-deliveries/redrive-tick';
 import { UpdatesPurgeService } from './updates/updates-purge.service';
+import { VirtualMemberAuditPurgeService } from './virtual-members/virtual-member-audit-purge.service';
 
 /** Everything bot-api does on a timer, each run once per cluster whatever the number of replicas. */
 export const botApiPeriodicWork = () =>
@@ -17,5 +19,7 @@ export const botApiPeriodicWork = () =>
       'file-upload-purge': FileUploadPurgeService,
       'idempotency-purge': IdempotencyPurge,
       'redrive-tick': RedriveTick,
+      'file-retention-purge': FileRetentionPurgeService,
+      'virtual-member-audit-purge': VirtualMemberAuditPurgeService,
     },
   });

@@ -25,6 +25,8 @@ describeEachBackend('bot-api periodic work on two replicas', (backend) => {
       'file-upload-purge',
       'idempotency-purge',
       'redrive-tick',
+      'file-retention-purge',
+      'virtual-member-audit-purge',
     ]);
   });
 });

@@ -123,14 +123,22 @@ describe('staff delivery console in a browser', () => {
     await page.getByRole('button', { name: 'Dry run' }).click();
     await page.locator('#dry-result').getByText('12 dead letter(s) of 1 bot(s)').waitFor();
     await page.getByLabel('Rate per bot (per second)').fill('40');
+    // No bot in the filter: the console asks before a redrive of every bot, with the count it will take.
+    const questions: string[] = [];
+    page.once('dialog', (dialog) => {
+      questions.push(dialog.message());
+      void dialog.accept();
+    });
     await page.getByRole('button', { name: 'Start redrive' }).click();
     await page
       .locator('#job-text')
       .getByText(/completed, 100 %/)
       .waitFor({ timeout: 15_000 });
+    expect(questions).toEqual(['Redeliver 12 dead letter(s) of 1 bot(s), across every bot?']);
     expect(await page.locator('#job-progress').evaluate((el) => (el as unknown as { value: number }).value)).toBe(100);
     await page.locator('#audit').getByText('redrive.start').waitFor();
-    await page.locator('#audit').getByText('redrive.dry_run').waitFor();
+    // Two dry runs: the operator's, and the count taken again for the confirmation of an all-bots redrive.
+    await page.locator('#audit').getByText('redrive.dry_run').nth(1).waitFor();
 
     mkdirSync(SCREENSHOTS, { recursive: true });
     await page.screenshot({ path: join(SCREENSHOTS, 'staff-console.png'), fullPage: true });

@@ -187,7 +187,7 @@ describeEachBackend('staff delivery operations across all bots', (backend) => {
       (n) => n === 6,
     );
 
-    const dry = await ok('post', '/redrives/dry-run', {});
+    const dry = await ok('post', '/redrives/dry-run', { all_bots: true });
     expect(dry).toMatchObject({ would_redeliver: 4 });
     expect(dry.per_bot).toEqual(
       expect.arrayContaining([
@@ -195,7 +195,7 @@ describeEachBackend('staff delivery operations across all bots', (backend) => {
         { bot_id: gone.botId, count: 2 },
       ]),
     );
-    const job = await ok('post', '/redrives', { rate_per_bot: 5 });
+    const job = await ok('post', '/redrives', { all_bots: true, rate_per_bot: 5 });
     expect(job).toMatchObject({ status: 'running', total: dry.would_redeliver, rate_per_bot: 5 });
     const finished = await eventually(
       () => ok('get', `/redrives/${job.id}`),

@@ -33,7 +33,11 @@ export class AppModule {
       imports: [
         loggingModule('voucher-api', config.LOG_LEVEL),
         EnvelopeModule.forRoot(voucherEnvelope, VoucherErrors),
-        HttpFoundationModule.forRoot({ bodyLimit: config.BODY_LIMIT, skipJsonBody: isSealedRoute }),
+        HttpFoundationModule.forRoot({
+          bodyLimit: config.BODY_LIMIT,
+          skipJsonBody: isSealedRoute,
+          trustProxyHops: config.TRUST_PROXY_HOPS,
+        }),
         databaseModule(config, voucherMigrations),
         CoordinationModule.forRoot(coordinationSettings(config, 'voucher-api')),
         AuthModule.forRoot({ config, directory: UsersDirectory, imports: [UsersModule] }),

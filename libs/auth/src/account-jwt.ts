@@ -14,6 +14,8 @@ export interface AccountJwtOptions {
   jwksUrl?: string;
   issuer?: string;
   audience?: string;
+  /** Longest time to expiry a token may have when it is presented (ACCOUNT_JWT_MAX_AGE), in seconds. */
+  maxAgeSeconds?: number;
 }
 
 export class InvalidAccountToken extends Error {}
@@ -44,6 +46,11 @@ export class AccountJwtVerifier {
           : await jwtVerify(token, this.key, verifyOptions));
     } catch (error) {
       throw new InvalidAccountToken(rejectionReason(error as { code?: string; claim?: string }));
+    }
+    // A leaked token that expires in years is as good as one without an expiry.
+    const maxAge = this.options.maxAgeSeconds;
+    if (maxAge !== undefined && (payload.exp as number) - Math.floor(Date.now() / 1000) > maxAge) {
+      throw new InvalidAccountToken(`token expires more than ${maxAge} seconds from now (ACCOUNT_JWT_MAX_AGE)`);
     }
     if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 128) {
       throw new InvalidAccountToken('token has no subject');

@@ -1,5 +1,6 @@
 import { ServiceConfig } from '@app/platform';
-import { IsOptional, IsString, IsUrl, MinLength } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, IsUrl, Min, MinLength } from 'class-validator';
 
 export const DEV_ACCOUNT_JWT_SECRET = 'dev-account-secret-change-me';
 
@@ -23,6 +24,15 @@ export class AccountAuthConfig extends ServiceConfig {
   @IsOptional()
   @IsString()
   ACCOUNT_JWT_AUDIENCE?: string;
+
+  /**
+   * Longest remaining lifetime, in seconds, an account JWT may have when presented: a token whose `exp`
+   * is further away is refused (401), so a leaked long-lived token is not accepted at all.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(60)
+  ACCOUNT_JWT_MAX_AGE = 7 * 24 * 60 * 60;
 
   override extraProblems(): string[] {
     const problems = super.extraProblems();

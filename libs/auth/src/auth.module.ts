@@ -22,6 +22,7 @@ export class AuthModule {
       jwksUrl: config.ACCOUNT_JWKS_URL,
       issuer: config.ACCOUNT_JWT_ISSUER,
       audience: config.ACCOUNT_JWT_AUDIENCE,
+      maxAgeSeconds: config.ACCOUNT_JWT_MAX_AGE,
     });
     const directoryProviders = directory ? [{ provide: ACCOUNT_DIRECTORY, useExisting: directory }] : [];
     const internalProviders =

@@ -51,12 +51,40 @@ export class AccountGuard implements CanActivate {
   }
 }
 
-/** Platform staff only (`platform_admin` role); use after AccountGuard. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Whether a browser says the request comes from another site: Fetch Metadata (`Sec-Fetch-Site`) when
+ * it sends it, else an `Origin` whose host is not the one the request was sent to (`null` included).
+ * Calls that are not from a browser (curl, services) carry neither and are not cross-site.
+ */
+export function isCrossSite(req: Request): boolean {
+  const site = req.headers['sec-fetch-site'];
+  if (site === 'cross-site' || site === 'same-site') return true;
+  if (site === 'same-origin' || site === 'none') return false;
+  const origin = req.headers.origin;
+  if (origin === undefined) return false;
+  try {
+    return new URL(origin).host !== req.host;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Platform staff only (`platform_admin` role); use after AccountGuard. A state-changing staff call from
+ * another site is refused as well: behind a proxy that turns a cookie into `Authorization`, a form on
+ * any page could otherwise drive a staff action with the signed-in operator's credential.
+ */
 @Injectable()
 export class PlatformAdminGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
-    const account = accountOf(context.switchToHttp().getRequest<Request>());
+    const req = context.switchToHttp().getRequest<Request>();
+    const account = accountOf(req);
     if (!account?.isPlatformAdmin) throw forbidden('Platform staff only');
+    if (!SAFE_METHODS.has(req.method) && isCrossSite(req)) {
+      throw forbidden('Staff actions are refused from another site (Origin or Sec-Fetch-Site)');
+    }
     return true;
   }
 }

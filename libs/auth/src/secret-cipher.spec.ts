@@ -32,4 +32,11 @@ describe('SecretCipher', () => {
   it('refuses a key that is not 32 bytes', () => {
     expect(() => new SecretCipher('abcd')).toThrow(/32 bytes/);
   });
+
+  it('refuses a sealed secret whose tag was cut short, though the shorter tag is a prefix of the true one (defect 10)', () => {
+    const sealed = cipher.encrypt('bot-a', 'sbot_secret');
+    const [version, iv, tag, body] = sealed.split(':');
+    const short = Buffer.from(tag, 'base64').subarray(0, 4).toString('base64');
+    expect(() => cipher.decrypt('bot-a', [version, iv, short, body].join(':'))).toThrow();
+  });
 });

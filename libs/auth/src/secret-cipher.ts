@@ -27,7 +27,8 @@ export class SecretCipher {
   decrypt(context: string, sealed: string): string {
     const [version, iv, tag, body] = sealed.split(':');
     if (version !== VERSION || !iv || !tag || !body) throw new Error('unrecognised secret ciphertext');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64'));
+    // Without a fixed tag length GCM accepts a tag cut to 4 bytes, which a forger can guess.
+    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64'), { authTagLength: 16 });
     decipher.setAAD(Buffer.from(context, 'utf8'));
     decipher.setAuthTag(Buffer.from(tag, 'base64'));
     return Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]).toString('utf8');

@@ -1,4 +1,4 @@
-import { Controller, Get, INestApplication, Module, UseGuards } from '@nestjs/common';
+import { Controller, Get, HttpCode, INestApplication, Module, Post, UseGuards } from '@nestjs/common';
 import {
   Account,
   AccountAuthConfig,
@@ -40,6 +40,13 @@ class MeController {
   @UseGuards(PlatformAdminGuard)
   admin() {
     return { staff: true };
+  }
+
+  @Post('admin')
+  @HttpCode(200)
+  @UseGuards(PlatformAdminGuard)
+  adminAction() {
+    return { done: true };
   }
 }
 
@@ -131,6 +138,13 @@ describe('account JWT guard', () => {
     expect(RecordingDirectory.seen.length).toBe(seen);
   });
 
+  it('answers 401 for a token whose exp lies beyond ACCOUNT_JWT_MAX_AGE, and accepts one within it (defect 10)', async () => {
+    const farFuture = await get('/me', `Bearer ${await sign({ expiresIn: '3650d' })}`).expect(401);
+    expect(JSON.stringify(farFuture.body)).toMatch(/ACCOUNT_JWT_MAX_AGE/);
+    await get('/me', `Bearer ${await sign({ expiresIn: '8d' })}`).expect(401);
+    await get('/me', `Bearer ${await sign({ expiresIn: '7d' })}`).expect(200);
+  });
+
   it('refuses application and bot tokens on account routes, naming their kind', async () => {
     const app = await get('/me', 'Bearer sop_0123456789abcdef0123456789abcdef0123456').expect(401);
     expect(app.body.message).toBe('This route takes an account JWT, not an application token (sop_…)');
@@ -150,6 +164,17 @@ describe('account JWT guard', () => {
     await get('/me/admin', `Bearer ${await sign({ roles: [PLATFORM_ADMIN_ROLE] })}`).expect(200);
     const res = await get('/me/admin', `Bearer ${await sign()}`).expect(403);
     expect(res.body.error.code).toBe('FORBIDDEN');
+  });
+
+  it('refuses a state-changing staff call from another site and lets reads and same-site calls through (defect 5)', async () => {
+    const staff = `Bearer ${await sign({ roles: [PLATFORM_ADMIN_ROLE] })}`;
+    const post = () => request(app.getHttpServer()).post('/me/admin').set('Authorization', staff);
+    const crossSite = await post().set('Sec-Fetch-Site', 'cross-site').send({});
+    expect({ status: crossSite.status, code: crossSite.body.error.code }).toEqual({ status: 403, code: 'FORBIDDEN' });
+    await post().set('Origin', 'https://elsewhere.example').send({}).expect(403);
+    await post().set('Sec-Fetch-Site', 'same-origin').set('Origin', 'https://elsewhere.example').send({}).expect(200);
+    await post().send({}).expect(200);
+    await get('/me/admin', staff).set('Sec-Fetch-Site', 'cross-site').expect(200);
   });
 });
 

@@ -1,6 +1,7 @@
 import { INestApplication, Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
+import express from 'express';
 import { Logger } from 'nestjs-pino';
 import { ConfigError, loadConfig, ServiceConfig } from './config';
 
@@ -17,8 +18,22 @@ export function loadConfigOrExit<T extends ServiceConfig>(schema: new () => T): 
   }
 }
 
+/**
+ * The express instance every HTTP app runs on. Express matches routes case-insensitively by default,
+ * while every check of a path (route limits, log redaction, audits, an ingress rule) reads it as
+ * written: `/API/v1/…` must not be a second spelling of a route that those checks miss. Express reads
+ * the setting once, when its router is created, so it is set before Nest sees the instance.
+ */
+export function httpAdapter(): ExpressAdapter {
+  const instance = express();
+  instance.set('case sensitive routing', true);
+  return new ExpressAdapter(instance);
+}
+
 /** Settings every HTTP app needs and that cannot live in a module (used by main.ts and by tests). */
 export function configureHttpApp(app: INestApplication): void {
+  const router = (app as NestExpressApplication).getHttpAdapter().getInstance().router as { caseSensitive?: boolean };
+  if (!router.caseSensitive) throw new Error('create the app with httpAdapter(), whose routing is case-sensitive');
   (app as NestExpressApplication).disable('x-powered-by');
   (app as NestExpressApplication).set('query parser', 'extended');
   // No ETag on API answers (express would SHA-1 every body): they change with every write, and
@@ -35,7 +50,7 @@ export async function runHttpApp(
   config: ServiceConfig,
   afterCreate: (app: INestApplication) => void = () => undefined,
 ): Promise<INestApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(module as never, {
+  const app = await NestFactory.create<NestExpressApplication>(module as never, httpAdapter(), {
     bufferLogs: true,
     bodyParser: false,
   });

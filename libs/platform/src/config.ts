@@ -117,6 +117,18 @@ export class ServiceConfig {
   @MinLength(2)
   BODY_LIMIT = '1mb';
 
+  /**
+   * Proxies (ingress, load balancer) in front of the HTTP app that append to `X-Forwarded-For`: the
+   * client's address is taken that many hops from the right, so per-address limits count clients, not
+   * the ingress. 0 (no proxy) uses the connection's address and ignores the header, which a client
+   * could otherwise write itself.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(10)
+  TRUST_PROXY_HOPS = 0;
+
   @Type(() => Number)
   @IsInt()
   @Min(1000)

@@ -31,6 +31,14 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
   return false;
 }
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** From the header itself: express' `req.is` answers null for a request without a body. */
+function isJson(req: Request): boolean {
+  const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  return type === 'application/json' || /^application\/[^/]+\+json$/.test(type);
+}
+
 function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
@@ -50,14 +58,17 @@ export function jsonBodyMiddleware(limit: string, skip: (req: Request) => boolea
   });
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     if (skip(req)) return next();
+    // A form (url-encoded, multipart, text/plain) is what another site's page can send without asking:
+    // a state-changing call that names any type but JSON is refused even with an empty body.
+    if (!SAFE_METHODS.has(req.method) && req.headers['content-type'] !== undefined && !isJson(req)) {
+      throw new ApiError(415, undefined, 'Content-Type must be application/json');
+    }
     if (!hasBody(req)) {
       (req as RequestWithRawBody).rawBody = Buffer.alloc(0);
       req.body = {};
       return next();
     }
-    if (!req.is(['application/json', 'application/*+json'])) {
-      throw new ApiError(415, undefined, 'Content-Type must be application/json');
-    }
+    if (!isJson(req)) throw new ApiError(415, undefined, 'Content-Type must be application/json');
     await new Promise<void>((resolve, reject) => {
       parse(req, res, (error?: unknown) => (error ? reject(error) : resolve()));
     }).catch((error: { type?: string; status?: number }) => {

@@ -64,6 +64,20 @@ describe('log redaction', () => {
       expect(record.url).toMatch(/^(\/telegram)?\/(file\/)?bot\[redacted\]\//i);
     }
   });
+
+  it('logs the token of any spelling of a Telegram-style path redacted (defect 2: /Telegram/BOT<token> logged it)', () => {
+    const token = 'sbot_' + 'b'.repeat(43);
+    for (const url of [
+      `/Telegram/bot${token}/getMe`,
+      `/TELEGRAM/BOT${token}/getMe`,
+      `//telegram//file/Bot${token}/x.jpg`,
+      `/bot${token}/getMe`,
+      `/api/v1/bots/whatever/${token}`,
+    ]) {
+      const record = requestLogRecord({ id: 'r3', method: 'GET', url, headers: {} });
+      expect({ url, logged: record.url.includes(token) }).toEqual({ url, logged: false });
+    }
+  });
 });
 
 describe('request log line', () => {

@@ -30,10 +30,13 @@ const LOGGED_REQUEST_HEADERS = [
 ];
 
 /**
- * Telegram-style paths carry the bot token as a segment: at the root (`/bot<token>/…`, `/file/bot<token>/…`)
- * and under `/telegram/`. Matched from the start of the path and without regard to case.
+ * Telegram-style paths carry the bot token as a segment (`/telegram/bot<token>/…`,
+ * `/telegram/file/bot<token>/…`, and the same without `/telegram`), in any letter case and with
+ * doubled slashes, since a path the router refuses is logged too.
  */
-const TOKEN_IN_PATH = /^((?:\/telegram)?\/(?:file\/)?bot)[^/]+/i;
+const TOKEN_IN_PATH = /^(\/+(?:telegram\/+)?(?:file\/+)?bot)[^/]+/i;
+/** A bot or application token anywhere else in a path, however it got there. */
+const TOKEN_ANYWHERE = /\b(sbot|sop)_[A-Za-z0-9_-]+/gi;
 
 /**
  * A small request record: the path without its query string (it may hold signed upload parameters)
@@ -44,7 +47,10 @@ export function requestLogRecord(req: { id: string; method: string; url: string;
   for (const name of LOGGED_REQUEST_HEADERS) {
     if (req.headers[name] !== undefined) headers[name] = req.headers[name];
   }
-  const path = req.url?.split('?')[0]?.replace(TOKEN_IN_PATH, '$1[redacted]');
+  const path = req.url
+    ?.split('?')[0]
+    ?.replace(TOKEN_IN_PATH, '$1[redacted]')
+    .replace(TOKEN_ANYWHERE, '$1_[redacted]');
   return { id: req.id, method: req.method, url: path, headers };
 }
 

@@ -179,10 +179,17 @@ describe('buildOpenApiDocument', () => {
     });
   });
 
+  it('documents 415 on every state-changing operation, which the JSON body check answers to a form (defect 5)', async () => {
+    const paths = (await documentFor('bot')).paths;
+    expect(paths['/api/v1/things/only-errors'].post.responses['415']).toMatchObject({
+      description: expect.stringContaining('application/json'),
+    });
+  });
+
   it('keeps the success response of a route that documents only its errors, with the status Nest sends', async () => {
     const paths = (await documentFor('bot')).paths;
-    expect(Object.keys(paths['/api/v1/things/only-errors'].post.responses)).toEqual(['201', '409', '500']);
-    expect(Object.keys(paths['/api/v1/things/only-errors-200'].post.responses)).toEqual(['200', '409', '500']);
+    expect(Object.keys(paths['/api/v1/things/only-errors'].post.responses)).toEqual(['201', '409', '415', '500']);
+    expect(Object.keys(paths['/api/v1/things/only-errors-200'].post.responses)).toEqual(['200', '409', '415', '500']);
     expect(paths['/api/v1/things/only-errors-200'].post.responses['200'].content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/SuccessEnvelope',
     });

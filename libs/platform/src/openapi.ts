@@ -383,7 +383,15 @@ function schemesOf(spec: ApiDocsSpec, guards: unknown[]): ApiSecurityName[] {
   return [...new Set(schemes)];
 }
 
-function finishOperation(spec: ApiDocsSpec, path: string, operation: Json, facts: HandlerFacts | undefined): void {
+const STATE_CHANGING = new Set(['post', 'put', 'patch', 'delete']);
+
+function finishOperation(
+  spec: ApiDocsSpec,
+  method: string,
+  path: string,
+  operation: Json,
+  facts: HandlerFacts | undefined,
+): void {
   const kind = spec.envelope;
   const isApi = path.startsWith('/api/');
   const schemes = schemesOf(spec, facts?.guards ?? []);
@@ -408,6 +416,12 @@ function finishOperation(spec: ApiDocsSpec, path: string, operation: Json, facts
   const hasInput = Boolean(operation.requestBody) || (operation.parameters ?? []).length > 0;
   if (hasInput && !responses['400'])
     responses['400'] = { description: 'Invalid input', [ERROR_CODES_KEY]: [spec.errors.defaultCodeFor(400)] };
+  if (STATE_CHANGING.has(method) && !responses['415']) {
+    responses['415'] = {
+      description: 'A Content-Type other than application/json (refused even with an empty body)',
+      [ERROR_CODES_KEY]: [spec.errors.defaultCodeFor(415)],
+    };
+  }
   if (!responses['500']) {
     responses['500'] = {
       description: 'Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one)',
@@ -456,7 +470,7 @@ function finishDocument(document: OpenAPIObject, spec: ApiDocsSpec, facts: Map<s
       const operation = item[method];
       if (!operation) continue;
       addRouteErrors(spec, method, path, operation);
-      finishOperation(spec, path, operation, facts.get(operation.operationId));
+      finishOperation(spec, method, path, operation, facts.get(operation.operationId));
       for (const [status, response] of Object.entries<Json>(operation.responses ?? {})) {
         for (const code of response[ERROR_CODES_KEY] ?? []) {
           statusesByCode.set(code, (statusesByCode.get(code) ?? new Set()).add(Number(status)));

@@ -16,3 +16,4 @@ export * from './periodic-work';
 export * from './shared-state';
 export * from './wait';
 export * from './chromium';
+export * from './letter-case';

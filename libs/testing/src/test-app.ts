@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { configureHttpApp } from '@app/platform';
+import { configureHttpApp, httpAdapter } from '@app/platform';
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { defaultTestBackend } from './backends';
@@ -14,7 +14,7 @@ export async function createTestApp(
   beforeInit: (app: INestApplication) => void = () => undefined,
 ): Promise<INestApplication> {
   const moduleRef = await Test.createTestingModule({ imports: [module as never] }).compile();
-  const app = moduleRef.createNestApplication({
+  const app = moduleRef.createNestApplication(httpAdapter(), {
     bodyParser: false,
     logger: process.env.TEST_DEBUG ? undefined : false,
   });

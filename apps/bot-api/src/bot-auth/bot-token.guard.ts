@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { bearerToken, setPrincipal } from '@app/auth';
 import { isBotAvailable } from '@app/webhook-queue';
 import type { Request } from 'express';
-import { BotTokenService } from './bot-token.service';
+import { BotTokenService, clientAddressOf } from './bot-token.service';
 import { setBot } from './bot-request';
 import { BotErrors } from '../bot-errors';
 
@@ -18,7 +18,7 @@ export class BotTokenGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<Request>();
     const token = bearerToken(req.headers.authorization);
     if (!token) throw BotErrors.error('BOT_TOKEN_REQUIRED', 'Authorization: Bearer <bot token> is required');
-    const bot = await this.tokens.findByToken(token);
+    const bot = await this.tokens.findByToken(token, clientAddressOf(req));
     if (!bot) throw BotErrors.error('INVALID_BOT_TOKEN', 'Bot token is unknown, revoked or malformed');
     if (!isBotAvailable(bot)) {
       throw BotErrors.error('BOT_NOT_AVAILABLE', 'The bot is not approved or not enabled');

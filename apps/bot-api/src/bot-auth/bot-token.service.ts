@@ -1,30 +1,44 @@
 import { Injectable } from '@nestjs/common';
 import { constantTimeEqual, hashSecretToken } from '@app/auth';
+import type { Request } from 'express';
 import { BotsStore } from '../bots/bots.store';
 import type { Bot } from '../bots/entities/bot.entity';
 import { BotTokenCache } from './bot-token-cache';
+import { TokenFailureLimiter } from './token-failure-limiter';
 
 /** `sbot_` plus 43 base62 characters, as issued by generateSecretToken('sbot_'). */
 const BOT_TOKEN_SHAPE = /^sbot_[0-9A-Za-z]{43}$/;
+
+/** The address a request's failed look-ups count against (the client's, through trusted proxies). */
+export function clientAddressOf(req: Request): string | undefined {
+  return req.ip ?? req.socket.remoteAddress;
+}
 
 @Injectable()
 export class BotTokenService {
   constructor(
     private readonly bots: BotsStore,
     private readonly cache: BotTokenCache,
+    private readonly failures: TokenFailureLimiter,
   ) {}
 
   /**
-   * The bot whose current, unrevoked token this is, whatever its availability. Every input is
-   * hashed and looked up the same way, so a malformed or foreign token costs the same as a wrong one.
+   * The bot whose current, unrevoked token this is, whatever its availability. A value that does not
+   * have a token's shape (public knowledge) is refused without a query; a well-shaped token that names
+   * no bot counts against the client's address, and an address past BOT_TOKEN_FAILURES_PER_MINUTE gets
+   * 429 before its next look-up reaches the database. Without an address (a lookup that is not a
+   * caller's attempt) nothing is counted.
    */
-  async findByToken(token: string): Promise<Bot | null> {
+  async findByToken(token: string, clientAddress?: string): Promise<Bot | null> {
+    if (!BOT_TOKEN_SHAPE.test(token)) return null;
     const hash = hashSecretToken(token);
     const cached = this.cache.get(hash);
-    if (cached) return BOT_TOKEN_SHAPE.test(token) ? cached : null;
+    if (cached) return cached;
+    if (clientAddress) await this.failures.assertNotLocked(clientAddress);
     const startedAt = this.cache.readStarted();
     const bot = await this.bots.findByTokenHash(hash);
-    if (!bot || !bot.tokenHash || !constantTimeEqual(bot.tokenHash, hash) || !BOT_TOKEN_SHAPE.test(token)) {
+    if (!bot || !bot.tokenHash || !constantTimeEqual(bot.tokenHash, hash)) {
+      if (clientAddress) await this.failures.recordFailure(clientAddress);
       return null;
     }
     bot.tokenHash = null;

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { BotTokenCache } from '../bot-auth/bot-token-cache';
 import { BotTokenGuard } from '../bot-auth/bot-token.guard';
 import { BotTokenService } from '../bot-auth/bot-token.service';
+import { TokenFailureLimiter } from '../bot-auth/token-failure-limiter';
 import { UsersModule } from '../users/users.module';
 import { BotCredentialsService } from './bot-credentials.service';
 import { BotsController } from './bots.controller';
@@ -21,6 +22,7 @@ import { OneTimeTokenPurgeService } from './one-time-token-purge.service';
     OneTimeTokenPurgeService,
     BotTokenCache,
     BotTokenService,
+    TokenFailureLimiter,
     BotTokenGuard,
   ],
   exports: [TypeOrmModule, BotsStore, BotTokenCache, BotTokenService, BotTokenGuard, BotCredentialsService],

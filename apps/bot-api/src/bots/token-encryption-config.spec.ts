@@ -10,6 +10,7 @@ const production = {
   WEBHOOK_SECRET_KEY: 'cd'.repeat(32),
   INTERNAL_API_TOKEN: 'ef'.repeat(32),
   FILE_URL_SIGNING_KEY: 'ef'.repeat(32),
+  FILE_PUBLIC_BASE_URL: 'https://bots.example.com',
 };
 
 describe('BOT_TOKEN_ENCRYPTION_KEY', () => {

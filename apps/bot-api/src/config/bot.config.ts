@@ -192,13 +192,14 @@ export class BotConfig extends AccountAuthConfig {
 
   /**
    * Lifetime of the `file.url` inside Updates, which are written when the message is sent and delivered
-   * later (webhook retries, getUpdates within UPDATES_RETENTION_HOURS): at least that retention.
+   * later (webhook retries, getUpdates within UPDATES_RETENTION_HOURS): at least that retention, and by
+   * default no more, since a link outlives the message being deleted and the reader leaving the chat.
    */
   @Type(() => Number)
   @IsInt()
   @Min(1)
   @Max(604800)
-  FILE_UPDATE_URL_TTL_SECONDS = 604800;
+  FILE_UPDATE_URL_TTL_SECONDS = 86400;
 
   /** How often expired, never completed uploads are purged (rows and bytes). */
   @Type(() => Number)
@@ -226,6 +227,58 @@ export class BotConfig extends AccountAuthConfig {
   /** S3 driver: path-style addressing (`endpoint/bucket/key`), needed by MinIO and most local stores. */
   @EnvBoolean()
   FILE_S3_FORCE_PATH_STYLE = false;
+
+  /**
+   * How long the Telegram face waits for a multipart body to arrive (1000–600000 ms); a slower upload is
+   * answered 408 and its connection closed, so it cannot hold one of the process's upload slots longer.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1000)
+  @Max(600_000)
+  TELEGRAM_UPLOAD_TIMEOUT_MS = 60_000;
+
+  /**
+   * Refused virtual-member calls written to the audit log per bot and minute; further refusals in the
+   * minute are answered but not written, so a bot cannot fill the table by calling while refused.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  VIRTUAL_MEMBER_AUDIT_REFUSALS_PER_MINUTE = 60;
+
+  /** Virtual-member audit entries older than this are purged hourly. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  VIRTUAL_MEMBER_AUDIT_RETENTION_DAYS = 90;
+
+  /**
+   * Bot token look-ups that found no bot, per client address and minute; past it the address gets 429
+   * before its next look-up reaches the database.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  BOT_TOKEN_FAILURES_PER_MINUTE = 30;
+
+  /**
+   * Bytes one bot may hold in files and pending uploads (the declared size of each upload counts from
+   * its credentials on); past it, upload-credentials and multipart uploads answer 403 STORAGE_QUOTA_EXCEEDED.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  BOT_STORAGE_QUOTA_BYTES = 1024 * 1024 * 1024;
+
+  /**
+   * A file that no message references (never sent, or its send refused) and that no other service
+   * checked as its own (a voucher cover) is purged, row and bytes, this many hours after its upload.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  FILE_UNREFERENCED_RETENTION_HOURS = 168;
 
   get platformEgressIps(): string[] {
     return this.PLATFORM_EGRESS_IPS.split(',')

@@ -30,7 +30,10 @@ export class BotFilesController {
   constructor(private readonly uploads: FileUploadsService) {}
 
   @Post('files/upload-credentials')
-  @MethodDocs(...CREDENTIALS_DOC, 'VALIDATION', BOT_NOT_AVAILABLE)
+  @MethodDocs(...CREDENTIALS_DOC, 'VALIDATION', BOT_NOT_AVAILABLE, {
+    code: 'STORAGE_QUOTA_EXCEEDED',
+    when: "the bot's files and pending uploads plus this one would pass BOT_STORAGE_QUOTA_BYTES",
+  })
   credentials(@CurrentBot() bot: Bot, @Body() dto: UploadCredentialsDto): Promise<UploadCredentialsView> {
     return this.uploads.credentials({ kind: 'bot', botId: bot.id }, dto);
   }

@@ -7,6 +7,7 @@ import { ApiErrors } from '../bot-errors';
 import { SignedDownloadQuery, SignedUploadQuery } from './dto/upload.dto';
 import { FileTransferService } from './file-transfer.service';
 import { STORAGE_ROUTE } from './storage/disk-file-storage';
+import { userContentHeaders } from './user-content-headers';
 
 const BINARY = { schema: { type: 'string', format: 'binary' } };
 
@@ -71,7 +72,7 @@ export class FileStorageController {
     res.status(200);
     res.setHeader('Content-Type', download.type);
     res.setHeader('Content-Length', String(download.size));
-    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.set(userContentHeaders(download.type));
     res.setHeader('Cache-Control', `private, max-age=${Math.max(0, download.expires - Math.floor(Date.now() / 1000))}`);
     await pipeline(download.body, res);
   }

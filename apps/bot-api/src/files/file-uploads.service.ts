@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import type { FieldProblem } from '@app/envelope';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { BotConfig } from '../config/bot.config';
 import { CompleteUploadDto, UploadCredentialsDto } from './dto/upload.dto';
@@ -42,7 +42,10 @@ export class FileUploadsService {
   async credentials(owner: FileOwner, dto: UploadCredentialsDto): Promise<UploadCredentialsView> {
     const key = newStorageKey(owner);
     const expiresAt = new Date(Date.now() + this.config.FILE_UPLOAD_TTL_SECONDS * 1000);
-    await this.uploads.insert(this.dataSource.manager, owner, key, declarationOf(dto), expiresAt);
+    await this.dataSource.transaction(async (manager) => {
+      await this.reserve(manager, owner, dto.fileSize);
+      await this.uploads.insert(manager, owner, key, declarationOf(dto), expiresAt);
+    });
     const target = await this.storage.uploadTarget({ key, size: dto.fileSize, type: dto.fileType }, expiresAt);
     return { uploadUrl: target.url, key, headers: target.headers, expiresAt: unixSeconds(expiresAt) };
   }
@@ -90,11 +93,16 @@ export class FileUploadsService {
     if (bytes.length !== declared.fileSize) {
       throw BotErrors.error('UPLOAD_SIZE_MISMATCH', `${bytes.length} bytes were sent, ${declared.fileSize} declared`);
     }
+    // Checked before the bytes are written, and again with the file's row, where parallel calls queue.
+    await this.reserve(this.dataSource.manager, owner, declared.fileSize);
     const key = newStorageKey(owner);
     await this.storage.write({ key, size: declared.fileSize, type: declared.mimeType }, bytes);
     try {
       const facts = await probeMedia(await this.storage.read(key), declared.mimeType, declared.fileSize);
-      return await this.dataSource.transaction((manager) => this.files.create(manager, owner, key, declared, facts));
+      return await this.dataSource.transaction(async (manager) => {
+        await this.reserve(manager, owner, declared.fileSize);
+        return this.files.create(manager, owner, key, declared, facts);
+      });
     } catch (error) {
       await this.storage.delete(key);
       throw error;
@@ -110,6 +118,25 @@ export class FileUploadsService {
   /** getFile: the bot's own files and the files it received. */
   async getFile(bot: FileReadingBot, fileId: string): Promise<FileInfoView> {
     return this.info(await this.files.visibleToBot(this.dataSource.manager, fileId, bot));
+  }
+
+  /**
+   * A bot's files and pending uploads plus `bytes` must fit BOT_STORAGE_QUOTA_BYTES. Inside a transaction
+   * the bot's reservations queue behind each other until it commits, so parallel uploads cannot overshoot.
+   * People's uploads are bounded by their rate limits and the unreferenced-file purge instead.
+   */
+  private async reserve(manager: EntityManager, owner: FileOwner, bytes: number): Promise<void> {
+    if (owner.kind !== 'bot') return;
+    if (manager.queryRunner?.isTransactionActive) await this.files.lockBotStorage(manager, owner.botId);
+    const held =
+      (await this.files.bytesOfBot(manager, owner.botId)) +
+      (await this.uploads.pendingBytesOfBot(manager, owner.botId));
+    if (held + bytes > this.config.BOT_STORAGE_QUOTA_BYTES) {
+      throw BotErrors.error(
+        'STORAGE_QUOTA_EXCEEDED',
+        `The bot holds ${held} bytes; ${bytes} more would pass its quota of ${this.config.BOT_STORAGE_QUOTA_BYTES}`,
+      );
+    }
   }
 
   private async pendingOf(owner: FileOwner, key: string): Promise<PendingUpload> {

@@ -82,6 +82,15 @@ export class FileUploadsStore {
     );
   }
 
+  /** Declared bytes of the bot's uploads not completed yet: each reserves its size until complete or purge. */
+  async pendingBytesOfBot(manager: EntityManager, botId: string): Promise<number> {
+    const [row]: Array<{ bytes: string }> = await manager.query(
+      `SELECT coalesce(sum(file_size), 0) AS bytes FROM file_uploads WHERE bot_id = $1 AND completed_at IS NULL`,
+      [botId],
+    );
+    return Number(row.bytes);
+  }
+
   /** The upload under this key; `lock` holds it for the rest of the transaction (complete, purge). */
   async byKey(manager: EntityManager, storageKey: string, lock = false): Promise<PendingUpload | null> {
     const rows: UploadRow[] = await manager.query(

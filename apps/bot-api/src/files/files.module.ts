@@ -8,6 +8,7 @@ import { StoredFile } from './entities/file.entity';
 import { FileLinksService } from './file-links.service';
 import { FileStorageController } from './file-storage.controller';
 import { FileTransferService } from './file-transfer.service';
+import { FileRetentionPurgeService } from './file-retention-purge.service';
 import { FileUploadPurgeService } from './file-upload-purge.service';
 import { FileUploadsService } from './file-uploads.service';
 import { FileUploadsStore } from './file-uploads.store';
@@ -46,6 +47,7 @@ export function fileStorageFor(config: BotConfig): FileStorage {
     FileLinksService,
     FileTransferService,
     FileUploadPurgeService,
+    FileRetentionPurgeService,
   ],
   exports: [FilesService, FileLinksService, FileUploadsService, TypeOrmModule],
 })

@@ -122,4 +122,40 @@ export class FilesService {
     if (!file) throw BotErrors.notFound('File');
     return file;
   }
+
+  /**
+   * Serialises a bot's storage reservations (upload credentials, multipart files) until the
+   * transaction ends, so two parallel uploads cannot both fit under the quota that has room for one.
+   */
+  async lockBotStorage(manager: EntityManager, botId: string): Promise<void> {
+    await manager.query(`SELECT pg_advisory_xact_lock(hashtext('bot-storage:' || $1))`, [botId]);
+  }
+
+  /** Bytes of the bot's completed files. */
+  async bytesOfBot(manager: EntityManager, botId: string): Promise<number> {
+    const [row]: Array<{ bytes: string }> = await manager.query(
+      `SELECT coalesce(sum(file_size), 0) AS bytes FROM files WHERE bot_id = $1`,
+      [botId],
+    );
+    return Number(row.bytes);
+  }
+
+  /**
+   * Files older than `hours` that no message references and no other service keeps, locked for removal
+   * (rows another instance holds are skipped).
+   */
+  async lockUnreferenced(manager: EntityManager, hours: number, limit: number): Promise<StoredFile[]> {
+    const rows: Array<{ id: string; storage_key: string }> = await manager.query(
+      `SELECT f.id, f.storage_key FROM files f
+        WHERE f.created_at < now() - make_interval(hours => $1) AND f.kept_at IS NULL
+          AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.file_id = f.id)
+        ORDER BY f.created_at LIMIT $2 FOR UPDATE OF f SKIP LOCKED`,
+      [hours, limit],
+    );
+    return rows.map((row) => Object.assign(new StoredFile(), { id: row.id, storageKey: row.storage_key }));
+  }
+
+  async deleteByIds(manager: EntityManager, ids: string[]): Promise<void> {
+    if (ids.length > 0) await manager.query(`DELETE FROM files WHERE id = ANY($1::uuid[])`, [ids]);
+  }
 }

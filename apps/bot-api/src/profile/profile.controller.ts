@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query, Ip } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiPublic } from '@app/platform';
 import { BotAuth } from '../bot-auth/bot-auth.decorators';
@@ -37,8 +37,8 @@ export class VerifyTokenController {
   @ApiOperation({ summary: 'Check a bot token given in the body; answers only valid and bot_id' })
   @ApiErrors('VALIDATION', { code: 'BOT_TOKEN_REQUIRED', when: 'no token in the body' })
   @ApiOkResponse({ description: '`{ valid: true, bot_id }` or `{ valid: false }`', type: VerifyTokenResult })
-  verifyToken(@Body() dto: VerifyTokenDto): Promise<VerifyTokenResult> {
-    return this.profile.verifyToken(dto.token);
+  verifyToken(@Body() dto: VerifyTokenDto, @Ip() clientAddress: string): Promise<VerifyTokenResult> {
+    return this.profile.verifyToken(dto.token, clientAddress);
   }
 }
 

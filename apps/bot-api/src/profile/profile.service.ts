@@ -58,9 +58,9 @@ export class ProfileService {
    * Only "usable or not": an unknown, revoked, malformed or unavailable bot's token all answer
    * `valid: false`, so the answer tells nothing about which bots exist.
    */
-  async verifyToken(token: string | undefined): Promise<VerifyTokenResult> {
+  async verifyToken(token: string | undefined, clientAddress: string | undefined): Promise<VerifyTokenResult> {
     if (!token) throw BotErrors.error('BOT_TOKEN_REQUIRED', 'Give the bot token as `token` in the body');
-    const bot = await this.tokens.findByToken(token);
+    const bot = await this.tokens.findByToken(token, clientAddress);
     return bot && isBotAvailable(bot) ? { valid: true, bot_id: bot.id } : { valid: false };
   }
 

@@ -46,4 +46,12 @@ describe('routeLimitOf', () => {
     expect(routeLimitOf('POST', '/bot{token}/{method}')).toEqual({ endpoint: 'bot', subject: 'bot' });
     expect(routeLimitOf('GET', '/health')).toBeNull();
   });
+
+  it('counts a path with a trailing slash, which the router serves too, as the path without it', () => {
+    expect(routeLimitOf('POST', '/api/v1/bots/client/callback-queries/')).toEqual({
+      endpoint: 'client.callback_query',
+      subject: 'account',
+    });
+    expect(routeLimitOf('POST', '/api/v1/bots/client/inline-queries//')?.endpoint).toBe('client.inline_query');
+  });
 });

@@ -56,7 +56,9 @@ function telegramLimitOf(path: string): RouteLimit | null {
  * route is limited by where it lives (and documented with 429 by the same function), not by whether
  * someone remembered a decorator. Paths may be concrete or OpenAPI templates.
  */
-export function routeLimitOf(method: string, path: string): RouteLimit | null {
+export function routeLimitOf(method: string, spelled: string): RouteLimit | null {
+  // The router also serves a path with a trailing slash; it must count where the path without it does.
+  const path = spelled.length > 1 ? spelled.replace(/\/+$/, '') : spelled;
   if (!path.startsWith(BASE)) return telegramLimitOf(path);
   const [first, second, third] = path.slice(BASE.length).split('/');
   const write = method.toUpperCase() !== 'GET';

@@ -160,6 +160,11 @@ export class SendingService {
     });
   }
 
+  /** Refuses, as a send would, a chat the bot may not write to: checked before an uploaded file is stored. */
+  async assertWritable(bot: Bot, chatId: string): Promise<void> {
+    await this.chats.requireActiveMember(this.dataSource.manager, chatId, bot.systemUserId ?? '');
+  }
+
   async sendChatAction(bot: Bot, dto: SendChatActionDto): Promise<true> {
     const { chat } = await this.chats.requireActiveMember(this.dataSource.manager, dto.chat_id, bot.systemUserId ?? '');
     await this.actions.set(chat.id, bot.systemUserId!, dto.action);

@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { BotConfig } from '../config/bot.config';
 import { assertWindow, decodeCursor, encodeCursor } from './cursor';
-import { PageAfterQueryDto, RedriveBodyDto, RedriveFilterDto, StartRedriveDto } from './dto/staff-deliveries.dto';
+import { PageAfterQueryDto, RedriveBodyDto, StartRedriveDto } from './dto/staff-deliveries.dto';
 import { RedriveJobRow, RedriveJobsStore } from './redrive-jobs.store';
 import { RedriveQueue } from './redrive-queue';
 import { StaffAuditStore } from './staff-audit.store';
@@ -126,7 +126,12 @@ export class RedriveJobsService {
     };
   }
 
-  private filterOf(dto: RedriveFilterDto): { filter: RedriveFilter; stored: RedriveFilterView } {
+  private filterOf(dto: RedriveBodyDto): { filter: RedriveFilter; stored: RedriveFilterView } {
+    if ((dto.bot_id === undefined) === (dto.all_bots === undefined)) {
+      throw BotErrors.invalid('give either bot_id or all_bots: true', [
+        { field: 'all_bots', problem: 'exactly one of bot_id and all_bots: true' },
+      ]);
+    }
     assertWindow(dto.since, dto.until);
     const filter: RedriveFilter = {
       botId: dto.bot_id ?? null,

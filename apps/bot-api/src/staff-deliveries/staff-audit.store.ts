@@ -33,13 +33,21 @@ export class StaffAuditStore {
     );
   }
 
-  /** Newest first, before the entry id `before`. */
-  page(limit: number, before: string | null, action: string | null): Promise<AuditRow[]> {
+  /**
+   * Newest first (by time, then by id as a number), after the entry `before` of the previous page. The
+   * table's columns are qualified: the id is selected as text, and an unqualified ORDER BY id would
+   * sort that text (9 before 73). Times compare at the cursor's precision (milliseconds), so an entry
+   * within the millisecond of the page's last is neither skipped nor shown twice.
+   */
+  page(limit: number, before: { at: string; id: string } | null, action: string | null): Promise<AuditRow[]> {
     return this.dataSource.query(
-      `SELECT id::text, actor_id, action, target, filter, counts, created_at FROM staff_audit_log
-        WHERE ($2::bigint IS NULL OR id < $2::bigint) AND ($3::varchar IS NULL OR action = $3::varchar)
-        ORDER BY id DESC LIMIT $1`,
-      [limit, before, action],
+      `SELECT log.id::text AS id, log.actor_id, log.action, log.target, log.filter, log.counts, log.created_at
+         FROM staff_audit_log log
+        WHERE ($2::timestamptz IS NULL
+               OR (date_trunc('milliseconds', log.created_at), log.id) < ($2::timestamptz, $3::bigint))
+          AND ($4::varchar IS NULL OR log.action = $4::varchar)
+        ORDER BY date_trunc('milliseconds', log.created_at) DESC, log.id DESC LIMIT $1`,
+      [limit, before?.at ?? null, before?.id ?? null, action],
     );
   }
 }

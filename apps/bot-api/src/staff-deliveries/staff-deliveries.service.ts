@@ -156,7 +156,7 @@ export class StaffDeliveriesService {
     const limit = query.pageSize ?? 50;
     const before = decodeCursor(query.cursor);
     if (before && !/^\d+$/.test(before.id)) throw BotErrors.invalid('cursor is not one this API returned');
-    const rows = await this.audit.page(limit + 1, before?.id ?? null, query.action ?? null);
+    const rows = await this.audit.page(limit + 1, before, query.action ?? null);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {

@@ -13,7 +13,7 @@ export type InputFileRef = { fileId: string } | { upload: UploadedPart };
  * does not read are ignored, as Telegram ignores them; none of them reaches a native service.
  */
 export class TelegramArgs {
-  constructor(private readonly call: ParsedCall) {}
+  constructor(private readonly call: Pick<ParsedCall, 'values' | 'parts'>) {}
 
   has(name: string): boolean {
     const value = this.call.values[name];

@@ -2,17 +2,21 @@ import express, { type Request, type Response } from 'express';
 import request from 'supertest';
 import { TelegramArgs } from './telegram-args';
 import { TelegramError } from './telegram-errors';
-import { parseTelegramCall } from './telegram-params';
+import { MultipartSlots } from './multipart-slots';
+import { ParseLimits, parseTelegramCall } from './telegram-params';
 
-// One multipart call at a time: every multipart test below also shows the slot is given back.
-const LIMITS = { bodyLimit: '1kb', fileBytes: 64, files: 2, totalFileBytes: 100, concurrentMultipart: 1 };
+const LIMITS = { bodyLimit: '1kb', fileBytes: 64, files: 2, totalBytes: 100, bodyTimeoutMs: 5000, botId: 'bot-1' };
 
-/** An app that parses each call and answers what it read, or the Telegram error it refused with. */
-function echoApp(limits = LIMITS) {
+/**
+ * An app that parses each call and answers what it read, or the Telegram error it refused with. One
+ * multipart call at a time: every multipart test below also shows the slot is given back.
+ */
+function echoApp(limits: Omit<ParseLimits, 'slots'> = LIMITS, slots = new MultipartSlots(1, 1)) {
   const app = express();
   app.all('/call', async (req: Request, res: Response) => {
     try {
-      const parsed = await parseTelegramCall(req, res, limits);
+      const parsed = await parseTelegramCall(req, res, { ...limits, slots });
+      parsed.release();
       const parts = Object.fromEntries(
         [...parsed.parts].map(([name, part]) => [
           name,
@@ -81,8 +85,18 @@ describe('parseTelegramCall: the four encodings Telegram accepts', () => {
     expect(res.body.description).toBe('Request Entity Too Large');
   });
 
+  it('counts multipart fields against the call total, not only file parts (defect 3: fields outside the bound)', async () => {
+    const res = await request(app)
+      .post('/call')
+      .field('caption', 'c'.repeat(60))
+      .field('text', 't'.repeat(60))
+      .expect(413);
+    expect(res.body.description).toBe('Request Entity Too Large');
+    await request(app).post('/call').field('caption', 'c'.repeat(60)).expect(200);
+  });
+
   it('tells a multipart call to retry (429) while the process already buffers its most calls', async () => {
-    const full = echoApp({ ...LIMITS, concurrentMultipart: 0 });
+    const full = echoApp(LIMITS, new MultipartSlots(0, 1));
     const res = await request(full)
       .post('/call')
       .attach('one', Buffer.from('x'), { filename: 'a.jpg', contentType: 'image/jpeg' })

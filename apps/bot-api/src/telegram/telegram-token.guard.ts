@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { setPrincipal } from '@app/auth';
 import { isBotAvailable } from '@app/webhook-queue';
 import type { Request } from 'express';
-import { BotTokenService } from '../bot-auth/bot-token.service';
+import { BotTokenService, clientAddressOf } from '../bot-auth/bot-token.service';
 import { setBot } from '../bot-auth/bot-request';
 import { TelegramError } from './telegram-errors';
 
@@ -23,7 +23,7 @@ export class TelegramTokenGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<Request>();
     const token = pathToken(req);
-    const bot = token ? await this.tokens.findByToken(token) : null;
+    const bot = token ? await this.tokens.findByToken(token, clientAddressOf(req)) : null;
     if (!bot || !isBotAvailable(bot)) throw new TelegramError(401, 'Unauthorized');
     setBot(req, bot);
     setPrincipal(req, { tenantId: bot.id, permissions: bot.scopes });

@@ -7,19 +7,19 @@ import type { Request, Response } from 'express';
 import { botOf } from '../bot-auth/bot-request';
 import { BotConfig } from '../config/bot.config';
 import { FileUploadsService } from '../files/file-uploads.service';
+import { userContentHeaders } from '../files/user-content-headers';
 import { fileIdOfPath } from './methods/media.methods';
 import { TelegramArgs } from './telegram-args';
 import { TelegramError } from './telegram-errors';
 import { TelegramExceptionFilter } from './telegram-exception.filter';
 import { TelegramGatewayService } from './telegram-gateway.service';
+import { MultipartSlots } from './multipart-slots';
 import { parseTelegramCall } from './telegram-params';
 import { pathToken, TelegramTokenGuard } from './telegram-token.guard';
 
 /** A media group carries at most ten files; one more part is the thumbnail of none. */
 const MAX_FILE_PARTS = 10;
 const MAX_FILE_BYTES = 50 * 1024 * 1024;
-/** Multipart parts are buffered: four calls at 50 MB bound what uploads can hold in memory at once. */
-const MAX_BUFFERING_CALLS = 4;
 
 const TELEGRAM_SUCCESS = {
   description: "`{ ok: true, result }`; result is the method's Telegram object",
@@ -47,6 +47,7 @@ function failures(): MethodDecorator {
     [403, 'Forbidden: <what>'],
     [404, 'Not Found: method not found'],
     [409, 'Conflict: terminated by other getUpdates request; …'],
+    [408, 'Request Timeout: a multipart body took longer than TELEGRAM_UPLOAD_TIMEOUT_MS'],
     [413, 'Request Entity Too Large'],
     [429, 'Too Many Requests: retry after N, with parameters.retry_after'],
   ];
@@ -69,6 +70,7 @@ export class TelegramController {
     private readonly gateway: TelegramGatewayService,
     private readonly files: FileUploadsService,
     private readonly config: BotConfig,
+    private readonly multipartSlots: MultipartSlots,
   ) {}
 
   @Post('bot:token/:method')
@@ -109,7 +111,11 @@ export class TelegramController {
       if (error instanceof ApiError && error.status === 404) throw new TelegramError(404, 'Not Found');
       throw error;
     });
-    res.status(200).set({ 'Content-Type': file.mimeType, 'Content-Length': String(file.fileSize) });
+    res.status(200).set({
+      'Content-Type': file.mimeType,
+      'Content-Length': String(file.fileSize),
+      ...userContentHeaders(file.mimeType),
+    });
     await pipeline(body, res);
   }
 
@@ -122,14 +128,15 @@ export class TelegramController {
       bodyLimit: this.config.BODY_LIMIT,
       fileBytes: MAX_FILE_BYTES,
       files: MAX_FILE_PARTS,
-      totalFileBytes: MAX_FILE_BYTES,
-      concurrentMultipart: MAX_BUFFERING_CALLS,
+      totalBytes: MAX_FILE_BYTES,
+      slots: this.multipartSlots,
+      botId: bot.id,
+      bodyTimeoutMs: this.config.TELEGRAM_UPLOAD_TIMEOUT_MS,
     });
-    const result = await this.gateway.run(method, {
-      bot,
-      tokenHash: hashSecretToken(pathToken(req)),
-      args: new TelegramArgs(parsed),
-    });
+    // The parts stay in memory (and the slot taken) while they are stored and probed, until the answer.
+    const result = await this.gateway
+      .run(method, { bot, tokenHash: hashSecretToken(pathToken(req)), args: new TelegramArgs(parsed) })
+      .finally(parsed.release);
     res
       .status(200)
       .type('application/json')

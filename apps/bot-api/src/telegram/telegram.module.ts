@@ -13,6 +13,7 @@ import { ProfileMethods } from './methods/profile.methods';
 import { ChatsModule } from '../chats/chats.module';
 import { InteractionModule } from '../interaction/interaction.module';
 import { UpdatesMethods } from './methods/updates.methods';
+import { MultipartSlots } from './multipart-slots';
 import { TelegramAliasesStore } from './telegram-aliases.store';
 import { TelegramController } from './telegram.controller';
 import { TelegramGatewayService } from './telegram-gateway.service';
@@ -35,6 +36,8 @@ import { TelegramTokenGuard } from './telegram-token.guard';
   ],
   controllers: [TelegramController],
   providers: [
+    // Four calls at 50 MB bound what multipart uploads hold in memory at once, two of them of one bot.
+    { provide: MultipartSlots, useValue: new MultipartSlots(4, 2) },
     TelegramAliasesStore,
     TelegramIdsService,
     TelegramSends,

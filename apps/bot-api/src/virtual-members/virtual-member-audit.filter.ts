@@ -11,10 +11,12 @@ import {
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ApiError, ENVELOPE_STYLE, EnvelopeExceptionFilter, EnvelopeStyle } from '@app/envelope';
 import { bearerToken, principalOf } from '@app/auth';
+import { RATE_LIMIT_STORE, type RateLimitStore, WindowedRateLimiters } from '@app/rate-limits';
 import type { Request } from 'express';
 import { DataSource } from 'typeorm';
 import { BotTokenService } from '../bot-auth/bot-token.service';
 import { BotErrors } from '../bot-errors';
+import { BotConfig } from '../config/bot.config';
 import { auditRequest, stringField } from './audit-request';
 import { VirtualMemberAction, VirtualMemberAuditStore } from './virtual-member-audit.store';
 
@@ -31,20 +33,32 @@ export function refusalCodeOf(error: unknown): string {
  * or unavailable bot), the route limit, body validation (a 1001-character text), the disabled feature,
  * admission, scope and quota. A successful call's entry is written by the service in the call's own
  * transaction. Only a call without a valid bot token has no bot to be logged under.
+ *
+ * A refusal costs the caller nothing, so what it writes is bounded: a summary of the call, never its
+ * body, and at most VIRTUAL_MEMBER_AUDIT_REFUSALS_PER_MINUTE entries per bot and minute (counted like
+ * every request limit); refusals beyond that in the same minute are answered but not written.
  */
 @Catch()
 @Injectable()
 export class VirtualMemberAuditFilter implements ExceptionFilter {
   private readonly logger = new Logger(VirtualMemberAuditFilter.name);
   private readonly envelope: EnvelopeExceptionFilter;
+  private readonly recorded: WindowedRateLimiters<'refusals'>;
 
   constructor(
     @Inject(ENVELOPE_STYLE) style: EnvelopeStyle,
     private readonly audit: VirtualMemberAuditStore,
     private readonly tokens: BotTokenService,
     @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(RATE_LIMIT_STORE) store: RateLimitStore,
+    config: BotConfig,
   ) {
     this.envelope = new EnvelopeExceptionFilter(style, BotErrors);
+    this.recorded = new WindowedRateLimiters({
+      store,
+      limits: { refusals: config.VIRTUAL_MEMBER_AUDIT_REFUSALS_PER_MINUTE },
+      keyPrefix: 'vm-audit',
+    });
   }
 
   catch(exception: unknown, host: ArgumentsHost): void {
@@ -60,8 +74,9 @@ export class VirtualMemberAuditFilter implements ExceptionFilter {
   private async record(exception: unknown, host: ArgumentsHost): Promise<void> {
     const req = host.switchToHttp().getRequest<Request>();
     const action = actionOf(req);
-    const botId = principalOf(req)?.tenantId ?? (await this.botOfToken(req));
+    const botId = principalOf(req)?.tenantId ?? (await this.botOfToken(req, exception));
     if (!action || !botId) return;
+    if (!(await this.recorded.consume('refusals', botId)).allowed) return;
     const body: unknown = req.body;
     await this.audit.record(this.dataSource.manager, {
       botId,
@@ -74,10 +89,15 @@ export class VirtualMemberAuditFilter implements ExceptionFilter {
     });
   }
 
-  /** The guard refused before naming the bot (not approved, disabled): the token still tells which one. */
-  private async botOfToken(req: Request): Promise<string | undefined> {
+  /**
+   * The guard refused an unavailable bot (not approved, disabled) before naming it: the token still
+   * tells which one (from the token cache the guard just filled). An unknown token names no bot and
+   * is not looked up a second time.
+   */
+  private async botOfToken(req: Request, exception: unknown): Promise<string | undefined> {
     const token = bearerToken(req.headers.authorization);
-    return token ? (await this.tokens.findByToken(token))?.id : undefined;
+    if (!token || refusalCodeOf(exception) !== 'BOT_NOT_AVAILABLE') return undefined;
+    return (await this.tokens.findByToken(token))?.id;
   }
 }
 
@@ -87,9 +107,13 @@ const ACTIONS_BY_METHOD: Record<string, VirtualMemberAction> = {
   sendAsVirtualMember: 'send',
 };
 
-/** The method a call is for, from the last segment of its path (the filter is on these routes only). */
+/**
+ * The method a call is for, from the last segment of the route it matched (the filter is on these
+ * routes only): the route, not the path as spelled, so a trailing slash cannot hide the call.
+ */
 function actionOf(req: Request): VirtualMemberAction | undefined {
-  const method = req.path.split('/').pop() ?? '';
+  const route = (req.route as { path?: string } | undefined)?.path ?? req.path;
+  const method = route.split('/').filter(Boolean).pop() ?? '';
   return Object.prototype.hasOwnProperty.call(ACTIONS_BY_METHOD, method) ? ACTIONS_BY_METHOD[method] : undefined;
 }
 

@@ -68,4 +68,13 @@ export class VirtualMemberAuditStore {
     );
     return [rows, Number(counted[0].n)];
   }
+
+  /** Removes the entries older than `days`; answers how many. */
+  async purgeOlderThan(manager: EntityManager, days: number): Promise<number> {
+    const [, deleted]: [unknown, number] = await manager.query(
+      `DELETE FROM virtual_member_audit_log WHERE created_at < now() - make_interval(days => $1)`,
+      [days],
+    );
+    return deleted;
+  }
 }

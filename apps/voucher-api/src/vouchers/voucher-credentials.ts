@@ -74,7 +74,10 @@ export class VoucherCredentials {
   decrypt(voucherId: string, purpose: CredentialPurpose, stored: string): string {
     const [version, iv, tag, ciphertext] = stored.split('.');
     if (version !== 'v1' || !iv || !tag || ciphertext === undefined) throw new Error('unreadable stored credential');
-    const decipher = createDecipheriv('aes-256-gcm', this.encryptionKey, Buffer.from(iv, 'base64url'));
+    // Without a fixed tag length GCM accepts a tag cut to 4 bytes, which a forger can guess.
+    const decipher = createDecipheriv('aes-256-gcm', this.encryptionKey, Buffer.from(iv, 'base64url'), {
+      authTagLength: 16,
+    });
     decipher.setAAD(Buffer.from(`${voucherId}:${purpose}`));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');

@@ -14,6 +14,8 @@ import { MessageEntities1795826000000 } from './1795826000000-MessageEntities';
 import { CreateQueueSchema1795800000000 } from './1795800000000-CreateQueueSchema';
 import { CreateRateLimits1796000000001 } from './1796000000001-CreateRateLimits';
 import { CreateChatActions1796000000002 } from './1796000000002-CreateChatActions';
+import { VirtualMemberAuditRetention1795900000000 } from './1795900000000-VirtualMemberAuditRetention';
+import { FileStorageBounds1795900000001 } from './1795900000001-FileStorageBounds';
 
 /** Every migration of the bot database, in order. New migrations are appended here. */
 export const botMigrations = [
@@ -31,6 +33,8 @@ export const botMigrations = [
   TelegramWebhookFormat1795700000001,
   CreateQueueSchema1795800000000,
   MessageEntities1795826000000,
+  VirtualMemberAuditRetention1795900000000,
+  FileStorageBounds1795900000001,
   CreateRateLimits1796000000001,
   CreateChatActions1796000000002,
 ];

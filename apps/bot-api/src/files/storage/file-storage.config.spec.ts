@@ -10,6 +10,7 @@ const production = {
   WEBHOOK_SECRET_KEY: 'cd'.repeat(32),
   BOT_TOKEN_ENCRYPTION_KEY: 'ab'.repeat(32),
   INTERNAL_API_TOKEN: 'ef'.repeat(32),
+  FILE_PUBLIC_BASE_URL: 'https://bots.example.com',
 };
 
 describe('file storage configuration', () => {
@@ -17,6 +18,11 @@ describe('file storage configuration', () => {
     const config = loadConfig(BotConfig, {});
     expect(config.FILE_STORAGE_DRIVER).toBe('disk');
     expect(config.FILE_UPDATE_URL_TTL_SECONDS).toBeGreaterThanOrEqual(config.UPDATES_RETENTION_HOURS * 3600);
+  });
+
+  it('signs the file.url inside Updates for the Update retention by default, not seven days (defect 8: links outlived a deleted message by a week)', () => {
+    const config = loadConfig(BotConfig, {});
+    expect(config.FILE_UPDATE_URL_TTL_SECONDS).toBe(config.UPDATES_RETENTION_HOURS * 3600);
   });
 
   it('refuses an unknown driver, and the S3 driver without a bucket or with half a credential', () => {
@@ -45,5 +51,14 @@ describe('file storage configuration', () => {
     expect(
       loadConfig(BotConfig, { ...production, FILE_STORAGE_DRIVER: 's3', FILE_S3_BUCKET: 'files' }).FILE_STORAGE_DRIVER,
     ).toBe('s3');
+  });
+
+  it('refuses an http: FILE_PUBLIC_BASE_URL in production with the disk driver, whose URLs carry the only credential (defect 10)', () => {
+    const signed = { ...production, FILE_URL_SIGNING_KEY: 'ef'.repeat(32) };
+    expect(() => loadConfig(BotConfig, { ...signed, FILE_PUBLIC_BASE_URL: 'http://bots.example.com' })).toThrow(
+      /FILE_PUBLIC_BASE_URL: must be https:/,
+    );
+    expect(loadConfig(BotConfig, signed).FILE_PUBLIC_BASE_URL).toBe('https://bots.example.com');
+    expect(loadConfig(BotConfig, { FILE_PUBLIC_BASE_URL: 'http://localhost:3002' }).NODE_ENV).toBe('development');
   });
 });

@@ -46,6 +46,14 @@ export function fileStorageProblems(config: FileStorageSettings): string[] {
   if (
     config.NODE_ENV === 'production' &&
     config.FILE_STORAGE_DRIVER === 'disk' &&
+    !config.FILE_PUBLIC_BASE_URL.startsWith('https:')
+  ) {
+    // The signed URLs are the only credential of the bytes; over http: any hop on the way can replay them.
+    problems.push('FILE_PUBLIC_BASE_URL: must be https: when NODE_ENV=production');
+  }
+  if (
+    config.NODE_ENV === 'production' &&
+    config.FILE_STORAGE_DRIVER === 'disk' &&
     config.FILE_URL_SIGNING_KEY.toLowerCase() === DEV_FILE_URL_SIGNING_KEY
   ) {
     problems.push('FILE_URL_SIGNING_KEY: the development default is refused when NODE_ENV=production');

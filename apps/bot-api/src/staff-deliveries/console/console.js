@@ -168,9 +168,10 @@ async function redeliverOne() {
   await Promise.all([openDelivery(openUpdateId), loadSummary(), loadAudit()]);
 }
 
+/** Without a bot in the filter the redrive is every bot's, and says so. */
 function redriveBody() {
   const f = filter();
-  return { bot_id: f.bot_id, since: f.since, until: f.until, error: f.error };
+  return { bot_id: f.bot_id, all_bots: f.bot_id ? undefined : true, since: f.since, until: f.until, error: f.error };
 }
 
 async function dryRun() {
@@ -182,8 +183,15 @@ async function dryRun() {
 }
 
 async function startRedrive() {
+  const body = redriveBody();
+  if (body.all_bots) {
+    // Counted now, not at the last dry run: the platform-wide count the operator confirms is current.
+    const dry = await call('POST', `${API}/redrives/dry-run`, body);
+    const question = `Redeliver ${dry.would_redeliver} dead letter(s) of ${dry.per_bot.length} bot(s), across every bot?`;
+    if (!window.confirm(question)) return;
+  }
   const job = await call('POST', `${API}/redrives`, {
-    ...redriveBody(),
+    ...body,
     rate_per_bot: Number($('rate').value) || undefined,
   });
   $('run').disabled = true;

@@ -55,8 +55,20 @@ export class StaffDeliveriesQueryDto extends IntersectionType(RedriveFilterDto, 
   status?: DeliveryStatus;
 }
 
-/** The body of a bulk redelivery and of its dry run: which dead letters. */
+/**
+ * The body of a bulk redelivery and of its dry run: which dead letters. One bot (`bot_id`) or, said
+ * explicitly, every bot (`all_bots: true`): an empty body is refused rather than meaning every dead
+ * letter of the platform.
+ */
 export class RedriveBodyDto extends RedriveFilterDto {
+  @ApiPropertyOptional({
+    enum: [true],
+    description: 'Every bot: required instead of bot_id, so that no empty filter means the whole platform',
+  })
+  @IsOptional()
+  @IsIn([true], { message: 'all_bots must be true when given' })
+  all_bots?: true;
+
   @ApiPropertyOptional({ enum: ['dead_letter'], description: 'Only dead letters are redriven' })
   @IsOptional()
   @IsIn(['dead_letter'])

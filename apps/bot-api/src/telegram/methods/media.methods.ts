@@ -103,6 +103,7 @@ export class MediaMethods implements TelegramMethodGroup {
     ]);
     // Checked before anything is stored, so a refused call leaves no file behind.
     await nativeDto(method.dto, { ...target, ...own, file_id: '00000000-0000-4000-8000-000000000000' });
+    if ('upload' in input) await this.sending.assertWritable(bot, target.chat_id);
     const dto = await nativeDto(method.dto, { ...target, ...own, file_id: await this.fileIdOf(bot, input) });
     return this.sends.message(await this.sending.sendFile(bot, method.kind, dto));
   }
@@ -126,6 +127,7 @@ export class MediaMethods implements TelegramMethodGroup {
         media: items.map((item, index) => ({ type: item.type, caption: item.caption, ...item.formatting, file_id: ids[index] })),
       });
     await check(items.map(() => placeholder));
+    if (items.some((item) => 'upload' in item.ref)) await this.sending.assertWritable(bot, target.chat_id);
     const ids: string[] = [];
     for (const item of items) ids.push(await this.fileIdOf(bot, item.ref));
     return this.sends.messages(await this.sending.sendMediaGroup(bot, await check(ids)));
