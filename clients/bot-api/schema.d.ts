@@ -5574,6 +5574,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -5711,6 +5723,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "BOT_NOT_AVAILABLE";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -10739,6 +10763,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -10835,6 +10871,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -15649,6 +15697,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -15766,6 +15826,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
             /** @description `RATE_LIMITED` */
             429: {
                 headers: {
@@ -15865,6 +15937,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -15968,6 +16052,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description A Content-Type other than application/json (refused even with an empty body) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -18834,6 +18930,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request Timeout: a multipart body took longer than TELEGRAM_UPLOAD_TIMEOUT_MS */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
             /** @description Conflict: terminated by other getUpdates request; … */
             409: {
                 headers: {
@@ -18973,6 +19087,24 @@ export interface operations {
             };
             /** @description Not Found: method not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: false;
+                        error_code: number;
+                        /** @example Bad Request: chat not found */
+                        description: string;
+                        parameters?: {
+                            retry_after?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Request Timeout: a multipart body took longer than TELEGRAM_UPLOAD_TIMEOUT_MS */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
