@@ -200,21 +200,16 @@ function containerSetting(container: Json, configMaps: Map<string, Json>, key: s
 }
 
 /**
- * Production refuses to start (the apps and the migration Jobs alike) without an explicit
- * COORDINATION_BACKEND, and a Redis-mode app needs REDIS_URL; an overlay that forgets either would roll
- * out pods that never become ready. A migration Job or init container (the migration CLI) touches no Redis.
+ * An app in production refuses to start without an explicit COORDINATION_BACKEND, and a Redis-mode app
+ * needs REDIS_URL; an overlay that forgets either would roll out pods that never become ready. The
+ * migration CLI (the Jobs and the dispatcher's init container) needs the database alone.
  */
-function coordinationProblems(
-  where: string,
-  container: Json,
-  configMaps: Map<string, Json>,
-  usesRedis: boolean,
-): string[] {
+function coordinationProblems(where: string, container: Json, configMaps: Map<string, Json>): string[] {
   if (containerSetting(container, configMaps, 'NODE_ENV') !== 'production') return [];
   const backend = containerSetting(container, configMaps, 'COORDINATION_BACKEND');
   if (backend !== 'redis' && backend !== 'postgres')
     return [`${where}: COORDINATION_BACKEND must be "redis" or "postgres" (production needs an explicit choice)`];
-  if (usesRedis && backend === 'redis' && containerSetting(container, configMaps, 'REDIS_URL') === undefined)
+  if (backend === 'redis' && containerSetting(container, configMaps, 'REDIS_URL') === undefined)
     return [`${where}: COORDINATION_BACKEND=redis needs REDIS_URL (from the Secret)`];
   return [];
 }
@@ -250,7 +245,7 @@ export function policyProblems(objects: Json[]): string[] {
           if (ref && !configMaps.has(ref)) problems.push(`${where}: ConfigMap ${ref} is not part of the overlay`);
         }
         const appContainer = object.kind === 'Deployment' && (pod.containers ?? []).includes(container);
-        problems.push(...coordinationProblems(where, container, configMaps, appContainer));
+        if (appContainer) problems.push(...coordinationProblems(where, container, configMaps));
       }
     }
     if (object.kind === 'Deployment') {

@@ -132,6 +132,11 @@ export function databaseModule(config: ServiceConfig, migrations: MigrationList)
 export function migrationConfigSchema(databaseName: string): new () => ServiceConfig {
   return class MigrationConfig extends ServiceConfig {
     override DB_NAME = databaseName;
+
+    /** The migrations (BullMQ's schema among them) need the database alone, in either coordination mode. */
+    override extraProblems(): string[] {
+      return super.extraProblems().filter((problem) => !problem.startsWith('COORDINATION_BACKEND'));
+    }
   };
 }
 

@@ -5,8 +5,7 @@ import { DataSource } from 'typeorm';
 import { BotConfig } from '../config/bot.config';
 import { FilesService } from './files.service';
 import { FileStorage } from './storage/file-storage';
-
-const BATCH = 100;
+import { purgeStoredBytes } from './stored-bytes-purge';
 
 /**
  * Periodic removal of files no message references once FILE_UNREFERENCED_RETENTION_HOURS have passed
@@ -50,24 +49,11 @@ export class FileRetentionPurgeService implements PeriodicTask, OnApplicationShu
   }
 
   private async purge(): Promise<number> {
-    let purged = 0;
-    for (;;) {
-      const batch = await this.dataSource.transaction(async (manager) => {
-        const unreferenced = await this.files.lockUnreferenced(
-          manager,
-          this.config.FILE_UNREFERENCED_RETENTION_HOURS,
-          BATCH,
-        );
-        for (const file of unreferenced) await this.storage.delete(file.storageKey);
-        await this.files.deleteByIds(
-          manager,
-          unreferenced.map((file) => file.id),
-        );
-        return unreferenced.length;
-      });
-      purged += batch;
-      if (batch < BATCH) break;
-    }
+    const purged = await purgeStoredBytes(this.dataSource, this.storage, {
+      lock: (manager, limit) =>
+        this.files.lockUnreferenced(manager, this.config.FILE_UNREFERENCED_RETENTION_HOURS, limit),
+      deleteByIds: (manager, ids) => this.files.deleteByIds(manager, ids),
+    });
     if (purged > 0) this.logger.log(`purged ${purged} unreferenced file(s)`);
     return purged;
   }

@@ -5,8 +5,7 @@ import { DataSource } from 'typeorm';
 import { BotConfig } from '../config/bot.config';
 import { FileUploadsStore } from './file-uploads.store';
 import { FileStorage } from './storage/file-storage';
-
-const BATCH = 100;
+import { purgeStoredBytes } from './stored-bytes-purge';
 
 /**
  * Periodic removal of uploads never completed, once expired: their bytes, then their rows. A PUT that
@@ -51,20 +50,10 @@ export class FileUploadPurgeService implements PeriodicTask, OnApplicationShutdo
 
   private async purge(): Promise<number> {
     const grace = Math.min(this.config.FILE_UPLOAD_TTL_SECONDS, 300);
-    let purged = 0;
-    for (;;) {
-      const batch = await this.dataSource.transaction(async (manager) => {
-        const abandoned = await this.uploads.lockAbandoned(manager, grace, BATCH);
-        for (const upload of abandoned) await this.storage.delete(upload.storageKey);
-        await this.uploads.deleteByIds(
-          manager,
-          abandoned.map((upload) => upload.id),
-        );
-        return abandoned.length;
-      });
-      purged += batch;
-      if (batch < BATCH) break;
-    }
+    const purged = await purgeStoredBytes(this.dataSource, this.storage, {
+      lock: (manager, limit) => this.uploads.lockAbandoned(manager, grace, limit),
+      deleteByIds: (manager, ids) => this.uploads.deleteByIds(manager, ids),
+    });
     await this.uploads.deleteCompletedBefore(this.dataSource.manager, new Date(Date.now() - grace * 1000));
     if (purged > 0) this.logger.log(`purged ${purged} abandoned upload(s)`);
     return purged;
