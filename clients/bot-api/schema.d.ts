@@ -4107,6 +4107,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Bots_submit: {
@@ -4205,6 +4217,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Bots_get: {
@@ -4286,6 +4310,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -4398,6 +4434,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -4521,6 +4569,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Bots_revokeToken: {
@@ -4626,6 +4686,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -4737,6 +4809,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     AdminBots_list: {
@@ -4832,6 +4916,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -4952,6 +5048,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -5079,6 +5187,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     AdminBots_update: {
@@ -5203,6 +5323,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     VerifyToken_verifyToken: {
@@ -5289,6 +5421,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Profile_me: {
@@ -5359,6 +5503,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Profile_getMe: {
@@ -5426,6 +5582,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -5508,6 +5676,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -5610,6 +5790,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Profile_getMyName: {
@@ -5677,6 +5869,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -5759,6 +5963,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -5861,6 +6077,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Profile_getMyShortDescription: {
@@ -5928,6 +6156,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -6010,6 +6250,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -6112,6 +6364,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Profile_getMyDescription: {
@@ -6179,6 +6443,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -6261,6 +6537,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -6363,6 +6651,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Profile_getMyCommands: {
@@ -6447,6 +6747,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -6545,6 +6857,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -6647,6 +6971,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Friends_setMyFriendRequestMode: {
@@ -6746,6 +7082,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Friends_getMyFriendRequestMode: {
@@ -6813,6 +7161,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -6895,6 +7255,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -7007,6 +7379,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Friends_postGetFriendRequests: {
@@ -7114,6 +7498,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -7239,6 +7635,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     ClientFriendRequests_send: {
@@ -7351,6 +7759,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Updates_getUpdatesByQuery: {
@@ -7450,6 +7870,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -7563,6 +7995,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     BotFiles_credentials: {
@@ -7658,6 +8102,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -7795,6 +8251,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     BotFiles_getFileByQuery: {
@@ -7888,6 +8356,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -8001,6 +8481,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     ClientFiles_credentials: {
@@ -8084,6 +8576,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -8209,6 +8713,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     FileStorage_download: {
@@ -8305,6 +8821,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -8435,6 +8963,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     InternalFiles_ownedImage: {
@@ -8507,6 +9047,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -8605,6 +9157,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -8726,6 +9290,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -8853,6 +9429,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     ClientChats_removeMember: {
@@ -8962,6 +9550,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -9075,6 +9675,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -9198,6 +9810,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     BotChats_getChatByQuery: {
@@ -9291,6 +9915,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -9404,6 +10040,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     BotChats_getChatMemberByQuery: {
@@ -9498,6 +10146,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -9611,6 +10271,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     BotChats_getChatMemberCountByQuery: {
@@ -9704,6 +10376,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -9817,6 +10501,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     BotChats_getChatAdministratorsByQuery: {
@@ -9910,6 +10606,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -10020,6 +10728,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -10134,6 +10854,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     BotChats_setChatDescription: {
@@ -10242,6 +10974,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -10356,6 +11100,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     BotChats_pinChatMessage: {
@@ -10464,6 +11220,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -10578,6 +11346,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     BotChats_unpinAllChatMessages: {
@@ -10686,6 +11466,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -10799,6 +11591,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     BotChats_leaveChat: {
@@ -10907,6 +11711,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -11033,6 +11849,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     BotChats_declineChatJoinRequest: {
@@ -11141,6 +11969,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -11255,6 +12095,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     BotChats_banChatMember: {
@@ -11363,6 +12215,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -11477,6 +12341,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     ClientMessages_list: {
@@ -11573,6 +12449,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -11673,6 +12561,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -11782,6 +12682,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -11898,6 +12810,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     ClientMessages_read: {
@@ -11995,6 +12919,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     ClientMessages_delivered: {
@@ -12089,6 +13025,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -12227,6 +13175,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Interaction_answerInlineQuery: {
@@ -12362,6 +13322,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     ClientInteraction_click: {
@@ -12460,6 +13432,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     ClientInteraction_readCallback: {
@@ -12541,6 +13525,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -12642,6 +13638,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     ClientInteraction_readInline: {
@@ -12723,6 +13731,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -12836,6 +13856,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     VirtualMembers_list: {
@@ -12943,6 +13975,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -13056,6 +14100,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     VirtualMemberAudit_auditLog: {
@@ -13164,6 +14220,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -13296,6 +14364,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Sending_sendPhoto: {
@@ -13422,6 +14502,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -13554,6 +14646,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Sending_sendVideo: {
@@ -13680,6 +14784,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -13812,6 +14928,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Sending_sendVoice: {
@@ -13938,6 +15066,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -14070,6 +15210,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Sending_sendAnimation: {
@@ -14196,6 +15348,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -14328,6 +15492,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Sending_sendLocation: {
@@ -14454,6 +15630,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -14586,6 +15774,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Sending_sendDice: {
@@ -14712,6 +15912,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -14844,6 +16056,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Sending_sendContact: {
@@ -14970,6 +16194,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -15102,6 +16338,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Sending_forwardMessage: {
@@ -15228,6 +16476,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -15360,6 +16620,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Sending_sendChatAction: {
@@ -15472,6 +16744,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -15604,6 +16888,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Sending_editMessageCaption: {
@@ -15730,6 +17026,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -15862,6 +17170,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Sending_stopPoll: {
@@ -15973,6 +17293,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -16091,6 +17423,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Sending_deleteMessage: {
@@ -16203,6 +17547,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -16335,6 +17691,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Deliveries_list: {
@@ -16433,6 +17801,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -16548,6 +17928,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Deliveries_backlog: {
@@ -16629,6 +18021,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -16714,6 +18118,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -16826,6 +18242,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Webhooks_setWebhook: {
@@ -16922,6 +18350,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -17024,6 +18464,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     Webhooks_getWebhookInfo: {
@@ -17091,6 +18543,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -17173,6 +18637,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -17269,6 +18745,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -17384,6 +18872,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     MyWebhook_remove: {
@@ -17496,6 +18996,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     StaffDeliveries_list: {
@@ -17592,6 +19104,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     StaffDeliveries_summary: {
@@ -17676,6 +19200,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -17765,6 +19301,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -17866,6 +19414,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     StaffDeliveries_redrivesList: {
@@ -17950,6 +19510,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -18051,6 +19623,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     StaffDeliveries_redrive: {
@@ -18144,6 +19728,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -18267,6 +19863,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     StaffDeliveries_get: {
@@ -18360,6 +19968,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -18480,6 +20100,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
                     };
                 };
             };

@@ -1590,6 +1590,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     Applications_create: {
@@ -1672,6 +1686,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     Applications_get: {
@@ -1748,6 +1776,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
                         };
                     };
                 };
@@ -1846,6 +1888,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
                         };
                     };
                 };
@@ -1951,6 +2007,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     Templates_list: {
@@ -2050,6 +2120,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
                         };
                     };
                 };
@@ -2196,7 +2280,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "FILE_SERVICE_UNAVAILABLE";
+                            code?: "FILE_SERVICE_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
                         };
                     };
                 };
@@ -2314,6 +2398,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
                         };
                     };
                 };
@@ -2476,7 +2574,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "FILE_SERVICE_UNAVAILABLE";
+                            code?: "FILE_SERVICE_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
                         };
                     };
                 };
@@ -2626,6 +2724,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     Templates_pause: {
@@ -2767,6 +2879,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
                         };
                     };
                 };
@@ -2916,6 +3042,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     Templates_end: {
@@ -3061,6 +3201,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     Templates_archive: {
@@ -3202,6 +3356,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
                         };
                     };
                 };
@@ -3355,6 +3523,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     Vouchers_verify: {
@@ -3484,6 +3666,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
                         };
                     };
                 };
@@ -3629,6 +3825,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
                         };
                     };
                 };
@@ -3782,6 +3992,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     Redemptions_get: {
@@ -3895,6 +4119,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
                         };
                     };
                 };
@@ -4050,6 +4288,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     AdminTemplates_list: {
@@ -4140,6 +4392,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
                         };
                     };
                 };
@@ -4262,6 +4528,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
                         };
                     };
                 };
@@ -4392,6 +4672,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     AdminApplications_update: {
@@ -4504,6 +4798,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     AppTokens_list: {
@@ -4580,6 +4888,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
                         };
                     };
                 };
@@ -4682,6 +5004,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     AppTokens_revoke: {
@@ -4773,6 +5109,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
                         };
                     };
                 };
@@ -4872,6 +5222,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     BotBindings_unbind: {
@@ -4963,6 +5327,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
                         };
                     };
                 };
@@ -5064,6 +5442,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     Allocations_list: {
@@ -5156,6 +5548,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
                         };
                     };
                 };
@@ -5286,6 +5692,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     Holder_vouchers: {
@@ -5365,6 +5785,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     Holder_authorizations: {
@@ -5411,6 +5845,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
                         };
                     };
                 };
@@ -5511,6 +5959,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     Holder_revoke: {
@@ -5605,6 +6067,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     Sends_backpack: {
@@ -5680,6 +6156,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
                         };
                     };
                 };
@@ -5810,6 +6300,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     Sends_inbox: {
@@ -5885,6 +6389,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
                         };
                     };
                 };
@@ -6011,6 +6529,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     Sends_cancel: {
@@ -6115,6 +6647,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
                         };
                     };
                 };
@@ -6236,6 +6782,20 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "SERVICE_UNAVAILABLE";
                         };
                     };
                 };

@@ -67,9 +67,12 @@ export async function startDeliveryStack(
     answerFor: (tag, decide) => answers.set(tag, decide),
     onRequest: (listener) => listeners.push(listener),
     async close() {
-      await stack.dispatcher.stop('SIGKILL');
-      await ctx.close();
-      await receiver.close();
+      try {
+        await stack.dispatcher.stop('SIGKILL');
+        await ctx.close();
+      } finally {
+        await receiver.close();
+      }
     },
   };
   return stack;

@@ -188,8 +188,8 @@ describe('buildOpenApiDocument', () => {
 
   it('keeps the success response of a route that documents only its errors, with the status Nest sends', async () => {
     const paths = (await documentFor('bot')).paths;
-    expect(Object.keys(paths['/api/v1/things/only-errors'].post.responses)).toEqual(['201', '409', '415', '500']);
-    expect(Object.keys(paths['/api/v1/things/only-errors-200'].post.responses)).toEqual(['200', '409', '415', '500']);
+    expect(Object.keys(paths['/api/v1/things/only-errors'].post.responses)).toEqual(['201', '409', '415', '500', '503']);
+    expect(Object.keys(paths['/api/v1/things/only-errors-200'].post.responses)).toEqual(['200', '409', '415', '500', '503']);
     expect(paths['/api/v1/things/only-errors-200'].post.responses['200'].content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/SuccessEnvelope',
     });

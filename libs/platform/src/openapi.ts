@@ -428,6 +428,14 @@ function finishOperation(
       [ERROR_CODES_KEY]: ['INTERNAL_ERROR'],
     };
   }
+  // Any operation that reaches the database answers 503 while it cannot (the envelope filter's mapping).
+  const unavailable = (responses['503'] ??= {
+    description: 'The service cannot reach its database for the moment; retry after Retry-After seconds',
+    [ERROR_CODES_KEY]: [],
+  });
+  unavailable[ERROR_CODES_KEY] ??= [spec.errors.defaultCodeFor(503)];
+  if (!unavailable[ERROR_CODES_KEY].includes('SERVICE_UNAVAILABLE'))
+    unavailable[ERROR_CODES_KEY].push('SERVICE_UNAVAILABLE');
   if ((operation.security ?? []).length > 0 && !responses['401']) {
     responses['401'] = { description: 'Missing, invalid or expired credential', [ERROR_CODES_KEY]: ['UNAUTHORIZED'] };
   }
