@@ -1,5 +1,5 @@
 import { BullModule, InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
-import { DynamicModule, Logger, Module, OnApplicationBootstrap, Type } from '@nestjs/common';
+import { DynamicModule, Logger, Module, OnApplicationBootstrap, OnModuleDestroy, Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Job, Queue } from 'bullmq';
 
@@ -21,6 +21,10 @@ export interface PeriodicWorkOptions {
   tasks: Record<string, Type<PeriodicTask>>;
 }
 
+/** How often each replica re-asserts the schedulers: ten intervals of the most frequent task, within these bounds. */
+const REASSERT_MIN_MS = 5_000;
+const REASSERT_MAX_MS = 60_000;
+
 /** A finished run is kept only as a short trace. */
 const KEEP_RUNS = { removeOnComplete: { count: 50 }, removeOnFail: { count: 50 } };
 
@@ -29,14 +33,18 @@ const KEEP_RUNS = { removeOnComplete: { count: 50 }, removeOnFail: { count: 50 }
  * upserts the same BullMQ job schedulers (keyed by task name, so a redeploy changes nothing but the
  * interval) and runs the queue's worker, and each scheduled run is one job, taken by one worker.
  * Schedulers of names the app no longer has are removed, so a renamed task does not run twice.
+ * Each replica re-asserts the schedulers now and then: a backend that lost its data (a Redis restarted
+ * without persistence) would otherwise stop every periodic task, the outbox sweep included, until the
+ * next deploy.
  */
 @Module({})
 export class PeriodicWorkModule {
   static forRoot(options: PeriodicWorkOptions): DynamicModule {
     @Processor(options.queue, { autorun: false, concurrency: 1 })
-    class PeriodicWorker extends WorkerHost implements OnApplicationBootstrap {
+    class PeriodicWorker extends WorkerHost implements OnApplicationBootstrap, OnModuleDestroy {
       private readonly logger = new Logger(`PeriodicWork ${options.queue}`);
       private readonly tasks = new Map<string, PeriodicTask>();
+      private reassert?: NodeJS.Timeout;
 
       constructor(
         private readonly moduleRef: ModuleRef,
@@ -50,8 +58,19 @@ export class PeriodicWorkModule {
           this.tasks.set(name, this.moduleRef.get(type, { strict: false }));
         }
         await this.schedule();
+        const intervals = [...this.tasks.values()].map((task) => task.everyMs).filter((ms) => ms > 0);
+        const reassertMs = Math.min(REASSERT_MAX_MS, Math.max(REASSERT_MIN_MS, 10 * Math.min(...intervals)));
+        this.reassert = setInterval(
+          () => void this.schedule().catch((error: Error) => this.logger.warn(`schedulers: ${error.message}`)),
+          reassertMs,
+        );
+        this.reassert.unref();
         this.worker.on('error', (error: Error) => this.logger.warn(`worker: ${error.message}`));
         void this.worker.run().catch((error: Error) => this.logger.error(`worker stopped: ${error.message}`));
+      }
+
+      onModuleDestroy(): void {
+        clearInterval(this.reassert);
       }
 
       async process(job: Job): Promise<unknown> {
