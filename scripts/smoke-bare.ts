@@ -127,6 +127,13 @@ async function main(): Promise<void> {
     if (start && !(error as Error).message.includes(start.output())) {
       process.stderr.write(`--- npm start output ---\n${start.output()}\n`);
     }
+    // The end of a long log is what a CI summary shows: repeat the warnings and errors there.
+    const warnings =
+      start
+        ?.output()
+        .split('\n')
+        .filter((line) => /"level":[456]\d/.test(line)) ?? [];
+    if (warnings.length > 0) process.stderr.write(`--- warnings and errors of npm start ---\n${warnings.join('\n')}\n`);
     throw error;
   } finally {
     await start?.stop('SIGKILL').catch(() => undefined);
