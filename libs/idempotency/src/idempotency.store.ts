@@ -138,7 +138,14 @@ export class IdempotencyStore {
 
   /** Marks the key completed inside the business transaction: both commit or neither does. */
   async complete(manager: EntityManager, claim: Claim, status: number, body: string): Promise<void> {
-    const { rowCount } = await runNamed(manager, COMPLETE_KEY, [claim.scope, claim.key, claim.lockToken, status, body]);
+    const { rowCount } = await runNamed(manager, COMPLETE_KEY, [
+      claim.scope,
+      claim.key,
+      claim.lockToken,
+      status,
+      body,
+      this.options.ttlMs,
+    ]);
     if (rowCount !== 1) {
       throw new Error('idempotency claim was lost (taken over after the lock timeout); rolling back');
     }

@@ -86,10 +86,16 @@ export const READ_KEY = namedStatement(
      FROM idempotency_keys WHERE scope = $1 AND key = $2 AND expires_at >= now()`,
 );
 
-/** Marks the claimed key completed with its response, inside the business transaction. */
+/**
+ * Marks the claimed key completed with its response, inside the business transaction. The answer is kept
+ * for the TTL from the moment it is stored ($6 ms): a request that ran longer than the TTL must still be
+ * replayed, not run again, by the retry that follows it. `clock_timestamp()`, since `now()` is the start
+ * of a transaction that may have claimed the key long before.
+ */
 export const COMPLETE_KEY = namedStatement(
   'idempotency_complete_key',
   `UPDATE idempotency_keys
-      SET status = 'completed', response_status = $4, response_body = $5, locked_at = NULL
+      SET status = 'completed', response_status = $4, response_body = $5, locked_at = NULL,
+          expires_at = clock_timestamp() + $6::float8 * interval '1 millisecond'
     WHERE scope = $1 AND key = $2 AND lock_token = $3 AND status = 'in_progress'`,
 );

@@ -162,6 +162,14 @@ describe('idempotency against real PostgreSQL', () => {
     expect(Number(n)).toBe(0);
   });
 
+  it('keeps the answer of a request that outlived the TTL for a TTL from its completion: the next retry replays it', async () => {
+    const first = await post('slower-than-ttl', { item: 'slower-than-ttl', delayMs: TTL_MS + 300 }).expect(201);
+    const retry = await post('slower-than-ttl', { item: 'slower-than-ttl', delayMs: TTL_MS + 300 }).expect(201);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.text).toBe(first.text);
+    expect(await countOrders('slower-than-ttl')).toBe(1);
+  });
+
   it('keeps an expired key whose request still runs: a retry gets 409 IDEMPOTENCY_KEY_IN_USE, never a second run', async () => {
     const first = post('outlives-ttl', { item: 'slow-expiring', delayMs: TTL_MS + 700 });
     const running = first.then((res) => res);

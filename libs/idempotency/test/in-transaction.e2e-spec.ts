@@ -182,6 +182,14 @@ describe('idempotency claimed inside the business transaction, against real Post
     await post('explode-1', { item: 'explode' }).expect(500);
   });
 
+  it('keeps the answer of a transaction that outlived the TTL for a TTL from its commit: the next retry replays it', async () => {
+    const first = await post('slower-than-ttl', { item: 'slower-than-ttl', delayMs: TTL_MS + 300 }).expect(201);
+    const retry = await post('slower-than-ttl', { item: 'slower-than-ttl', delayMs: TTL_MS + 300 }).expect(201);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.text).toBe(first.text);
+    expect(await countOrders('slower-than-ttl')).toBe(1);
+  });
+
   it('commits the stored response together with the business rows', async () => {
     await post('atomic-1', { item: 'atomic' }).expect(201);
     const [row] = await dataSource.query(
