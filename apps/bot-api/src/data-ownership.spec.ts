@@ -11,12 +11,12 @@ import {
 } from '@app/testing';
 
 const BOT_API = 'apps/bot-api/src/';
-const DELIVERY_SIDE = 'libs/webhook-queue/src/bot-database/';
+const DELIVERY_SIDE = 'libs/bot-delivery/src/bot-database/';
 
 /**
  * Every table of the bot database and the one data-access class that owns it: its statements and
  * the predicates of its rules live there, and every other module calls it. The delivery side, which
- * bot-dispatcher runs too, lives once in @app/webhook-queue.
+ * bot-dispatcher runs too, lives once in @app/bot-delivery.
  */
 const OWNERS: Record<string, string> = {
   users: `${BOT_API}users/users.store.ts`,
@@ -208,7 +208,7 @@ describe('data ownership of the bot database', () => {
   ];
   const sources = [
     ...readSources(REPO_ROOT, BOT_API, (path) => path.startsWith(`${BOT_API}database/migrations/`)),
-    ...readSources(REPO_ROOT, 'libs/webhook-queue/src'),
+    ...readSources(REPO_ROOT, 'libs/bot-delivery/src'),
   ];
   const tables = createdTables(migrations);
   const uses = tableUses(sources, tables, entityTables(sources));

@@ -16,13 +16,13 @@ const BOT_COLUMNS_WRITTEN: Record<string, string> = {
 
 /**
  * bot-dispatcher works on the database bot-api migrates and owns none of its tables: every statement
- * it runs is one of @app/webhook-queue's, which bot-api compiles against too.
+ * it runs is one of @app/bot-delivery's, which bot-api compiles against too.
  */
 describe('data ownership of bot-dispatcher', () => {
   const tables = createdTables(readSources(REPO_ROOT, 'apps/bot-api/src/database/migrations'));
   const entities = entityTables([
     ...readSources(REPO_ROOT, 'apps/bot-api/src'),
-    ...readSources(REPO_ROOT, 'libs/webhook-queue/src'),
+    ...readSources(REPO_ROOT, 'libs/bot-delivery/src'),
   ]);
   const sources = readSources(REPO_ROOT, 'apps/bot-dispatcher/src');
 
@@ -33,7 +33,7 @@ describe('data ownership of bot-dispatcher', () => {
   });
 
   it('writes only the registered delivery side columns of a bot, through the statement that records attempts', () => {
-    const statements = readSources(REPO_ROOT, 'libs/webhook-queue/src/bot-database').find((source) =>
+    const statements = readSources(REPO_ROOT, 'libs/bot-delivery/src/bot-database').find((source) =>
       source.path.endsWith('/delivery-statements.ts'),
     );
     const recordAttempts = /RECORD_ATTEMPTS = namedStatement\(([\s\S]*?)\n\);/.exec(statements?.text ?? '')?.[1] ?? '';

@@ -4,7 +4,7 @@ import { loadConfig } from '@app/platform';
 import { DataSource } from 'typeorm';
 import { DispatcherConfig } from '../src/config/dispatcher.config';
 import { AttemptRecorder } from '../src/delivery/attempt-recorder';
-import { AttemptOutcome, AttemptRecord, DeliveryStore, DueDelivery } from '@app/webhook-queue';
+import { AttemptOutcome, AttemptRecord, DeliveryStore, DueDelivery } from '@app/bot-delivery';
 import { botMigrations } from './bot-schema';
 
 interface DeliveryRow {

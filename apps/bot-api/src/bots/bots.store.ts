@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { botAvailableSql } from '@app/webhook-queue';
+import { botAvailableSql } from '@app/bot-delivery';
 import { DataSource, EntityManager } from 'typeorm';
 import type { MemberRank } from '../chats/entities/chat-member.entity';
 import type { UpdateRecipient } from '../updates/updates.service';
@@ -57,7 +57,7 @@ export function botsInChatJson(chatIdSql: string): string {
       WHERE cm.chat_id = ${chatIdSql} AND cm.state = 'active' AND ${botAvailableSql('b')})`;
 }
 
-/** Every statement on `bots` of bot-api, except the delivery settings that @app/webhook-queue owns. */
+/** Every statement on `bots` of bot-api, except the delivery settings that @app/bot-delivery owns. */
 @Injectable()
 export class BotsStore {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { pageAnswer, pageWindow } from '@app/platform';
-import { deliverJobFor, DeliveryStatus, DeliveryStore, WebhookDelivery } from '@app/webhook-queue';
+import { deliverJobFor, DeliveryStatus, DeliveryStore, WebhookDelivery } from '@app/bot-delivery';
 import { DataSource, EntityManager } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { DeliveryQueue } from './delivery-queue';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { StaffDeliveryStore } from '@app/webhook-queue';
+import { StaffDeliveryStore } from '@app/bot-delivery';
 import { DataSource } from 'typeorm';
 import { BotConfig } from '../config/bot.config';
 import { RedriveJobsStore, SYSTEM_ACTOR } from './redrive-jobs.store';

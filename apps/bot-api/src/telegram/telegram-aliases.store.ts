@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { AliasKind, AliasRequest } from '@app/telegram-shapes';
-import { nativeOfTelegramAlias, telegramAliases } from '@app/webhook-queue';
+import { nativeOfTelegramAlias, telegramAliases } from '@app/bot-delivery';
 import { DataSource } from 'typeorm';
 
 /**
  * The integer aliases of chats and users on the Telegram face. Their statements live with the
- * delivery side (@app/webhook-queue), which writes Telegram webhook bodies with the same aliases.
+ * delivery side (@app/bot-delivery), which writes Telegram webhook bodies with the same aliases.
  */
 @Injectable()
 export class TelegramAliasesStore {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { SecretCipher } from '@app/auth';
-import { deliverJobFor, DeliveryStore, webhookSecretContext, WebhookFormat } from '@app/webhook-queue';
+import { deliverJobFor, DeliveryStore, webhookSecretContext, WebhookFormat } from '@app/bot-delivery';
 import { DataSource, EntityManager } from 'typeorm';
 import { BotTokenCache } from '../bot-auth/bot-token-cache';
 import { BotsStore } from '../bots/bots.store';

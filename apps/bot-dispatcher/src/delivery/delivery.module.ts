@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { DeliveryStore, registerWebhookQueue } from '@app/webhook-queue';
+import { DeliveryStore, registerWebhookQueue } from '@app/bot-delivery';
 import { AttemptRecorder } from './attempt-recorder';
 import { DeliveryMetrics } from './delivery.metrics';
 import { DeliveryProcessor } from './delivery.processor';

@@ -9,7 +9,7 @@ import {
   RetryLaterError,
   SkipReason,
   webhookSecretContext,
-} from '@app/webhook-queue';
+} from '@app/bot-delivery';
 import { NativeUpdate, toTelegramUpdate, withAliases } from '@app/telegram-shapes';
 import { DelayedError, type Job } from 'bullmq';
 import { readFileSync } from 'node:fs';
