@@ -51,7 +51,7 @@ export const ADOPT_ORPHANS = insertDeliveriesSql(`(
  * only while its rotation overlap lasts, the earliest next attempt a receiver asked for, the 410 pause.
  */
 export const LOAD_DELIVERIES = namedStatement(
-  'dispatcher.delivery.load-many',
+  'bot_deliveries_load_many',
   `SELECT d.id, d.bot_id, d.update_id, d.update_seq, d.status, d.series, d.attempts, d.payload,
           s.delivery_mode, s.webhook_format, s.webhook_url, s.webhook_secret_ciphertext, s.webhook_allowed_ips,
           s.webhook_max_connections, (${botAvailableSql('b')}) AS available,
@@ -77,7 +77,7 @@ export const LOAD_DELIVERIES = namedStatement(
  * Returns the arrival index of each recorded input.
  */
 export const RECORD_ATTEMPTS = namedStatement(
-  'dispatcher.delivery.record-attempts',
+  'bot_deliveries_record_attempts',
   `WITH outcome AS (
      SELECT *
        FROM unnest($1::int[], $2::uuid[], $3::int[], $4::int[], $5::varchar[], $6::text[], $7::int[], $8::int[],
