@@ -17,7 +17,7 @@ import { request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { Agent, setGlobalDispatcher } from 'undici';
 import { startHttpsReceiver } from '@app/testing';
-import { signWebhook } from '@app/webhook-queue';
+import { signWebhook } from '@app/bot-delivery';
 import { WebhookSender } from '../apps/bot-dispatcher/src/delivery/webhook-sender';
 
 const TOTAL = Number(process.argv[2] ?? 2000);

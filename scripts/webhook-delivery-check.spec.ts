@@ -1,4 +1,4 @@
-import { signWebhook } from '@app/webhook-queue';
+import { signWebhook } from '@app/bot-delivery';
 import { checkDelivery, DeliveryRequest } from './webhook-delivery-check';
 
 const SECRET = 'dev_secret-1';

@@ -7,7 +7,7 @@ import {
   UPDATE_ID_HEADER,
   verifyWebhookSignatureV1,
   verifyWebhookSignatureV2,
-} from '@app/webhook-queue';
+} from '@app/bot-delivery';
 
 export interface DeliveryRequest {
   method: string;

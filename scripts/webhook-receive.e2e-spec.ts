@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { freePort } from '@app/testing';
-import { signWebhook } from '@app/webhook-queue';
+import { signWebhook } from '@app/bot-delivery';
 import { BotTestContext, callBot, createApprovedBot, startBotApp } from '../apps/bot-api/test/app-context';
 import { DispatcherProcess, startDispatcher } from '../apps/bot-api/test/dispatcher-process';
 import { CommandProcess, startCommand } from './e2e-support';

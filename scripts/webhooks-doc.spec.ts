@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { signWebhook, SIGNATURE_TOLERANCE_SECONDS } from '@app/webhook-queue';
+import { signWebhook, SIGNATURE_TOLERANCE_SECONDS } from '@app/bot-delivery';
 import { codeBlocks, section } from './markdown';
 
 const GUIDE = readFileSync(resolve(__dirname, '..', 'docs', 'webhooks.md'), 'utf8');

@@ -67,6 +67,13 @@ async function fillerBots(db: Client, howMany: number): Promise<void> {
      ON CONFLICT (id) DO NOTHING`,
     [FILLER_USER, howMany],
   );
+  // Every bot has its delivery settings row, as bot-api creates it with the bot.
+  await db.query(
+    `INSERT INTO bot_delivery_settings (bot_id)
+     SELECT lpad(to_hex(g), 24, 'f') FROM generate_series(1, $1::int) AS g
+     ON CONFLICT (bot_id) DO NOTHING`,
+    [howMany],
+  );
 }
 
 const FILLER_BOTS = 200;

@@ -1,6 +1,6 @@
 import { testCertificate } from '@app/testing';
 import { queueKeyPrefix } from '@app/coordination';
-import { deliverJobId, WEBHOOK_QUEUE } from '@app/webhook-queue';
+import { deliverJobId, WEBHOOK_QUEUE } from '@app/bot-delivery';
 import IORedis from 'ioredis';
 import { DeliveryQueue } from '../../apps/bot-api/src/deliveries/delivery-queue';
 import { callBot } from '../../apps/bot-api/test/app-context';

@@ -11,12 +11,13 @@ import {
 } from '@app/testing';
 
 const BOT_API = 'apps/bot-api/src/';
-const DELIVERY_SIDE = 'libs/webhook-queue/src/bot-database/';
+const DELIVERY_SIDE = 'libs/bot-delivery/src/bot-database/';
 
 /**
  * Every table of the bot database and the one data-access class that owns it: its statements and
- * the predicates of its rules live there, and every other module calls it. The delivery side, which
- * bot-dispatcher runs too, lives once in @app/webhook-queue.
+ * the predicates of its rules live there, and every other module calls it. Bot delivery (a bot's
+ * delivery settings, webhook deliveries and their attempts, Update confirmation, Telegram aliases),
+ * which bot-dispatcher runs too, lives once in @app/bot-delivery.
  */
 const OWNERS: Record<string, string> = {
   users: `${BOT_API}users/users.store.ts`,
@@ -43,28 +44,26 @@ const OWNERS: Record<string, string> = {
   inline_queries: `${BOT_API}interaction/interaction-queries.store.ts`,
   virtual_members: `${BOT_API}virtual-members/virtual-members.store.ts`,
   virtual_member_audit_log: `${BOT_API}virtual-members/virtual-member-audit.store.ts`,
-  telegram_aliases: DELIVERY_SIDE,
+  bot_delivery_settings: `${DELIVERY_SIDE}bot-delivery-settings.store.ts`,
+  telegram_aliases: `${DELIVERY_SIDE}telegram-aliases.store.ts`,
 };
-
-const DELIVERY_SETTINGS =
-  'the delivery settings of a bot (delivery_mode, webhook_*) are the delivery side columns of its row, ' +
-  'read by bot-dispatcher for every attempt';
 
 /** Statements that span tables of several owners: each lives with the rule it enforces. */
 const CROSS_TABLE: AllowedUse[] = [
   {
     at: `${BOT_API}bots/bots.store.ts#botsInChatJson`,
-    tables: ['chat_members'],
+    tables: ['chat_members', 'bot_delivery_settings'],
     reason: "the available bots among a chat's active members, read by the statement that reserves a message",
   },
   {
     at: `${BOT_API}bots/bots.store.ts#BotsStore.inChat`,
-    tables: ['chat_members'],
-    reason: "the available bots among a chat's active members: who receives the chat's Updates",
+    tables: ['chat_members', 'bot_delivery_settings'],
+    reason:
+      "the available bots among a chat's active members, with the Update types they take: who receives the chat's Updates",
   },
   {
     at: `${BOT_API}bots/bots.store.ts#BotsStore.ofUser`,
-    tables: ['chat_members'],
+    tables: ['chat_members', 'bot_delivery_settings'],
     reason: 'the bot behind a system user, with its rank in the chat for the Update it receives',
   },
   {
@@ -116,7 +115,7 @@ const CROSS_TABLE: AllowedUse[] = [
   },
   {
     at: `${DELIVERY_SIDE}delivery-statements.ts#insertDeliveriesSql`,
-    tables: ['bots'],
+    tables: ['bot_delivery_settings'],
     reason: 'a delivery is created only for a bot in webhook mode, as the statement that creates it reads it',
   },
   {
@@ -126,22 +125,24 @@ const CROSS_TABLE: AllowedUse[] = [
   },
   {
     at: `${DELIVERY_SIDE}delivery-statements.ts#ADOPT_ORPHANS`,
-    tables: ['bots', 'updates'],
+    tables: ['bot_delivery_settings', 'updates'],
     reason: 'Updates of webhook bots that missed their delivery during a concurrent mode switch get one',
   },
   {
     at: `${DELIVERY_SIDE}delivery-statements.ts#LOAD_DELIVERIES`,
-    tables: ['bots'],
+    tables: ['bots', 'bot_delivery_settings'],
     reason: 'a job reads its bot’s current delivery settings and availability with its delivery',
   },
   {
     at: `${DELIVERY_SIDE}delivery-statements.ts#RECORD_ATTEMPTS`,
-    tables: ['bots'],
-    reason: "a failed attempt writes the bot's webhook_last_error_* in the statement that records it",
+    tables: ['bot_delivery_settings'],
+    reason:
+      'a success marks a recovered bot only while its self-healing switch is on (read here; the bot side ' +
+      "of the outcome is written by the settings store's recordBotOutcomesSql, run in the same statement)",
   },
   {
     at: `${DELIVERY_SIDE}delivery-statements.ts#OVERDUE`,
-    tables: ['bots'],
+    tables: ['bots', 'bot_delivery_settings'],
     reason: 'only deliveries of available webhook bots are enqueued again',
   },
   {
@@ -156,39 +157,30 @@ const CROSS_TABLE: AllowedUse[] = [
   },
   ...['STAFF_DELIVERY_PAGE', 'STAFF_TOP_BOTS', 'STAFF_DELIVERY_DETAIL'].map((statement) => ({
     at: `${DELIVERY_SIDE}staff-delivery-statements.ts#${statement}`,
-    tables: ['bots'],
+    tables: statement === 'STAFF_DELIVERY_PAGE' ? ['bots'] : ['bots', 'bot_delivery_settings'],
     reason: "platform staff see each delivery with its bot's name and owner from the statement that lists it",
   })),
   {
     at: `${DELIVERY_SIDE}staff-delivery-statements.ts#redrivableDeadLettersSql`,
-    tables: ['bots'],
+    tables: ['bots', 'bot_delivery_settings'],
     reason: 'a redrive takes only dead letters of bots that can receive them (webhook mode, available)',
   },
   {
     at: `${DELIVERY_SIDE}staff-delivery-statements.ts#RESTART_FOR_STAFF`,
-    tables: ['bots'],
+    tables: ['bot_delivery_settings'],
     reason: 'a staff redelivery restarts a delivery only while its bot is in webhook mode, checked as it restarts',
   },
   {
     at: `${DELIVERY_SIDE}staff-delivery-statements.ts#autoRedrivableDeadLettersSql`,
-    tables: ['bots'],
+    tables: ['bots', 'bot_delivery_settings'],
     reason:
       'an automatic redrive takes dead letters only while their bot has auto_redeliver_dead_letters on and can receive them',
   },
-  ...['RECOVERED_BOTS', 'CLEAR_RECOVERED'].map((statement) => ({
-    at: `${DELIVERY_SIDE}staff-delivery-statements.ts#${statement}`,
+  {
+    at: `${DELIVERY_SIDE}bot-delivery-settings.store.ts#DELIVERY_MODE_OF_OWNED`,
     tables: ['bots'],
-    reason:
-      "webhook_recovered_at is a delivery side column of the bot's row: the dispatcher marks a recovery, " +
-      "bot-api's redrive worker turns it into an automatic redrive job",
-  })),
-  ...['SET_WEBHOOK', 'CLEAR_WEBHOOK', 'WEBHOOK_INFO', 'WEBHOOK_SECRETS_FOR_UPDATE', 'DELIVERY_MODE_OF_OWNED'].map(
-    (statement) => ({
-      at: `${DELIVERY_SIDE}delivery-statements.ts#${statement}`,
-      tables: ['bots'],
-      reason: DELIVERY_SETTINGS,
-    }),
-  ),
+    reason: "the console's delivery routes answer 404 for another owner's bot from the statement that reads its mode",
+  },
   {
     at: `${DELIVERY_SIDE}update-acknowledgement.ts#acknowledgeUpdatesSql`,
     tables: ['updates'],
@@ -208,7 +200,7 @@ describe('data ownership of the bot database', () => {
   ];
   const sources = [
     ...readSources(REPO_ROOT, BOT_API, (path) => path.startsWith(`${BOT_API}database/migrations/`)),
-    ...readSources(REPO_ROOT, 'libs/webhook-queue/src'),
+    ...readSources(REPO_ROOT, 'libs/bot-delivery/src'),
   ];
   const tables = createdTables(migrations);
   const uses = tableUses(sources, tables, entityTables(sources));

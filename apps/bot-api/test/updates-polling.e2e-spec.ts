@@ -270,7 +270,9 @@ describeEachBackend('getUpdates: offset, limit, long polling, conflicts (spec 6.
 
   it('answers 409 CONFLICT in webhook mode', async () => {
     const webhookBot = await createApprovedBot(ctx, 'dev-2', { username: 'hook_bot' });
-    await ctx.app.get(DataSource).query(`UPDATE bots SET delivery_mode = 'webhook' WHERE id = $1`, [webhookBot.botId]);
+    await ctx.app
+      .get(DataSource)
+      .query(`UPDATE bot_delivery_settings SET delivery_mode = 'webhook' WHERE bot_id = $1`, [webhookBot.botId]);
     const res = await callBot(ctx, webhookBot.token, 'getUpdates', {}).expect(409);
     expect(res.body).toEqual({ success: false, code: 'CONFLICT', message: expect.stringContaining('webhook') });
   });

@@ -118,9 +118,10 @@ describe('webhook configuration and delivery console', () => {
       .expect(200);
     expect(byGet.body.data).toEqual(expected);
     expect((await callBot(ctx, bot.token, 'getWebhookInfo').expect(200)).body.data).toEqual(expected);
-    const [row] = await db().query(`SELECT delivery_mode, webhook_secret_ciphertext FROM bots WHERE id = $1`, [
-      bot.botId,
-    ]);
+    const [row] = await db().query(
+      `SELECT delivery_mode, webhook_secret_ciphertext FROM bot_delivery_settings WHERE bot_id = $1`,
+      [bot.botId],
+    );
     expect(row.delivery_mode).toBe('webhook');
     expect(row.webhook_secret_ciphertext).not.toContain(SECRET);
     await callBot(ctx, bot.token, 'getUpdates', {}).expect(409);
@@ -193,7 +194,9 @@ describe('webhook configuration and delivery console', () => {
         .set('Authorization', await owner())
         .expect(200);
       expect(del.body.data).toMatchObject({ url: '', max_connections: null });
-      const [row] = await db().query(`SELECT delivery_mode, webhook_url FROM bots WHERE id = $1`, [bot.botId]);
+      const [row] = await db().query(`SELECT delivery_mode, webhook_url FROM bot_delivery_settings WHERE bot_id = $1`, [
+        bot.botId,
+      ]);
       expect(row).toEqual({ delivery_mode: 'polling', webhook_url: null });
     });
 

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { describeEachBackend, HttpsReceiver, ReceivedRequest, ReceiverAnswer, startHttpsReceiver } from '@app/testing';
-import { verifyWebhookSignatureV1, verifyWebhookSignatureV2 } from '@app/webhook-queue';
+import { verifyWebhookSignatureV1, verifyWebhookSignatureV2 } from '@app/bot-delivery';
 import { ApprovedBot, BotTestContext, callBot, createApprovedBot, startBotApp } from './app-context';
 import { DispatcherProcess, startDispatcher } from './dispatcher-process';
 

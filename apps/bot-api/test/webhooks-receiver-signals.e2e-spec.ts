@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { describeEachBackend, HttpsReceiver, ReceivedRequest, ReceiverAnswer, startHttpsReceiver } from '@app/testing';
-import { standardWebhookSecret, verifyWebhookSignatureV1, verifyWebhookSignatureV2 } from '@app/webhook-queue';
+import { standardWebhookSecret, verifyWebhookSignatureV1, verifyWebhookSignatureV2 } from '@app/bot-delivery';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { ApprovedBot, BotTestContext, callBot, createApprovedBot, startBotApp } from './app-context';
 import { DispatcherProcess, startDispatcher } from './dispatcher-process';
@@ -149,7 +149,7 @@ describeEachBackend('receivers that say "not now" or "go away", and secret rotat
     expect((await info(bot)).last_error_message).toBe(
       'webhook paused: 3 consecutive deliveries were answered 410 Gone; set the webhook again to resume',
     );
-    const [mode] = await db().query(`SELECT delivery_mode FROM bots WHERE id = $1`, [bot.botId]);
+    const [mode] = await db().query(`SELECT delivery_mode FROM bot_delivery_settings WHERE bot_id = $1`, [bot.botId]);
     expect(mode.delivery_mode).toBe('webhook');
 
     answers.set('retired', () => 200);
@@ -210,9 +210,10 @@ describeEachBackend('receivers that say "not now" or "go away", and secret rotat
   it('signs with the new secret alone once the overlap has ended', async () => {
     const bot = await hookBot('rotated', 'old_secret-1');
     await setWebhook(bot, 'rotated', 'new_secret-2');
-    await db().query(`UPDATE bots SET webhook_previous_secret_expires_at = now() - interval '1 second' WHERE id = $1`, [
-      bot.botId,
-    ]);
+    await db().query(
+      `UPDATE bot_delivery_settings SET webhook_previous_secret_expires_at = now() - interval '1 second' WHERE bot_id = $1`,
+      [bot.botId],
+    );
     expect((await info(bot)).previous_secret_expires_at).toBeNull();
     await say(bot, 'after the overlap');
     await waitFor(() => arrivalsOf('rotated').length === 1, 'the delivery');

@@ -1,28 +1,35 @@
 import { createdTables, entityTables, readSources, REPO_ROOT, tableUses } from '@app/testing';
 
 /**
- * The columns of a bot's row the dispatcher writes, through the statement that records attempts, and
- * why. Everything else in `bots` is bot-api's: a new column written here must be added with its reason.
+ * The tables bot delivery (@app/bot-delivery) owns, and so the only ones the dispatcher may write:
+ * a bot's row is bot-api's, its delivery settings are delivery's.
  */
-const BOT_COLUMNS_WRITTEN: Record<string, string> = {
-  webhook_last_error_at: 'getWebhookInfo shows when the last delivery failed',
-  webhook_last_error_message: 'getWebhookInfo shows why',
-  webhook_gone_streak: 'consecutive 410 Gone answers, towards the pause',
-  webhook_paused_at: 'a run of 410 Gone answers pauses the deliveries until setWebhook',
-  webhook_not_before: "the receiver's Retry-After",
-  webhook_recovered_at:
-    "self-healing dead letters: a success while dead letters wait marks the bot for bot-api's redrive worker",
-};
+const DELIVERY_TABLES = [
+  'bot_delivery_settings',
+  'telegram_aliases',
+  'updates',
+  'webhook_deliveries',
+  'webhook_delivery_attempts',
+];
+
+/** The tables that INSERT, UPDATE and DELETE statements in these sources name. */
+function writtenTables(texts: readonly string[]): string[] {
+  const written = texts.flatMap((text) =>
+    [...text.matchAll(/\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+([a-z_][a-z0-9_]*)/g)].map((match) => match[1]),
+  );
+  return [...new Set(written)].sort();
+}
 
 /**
- * bot-dispatcher works on the database bot-api migrates and owns none of its tables: every statement
- * it runs is one of @app/webhook-queue's, which bot-api compiles against too.
+ * bot-dispatcher works on the database bot-api migrates: every statement it runs is one of
+ * @app/bot-delivery's, which bot-api compiles against too, and those write only the tables bot
+ * delivery owns.
  */
 describe('data ownership of bot-dispatcher', () => {
   const tables = createdTables(readSources(REPO_ROOT, 'apps/bot-api/src/database/migrations'));
   const entities = entityTables([
     ...readSources(REPO_ROOT, 'apps/bot-api/src'),
-    ...readSources(REPO_ROOT, 'libs/webhook-queue/src'),
+    ...readSources(REPO_ROOT, 'libs/bot-delivery/src'),
   ]);
   const sources = readSources(REPO_ROOT, 'apps/bot-dispatcher/src');
 
@@ -32,14 +39,11 @@ describe('data ownership of bot-dispatcher', () => {
     expect(entities.get('WebhookDelivery')).toBe('webhook_deliveries');
   });
 
-  it('writes only the registered delivery side columns of a bot, through the statement that records attempts', () => {
-    const statements = readSources(REPO_ROOT, 'libs/webhook-queue/src/bot-database').find((source) =>
-      source.path.endsWith('/delivery-statements.ts'),
-    );
-    const recordAttempts = /RECORD_ATTEMPTS = namedStatement\(([\s\S]*?)\n\);/.exec(statements?.text ?? '')?.[1] ?? '';
-    const update = /UPDATE bots b\s+SET([\s\S]*?)\n\s*FROM per_bot/.exec(recordAttempts)?.[1] ?? '';
-    const assigned = [...update.matchAll(/(?:^|,)\s*(\w+)\s*=(?!=)/g)].map((match) => match[1]);
-    expect(assigned.sort()).toEqual(Object.keys(BOT_COLUMNS_WRITTEN).sort());
+  it('writes, through @app/bot-delivery, only the tables bot delivery owns', () => {
+    const delivery = readSources(REPO_ROOT, 'libs/bot-delivery/src').map((source) => source.text);
+    const written = writtenTables(delivery);
+    expect(written).toContain('webhook_deliveries');
+    expect(written.filter((table) => tables.has(table))).toEqual(DELIVERY_TABLES);
   });
 
   it('queries no table itself, neither with SQL nor through TypeORM entities', () => {

@@ -4,7 +4,7 @@ import { loadConfig } from '@app/platform';
 import { DataSource } from 'typeorm';
 import { DispatcherConfig } from '../src/config/dispatcher.config';
 import { AttemptRecorder } from '../src/delivery/attempt-recorder';
-import { AttemptOutcome, AttemptRecord, DeliveryStore, DueDelivery } from '@app/webhook-queue';
+import { AttemptOutcome, AttemptRecord, DeliveryStore, DueDelivery } from '@app/bot-delivery';
 import { botMigrations } from './bot-schema';
 
 interface DeliveryRow {
@@ -38,8 +38,11 @@ describe('delivery store: attempts recorded in batches (real PostgreSQL)', () =>
   async function webhookBot(): Promise<string> {
     const id = randomBytes(12).toString('hex');
     await dataSource.query(
-      `INSERT INTO bots (id, owner_id, name, review_status, status, delivery_mode, webhook_url, webhook_secret_ciphertext)
-       VALUES ($1::varchar, 'owner', 'store test', 'approved', 'enabled', 'webhook', 'https://hooks.example/' || $1::varchar, 'sealed')`,
+      `WITH bot AS (
+         INSERT INTO bots (id, owner_id, name, review_status, status)
+         VALUES ($1::varchar, 'owner', 'store test', 'approved', 'enabled') RETURNING id)
+       INSERT INTO bot_delivery_settings (bot_id, delivery_mode, webhook_url, webhook_secret_ciphertext)
+       SELECT id, 'webhook', 'https://hooks.example/' || id, 'sealed' FROM bot`,
       [id],
     );
     return id;
@@ -150,7 +153,7 @@ describe('delivery store: attempts recorded in batches (real PostgreSQL)', () =>
     ]);
     // The bot shows the latest failure of the batch.
     const [bot] = await dataSource.query(
-      `SELECT webhook_last_error_message, webhook_last_error_at IS NOT NULL AS failed FROM bots WHERE id = $1`,
+      `SELECT webhook_last_error_message, webhook_last_error_at IS NOT NULL AS failed FROM bot_delivery_settings WHERE bot_id = $1`,
       [botId],
     );
     expect(bot).toEqual({ webhook_last_error_message: 'HTTP 502 (5)', failed: true });
@@ -230,9 +233,10 @@ describe('delivery store: attempts recorded in batches (real PostgreSQL)', () =>
       `UPDATE webhook_deliveries SET status = 'succeeded', attempts = 1, succeeded_at = now() WHERE id = $1`,
       [finished.id],
     );
-    await dataSource.query(`UPDATE bots SET delivery_mode = 'polling', webhook_url = NULL WHERE id = $1`, [
-      unhooked.botId,
-    ]);
+    await dataSource.query(
+      `UPDATE bot_delivery_settings SET delivery_mode = 'polling', webhook_url = NULL WHERE bot_id = $1`,
+      [unhooked.botId],
+    );
     await dataSource.query(`UPDATE bots SET status = 'disabled' WHERE id = $1`, [disabled.botId]);
     const job = (deliveryId: string, series = 1) => ({ deliveryId, series, priorAttempts: 0 });
 
@@ -262,7 +266,10 @@ describe('delivery store: attempts recorded in batches (real PostgreSQL)', () =>
   it('gives a delivery to an unconfirmed Update of a webhook bot that has none, never to one of a polling bot', async () => {
     const hooked = await webhookBot();
     const polling = await webhookBot();
-    await dataSource.query(`UPDATE bots SET delivery_mode = 'polling', webhook_url = NULL WHERE id = $1`, [polling]);
+    await dataSource.query(
+      `UPDATE bot_delivery_settings SET delivery_mode = 'polling', webhook_url = NULL WHERE bot_id = $1`,
+      [polling],
+    );
     const orphan = async (botId: string): Promise<string> => {
       const [row] = await dataSource.query(
         `INSERT INTO updates (update_id, bot_id, type, payload)

@@ -1,5 +1,5 @@
 import { startHttpsReceiver, HttpsReceiver } from '@app/testing';
-import { standardWebhookSecret, verifyWebhookSignatureV1, verifyWebhookSignatureV2 } from '@app/webhook-queue';
+import { standardWebhookSecret, verifyWebhookSignatureV1, verifyWebhookSignatureV2 } from '@app/bot-delivery';
 import { verify as verifyGitHubStyle } from '@octokit/webhooks-methods';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';

@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { bearerToken, setPrincipal } from '@app/auth';
-import { isBotAvailable } from '@app/webhook-queue';
+import { isBotAvailable } from '@app/bot-delivery';
 import type { Request } from 'express';
 import { BotTokenService, clientAddressOf } from './bot-token.service';
 import { setBot } from './bot-request';

@@ -113,6 +113,10 @@ export class BotView {
 
 const iso = (value: Date | null): string | null => (value ? value.toISOString() : null);
 
+/** A change of the bot's delivery settings (setWebhook, getUpdates' allowed_updates) changes the bot. */
+const lastChangeOf = (bot: Bot): Date =>
+  bot.deliveryUpdatedAt && bot.deliveryUpdatedAt > bot.updatedAt ? bot.deliveryUpdatedAt : bot.updatedAt;
+
 export function botView(bot: Bot, config: BotConfig): BotView {
   return {
     bot_id: bot.id,
@@ -139,7 +143,7 @@ export function botView(bot: Bot, config: BotConfig): BotView {
     token_revoked_at: iso(bot.tokenRevokedAt),
     one_time_token_expires_at: iso(bot.oneTimeTokenExpiresAt),
     created_at: bot.createdAt.toISOString(),
-    updated_at: bot.updatedAt.toISOString(),
+    updated_at: lastChangeOf(bot).toISOString(),
   };
 }
 

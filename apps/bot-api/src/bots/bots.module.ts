@@ -4,6 +4,7 @@ import { BotTokenCache } from '../bot-auth/bot-token-cache';
 import { BotTokenGuard } from '../bot-auth/bot-token.guard';
 import { BotTokenService } from '../bot-auth/bot-token.service';
 import { TokenFailureLimiter } from '../bot-auth/token-failure-limiter';
+import { DeliveriesModule } from '../deliveries/deliveries.module';
 import { UsersModule } from '../users/users.module';
 import { BotCredentialsService } from './bot-credentials.service';
 import { BotsController } from './bots.controller';
@@ -13,7 +14,7 @@ import { Bot } from './entities/bot.entity';
 import { OneTimeTokenPurgeService } from './one-time-token-purge.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Bot]), UsersModule],
+  imports: [TypeOrmModule.forFeature([Bot]), UsersModule, DeliveriesModule],
   controllers: [BotsController],
   providers: [
     BotsStore,

@@ -7,6 +7,7 @@ import { BotTokenCache } from '../bot-auth/bot-token-cache';
 import { BotConfig } from '../config/bot.config';
 import { UsersStore } from '../users/users.store';
 import { usernameTaken } from './bot-errors';
+import { BotDeliverySettingsStore } from '@app/bot-delivery';
 import { PageQueryDto, pageAnswer, pageWindow } from '@app/platform';
 import { botView, BotView } from './bot.view';
 import { BotsStore } from './bots.store';
@@ -29,6 +30,7 @@ export class BotsService {
     private readonly tokenCache: BotTokenCache,
     private readonly bots: BotsStore,
     private readonly users: UsersStore,
+    private readonly deliverySettings: BotDeliverySettingsStore,
   ) {}
 
   async submit(ownerId: string, dto: SubmitBotDto): Promise<BotView> {
@@ -44,7 +46,9 @@ export class BotsService {
           scopes: dto.scopes ? [...new Set(dto.scopes)] : [...DEFAULT_BOT_SCOPES],
         };
         if (application.username) await this.assertUsernameFree(manager, application.username, application.id);
-        return botView(await this.bots.insertApplication(manager, application), this.config);
+        await this.bots.insertApplication(manager, application);
+        await this.deliverySettings.create(manager, application.id);
+        return botView(await this.bots.get(application.id, manager), this.config);
       });
     } catch (error) {
       throw usernameTaken(error) ?? error;
@@ -81,17 +85,17 @@ export class BotsService {
         if (dto.short_description !== undefined) bot.shortDescription = dto.short_description;
         if (dto.avatar !== undefined) bot.avatar = dto.avatar;
         if (dto.supports_inline_queries !== undefined) bot.supportsInlineQueries = dto.supports_inline_queries;
-        if (dto.auto_redeliver_dead_letters !== undefined) {
-          bot.autoRedeliverDeadLetters = dto.auto_redeliver_dead_letters;
-        }
         if (dto.rate_limits !== undefined) bot.rateLimits = compactRateLimits(dto.rate_limits);
         if (dto.username !== undefined && dto.username !== bot.username) {
           if (dto.username) await this.assertUsernameFree(manager, dto.username, bot.id);
           bot.username = dto.username;
         }
         await this.bots.save(manager, bot);
+        if (dto.auto_redeliver_dead_letters !== undefined) {
+          await this.deliverySettings.setAutoRedeliver(manager, bot.id, dto.auto_redeliver_dead_letters);
+        }
         await this.syncSystemUser(manager, bot);
-        return botView(bot, this.config);
+        return botView(await this.bots.get(bot.id, manager), this.config);
       });
       this.tokenCache.invalidate(botId);
       return view;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { botAvailableSql } from '@app/webhook-queue';
+import { botAvailableSql } from '@app/bot-delivery';
 import { DataSource, EntityManager } from 'typeorm';
 import type { MemberRank } from '../chats/entities/chat-member.entity';
 import type { UpdateRecipient } from '../updates/updates.service';
@@ -43,7 +43,7 @@ export interface TokenCopy {
   expired: boolean;
 }
 
-const CHAT_BOT_COLUMNS = `b.id, b.scopes, b.allowed_updates, b.username, b.system_user_id`;
+const CHAT_BOT_COLUMNS = `b.id, b.scopes, s.allowed_updates, b.username, b.system_user_id`;
 
 /**
  * SQL expression: the ChatBotRow objects (a JSON array) of the available bots that are active members
@@ -51,19 +51,19 @@ const CHAT_BOT_COLUMNS = `b.id, b.scopes, b.allowed_updates, b.username, b.syste
  */
 export function botsInChatJson(chatIdSql: string): string {
   return `(SELECT coalesce(json_agg(json_build_object('id', b.id, 'scopes', b.scopes,
-            'allowed_updates', b.allowed_updates, 'username', b.username, 'system_user_id', b.system_user_id,
+            'allowed_updates', s.allowed_updates, 'username', b.username, 'system_user_id', b.system_user_id,
             'rank', cm.rank) ORDER BY b.id), '[]'::json)
-       FROM chat_members cm JOIN bots b ON b.system_user_id = cm.user_id
+       FROM chat_members cm JOIN bots b ON b.system_user_id = cm.user_id JOIN bot_delivery_settings s ON s.bot_id = b.id
       WHERE cm.chat_id = ${chatIdSql} AND cm.state = 'active' AND ${botAvailableSql('b')})`;
 }
 
-/** Every statement on `bots` of bot-api, except the delivery settings that @app/webhook-queue owns. */
+/** Every statement on `bots`; a bot's delivery settings are @app/bot-delivery's (BotDeliverySettingsStore). */
 @Injectable()
 export class BotsStore {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** A new application: pending review, disabled, polling, no token yet. Returns the stored row. */
-  async insertApplication(manager: EntityManager, application: BotApplication): Promise<Bot> {
+  /** A new application: pending review, disabled, no token yet. */
+  async insertApplication(manager: EntityManager, application: BotApplication): Promise<void> {
     const repo = manager.getRepository(Bot);
     await repo.insert(
       repo.create({
@@ -75,13 +75,10 @@ export class BotsStore {
         reviewedAt: null,
         status: 'disabled',
         systemUserId: null,
-        deliveryMode: 'polling',
-        allowedUpdates: null,
         supportsInlineQueries: false,
         friendRequestMode: 'auto_accept',
         rateLimits: {},
         virtualMembersEnabled: false,
-        autoRedeliverDeadLetters: false,
         tokenHash: null,
         tokenPrefix: null,
         tokenIssuedAt: null,
@@ -90,7 +87,6 @@ export class BotsStore {
         oneTimeTokenExpiresAt: null,
       }),
     );
-    return repo.findOneByOrFail({ id: application.id });
   }
 
   /** Whether another bot, or the system user of another bot, holds the username (a rejected application does not). */
@@ -164,7 +160,7 @@ export class BotsStore {
   }
 
   /**
-   * pending → approved and enabled, in polling mode. The condition lets exactly one of two concurrent
+   * pending → approved and enabled (still polling, as every bot starts). The condition lets exactly one of two concurrent
    * approvals through; undefined when the bot was not pending.
    */
   async approvePending(
@@ -173,8 +169,7 @@ export class BotsStore {
     staffId: string,
   ): Promise<{ name: string; username: string | null } | undefined> {
     const [moved]: [{ name: string; username: string | null }[], number] = await manager.query(
-      `UPDATE bots SET review_status = 'approved', status = 'enabled', delivery_mode = 'polling',
-              reviewed_by = $2, reviewed_at = now(), updated_at = now()
+      `UPDATE bots SET review_status = 'approved', status = 'enabled', reviewed_by = $2, reviewed_at = now(), updated_at = now()
         WHERE id = $1 AND review_status = 'pending'
        RETURNING name, username`,
       [botId, staffId],
@@ -302,15 +297,6 @@ export class BotsStore {
     ]);
   }
 
-  /** Written only when it differs; null means every default type. */
-  async setAllowedUpdates(botId: string, allowed: string[] | null): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE bots SET allowed_updates = $2, updated_at = now()
-        WHERE id = $1 AND allowed_updates IS DISTINCT FROM $2::text[]`,
-      [botId, allowed],
-    );
-  }
-
   /** The available bot with this @username (any case), for inline queries; null when there is none. */
   availableByUsername(manager: EntityManager, username: string): Promise<Bot | null> {
     return manager
@@ -334,7 +320,7 @@ export class BotsStore {
   async inChat(manager: EntityManager, chatId: string): Promise<ChatBot[]> {
     const rows: ChatBotRow[] = await manager.query(
       `SELECT ${CHAT_BOT_COLUMNS}, cm.rank
-         FROM chat_members cm JOIN bots b ON b.system_user_id = cm.user_id
+         FROM chat_members cm JOIN bots b ON b.system_user_id = cm.user_id JOIN bot_delivery_settings s ON s.bot_id = b.id
         WHERE cm.chat_id = $1 AND cm.state = 'active' AND ${botAvailableSql('b')}
         ORDER BY b.id`,
       [chatId],
@@ -346,7 +332,8 @@ export class BotsStore {
   async ofUser(manager: EntityManager, userId: string, chatId: string): Promise<ChatBot | null> {
     const rows: ChatBotRow[] = await manager.query(
       `SELECT ${CHAT_BOT_COLUMNS}, COALESCE(cm.rank, 'member') AS rank
-         FROM bots b LEFT JOIN chat_members cm ON cm.user_id = b.system_user_id AND cm.chat_id = $2
+         FROM bots b JOIN bot_delivery_settings s ON s.bot_id = b.id
+         LEFT JOIN chat_members cm ON cm.user_id = b.system_user_id AND cm.chat_id = $2
         WHERE b.system_user_id = $1 AND ${botAvailableSql('b')}`,
       [userId, chatId],
     );

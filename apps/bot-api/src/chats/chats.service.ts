@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Account } from '@app/auth';
-import { isBotAvailable } from '@app/webhook-queue';
+import { isBotAvailable } from '@app/bot-delivery';
 import { DataSource, EntityManager } from 'typeorm';
 import { BotsStore } from '../bots/bots.store';
 import { FriendsService } from '../friends/friends.service';

@@ -1,7 +1,7 @@
 import { AccountAuthConfig, DEV_INTERNAL_API_TOKEN, internalApiTokenProblems } from '@app/auth';
 import { EnvBoolean } from '@app/platform';
 import { RATE_LIMITS_FORMAT, resolveRateLimits } from '@app/rate-limits';
-import { DEV_WEBHOOK_SECRET_KEY, isIpOrCidr } from '@app/webhook-queue';
+import { DEV_WEBHOOK_SECRET_KEY, isIpOrCidr } from '@app/bot-delivery';
 import { DEFAULT_ROUTE_RATE_LIMITS } from '../rate-limits/route-rate-limits';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsString, Matches, Max, Min, MinLength } from 'class-validator';

@@ -1,6 +1,12 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { DeliveryStore, registerWebhookQueue, WebhookDelivery, WebhookDeliveryAttempt } from '@app/webhook-queue';
+import {
+  BotDeliverySettingsStore,
+  DeliveryStore,
+  registerWebhookQueue,
+  WebhookDelivery,
+  WebhookDeliveryAttempt,
+} from '@app/bot-delivery';
 import { DeliveriesController } from './deliveries.controller';
 import { DeliveriesService } from './deliveries.service';
 import { DeliveryQueue } from './delivery-queue';
@@ -9,7 +15,7 @@ import { WebhookOutbox } from './webhook-outbox';
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookDelivery, WebhookDeliveryAttempt]), registerWebhookQueue('producer')],
   controllers: [DeliveriesController],
-  providers: [DeliveryStore, DeliveriesService, DeliveryQueue, WebhookOutbox],
-  exports: [DeliveryStore, DeliveryQueue, WebhookOutbox],
+  providers: [DeliveryStore, BotDeliverySettingsStore, DeliveriesService, DeliveryQueue, WebhookOutbox],
+  exports: [DeliveryStore, BotDeliverySettingsStore, DeliveryQueue, WebhookOutbox],
 })
 export class DeliveriesModule {}

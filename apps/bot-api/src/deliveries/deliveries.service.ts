@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { pageAnswer, pageWindow } from '@app/platform';
-import { deliverJobFor, DeliveryStatus, DeliveryStore, WebhookDelivery } from '@app/webhook-queue';
+import {
+  BotDeliverySettingsStore,
+  deliverJobFor,
+  DeliveryStatus,
+  DeliveryStore,
+  WebhookDelivery,
+} from '@app/bot-delivery';
 import { DataSource, EntityManager } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { DeliveryQueue } from './delivery-queue';
@@ -35,6 +41,7 @@ export class DeliveriesService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly queue: DeliveryQueue,
     private readonly store: DeliveryStore,
+    private readonly settings: BotDeliverySettingsStore,
   ) {}
 
   /** A first page that is not full needs no count: it holds the whole log. */
@@ -118,13 +125,13 @@ export class DeliveriesService {
   }
 
   private async ownedBot(manager: EntityManager, ownerId: string, botId: string): Promise<void> {
-    const mode = await this.store.deliveryModeOfOwned(manager, ownerId, botId);
+    const mode = await this.settings.deliveryModeOfOwned(manager, ownerId, botId);
     if (!mode) throw BotErrors.notFound('Bot');
   }
 
-  /** Locks the bot row so a concurrent deleteWebhook cannot slip between the check and the redelivery. */
+  /** Locks the bot's delivery settings so a concurrent deleteWebhook cannot slip between the check and the redelivery. */
   private async assertWebhookMode(manager: EntityManager, ownerId: string, botId: string): Promise<void> {
-    const mode = await this.store.deliveryModeOfOwned(manager, ownerId, botId, true);
+    const mode = await this.settings.deliveryModeOfOwned(manager, ownerId, botId, true);
     if (!mode) throw BotErrors.notFound('Bot');
     if (mode !== 'webhook') {
       throw BotErrors.error('CONFLICT', 'The bot has no webhook; set one before redelivering');

@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { addDeliverJobs, DeliverJobData, WEBHOOK_QUEUE } from '@app/webhook-queue';
+import { addDeliverJobs, DeliverJobData, WEBHOOK_QUEUE } from '@app/bot-delivery';
 import type { Queue } from 'bullmq';
 import { DataSource, EntityManager } from 'typeorm';
 import { AfterCommit } from '../database/after-commit';

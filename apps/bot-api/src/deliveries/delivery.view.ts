@@ -6,7 +6,7 @@ import {
   DeliveryTrigger,
   WebhookDelivery,
   WebhookDeliveryAttempt,
-} from '@app/webhook-queue';
+} from '@app/bot-delivery';
 import { PageOf } from '@app/platform';
 import { UPDATE_TYPES } from '../updates/update-types';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { isBotAvailable } from '@app/webhook-queue';
+import { isBotAvailable } from '@app/bot-delivery';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { BotErrors } from '../bot-errors';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { isBotAvailable } from '@app/webhook-queue';
+import { isBotAvailable } from '@app/bot-delivery';
 import { DataSource } from 'typeorm';
 import { BotTokenCache } from '../bot-auth/bot-token-cache';
 import { BotTokenService } from '../bot-auth/bot-token.service';

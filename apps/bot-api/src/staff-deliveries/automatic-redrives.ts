@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { StaffDeliveryStore } from '@app/webhook-queue';
+import { BotDeliverySettingsStore } from '@app/bot-delivery';
 import { DataSource } from 'typeorm';
 import { BotConfig } from '../config/bot.config';
 import { RedriveJobsStore, SYSTEM_ACTOR } from './redrive-jobs.store';
@@ -22,7 +22,7 @@ const RECOVERIES_PER_STEP = 100;
 export class AutomaticRedrives {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly deliveries: StaffDeliveryStore,
+    private readonly deliverySettings: BotDeliverySettingsStore,
     private readonly jobs: RedriveJobsStore,
     private readonly audit: StaffAuditStore,
     private readonly config: BotConfig,
@@ -31,7 +31,7 @@ export class AutomaticRedrives {
   /** Starts the automatic jobs of recovered bots; returns how many started. */
   startDue(): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
-      const recovered = await this.deliveries.recoveredBots(manager, RECOVERIES_PER_STEP);
+      const recovered = await this.deliverySettings.recoveredBots(manager, RECOVERIES_PER_STEP);
       const handled: string[] = [];
       let started = 0;
       for (const botId of recovered) {
@@ -56,7 +56,7 @@ export class AutomaticRedrives {
           counts: { total: job.total, rate_per_bot: rate },
         });
       }
-      await this.deliveries.clearRecovered(manager, handled);
+      await this.deliverySettings.clearRecovered(manager, handled);
       return started;
     });
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { isUuid } from '@app/platform';
-import { RedriveFilter, StaffDeliveryStore } from '@app/webhook-queue';
+import { RedriveFilter, StaffDeliveryStore } from '@app/bot-delivery';
 import { DataSource } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { BotConfig } from '../config/bot.config';

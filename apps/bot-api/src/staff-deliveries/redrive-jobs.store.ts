@@ -5,7 +5,7 @@ import {
   redrivableDeadLettersSql,
   RedriveFilter,
   redriveParameters,
-} from '@app/webhook-queue';
+} from '@app/bot-delivery';
 import { DataSource, EntityManager } from 'typeorm';
 
 export type RedriveJobStatus = 'running' | 'completed' | 'cancelled';

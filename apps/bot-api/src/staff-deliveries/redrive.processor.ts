@@ -1,7 +1,7 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { deliverJobFor, StaffDeliveryStore } from '@app/webhook-queue';
+import { deliverJobFor, StaffDeliveryStore } from '@app/bot-delivery';
 import { DelayedError, Job } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { BotConfig } from '../config/bot.config';

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { METRICS_REGISTRY } from '@app/platform';
-import { StaffDeliveryStore } from '@app/webhook-queue';
+import { StaffDeliveryStore } from '@app/bot-delivery';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { RedriveJobsStore } from './redrive-jobs.store';
 

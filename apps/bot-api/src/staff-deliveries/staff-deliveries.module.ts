@@ -1,5 +1,5 @@
 import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
-import { StaffDeliveryStore } from '@app/webhook-queue';
+import { StaffDeliveryStore } from '@app/bot-delivery';
 import { DeliveriesModule } from '../deliveries/deliveries.module';
 import { AutomaticRedrives } from './automatic-redrives';
 import { ConsolePages } from './console-pages.middleware';

@@ -7,7 +7,7 @@ import {
   StaffDeliveryDetailRow,
   StaffDeliveryRow,
   StaffDeliveryStore,
-} from '@app/webhook-queue';
+} from '@app/bot-delivery';
 import { DataSource } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { DeliveryQueue } from '../deliveries/delivery-queue';

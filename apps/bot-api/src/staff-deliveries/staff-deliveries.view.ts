@@ -6,7 +6,7 @@ import {
   DeliveryErrorClass,
   DeliveryStatus,
   DeliveryTrigger,
-} from '@app/webhook-queue';
+} from '@app/bot-delivery';
 import { AttemptSeriesView, AttemptView, TRIGGER_DESCRIPTION } from '../deliveries/delivery.view';
 import { REDRIVE_JOB_KINDS, RedriveJobKind } from './redrive-jobs.store';
 

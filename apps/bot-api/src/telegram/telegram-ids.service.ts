@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { TelegramIds, withAliases } from '@app/telegram-shapes';
-import { TelegramAliasesStore } from './telegram-aliases.store';
+import { TelegramAliasesStore } from '@app/bot-delivery';
 import type { ChatRef } from './telegram-args';
 import { TelegramError, TELEGRAM_TEXTS } from './telegram-errors';
 

@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { setPrincipal } from '@app/auth';
-import { isBotAvailable } from '@app/webhook-queue';
+import { isBotAvailable } from '@app/bot-delivery';
 import type { Request } from 'express';
 import { BotTokenService, clientAddressOf } from '../bot-auth/bot-token.service';
 import { setBot } from '../bot-auth/bot-request';

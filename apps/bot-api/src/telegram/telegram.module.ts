@@ -14,7 +14,7 @@ import { ChatsModule } from '../chats/chats.module';
 import { InteractionModule } from '../interaction/interaction.module';
 import { UpdatesMethods } from './methods/updates.methods';
 import { MultipartSlots } from './multipart-slots';
-import { TelegramAliasesStore } from './telegram-aliases.store';
+import { TelegramAliasesStore } from '@app/bot-delivery';
 import { TelegramController } from './telegram.controller';
 import { TelegramGatewayService } from './telegram-gateway.service';
 import { TelegramIdsService } from './telegram-ids.service';

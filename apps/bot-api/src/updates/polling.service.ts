@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { CHANNEL_BUS, type ChannelBus } from '@app/platform';
-import { isBotAvailable } from '@app/webhook-queue';
+import { BotDeliverySettingsStore, isBotAvailable } from '@app/bot-delivery';
 import { BOT_CHANGES_CHANNEL, BotTokenCache } from '../bot-auth/bot-token-cache';
 import type { Bot } from '../bots/entities/bot.entity';
 import { BotsStore } from '../bots/bots.store';
@@ -47,6 +47,7 @@ export class PollingService implements OnModuleInit, OnModuleDestroy {
     private readonly tokenCache: BotTokenCache,
     private readonly store: UpdatesStore,
     private readonly bots: BotsStore,
+    private readonly deliverySettings: BotDeliverySettingsStore,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -157,7 +158,7 @@ export class PollingService implements OnModuleInit, OnModuleDestroy {
     // An empty list means "every default type", stored as null like a bot that never chose.
     const wanted = allowed.length > 0 ? [...new Set(allowed)] : null;
     if (sameList(wanted, bot.allowedUpdates)) return;
-    await this.bots.setAllowedUpdates(bot.id, wanted);
+    await this.deliverySettings.setAllowedUpdates(bot.id, wanted);
     this.tokenCache.invalidate(bot.id);
   }
 

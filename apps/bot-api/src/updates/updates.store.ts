@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { namedStatement, runNamed } from '@app/platform';
-import { acknowledgeAllButLastUpdates, acknowledgeUpdatesBelow, insertDeliveriesSql } from '@app/webhook-queue';
+import { acknowledgeAllButLastUpdates, acknowledgeUpdatesBelow, insertDeliveriesSql } from '@app/bot-delivery';
 import { DataSource, EntityManager } from 'typeorm';
 import type { UpdateType } from './update-types';
 import type { UpdateView } from './dto/update.view';
@@ -57,7 +57,7 @@ export interface WrittenUpdateRow {
   delivery_id: string | null;
 }
 
-/** The Update outbox that bots read with getUpdates (the webhook side is @app/webhook-queue's). */
+/** The Update outbox that bots read with getUpdates (the webhook side is @app/bot-delivery's). */
 /** The payload was written (see UpdatesService) as the Update without its update_seq. */
 export interface PendingUpdateRow {
   update_seq: string;

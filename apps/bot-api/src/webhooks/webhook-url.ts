@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@app/envelope';
-import { hostOf, HostResolver, isRefusedAddress } from '@app/webhook-queue';
+import { hostOf, HostResolver, isRefusedAddress } from '@app/bot-delivery';
 import { BotConfig } from '../config/bot.config';
 import { BotErrors } from '../bot-errors';
 

@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { SecretCipher } from '@app/auth';
-import { deliverJobFor, DeliveryStore, webhookSecretContext, WebhookFormat } from '@app/webhook-queue';
+import {
+  BotDeliverySettingsStore,
+  deliverJobFor,
+  DeliveryStore,
+  webhookSecretContext,
+  WebhookFormat,
+} from '@app/bot-delivery';
 import { DataSource, EntityManager } from 'typeorm';
 import { BotTokenCache } from '../bot-auth/bot-token-cache';
 import { BotsStore } from '../bots/bots.store';
@@ -27,6 +33,7 @@ export class WebhooksService {
     private readonly queue: DeliveryQueue,
     private readonly tokenCache: BotTokenCache,
     private readonly deliveries: DeliveryStore,
+    private readonly settings: BotDeliverySettingsStore,
     private readonly bots: BotsStore,
   ) {
     this.cipher = new SecretCipher(config.WEBHOOK_SECRET_KEY);
@@ -41,7 +48,7 @@ export class WebhooksService {
     const sealedSecret = this.cipher.encrypt(webhookSecretContext(botId), dto.secret_token);
     await this.dataSource.transaction(async (manager) => {
       const rotation = await this.rotationOf(manager, botId, dto.secret_token);
-      await this.deliveries.setWebhook(manager, botId, {
+      await this.settings.setWebhook(manager, botId, {
         url: url.toString(),
         sealedSecret,
         ...rotation,
@@ -76,7 +83,7 @@ export class WebhooksService {
     newSecret: string,
   ): Promise<{ previousSealedSecret: string | null; previousSecretExpiresAt: Date | null }> {
     const none = { previousSealedSecret: null, previousSecretExpiresAt: null };
-    const current = await this.deliveries.webhookSecretsForUpdate(manager, botId);
+    const current = await this.settings.webhookSecretsForUpdate(manager, botId);
     if (!current?.webhook_secret_ciphertext) return none;
     const context = webhookSecretContext(botId);
     if (this.cipher.decrypt(context, current.webhook_secret_ciphertext) === newSecret) {
@@ -98,7 +105,7 @@ export class WebhooksService {
    */
   async deleteWebhook(botId: string, dto: DropPendingDto): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      await this.deliveries.clearWebhook(manager, botId, DEFAULT_MAX_CONNECTIONS);
+      await this.settings.clearWebhook(manager, botId, DEFAULT_MAX_CONNECTIONS);
       await this.deliveries.withdrawOpen(manager, botId);
       if (dto.drop_pending_updates) await this.deliveries.dropPending(manager, botId);
     });
@@ -106,7 +113,7 @@ export class WebhooksService {
   }
 
   async info(botId: string): Promise<WebhookInfo> {
-    const bot = await this.deliveries.webhookSettings(botId);
+    const bot = await this.settings.webhookSettings(botId);
     if (!bot) throw BotErrors.notFound('Bot');
     const webhook = bot.delivery_mode === 'webhook';
     return {

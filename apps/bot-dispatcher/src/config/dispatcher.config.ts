@@ -1,5 +1,5 @@
 import { EnvBoolean, EnvIntList, ServiceConfig } from '@app/platform';
-import { DEV_WEBHOOK_SECRET_KEY, MAX_DELIVERY_ATTEMPTS } from '@app/webhook-queue';
+import { DEV_WEBHOOK_SECRET_KEY, MAX_DELIVERY_ATTEMPTS } from '@app/bot-delivery';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { accessSync, constants } from 'node:fs';

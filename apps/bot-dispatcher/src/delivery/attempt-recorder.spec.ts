@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { loadConfig } from '@app/platform';
-import type { AttemptRecord, DeliveryStore } from '@app/webhook-queue';
+import type { AttemptRecord, DeliveryStore } from '@app/bot-delivery';
 import { DispatcherConfig } from '../config/dispatcher.config';
 import { AttemptRecorder } from './attempt-recorder';
 

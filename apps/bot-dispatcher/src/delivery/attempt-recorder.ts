@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { AttemptRecord, DeliveryStore } from '@app/webhook-queue';
+import { AttemptRecord, DeliveryStore } from '@app/bot-delivery';
 import { DispatcherConfig } from '../config/dispatcher.config';
 import { BatchQueue } from './batch-queue';
 

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { PeriodicTask } from '@app/coordination';
-import { DeliveryStore } from '@app/webhook-queue';
+import { DeliveryStore } from '@app/bot-delivery';
 import { DispatcherConfig } from '../config/dispatcher.config';
 
 const PURGE_BATCH = 5_000;

@@ -8,7 +8,7 @@ import {
   deliverJobId,
   DeliveryStore,
   WEBHOOK_QUEUE,
-} from '@app/webhook-queue';
+} from '@app/bot-delivery';
 import type { Queue } from 'bullmq';
 import { DispatcherConfig } from '../config/dispatcher.config';
 import { DeliveryMetrics } from './delivery.metrics';

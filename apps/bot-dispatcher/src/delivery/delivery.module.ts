@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { DeliveryStore, registerWebhookQueue } from '@app/webhook-queue';
+import { DeliveryStore, registerWebhookQueue, TelegramAliasesStore } from '@app/bot-delivery';
 import { AttemptRecorder } from './attempt-recorder';
 import { DeliveryMetrics } from './delivery.metrics';
 import { DeliveryProcessor } from './delivery.processor';
@@ -12,6 +12,7 @@ import { WebhookWorker } from './webhook-worker';
   imports: [registerWebhookQueue('worker')],
   providers: [
     DeliveryStore,
+    TelegramAliasesStore,
     AttemptRecorder,
     DeliveryMetrics,
     DeliveryProcessor,

@@ -4,12 +4,13 @@ import {
   AttemptOutcome,
   DeliverJobData,
   DeliveryStore,
+  TelegramAliasesStore,
   DueDelivery,
   MAX_DELIVERY_ATTEMPTS,
   RetryLaterError,
   SkipReason,
   webhookSecretContext,
-} from '@app/webhook-queue';
+} from '@app/bot-delivery';
 import { NativeUpdate, toTelegramUpdate, withAliases } from '@app/telegram-shapes';
 import { DelayedError, type Job } from 'bullmq';
 import { readFileSync } from 'node:fs';
@@ -68,6 +69,7 @@ export class DeliveryProcessor implements OnModuleDestroy {
   constructor(
     private readonly config: DispatcherConfig,
     private readonly store: DeliveryStore,
+    private readonly aliases: TelegramAliasesStore,
     private readonly recorder: AttemptRecorder,
     private readonly metrics: DeliveryMetrics,
   ) {
@@ -190,7 +192,7 @@ export class DeliveryProcessor implements OnModuleDestroy {
     const native = { ...delivery.payload, update_seq: delivery.updateSeq } as unknown as NativeUpdate;
     const update = await withAliases(
       (ids) => toTelegramUpdate(native, ids),
-      (wanted) => this.store.telegramAliases(wanted),
+      (wanted) => this.aliases.aliases(wanted),
     );
     return update === null ? null : Buffer.from(JSON.stringify(update), 'utf8');
   }

@@ -1,5 +1,5 @@
 import { UnrecoverableError, type Job } from 'bullmq';
-import { WEBHOOK_JOB_NAMES, WEBHOOK_JOBS } from '@app/webhook-queue';
+import { WEBHOOK_JOB_NAMES, WEBHOOK_JOBS } from '@app/bot-delivery';
 import { createJobRouter } from './job-router';
 
 const job = (name: string) => ({ name }) as Job;

@@ -6,7 +6,7 @@ import {
   isAllowedBy,
   isRefusedAddress,
   webhookSignatureHeaders,
-} from '@app/webhook-queue';
+} from '@app/bot-delivery';
 import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { createSecureContext, rootCertificates, SecureContext } from 'node:tls';

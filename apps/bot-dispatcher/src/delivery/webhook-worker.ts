@@ -7,7 +7,7 @@ import {
   WEBHOOK_JOB_NAMES,
   WEBHOOK_JOBS,
   WEBHOOK_QUEUE,
-} from '@app/webhook-queue';
+} from '@app/bot-delivery';
 import type { Job } from 'bullmq';
 import { DispatcherConfig } from '../config/dispatcher.config';
 import { DeliveryProcessor } from './delivery.processor';

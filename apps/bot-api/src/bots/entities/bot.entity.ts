@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { botDeliverySettingSql } from '@app/bot-delivery';
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn, VirtualColumn } from 'typeorm';
 
 export type ReviewStatus = 'pending' | 'approved' | 'rejected';
 export type BotStatus = 'enabled' | 'disabled';
@@ -65,11 +66,12 @@ export class Bot {
   @Column({ name: 'system_user_id', type: 'varchar', length: 128, nullable: true })
   systemUserId: string | null;
 
-  @Column({ name: 'delivery_mode', type: 'varchar', length: 16 })
+  /** Read with the row from the bot's delivery settings (@app/bot-delivery owns them), never written here. */
+  @VirtualColumn({ type: 'varchar', query: (bot) => botDeliverySettingSql(bot, 'delivery_mode') })
   deliveryMode: DeliveryMode;
 
   /** Remembered from setWebhook / getUpdates; null means every default-included type. */
-  @Column({ name: 'allowed_updates', type: 'text', array: true, nullable: true })
+  @VirtualColumn({ type: 'text', query: (bot) => botDeliverySettingSql(bot, 'allowed_updates') })
   allowedUpdates: string[] | null;
 
   @Column({ name: 'supports_inline_queries', type: 'boolean' })
@@ -82,7 +84,7 @@ export class Bot {
   rateLimits: BotRateLimits;
 
   /** Self-healing dead letters: redelivered once, automatically, when the receiver answers 2xx again. */
-  @Column({ name: 'auto_redeliver_dead_letters', type: 'boolean' })
+  @VirtualColumn({ type: 'boolean', query: (bot) => botDeliverySettingSql(bot, 'auto_redeliver_dead_letters') })
   autoRedeliverDeadLetters: boolean;
 
   @Column({ name: 'virtual_members_enabled', type: 'boolean' })
@@ -113,6 +115,10 @@ export class Bot {
 
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt: Date;
+
+  /** When the developer last changed a delivery setting; the bot's `updated_at` shows the later of the two. */
+  @VirtualColumn({ type: 'timestamptz', query: (bot) => botDeliverySettingSql(bot, 'updated_at') })
+  deliveryUpdatedAt: Date;
 }
 
 /** Id of the `users` row a bot speaks as; derived, so the pair stays one-to-one. */

@@ -16,6 +16,7 @@ import { CreateRateLimits1796000000001 } from './1796000000001-CreateRateLimits'
 import { CreateChatActions1796000000002 } from './1796000000002-CreateChatActions';
 import { VirtualMemberAuditRetention1795900000000 } from './1795900000000-VirtualMemberAuditRetention';
 import { FileStorageBounds1795900000001 } from './1795900000001-FileStorageBounds';
+import { CreateBotDeliverySettings1796100000000 } from './1796100000000-CreateBotDeliverySettings';
 
 /** Every migration of the bot database, in order. New migrations are appended here. */
 export const botMigrations = [
@@ -37,4 +38,5 @@ export const botMigrations = [
   FileStorageBounds1795900000001,
   CreateRateLimits1796000000001,
   CreateChatActions1796000000002,
+  CreateBotDeliverySettings1796100000000,
 ];

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { DELIVERY_STATUSES, DeliveryStatus } from '@app/webhook-queue';
+import { DELIVERY_STATUSES, DeliveryStatus } from '@app/bot-delivery';
 import { IsDateString, IsIn, IsOptional } from 'class-validator';
 import { PageQueryDto } from '@app/platform';
 

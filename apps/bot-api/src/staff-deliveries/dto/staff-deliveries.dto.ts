@@ -1,5 +1,5 @@
 import { ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
-import { DELIVERY_ERROR_CLASSES, DELIVERY_STATUSES, DeliveryErrorClass, DeliveryStatus } from '@app/webhook-queue';
+import { DELIVERY_ERROR_CLASSES, DELIVERY_STATUSES, DeliveryErrorClass, DeliveryStatus } from '@app/bot-delivery';
 import { Type } from 'class-transformer';
 import { IsDateString, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { isIpOrCidr } from '@app/webhook-queue';
+import { isIpOrCidr } from '@app/bot-delivery';
 import {
   ArrayMaxSize,
   IsArray,

@@ -143,14 +143,4 @@ export class StaffDeliveryStore {
     ]);
     return rows;
   }
-
-  /** Up to `limit` bots whose receiver recovered with dead letters waiting, locked until the caller commits. */
-  async recoveredBots(manager: EntityManager, limit: number): Promise<string[]> {
-    const rows: Array<{ id: string }> = await manager.query(sql.RECOVERED_BOTS, [limit]);
-    return rows.map((row) => row.id);
-  }
-
-  async clearRecovered(manager: EntityManager, botIds: string[]): Promise<void> {
-    if (botIds.length > 0) await manager.query(sql.CLEAR_RECOVERED, [botIds]);
-  }
 }

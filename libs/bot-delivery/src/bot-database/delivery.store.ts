@@ -13,48 +13,9 @@ import { DeliverJobData, MAX_DELIVERY_ATTEMPTS } from '../queue';
 import { AttemptRecord, DueDelivery, dueOrSkipped, LoadedDeliveryRow, SkipReason, WebhookFormat } from './due-delivery';
 import * as sql from './delivery-statements';
 import { acknowledgeAllUpdates } from './update-acknowledgement';
-import { TelegramAliasKind, telegramAliases } from './telegram-aliases';
 
 /** A run of this many consecutive 410 Gone answers pauses a bot's deliveries unless the caller says otherwise. */
 export const DEFAULT_GONE_PAUSE_AFTER = 3;
-
-/** What setWebhook stores; `allowedUpdates` undefined keeps the bot's list. */
-export interface WebhookSettings {
-  url: string;
-  sealedSecret: string;
-  /** The secret a rotation replaces and when it stops being signed with; none when left out. */
-  previousSealedSecret?: string | null;
-  previousSecretExpiresAt?: Date | null;
-  allowedIps: string[] | null;
-  maxConnections: number;
-  allowedUpdates?: string[] | null;
-  /** The body the receiver gets; native unless set through the Telegram-compatible face. */
-  format?: WebhookFormat;
-}
-
-/** A bot's delivery settings and last error, as getWebhookInfo reads them. */
-export interface WebhookSettingsRow {
-  delivery_mode: string;
-  webhook_url: string | null;
-  webhook_allowed_ips: string[] | null;
-  webhook_max_connections: number;
-  webhook_last_error_at: Date | null;
-  webhook_last_error_message: string | null;
-  allowed_updates: string[] | null;
-  /** Only while the overlap of a rotation lasts. */
-  webhook_previous_secret_expires_at: Date | null;
-  /** Set when consecutive 410 Gone answers paused the deliveries, until the next setWebhook. */
-  webhook_paused_at: Date | null;
-  /** Self-healing dead letters: redelivered automatically once the receiver answers 2xx again. */
-  auto_redeliver_dead_letters: boolean;
-}
-
-/** The bot's sealed secrets as a rotation needs them (the previous one only while its overlap lasts). */
-export interface WebhookSecretsRow {
-  webhook_secret_ciphertext: string | null;
-  webhook_previous_secret_ciphertext: string | null;
-  webhook_previous_secret_expires_at: Date | null;
-}
 
 interface DeliveryPageRow {
   owned: true;
@@ -84,68 +45,12 @@ export interface OpenedDelivery {
 
 /**
  * The delivery side of the bot database, for bot-api and bot-dispatcher alike: webhook deliveries and
- * their attempts, the webhook columns of `bots` and the confirmation of delivered Updates. Both
- * processes run these statements and no others on those tables, so a change to them is one change.
+ * their attempts, and the confirmation of delivered Updates. Both processes run these statements and
+ * no others on those tables, so a change to them is one change.
  */
 @Injectable()
 export class DeliveryStore {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
-
-  async setWebhook(manager: EntityManager, botId: string, settings: WebhookSettings): Promise<void> {
-    await manager.query(sql.SET_WEBHOOK, [
-      botId,
-      settings.url,
-      settings.sealedSecret,
-      settings.allowedIps,
-      settings.maxConnections,
-      settings.allowedUpdates !== undefined,
-      settings.allowedUpdates ?? null,
-      settings.previousSealedSecret ?? null,
-      settings.previousSealedSecret ? (settings.previousSecretExpiresAt ?? null) : null,
-      settings.format ?? 'native',
-    ]);
-  }
-
-  /** Locks the bot's row until the transaction ends; undefined when there is no such bot. */
-  async webhookSecretsForUpdate(manager: EntityManager, botId: string): Promise<WebhookSecretsRow | undefined> {
-    const rows: WebhookSecretsRow[] = await manager.query(sql.WEBHOOK_SECRETS_FOR_UPDATE, [botId]);
-    return rows[0];
-  }
-
-  /** Integer aliases for a Telegram-format webhook body, given on first use (see telegram-aliases). */
-  async telegramAliases(wanted: {
-    chat: Iterable<string>;
-    user: Iterable<string>;
-  }): Promise<Record<TelegramAliasKind, Map<string, number>>> {
-    const [chat, user] = await Promise.all([
-      telegramAliases(this.dataSource, 'chat', [...wanted.chat]),
-      telegramAliases(this.dataSource, 'user', [...wanted.user]),
-    ]);
-    return { chat, user };
-  }
-
-  async clearWebhook(manager: EntityManager, botId: string, maxConnections: number): Promise<void> {
-    await manager.query(sql.CLEAR_WEBHOOK, [botId, maxConnections]);
-  }
-
-  async webhookSettings(botId: string): Promise<WebhookSettingsRow | undefined> {
-    const rows: WebhookSettingsRow[] = await this.dataSource.query(sql.WEBHOOK_INFO, [botId]);
-    return rows[0];
-  }
-
-  /** Undefined when the bot is not the owner's. `lock` keeps a concurrent mode switch out until commit. */
-  async deliveryModeOfOwned(
-    manager: EntityManager,
-    ownerId: string,
-    botId: string,
-    lock = false,
-  ): Promise<string | undefined> {
-    const rows: Array<{ delivery_mode: string }> = await manager.query(
-      `${sql.DELIVERY_MODE_OF_OWNED}${lock ? ' FOR SHARE' : ''}`,
-      [botId, ownerId],
-    );
-    return rows[0]?.delivery_mode;
-  }
 
   /** A bot just switched to webhook mode: a delivery for each Update it has not confirmed yet. */
   deliverBacklog(manager: EntityManager, botId: string, retentionHours: number): Promise<OpenedDelivery[]> {

@@ -1,5 +1,5 @@
 export default {
-  displayName: 'webhook-queue',
+  displayName: 'bot-delivery',
   preset: '../../jest.preset.js',
   rootDir: __dirname,
 };

@@ -7,6 +7,7 @@ export * from './entities/webhook-delivery.entity';
 export * from './entities/webhook-delivery-attempt.entity';
 export * from './host-resolver';
 export * from './bot-database/bot-availability';
+export * from './bot-database/bot-delivery-settings.store';
 export * from './bot-database/delivery.store';
 export * from './bot-database/due-delivery';
 export * from './bot-database/update-acknowledgement';
@@ -19,4 +20,4 @@ export {
   redrivableDeadLettersSql,
   autoRedrivableDeadLettersSql,
 } from './bot-database/staff-delivery-statements';
-export * from './bot-database/telegram-aliases';
+export * from './bot-database/telegram-aliases.store';

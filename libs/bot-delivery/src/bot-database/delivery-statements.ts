@@ -1,5 +1,6 @@
 import { namedStatement } from '@app/platform';
 import { botAvailableSql } from './bot-availability';
+import { recordBotOutcomesSql } from './bot-delivery-settings.store';
 import { acknowledgeUpdatesSql } from './update-acknowledgement';
 
 /**
@@ -13,7 +14,7 @@ import { acknowledgeUpdatesSql } from './update-acknowledgement';
 export function insertDeliveriesSql(updates: string): string {
   return `INSERT INTO webhook_deliveries (bot_id, update_seq, update_id, update_type, payload)
      SELECT u.bot_id, u.update_seq, u.update_id, u.type, u.payload
-       FROM ${updates} u JOIN bots b ON b.id = u.bot_id AND b.delivery_mode = 'webhook'
+       FROM ${updates} u JOIN bot_delivery_settings s ON s.bot_id = u.bot_id AND s.delivery_mode = 'webhook'
       ORDER BY u.update_seq
      ON CONFLICT (update_id) DO NOTHING
      RETURNING id, update_id, series, bot_id`;
@@ -32,16 +33,16 @@ export const DELIVER_BACKLOG = insertDeliveriesSql(
  */
 export const ADOPT_ORPHANS = insertDeliveriesSql(`(
   SELECT u.bot_id, u.update_seq, u.update_id, u.type, u.payload
-    FROM bots b
+    FROM bot_delivery_settings s
     CROSS JOIN LATERAL (
       SELECT u.bot_id, u.update_seq, u.update_id, u.type, u.payload
         FROM updates u
-       WHERE u.bot_id = b.id AND NOT u.acknowledged
+       WHERE u.bot_id = s.bot_id AND NOT u.acknowledged
          AND u.created_at <= now() - make_interval(secs => $1::double precision / 1000)
          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.update_id = u.update_id)
        ORDER BY u.update_seq
        LIMIT $2) u
-   WHERE b.delivery_mode = 'webhook' AND b.webhook_url IS NOT NULL
+   WHERE s.delivery_mode = 'webhook' AND s.webhook_url IS NOT NULL
    ORDER BY u.update_seq
    LIMIT $2)`);
 
@@ -50,16 +51,17 @@ export const ADOPT_ORPHANS = insertDeliveriesSql(`(
  * only while its rotation overlap lasts, the earliest next attempt a receiver asked for, the 410 pause.
  */
 export const LOAD_DELIVERIES = namedStatement(
-  'dispatcher.delivery.load-many',
+  'bot_deliveries_load_many',
   `SELECT d.id, d.bot_id, d.update_id, d.update_seq, d.status, d.series, d.attempts, d.payload,
-          b.delivery_mode, b.webhook_format, b.webhook_url, b.webhook_secret_ciphertext, b.webhook_allowed_ips,
-          b.webhook_max_connections, (${botAvailableSql('b')}) AS available,
-          CASE WHEN b.webhook_previous_secret_expires_at > now() THEN b.webhook_previous_secret_ciphertext END
+          s.delivery_mode, s.webhook_format, s.webhook_url, s.webhook_secret_ciphertext, s.webhook_allowed_ips,
+          s.webhook_max_connections, (${botAvailableSql('b')}) AS available,
+          CASE WHEN s.webhook_previous_secret_expires_at > now() THEN s.webhook_previous_secret_ciphertext END
             AS webhook_previous_secret_ciphertext,
-          CASE WHEN b.webhook_not_before > now() THEN b.webhook_not_before END AS webhook_not_before,
-          b.webhook_paused_at IS NOT NULL AS paused
+          CASE WHEN s.webhook_not_before > now() THEN s.webhook_not_before END AS webhook_not_before,
+          s.webhook_paused_at IS NOT NULL AS paused
      FROM webhook_deliveries d
      JOIN bots b ON b.id = d.bot_id
+     JOIN bot_delivery_settings s ON s.bot_id = d.bot_id
     WHERE d.id = ANY($1::uuid[])`,
 );
 
@@ -75,7 +77,7 @@ export const LOAD_DELIVERIES = namedStatement(
  * Returns the arrival index of each recorded input.
  */
 export const RECORD_ATTEMPTS = namedStatement(
-  'dispatcher.delivery.record-attempts',
+  'bot_deliveries_record_attempts',
   `WITH outcome AS (
      SELECT *
        FROM unnest($1::int[], $2::uuid[], $3::int[], $4::int[], $5::varchar[], $6::text[], $7::int[], $8::int[],
@@ -117,33 +119,15 @@ export const RECORD_ATTEMPTS = namedStatement(
    recovered AS (
      -- Self-healing: the first success of a bot with the switch on while it has dead letters an
      -- automatic redrive may take marks the bot once; bot-api's redrive worker starts the job.
-     SELECT b.id AS bot_id
-       FROM per_bot p JOIN bots b ON b.id = p.bot_id
-      WHERE p.succeeded AND b.auto_redeliver_dead_letters AND b.webhook_recovered_at IS NULL
-        AND b.delivery_mode = 'webhook'
+     SELECT s.bot_id
+       FROM per_bot p JOIN bot_delivery_settings s ON s.bot_id = p.bot_id
+      WHERE p.succeeded AND s.auto_redeliver_dead_letters AND s.webhook_recovered_at IS NULL
+        AND s.delivery_mode = 'webhook'
         AND EXISTS (SELECT 1 FROM webhook_deliveries x
-                     WHERE x.bot_id = b.id AND x.status = 'dead_letter' AND x."trigger" <> 'auto')
+                     WHERE x.bot_id = s.bot_id AND x.status = 'dead_letter' AND x."trigger" <> 'auto')
    ),
    bot_state AS (
-     UPDATE bots b
-        SET webhook_last_error_at = CASE WHEN p.error IS NULL THEN b.webhook_last_error_at ELSE now() END,
-            webhook_last_error_message = CASE
-              WHEN NOT p.other_answer AND b.webhook_gone_streak + p.gone >= $12 THEN
-                format('webhook paused: %s consecutive deliveries were answered 410 Gone; set the webhook again to resume',
-                       b.webhook_gone_streak + p.gone)
-              WHEN p.error IS NULL THEN b.webhook_last_error_message
-              ELSE p.error END,
-            webhook_gone_streak = CASE WHEN p.other_answer THEN 0 ELSE b.webhook_gone_streak + p.gone END,
-            webhook_paused_at = CASE WHEN NOT p.other_answer AND b.webhook_gone_streak + p.gone >= $12
-                                     THEN coalesce(b.webhook_paused_at, now()) ELSE b.webhook_paused_at END,
-            webhook_not_before = CASE WHEN p.retry_after_ms IS NULL THEN b.webhook_not_before
-              ELSE greatest(b.webhook_not_before, now() + make_interval(secs => p.retry_after_ms::double precision / 1000))
-              END,
-            webhook_recovered_at = CASE WHEN r.bot_id IS NULL THEN b.webhook_recovered_at ELSE now() END
-       FROM per_bot p LEFT JOIN recovered r ON r.bot_id = p.bot_id
-      WHERE b.id = p.bot_id AND b.delivery_mode = 'webhook'
-        AND (p.error IS NOT NULL OR p.gone > 0 OR p.retry_after_ms IS NOT NULL
-             OR (p.other_answer AND b.webhook_gone_streak > 0) OR r.bot_id IS NOT NULL)
+     ${recordBotOutcomesSql('per_bot', 'recovered', '$12')}
    )
    SELECT arrival FROM moved`,
 );
@@ -152,9 +136,10 @@ export const RECORD_ATTEMPTS = namedStatement(
 export const OVERDUE = `SELECT d.id, d.series, d.attempts, d.bot_id
      FROM webhook_deliveries d
      JOIN bots b ON b.id = d.bot_id
+     JOIN bot_delivery_settings s ON s.bot_id = d.bot_id
     WHERE d.status IN ('pending', 'retrying')
       AND d.next_attempt_at <= now() - make_interval(secs => $1::double precision / 1000)
-      AND b.delivery_mode = 'webhook' AND b.webhook_url IS NOT NULL AND b.webhook_paused_at IS NULL
+      AND s.delivery_mode = 'webhook' AND s.webhook_url IS NOT NULL AND s.webhook_paused_at IS NULL
       AND ${botAvailableSql('b')}
     ORDER BY d.next_attempt_at
     LIMIT $2`;
@@ -225,43 +210,3 @@ export const OPEN_BACKLOG_BY_BOT = `SELECT bot_id, count(*)::int AS open FROM we
 /** What getWebhookInfo counts for a bot in polling mode: its Updates not confirmed within the retention. */
 export const COUNT_WAITING_UPDATES = `SELECT count(*) FROM updates
     WHERE bot_id = $1 AND NOT acknowledged AND created_at > now() - make_interval(hours => $2)`;
-
-/**
- * setWebhook: the bot's delivery settings, and `allowed_updates` when the call lists them ($6). Read
- * by the dispatcher for every delivery, so a change applies to the next attempt. The previous secret
- * of a rotation ($8, until $9) is decided by the caller; a 410 pause and a Retry-After end here.
- */
-export const SET_WEBHOOK = `UPDATE bots SET delivery_mode = 'webhook', webhook_url = $2, webhook_secret_ciphertext = $3,
-        webhook_allowed_ips = $4, webhook_max_connections = $5,
-        allowed_updates = CASE WHEN $6::boolean THEN $7::text[] ELSE allowed_updates END,
-        webhook_previous_secret_ciphertext = $8, webhook_previous_secret_expires_at = $9,
-        webhook_not_before = NULL, webhook_gone_streak = 0, webhook_paused_at = NULL,
-        webhook_format = $10, updated_at = now()
-  WHERE id = $1`;
-
-/** The bot's sealed secrets, locked until the caller's setWebhook commits (two rotations cannot interleave). */
-export const WEBHOOK_SECRETS_FOR_UPDATE = `SELECT webhook_secret_ciphertext,
-        CASE WHEN webhook_previous_secret_expires_at > now() THEN webhook_previous_secret_ciphertext END
-          AS webhook_previous_secret_ciphertext,
-        CASE WHEN webhook_previous_secret_expires_at > now() THEN webhook_previous_secret_expires_at END
-          AS webhook_previous_secret_expires_at
-   FROM bots WHERE id = $1 FOR UPDATE`;
-
-/** deleteWebhook: back to polling, the settings and the last error forgotten. */
-export const CLEAR_WEBHOOK = `UPDATE bots SET delivery_mode = 'polling', webhook_url = NULL, webhook_secret_ciphertext = NULL,
-        webhook_allowed_ips = NULL, webhook_max_connections = $2,
-        webhook_last_error_at = NULL, webhook_last_error_message = NULL,
-        webhook_previous_secret_ciphertext = NULL, webhook_previous_secret_expires_at = NULL,
-        webhook_not_before = NULL, webhook_gone_streak = 0, webhook_paused_at = NULL, webhook_recovered_at = NULL,
-        webhook_format = 'native', updated_at = now()
-  WHERE id = $1`;
-
-export const WEBHOOK_INFO = `SELECT delivery_mode, webhook_url, webhook_allowed_ips, webhook_max_connections,
-        webhook_last_error_at, webhook_last_error_message, allowed_updates,
-        CASE WHEN webhook_previous_secret_expires_at > now() THEN webhook_previous_secret_expires_at END
-          AS webhook_previous_secret_expires_at,
-        webhook_paused_at, auto_redeliver_dead_letters
-   FROM bots WHERE id = $1`;
-
-/** The delivery mode of one of the owner's bots; no row when the bot is not theirs. */
-export const DELIVERY_MODE_OF_OWNED = `SELECT delivery_mode FROM bots WHERE id = $1 AND owner_id = $2`;

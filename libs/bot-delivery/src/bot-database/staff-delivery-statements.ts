@@ -82,26 +82,28 @@ export const STAFF_DEAD_LETTERS_BY_CLASS = `SELECT ${errorClassSql('d')} AS erro
     GROUP BY 1`;
 
 /** The bots with the most dead letters in the window first, with their other counts; at most $3. */
-export const STAFF_TOP_BOTS = `SELECT d.bot_id, b.name AS bot_name, b.owner_id, b.delivery_mode,
+export const STAFF_TOP_BOTS = `SELECT d.bot_id, b.name AS bot_name, b.owner_id, s.delivery_mode,
           count(*) FILTER (WHERE d.status = 'dead_letter')::int AS dead_letter,
           count(*) FILTER (WHERE d.status IN ('pending', 'retrying'))::int AS open,
           count(*) FILTER (WHERE d.status = 'succeeded')::int AS succeeded,
           count(*)::int AS total
      FROM webhook_deliveries d
      JOIN bots b ON b.id = d.bot_id
+     JOIN bot_delivery_settings s ON s.bot_id = d.bot_id
     WHERE ($1::timestamptz IS NULL OR ${eventAtSql('d')} >= $1::timestamptz)
       AND ($2::timestamptz IS NULL OR ${eventAtSql('d')} < $2::timestamptz)
-    GROUP BY d.bot_id, b.name, b.owner_id, b.delivery_mode
+    GROUP BY d.bot_id, b.name, b.owner_id, s.delivery_mode
     ORDER BY dead_letter DESC, total DESC, d.bot_id
     LIMIT $3`;
 
 /** One delivery by update_id, with its Update and its bot. */
-export const STAFF_DELIVERY_DETAIL = `SELECT d.id, d.bot_id, b.name AS bot_name, b.owner_id, b.delivery_mode, d.update_id,
+export const STAFF_DELIVERY_DETAIL = `SELECT d.id, d.bot_id, b.name AS bot_name, b.owner_id, s.delivery_mode, d.update_id,
           d.update_type, d.status, d.attempts, d.series, d."trigger", d.dead_letter_at, d.last_error, d.last_status_code,
           d.next_attempt_at, d.succeeded_at, d.created_at, d.updated_at, d.payload,
           ${errorClassSql('d')} AS error_class
      FROM webhook_deliveries d
      JOIN bots b ON b.id = d.bot_id
+     JOIN bot_delivery_settings s ON s.bot_id = d.bot_id
     WHERE d.update_id = $1::uuid`;
 
 /**
@@ -112,7 +114,8 @@ export const STAFF_DELIVERY_DETAIL = `SELECT d.id, d.bot_id, b.name AS bot_name,
 export const redrivableDeadLettersSql = `(SELECT d.id AS delivery_id, d.bot_id, d.update_seq
      FROM webhook_deliveries d
      JOIN bots b ON b.id = d.bot_id
-    WHERE d.status = 'dead_letter' AND b.delivery_mode = 'webhook' AND b.webhook_url IS NOT NULL
+     JOIN bot_delivery_settings s ON s.bot_id = d.bot_id
+    WHERE d.status = 'dead_letter' AND s.delivery_mode = 'webhook' AND s.webhook_url IS NOT NULL
       AND ${botAvailableSql('b')}
       AND ($1::varchar IS NULL OR d.bot_id = $1::varchar)
       AND ($2::timestamptz IS NULL OR ${eventAtSql('d')} >= $2::timestamptz)
@@ -134,9 +137,9 @@ export const RESTART_FOR_STAFF = `UPDATE webhook_deliveries d SET status = 'pend
         attempts = 0,
         next_attempt_at = now(), dead_letter_at = NULL, succeeded_at = NULL, last_error = NULL,
         last_status_code = NULL, updated_at = now()
-   FROM bots b
+   FROM bot_delivery_settings s
   WHERE d.id = ANY($1::uuid[]) AND d.status = ANY($2::varchar[])
-    AND b.id = d.bot_id AND b.delivery_mode = 'webhook' AND b.webhook_url IS NOT NULL
+    AND s.bot_id = d.bot_id AND s.delivery_mode = 'webhook' AND s.webhook_url IS NOT NULL
   RETURNING d.id, d.series, d.bot_id`;
 
 /**
@@ -147,13 +150,7 @@ export const RESTART_FOR_STAFF = `UPDATE webhook_deliveries d SET status = 'pend
 export const autoRedrivableDeadLettersSql = `(SELECT d.id AS delivery_id, d.bot_id, d.update_seq
      FROM webhook_deliveries d
      JOIN bots b ON b.id = d.bot_id
+     JOIN bot_delivery_settings s ON s.bot_id = d.bot_id
     WHERE d.bot_id = $1 AND d.status = 'dead_letter' AND d."trigger" <> 'auto'
-      AND b.auto_redeliver_dead_letters AND b.delivery_mode = 'webhook' AND b.webhook_url IS NOT NULL
-      AND b.webhook_paused_at IS NULL AND ${botAvailableSql('b')})`;
-
-/** Bots the dispatcher marked recovered (see RECORD_ATTEMPTS), oldest mark first, locked until the caller commits. */
-export const RECOVERED_BOTS = `SELECT id FROM bots WHERE webhook_recovered_at IS NOT NULL
-    ORDER BY webhook_recovered_at LIMIT $1 FOR UPDATE SKIP LOCKED`;
-
-/** The recovery of these bots is handled (a job started, or nothing was left to take). */
-export const CLEAR_RECOVERED = `UPDATE bots SET webhook_recovered_at = NULL WHERE id = ANY($1::varchar[])`;
+      AND s.auto_redeliver_dead_letters AND s.delivery_mode = 'webhook' AND s.webhook_url IS NOT NULL
+      AND s.webhook_paused_at IS NULL AND ${botAvailableSql('b')})`;
