@@ -11,6 +11,7 @@ import {
   webhookSecretContext,
 } from '@app/webhook-queue';
 import { NativeUpdate, toTelegramUpdate, withAliases } from '@app/telegram-shapes';
+import { annotateSpan, tracingActive } from '@app/telemetry';
 import { DelayedError, type Job } from 'bullmq';
 import { readFileSync } from 'node:fs';
 import { DispatcherConfig } from '../config/dispatcher.config';
@@ -215,6 +216,15 @@ export class DeliveryProcessor implements OnModuleDestroy {
       return { skipped: 'superseded' };
     }
     this.metrics.attempts.inc({ outcome });
+    // The attempt's span (the queue job's run) says what came of it; nothing is built while tracing is off.
+    if (tracingActive()) {
+      annotateSpan({
+        'webhook.delivery_id': delivery.id,
+        'webhook.attempt': attempt,
+        'webhook.outcome': outcome,
+        ...(result.statusCode === null ? {} : { 'http.response.status_code': result.statusCode }),
+      });
+    }
     if (outcome === 'retrying') throw new RetryLaterError(result.error ?? 'delivery failed', retryDelayMs);
     return { outcome };
   }
