@@ -84,7 +84,11 @@ describeEachBackend('traces of a message, its deliveries and a redrive', (backen
       60_000,
     );
     apiUrl = `http://127.0.0.1:${api.port}`;
-    dispatcher = await startDispatcher(ctx, { ...FAST_RETRIES, WEBHOOK_CA_FILE: world.receiver.caFile, ...tracing });
+    dispatcher = await startDispatcher(
+      ctx,
+      { ...FAST_RETRIES, WEBHOOK_CA_FILE: world.receiver.caFile, ...tracing },
+      60_000,
+    );
   }, 120_000);
 
   afterAll(async () => {
