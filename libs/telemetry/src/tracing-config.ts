@@ -99,6 +99,6 @@ export function readTracingConfig(env: NodeJS.ProcessEnv = process.env): Tracing
       message.startsWith(error.property) ? message : `${error.property}: ${message}`,
     ),
   );
-  if (problems.length > 0) throw new TracingConfigError(problems);
+  if (problems.length > 0) throw new TracingConfigError([...new Set(problems)]);
   return config;
 }
