@@ -1,12 +1,14 @@
 /**
  * npm run bench -- [--only redeem,sealed-redeem,issue,verify,send,intake,drain,latency,wakeup,statements,growth]
  *                  [--duration <s>] [--skip-growth] [--no-build] [--drain-updates <n>] [--backend redis|postgres]
+ *                  [--tracing <ratio>]
  *
  * Builds and starts voucher-api, bot-api and bot-dispatcher from their production build on their own
  * databases and, in the Redis mode, their own Redis prefix (`--backend postgres`: the PostgreSQL-only
  * mode, no Redis at all), prepares data through the public APIs, drives each hot path with
  * autocannon on 127.0.0.1 against a hand-written baseline measured in the same run, and prints one
- * table. See bench/README.md.
+ * table. `--tracing 0.1` runs the apps with OpenTelemetry on, sampling that ratio of traces and
+ * exporting them to a sink that drops them. See bench/README.md.
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -20,7 +22,8 @@ import { memoryBreakdown, MEMORY_COLUMNS, memoryRow } from './lib/memory';
 import { BenchProcess, connectionsTo, removeProcessLogs, ROOT, rssMb, stopAllOnExit } from './lib/processes';
 import { startWebhookReceiver, WebhookReceiver } from './lib/receiver';
 import { formatTable, Report } from './lib/report';
-import { probeInstanceEnv, StackSettings, startApp, throwAwaySecrets } from './lib/stack';
+import { probeInstanceEnv, StackSettings, startApp, throwAwaySecrets, traceApps } from './lib/stack';
+import { startTraceSink } from './lib/trace-sink';
 import { probeStatements, ProbeResult, statementReport } from './probe';
 import {
   runVoucherPaths,
@@ -54,6 +57,7 @@ function options() {
       'no-build': { type: 'boolean', default: false },
       'drain-updates': { type: 'string', default: '10000' },
       backend: { type: 'string', default: 'redis' },
+      tracing: { type: 'string' },
     },
   });
   const only = values.only ? values.only.split(',').map((p) => p.trim()) : ALL_PATHS;
@@ -66,7 +70,11 @@ function options() {
   if (!Number.isInteger(drainUpdates) || drainUpdates < 1)
     throw new Error('--drain-updates must be a positive integer');
   const backend: BenchBackend = parseBackend(values.backend ?? 'redis');
+  const tracing = values.tracing === undefined ? undefined : Number(values.tracing);
+  if (tracing !== undefined && !(tracing >= 0 && tracing <= 1))
+    throw new Error('--tracing must be a ratio from 0 to 1');
   return {
+    tracing,
     selected: (path: string) => paths.has(path),
     durationSeconds,
     drainUpdates,
@@ -76,7 +84,7 @@ function options() {
 }
 
 async function main(): Promise<void> {
-  const { selected, durationSeconds, drainUpdates, build, backend } = options();
+  const { selected, durationSeconds, drainUpdates, build, backend, tracing } = options();
   const settings: StackSettings = {
     secrets: throwAwaySecrets(),
     backend,
@@ -85,12 +93,15 @@ async function main(): Promise<void> {
   };
   const started: BenchProcess[] = [];
   let receiver: WebhookReceiver | undefined;
+  const traceSink = tracing === undefined ? undefined : await startTraceSink();
+  if (traceSink) traceApps(traceSink.url, tracing!);
   let cleaned = false;
   const cleanup = async () => {
     if (cleaned) return;
     cleaned = true;
     for (const process of [...started].reverse()) await process.stop().catch(() => undefined);
     await receiver?.close().catch(() => undefined);
+    await traceSink?.close().catch(() => undefined);
     for (const name of Object.values(BENCH_DATABASES)) await dropDatabase(name).catch(() => undefined);
     await deleteRunKeys(settings.backend, settings.redisUrl, settings.redisKeyPrefix).catch(() => undefined);
     removeProcessLogs();
@@ -108,6 +119,7 @@ async function main(): Promise<void> {
   const loadAtStart = loadavg()[0];
   try {
     console.log(`coordination: ${describeBackend(backend)}`);
+    if (tracing !== undefined) console.log(`tracing: on, ${tracing * 100} % of traces sampled (OTLP to a sink)`);
     if (build) {
       console.log('building (npm run build)…');
       execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });

@@ -23,7 +23,7 @@ describe('lint:k8s', () => {
   withKubectl('passes the checked-in voucher-api dev overlay (needs kubectl)', () => {
     const result = lintKubernetes([join(root, 'k8s/voucher-api/overlays/dev')], root);
     expect(result.problems).toEqual([]);
-    expect(result.checked).toEqual(['k8s/voucher-api/overlays/dev (13 objects)']);
+    expect(result.checked).toEqual(['k8s/voucher-api/overlays/dev (14 objects)']);
   });
 
   withKubectl(

@@ -157,11 +157,23 @@ export function imageNodeOptions(name: AppName): string {
   return match ? (match[1] ?? match[2]) : '';
 }
 
+/** The OTEL_* variables every app of the run gets (`--tracing`); empty: tracing off, as by default. */
+let tracingEnv: Record<string, string> = {};
+
+/** Turns tracing on in every app started from now on: a `ratio` of traces sampled, exported to `endpoint`. */
+export function traceApps(endpoint: string, ratio: number): void {
+  tracingEnv = {
+    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+    OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+    OTEL_TRACES_SAMPLER_ARG: String(ratio),
+  };
+}
+
 export async function startApp(name: AppName, env: Record<string, string>): Promise<BenchProcess> {
   return startProcess({
     name,
     args: appArgs(name),
-    env: { NODE_OPTIONS: imageNodeOptions(name), ...env },
+    env: { NODE_OPTIONS: imageNodeOptions(name), ...env, ...tracingEnv },
     port: await freePort(),
     ready: httpReady('/health/ready'),
   });

@@ -1,3 +1,4 @@
+import './tracing';
 import 'reflect-metadata';
 import { resolveCoordinationBackend } from '@app/coordination';
 import { loadConfigOrExit, runHttpApp, setupOpenApi } from '@app/platform';

@@ -1,6 +1,7 @@
 import { createPostgresBackend, setDefaultBackendFactory } from 'bullmq';
-import type { ConnectionOptions, RedisOptions } from 'bullmq';
+import type { ConnectionOptions, RedisOptions, Telemetry } from 'bullmq';
 import type { CoordinationBackend } from '@app/platform';
+import { queueTelemetry } from '@app/telemetry';
 import type { CoordinationSettings } from './coordination-settings';
 
 /** The PostgreSQL schema that holds BullMQ's tables in each service database (PostgreSQL-only mode). */
@@ -19,10 +20,11 @@ export type QueueRole = 'producer' | 'worker';
 /** Connections one Queue or Worker may open in the PostgreSQL-only mode. */
 const QUEUE_POOL_MAX = 10;
 
-/** Options of a Queue or Worker: where it connects and, on Redis, the key prefix. */
+/** Options of a Queue or Worker: where it connects, on Redis the key prefix, and the tracing hook while tracing is on. */
 export interface QueueClientOptions {
   connection: ConnectionOptions;
   prefix?: string;
+  telemetry?: Telemetry;
 }
 
 /** BullMQ keys live under `${REDIS_KEY_PREFIX}bull`, beside the app's other prefixed keys. */
@@ -34,7 +36,8 @@ export function queueKeyPrefix(redisKeyPrefix: string): string {
  * Connection options for a Queue or Worker that BullMQ itself opens and closes. On Redis a producer
  * fails fast while Redis is down (an API request never waits on it; an outbox sweep enqueues later)
  * and a worker blocks and reconnects, as BullMQ requires. On PostgreSQL each client gets a small pool
- * of its own in the service database, with BullMQ's tables in their own schema.
+ * of its own in the service database, with BullMQ's tables in their own schema. While tracing is on,
+ * a job carries the trace context of the work that added it, and its runs continue that trace.
  */
 export function queueClientOptions(settings: CoordinationSettings, role: QueueRole, name: string): QueueClientOptions {
   if (settings.backend === 'postgres') {
@@ -52,11 +55,15 @@ export function queueClientOptions(settings: CoordinationSettings, role: QueueRo
       connectionTimeoutMillis: 5000,
       schema: QUEUE_SCHEMA,
     };
-    return { connection: pool as unknown as ConnectionOptions };
+    return { connection: pool as unknown as ConnectionOptions, ...queueTelemetry() };
   }
   const redis: RedisOptions =
     role === 'worker'
       ? { connectionName: name, maxRetriesPerRequest: null }
       : { connectionName: name, maxRetriesPerRequest: 1, enableOfflineQueue: false };
-  return { connection: { url: settings.redisUrl, ...redis }, prefix: queueKeyPrefix(settings.redisKeyPrefix) };
+  return {
+    connection: { url: settings.redisUrl, ...redis },
+    prefix: queueKeyPrefix(settings.redisKeyPrefix),
+    ...queueTelemetry(),
+  };
 }

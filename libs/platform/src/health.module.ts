@@ -9,7 +9,11 @@ import {
 } from '@nestjs/terminus';
 import type { Response } from 'express';
 import type Redis from 'ioredis';
+import type { Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
 import type { CoordinationBackend } from './config';
+import { DependencyMetrics } from './dependency-metrics';
+import { METRICS_REGISTRY } from './metrics.module';
 import { REDIS } from './redis';
 
 const HEALTH_BACKEND = Symbol('HEALTH_BACKEND');
@@ -76,7 +80,17 @@ export class HealthModule {
       module: HealthModule,
       imports: [TerminusModule.forRoot({ errorLogStyle: 'json', logger: false })],
       controllers: [HealthController],
-      providers: [RedisHealthIndicator, { provide: HEALTH_BACKEND, useValue: backend }],
+      providers: [
+        RedisHealthIndicator,
+        { provide: HEALTH_BACKEND, useValue: backend },
+        // The same questions as readiness, asked on each scrape, for the alerts (see docs/operations.md).
+        {
+          provide: DependencyMetrics,
+          inject: [METRICS_REGISTRY, DataSource, { token: REDIS, optional: true }],
+          useFactory: (registry: Registry, dataSource: DataSource, redis?: Redis) =>
+            new DependencyMetrics(registry, dataSource, backend, redis),
+        },
+      ],
     };
   }
 }

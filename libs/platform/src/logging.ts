@@ -1,7 +1,16 @@
-import { DynamicModule, Inject, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import {
+  DynamicModule,
+  Inject,
+  MiddlewareConsumer,
+  Module,
+  NestModule,
+  OnApplicationShutdown,
+  RequestMethod,
+} from '@nestjs/common';
 import { Logger, PARAMS_PROVIDER_TOKEN, PinoLogger } from 'nestjs-pino';
 import pino, { type Logger as PinoInstance } from 'pino';
 import { assignRequestId } from '@app/envelope';
+import { flushTracing, traceLogFields, tracingActive } from '@app/telemetry';
 import type { NextFunction, Request, Response } from 'express';
 
 /** Anything that can carry a credential is removed before a line is written. */
@@ -47,18 +56,21 @@ export function requestLogRecord(req: { id: string; method: string; url: string;
   for (const name of LOGGED_REQUEST_HEADERS) {
     if (req.headers[name] !== undefined) headers[name] = req.headers[name];
   }
-  const path = req.url
-    ?.split('?')[0]
-    ?.replace(TOKEN_IN_PATH, '$1[redacted]')
-    .replace(TOKEN_ANYWHERE, '$1_[redacted]');
+  const path = req.url?.split('?')[0]?.replace(TOKEN_IN_PATH, '$1[redacted]').replace(TOKEN_ANYWHERE, '$1_[redacted]');
   return { id: req.id, method: req.method, url: path, headers };
 }
 
 const LOG_ROOT = Symbol('LOG_ROOT');
 
-/** The process's one pino logger: Nest's own lines (bootstrap, warnings, errors) go through it, redacted. */
+/**
+ * The process's one pino logger: Nest's own lines (bootstrap, warnings, errors) go through it, redacted.
+ * While tracing is on, every line written inside traced work carries its `trace_id` and `span_id`;
+ * while it is off, lines are built exactly as before (no mixin at all).
+ */
 function rootLogger(service: string, level: string): PinoInstance {
-  return pino({ level, name: service, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
+  const options: pino.LoggerOptions = { level, name: service, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
+  if (tracingActive()) options.mixin = traceLogFields;
+  return pino(options);
 }
 
 /**
@@ -89,8 +101,13 @@ export function requestLogMiddleware(root: PinoInstance) {
 }
 
 @Module({})
-class RequestLoggingModule implements NestModule {
+class RequestLoggingModule implements NestModule, OnApplicationShutdown {
   constructor(@Inject(LOG_ROOT) private readonly root: PinoInstance) {}
+
+  /** The spans of the last requests and jobs leave with the process, like its last log lines. */
+  async onApplicationShutdown(): Promise<void> {
+    await flushTracing();
+  }
 
   configure(consumer: MiddlewareConsumer): void {
     consumer.apply(requestLogMiddleware(this.root)).forRoutes({ path: '{*path}', method: RequestMethod.ALL });
@@ -104,7 +121,11 @@ export function loggingModule(service: string, level: string): DynamicModule {
     global: true,
     providers: [
       { provide: LOG_ROOT, useFactory: () => rootLogger(service, level) },
-      { provide: PARAMS_PROVIDER_TOKEN, useFactory: (root: PinoInstance) => ({ pinoHttp: { logger: root } }), inject: [LOG_ROOT] },
+      {
+        provide: PARAMS_PROVIDER_TOKEN,
+        useFactory: (root: PinoInstance) => ({ pinoHttp: { logger: root } }),
+        inject: [LOG_ROOT],
+      },
       PinoLogger,
       Logger,
     ],

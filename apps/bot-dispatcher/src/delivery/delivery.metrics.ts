@@ -15,6 +15,7 @@ export class DeliveryMetrics {
   readonly attempts: Counter<'outcome'>;
   readonly skipped: Counter<'reason'>;
   readonly latency: Histogram;
+  readonly lag: Histogram;
   readonly swept: Counter;
   readonly deferred: Counter;
   readonly inFlight: Gauge<'bot_id'>;
@@ -38,6 +39,12 @@ export class DeliveryMetrics {
       name: 'bot_webhook_attempt_seconds',
       help: 'Duration of webhook POST attempts',
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
+      registers: [registry],
+    });
+    this.lag = new Histogram({
+      name: 'bot_webhook_delivery_lag_seconds',
+      help: 'From a delivery job being queued to its receiver taking it at the first attempt (a healthy receiver)',
+      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers: [registry],
     });
     this.swept = new Counter({

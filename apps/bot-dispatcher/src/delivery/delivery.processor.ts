@@ -12,6 +12,7 @@ import {
   webhookSecretContext,
 } from '@app/bot-delivery';
 import { NativeUpdate, toTelegramUpdate, withAliases } from '@app/telegram-shapes';
+import { annotateSpan, tracingActive } from '@app/telemetry';
 import { DelayedError, type Job } from 'bullmq';
 import { readFileSync } from 'node:fs';
 import { DispatcherConfig } from '../config/dispatcher.config';
@@ -139,7 +140,7 @@ export class DeliveryProcessor implements OnModuleDestroy {
       this.slots.release(delivery.botId);
       this.pacer.observeHold(delivery.botId, Date.now() - started);
     }
-    return this.record(delivery, result);
+    return this.record(delivery, result, job.timestamp);
   }
 
   /** Not an attempt: back to the queue when the bot is likely to have a slot, freeing this worker slot for other bots. */
@@ -197,7 +198,8 @@ export class DeliveryProcessor implements OnModuleDestroy {
     return update === null ? null : Buffer.from(JSON.stringify(update), 'utf8');
   }
 
-  private async record(delivery: DueDelivery, result: SendResult): Promise<DeliverResult> {
+  /** `queuedAt`: when the job was added, the start of the delivery's lag. */
+  private async record(delivery: DueDelivery, result: SendResult, queuedAt: number): Promise<DeliverResult> {
     const attempt = delivery.attempts + 1;
     this.metrics.latency.observe(result.latencyMs / 1000);
     // 410 Gone: the receiver says this will never work, so no retry.
@@ -217,6 +219,16 @@ export class DeliveryProcessor implements OnModuleDestroy {
       return { skipped: 'superseded' };
     }
     this.metrics.attempts.inc({ outcome });
+    if (outcome === 'succeeded' && attempt === 1) this.metrics.lag.observe(Math.max(0, Date.now() - queuedAt) / 1000);
+    // The attempt's span (the queue job's run) says what came of it; nothing is built while tracing is off.
+    if (tracingActive()) {
+      annotateSpan({
+        'webhook.delivery_id': delivery.id,
+        'webhook.attempt': attempt,
+        'webhook.outcome': outcome,
+        ...(result.statusCode === null ? {} : { 'http.response.status_code': result.statusCode }),
+      });
+    }
     if (outcome === 'retrying') throw new RetryLaterError(result.error ?? 'delivery failed', retryDelayMs);
     return { outcome };
   }

@@ -1,0 +1,73 @@
+import type Redis from 'ioredis';
+import { Gauge, type Registry } from 'prom-client';
+import type { DataSource } from 'typeorm';
+import type { CoordinationBackend } from './config';
+
+/** The part of pg's Pool the gauges read. */
+interface PgPool {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+  options: { max: number };
+}
+
+const PING_TIMEOUT_MS = 2000;
+
+function withTimeout<T>(work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timeout')), PING_TIMEOUT_MS);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * What the alerts on the process's own dependencies read, on each scrape: whether PostgreSQL (and
+ * Redis in the Redis mode) answers this process, and how full its database pool is. Nothing is
+ * measured between scrapes.
+ */
+export class DependencyMetrics {
+  constructor(registry: Registry, dataSource: DataSource, backend: CoordinationBackend, redis?: Redis) {
+    const up = new Gauge({
+      name: 'app_dependency_up',
+      help: 'Whether the dependency answered this process at the last scrape (1) or not (0)',
+      labelNames: ['dependency'],
+      registers: [registry],
+      collect: async () => {
+        const answers = async (ping: () => Promise<unknown>) => {
+          try {
+            await withTimeout(ping());
+            return 1;
+          } catch {
+            return 0;
+          }
+        };
+        up.set({ dependency: 'postgres' }, await answers(() => dataSource.query('SELECT 1')));
+        if (backend === 'redis') up.set({ dependency: 'redis' }, redis ? await answers(() => redis.ping()) : 0);
+      },
+    });
+    const pool = () => (dataSource.driver as unknown as { master?: PgPool }).master;
+    const connections = new Gauge({
+      name: 'app_db_pool_connections',
+      help: "Connections of this process's database pool: open, idle, and requests waiting for one",
+      labelNames: ['state'],
+      registers: [registry],
+      collect: () => {
+        const current = pool();
+        if (!current) return;
+        connections.set({ state: 'open' }, current.totalCount);
+        connections.set({ state: 'idle' }, current.idleCount);
+        connections.set({ state: 'waiting' }, current.waitingCount);
+      },
+    });
+    const max = new Gauge({
+      name: 'app_db_pool_max_connections',
+      help: "The size of this process's database pool (DB_POOL_SIZE)",
+      registers: [registry],
+      collect: () => {
+        const current = pool();
+        if (current) max.set(current.options.max);
+      },
+    });
+  }
+}

@@ -1,0 +1,5 @@
+export default {
+  displayName: 'telemetry',
+  preset: '../../jest.preset.js',
+  rootDir: __dirname,
+};

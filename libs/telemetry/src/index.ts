@@ -1,0 +1,3 @@
+export * from './sampler';
+export * from './tracing';
+export * from './tracing-config';
