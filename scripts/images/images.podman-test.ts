@@ -9,7 +9,9 @@
  * - bot-dispatcher's schema wait (bot-api's image, `migrate.js wait`) holds while bot is unmigrated.
  * - Each container runs as the manifests' user, with a read-only root filesystem where they say so, no
  *   capabilities and no privilege escalation; the test checks both from inside the container.
- * - The README quickstarts run against the containers.
+ * - The README quickstarts run against the containers; then the three restart in the PostgreSQL-only mode
+ *   (queues, limits and wake-ups in each service's database, as the application role) and the bot
+ *   quickstart runs again.
  */
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
@@ -18,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { parse } from 'yaml';
-import { freePort } from '@app/testing';
+import { freePort, readinessInfo } from '@app/testing';
 import { devWebhookCertificate } from '../dev-webhook-certificate';
 import {
   BOT_QUICKSTART,
@@ -134,6 +136,85 @@ describe('the container images, built and run as the manifests run them', () => 
   };
   let certificate: ReturnType<typeof devWebhookCertificate>;
 
+  // The same secrets on every start: the PostgreSQL-only pass reads rows the Redis pass encrypted and signed.
+  const secrets = {
+    internalToken: hex(),
+    webhookKey: hex(),
+    credentialKey: hex(),
+    botTokenKey: hex(),
+    fileSigningKey: hex(),
+  };
+
+  /** The three containers as the manifests run them, on the given coordination backend. */
+  async function startApps(backend: 'redis' | 'postgres'): Promise<void> {
+    const shared = {
+      DB_HOST: '127.0.0.1',
+      DB_PASSWORD: PASSWORD,
+      DB_AUTO_CREATE: 'false',
+      MIGRATIONS_RUN: 'false',
+      COORDINATION_BACKEND: backend,
+      ...(backend === 'redis' ? { REDIS_URL: 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX } : {}),
+      LOG_LEVEL: 'warn',
+    };
+    const start = (app: App, env: Record<string, string>, extra: string[] = []) =>
+      podman([
+        'run',
+        '--detach',
+        `--name=${container(app)}`,
+        ...runArgs(app, { ...shared, ...env }, extra),
+        image(app),
+      ]);
+    // voucher-api as in production; bot-api and bot-dispatcher in development, since the quickstart's
+    // webhook receiver listens on this machine and production refuses private webhook addresses.
+    await start('voucher-api', {
+      NODE_ENV: 'production',
+      PORT: String(ports['voucher-api']),
+      DB_NAME: databases.voucher.name,
+      DB_USER: databases.voucher.app,
+      ...jwt,
+      CREDENTIAL_KEY: secrets.credentialKey,
+      INTERNAL_API_TOKEN: secrets.internalToken,
+      BOT_API_URL: urls['bot-api'],
+    });
+    await start(
+      'bot-api',
+      {
+        NODE_ENV: 'development',
+        PORT: String(ports['bot-api']),
+        DB_NAME: databases.bot.name,
+        DB_USER: databases.bot.app,
+        ...jwt,
+        BOT_TOKEN_ENCRYPTION_KEY: secrets.botTokenKey,
+        WEBHOOK_SECRET_KEY: secrets.webhookKey,
+        INTERNAL_API_TOKEN: secrets.internalToken,
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        FILE_STORAGE_DRIVER: 'disk',
+        FILE_PUBLIC_BASE_URL: urls['bot-api'],
+        FILE_URL_SIGNING_KEY: secrets.fileSigningKey,
+      },
+      // The disk driver's directory is a volume in a cluster; here a tmpfs owned by the process user.
+      ['--mount=type=tmpfs,destination=/var/lib/bot-api/files,chown=true'],
+    );
+    await start(
+      'bot-dispatcher',
+      {
+        NODE_ENV: 'development',
+        PORT: String(ports['bot-dispatcher']),
+        DB_NAME: databases.bot.name,
+        DB_USER: databases.bot.app,
+        WEBHOOK_SECRET_KEY: secrets.webhookKey,
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        WEBHOOK_CA_FILE: '/etc/webhook-ca/ca.pem',
+      },
+      [`--volume=${certificate.certFile}:/etc/webhook-ca/ca.pem:ro`],
+    );
+    for (const app of APPS) await waitUntilReady(app, urls[app]);
+  }
+
+  async function stopApps(): Promise<void> {
+    for (const app of APPS) await podmanResult(['rm', '--force', '--time=5', container(app)]);
+  }
+
   beforeAll(async () => {
     for (const app of APPS) {
       const started = Date.now();
@@ -164,75 +245,11 @@ describe('the container images, built and run as the manifests run them', () => 
       urls[app] = `http://127.0.0.1:${ports[app]}`;
     }
     certificate = devWebhookCertificate(join(workDir, 'certificate'));
-    const shared = {
-      DB_HOST: '127.0.0.1',
-      DB_PASSWORD: PASSWORD,
-      DB_AUTO_CREATE: 'false',
-      MIGRATIONS_RUN: 'false',
-      COORDINATION_BACKEND: 'redis',
-      REDIS_URL: 'redis://127.0.0.1:6379',
-      REDIS_KEY_PREFIX,
-      LOG_LEVEL: 'warn',
-    };
-    const internalToken = hex();
-    const webhookKey = hex();
-    const start = (app: App, env: Record<string, string>, extra: string[] = []) =>
-      podman([
-        'run',
-        '--detach',
-        `--name=${container(app)}`,
-        ...runArgs(app, { ...shared, ...env }, extra),
-        image(app),
-      ]);
-    // voucher-api as in production; bot-api and bot-dispatcher in development, since the quickstart's
-    // webhook receiver listens on this machine and production refuses private webhook addresses.
-    await start('voucher-api', {
-      NODE_ENV: 'production',
-      PORT: String(ports['voucher-api']),
-      DB_NAME: databases.voucher.name,
-      DB_USER: databases.voucher.app,
-      ...jwt,
-      CREDENTIAL_KEY: hex(),
-      INTERNAL_API_TOKEN: internalToken,
-      BOT_API_URL: urls['bot-api'],
-    });
-    await start(
-      'bot-api',
-      {
-        NODE_ENV: 'development',
-        PORT: String(ports['bot-api']),
-        DB_NAME: databases.bot.name,
-        DB_USER: databases.bot.app,
-        ...jwt,
-        BOT_TOKEN_ENCRYPTION_KEY: hex(),
-        WEBHOOK_SECRET_KEY: webhookKey,
-        INTERNAL_API_TOKEN: internalToken,
-        WEBHOOK_ALLOW_PRIVATE: 'true',
-        FILE_STORAGE_DRIVER: 'disk',
-        FILE_PUBLIC_BASE_URL: urls['bot-api'],
-        FILE_URL_SIGNING_KEY: hex(),
-      },
-      // The disk driver's directory is a volume in a cluster; here a tmpfs owned by the process user.
-      ['--mount=type=tmpfs,destination=/var/lib/bot-api/files,chown=true'],
-    );
-    await start(
-      'bot-dispatcher',
-      {
-        NODE_ENV: 'development',
-        PORT: String(ports['bot-dispatcher']),
-        DB_NAME: databases.bot.name,
-        DB_USER: databases.bot.app,
-        WEBHOOK_SECRET_KEY: webhookKey,
-        WEBHOOK_ALLOW_PRIVATE: 'true',
-        WEBHOOK_CA_FILE: '/etc/webhook-ca/ca.pem',
-      },
-      [`--volume=${certificate.certFile}:/etc/webhook-ca/ca.pem:ro`],
-    );
-    for (const app of APPS) await waitUntilReady(app, urls[app]);
+    await startApps('redis');
   }, 25 * 60_000);
 
   afterAll(async () => {
-    for (const app of APPS) await podmanResult(['rm', '--force', '--time=5', container(app)]);
+    await stopApps();
     for (const app of APPS) await podmanResult(['rmi', image(app)]);
     for (const db of Object.values(databases)) {
       psql('postgres', ['-c', `DROP DATABASE IF EXISTS "${db.name}" WITH (FORCE)`]);
@@ -309,8 +326,8 @@ describe('the container images, built and run as the manifests run them', () => 
     await runQuickstart(script, jwt, checkVoucherQuickstart);
   });
 
-  it('runs the bot quickstart against the bot-api and bot-dispatcher containers, webhook included', async () => {
-    const receiverLog = join(workDir, 'receiver.log');
+  async function runBotQuickstart(): Promise<void> {
+    const receiverLog = join(workDir, `receiver-${Date.now()}.log`);
     const port = String(await freePort());
     const script = quickstartScript(
       BOT_QUICKSTART,
@@ -320,5 +337,21 @@ describe('the container images, built and run as the manifests run them', () => 
     await runQuickstart(script, { ...jwt, WEBHOOK_RECEIVER_CERT_DIR: certificate.dir }, (output) =>
       checkBotQuickstart(output, port, receiverLog),
     );
+  }
+
+  it('runs the bot quickstart against the bot-api and bot-dispatcher containers, webhook included', runBotQuickstart);
+
+  describe('in the PostgreSQL-only mode, as the same application roles', () => {
+    beforeAll(async () => {
+      await stopApps();
+      await startApps('postgres');
+    }, 5 * 60_000);
+
+    it.each(APPS)('reports %s ready on PostgreSQL alone', async (app) => {
+      const ready = (await fetch(`${urls[app]}/health/ready`).then((res) => res.json())) as { info: unknown };
+      expect(ready.info).toEqual(readinessInfo('postgres'));
+    });
+
+    it('runs the bot quickstart: queues, limits and wake-ups in the bot database, webhook included', runBotQuickstart);
   });
 });
