@@ -3,6 +3,9 @@ import { loadConfig } from '@app/platform';
 import {
   createEmptyDatabase,
   createTestApp,
+  createTestDatabase,
+  deleteRedisKeys,
+  describeEachBackend,
   readinessInfo,
   TestDatabase,
   testEnv,
@@ -11,25 +14,27 @@ import {
 import request from 'supertest';
 import { AppModule } from '../src/app.module';
 import { DispatcherConfig } from '../src/config/dispatcher.config';
+import { botMigrations } from './bot-schema';
 
-describe('bot-dispatcher foundation', () => {
+describeEachBackend('bot-dispatcher foundation', (backend) => {
   let app: INestApplication;
   let database: TestDatabase;
   let config: DispatcherConfig;
 
   beforeAll(async () => {
-    database = await createEmptyDatabase('dispatcher');
-    config = loadConfig(DispatcherConfig, testEnv(database.name, testRedisPrefix()));
+    database = await createTestDatabase('bot', await botMigrations());
+    config = loadConfig(DispatcherConfig, testEnv(database.name, testRedisPrefix(), { COORDINATION_BACKEND: backend }));
     app = await createTestApp(AppModule.forRoot(config));
-  });
+  }, 60_000);
   afterAll(async () => {
-    await app.close();
-    await database.drop();
+    await app?.close();
+    await database?.drop();
+    await deleteRedisKeys(config.REDIS_URL, config.REDIS_KEY_PREFIX);
   });
 
   it('answers readiness 200 naming the coordination mode, with what that mode depends on up', async () => {
     const res = await request(app.getHttpServer()).get('/health/ready').expect(200);
-    expect(res.body.info).toEqual(readinessInfo(config.coordinationBackend));
+    expect(res.body.info).toEqual(readinessInfo(backend));
   });
 
   it('does not create or migrate the bot database on its own by default', () => {
@@ -38,4 +43,21 @@ describe('bot-dispatcher foundation', () => {
     expect(config.MIGRATIONS_RUN).toBe(false);
     expect(config.PORT).toBe(3003);
   });
+
+  if (backend === 'postgres') {
+    it('refuses to start on a database without the queue schema, naming the migrations to run', async () => {
+      const empty = await createEmptyDatabase('dispatcher');
+      try {
+        const emptyConfig = loadConfig(
+          DispatcherConfig,
+          testEnv(empty.name, testRedisPrefix(), { COORDINATION_BACKEND: backend }),
+        );
+        await expect(createTestApp(AppModule.forRoot(emptyConfig))).rejects.toThrow(
+          /schema "bullmq" in database .* is missing or out of date.*run the service's migrations/,
+        );
+      } finally {
+        await empty.drop();
+      }
+    });
+  }
 });
