@@ -11,6 +11,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY nx.json tsconfig.base.json ./
 COPY libs ./libs
+COPY clients/bot-api ./clients/bot-api
 COPY apps/voucher-api ./apps/voucher-api
 RUN npx nx run voucher-api:build --outputStyle=static
 

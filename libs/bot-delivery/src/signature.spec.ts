@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 import {
   signStandardWebhook,
   signWebhook,
@@ -72,5 +73,34 @@ describe('Standard Webhooks signatures', () => {
     expect(
       verifyWebhookSignatureV2('old', raw, rotating['X-Service-Signature-V2-Previous'], '1700000000', 1_700_000_000),
     ).toBe(true);
+  });
+
+  it('gives the bytes the standardwebhooks library signs for every body the service sends (UTF-8 JSON)', () => {
+    const bodies = [
+      raw,
+      Buffer.from(JSON.stringify({ update_id: 'u-2', text: 'emoji 🎉, CJK 漢字, RTL שלום, NUL \u0000' }), 'utf8'),
+      Buffer.from(JSON.stringify({ update_id: 'u-3', text: 'x'.repeat(70_000) }), 'utf8'),
+      Buffer.alloc(0),
+    ];
+    const library = new Webhook(standardWebhookSecret('abc_DEF-123'));
+    for (const body of bodies) {
+      expect(signStandardWebhook('abc_DEF-123', id, '1700000000', body)).toBe(
+        library.sign(id, new Date(1_700_000_000_000), body),
+      );
+    }
+  });
+
+  it('signs the bytes themselves where the library would sign their UTF-8 decoding instead', () => {
+    // The library turns a Buffer into a string before signing, so bytes that are not UTF-8 come out
+    // as U+FFFD and its signature covers other bytes than the ones sent (why it does not sign here).
+    const notUtf8 = Buffer.from([0x7b, 0xff, 0xfe, 0x7d]);
+    const ours = signStandardWebhook('abc_DEF-123', id, '1700000000', notUtf8);
+    const expected = createHmac('sha256', 'abc_DEF-123')
+      .update(Buffer.concat([Buffer.from(`${id}.1700000000.`), notUtf8]))
+      .digest('base64');
+    expect(ours).toBe(`v1,${expected}`);
+    expect(new Webhook(standardWebhookSecret('abc_DEF-123')).sign(id, new Date(1_700_000_000_000), notUtf8)).not.toBe(
+      ours,
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import type { ChannelBus } from './channel-bus';
 
 export interface InvalidatedCacheOptions {
@@ -9,14 +10,13 @@ export interface InvalidatedCacheOptions {
   /** The channel that carries invalidations between the replicas. */
   channel: string;
   bus: ChannelBus;
-  /** Bounds memory however many distinct keys call; the oldest entry goes first. */
+  /** Bounds memory however many distinct keys call; the least recently used entry goes first. */
   maxEntries?: number;
 }
 
 interface Entry<V> {
   value: V;
   groups: readonly string[];
-  expiresAt: number;
 }
 
 /**
@@ -29,7 +29,7 @@ interface Entry<V> {
  */
 export class InvalidatedCache<V> implements OnModuleInit, OnModuleDestroy {
   private readonly logger: Logger;
-  private readonly entries = new Map<string, Entry<V>>();
+  private readonly entries: LRUCache<string, Entry<V>>;
   private readonly keysOfGroup = new Map<string, Set<string>>();
   /** Bumped by every invalidation; a read that started before one must not be stored. */
   private generation = 0;
@@ -38,6 +38,12 @@ export class InvalidatedCache<V> implements OnModuleInit, OnModuleDestroy {
 
   constructor(private readonly options: InvalidatedCacheOptions) {
     this.logger = new Logger(options.name);
+    this.entries = new LRUCache<string, Entry<V>>({
+      max: options.maxEntries ?? 10_000,
+      ttl: options.ttlMs,
+      // However an entry leaves (expired, evicted, dropped), its groups stop pointing at it.
+      dispose: (entry, key) => this.unlink(key, entry.groups),
+    });
   }
 
   get enabled(): boolean {
@@ -76,13 +82,7 @@ export class InvalidatedCache<V> implements OnModuleInit, OnModuleDestroy {
 
   get(key: string): V | undefined {
     if (!this.subscribed) return undefined;
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    if (entry.expiresAt <= Date.now()) {
-      this.forget(key);
-      return undefined;
-    }
-    return entry.value;
+    return this.entries.get(key)?.value;
   }
 
   /** Call before reading the row from the database; pass the result to `put`. */
@@ -92,11 +92,8 @@ export class InvalidatedCache<V> implements OnModuleInit, OnModuleDestroy {
 
   put(key: string, value: V, groups: readonly string[], startedAt: number): void {
     if (!this.subscribed || startedAt !== this.generation) return;
-    this.forget(key);
-    if (this.entries.size >= (this.options.maxEntries ?? 10_000)) {
-      this.forget(this.entries.keys().next().value as string);
-    }
-    this.entries.set(key, { value, groups, expiresAt: Date.now() + this.options.ttlMs });
+    this.entries.delete(key);
+    this.entries.set(key, { value, groups });
     for (const group of groups) {
       const keys = this.keysOfGroup.get(group) ?? new Set<string>();
       keys.add(key);
@@ -115,15 +112,12 @@ export class InvalidatedCache<V> implements OnModuleInit, OnModuleDestroy {
 
   private drop(group: string): void {
     this.generation++;
-    for (const key of this.keysOfGroup.get(group) ?? []) this.forget(key);
+    for (const key of [...(this.keysOfGroup.get(group) ?? [])]) this.entries.delete(key);
     this.keysOfGroup.delete(group);
   }
 
-  private forget(key: string): void {
-    const entry = this.entries.get(key);
-    if (!entry) return;
-    this.entries.delete(key);
-    for (const group of entry.groups) {
+  private unlink(key: string, groups: readonly string[]): void {
+    for (const group of groups) {
       const keys = this.keysOfGroup.get(group);
       keys?.delete(key);
       if (keys?.size === 0) this.keysOfGroup.delete(group);

@@ -67,14 +67,23 @@ export class ContractRecorder {
 
   /** Throws when any recorded response drifted from the document; records coverage either way. */
   verify(app: INestApplication, service: string): void {
+    const { problems, document, covered } = this.check(app);
+    writeCoverage(service, document, covered);
+    if (problems.length > 0) {
+      throw new Error(`${problems.length} response(s) drift from the OpenAPI document:\n- ${problems.join('\n- ')}`);
+    }
+  }
+
+  /** How each recorded response drifted from the document, once per distinct drift. */
+  problems(app: INestApplication): string[] {
+    return this.check(app).problems;
+  }
+
+  private check(app: INestApplication): { problems: string[]; document: Json; covered: Set<string> } {
     const document = buildOpenApiDocument(app, this.spec) as unknown as Json;
     const validator = new ResponseValidator(document);
-    const problems = this.observed.map((response) => validator.problemOf(response)).filter(Boolean);
-    writeCoverage(service, document, validator.covered);
-    if (problems.length > 0) {
-      const unique = [...new Set(problems)];
-      throw new Error(`${unique.length} response(s) drift from the OpenAPI document:\n- ${unique.join('\n- ')}`);
-    }
+    const problems = this.observed.map((response) => validator.problemOf(response)).filter(Boolean) as string[];
+    return { problems: [...new Set(problems)], document, covered: validator.covered };
   }
 }
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { LRUCache } from 'lru-cache';
 import { pageAnswer, pageWindow } from '@app/platform';
 import {
   BotDeliverySettingsStore,
@@ -34,7 +35,7 @@ const MAX_REMEMBERED_TOTALS = 1_000;
 /** The delivery log of the developer console: list, inspect and redeliver by hand. */
 @Injectable()
 export class DeliveriesService {
-  private readonly totals = new Map<string, { total: number; until: number }>();
+  private readonly totals = new LRUCache<string, number>({ max: MAX_REMEMBERED_TOTALS, ttl: TOTAL_REUSE_MS });
   private readonly counting = new Map<string, Promise<number>>();
 
   constructor(
@@ -59,7 +60,7 @@ export class DeliveriesService {
   private total(botId: string, status: DeliveryStatus | null): Promise<number> {
     const key = `${botId}:${status ?? ''}`;
     const remembered = this.totals.get(key);
-    if (remembered && remembered.until > Date.now()) return Promise.resolve(remembered.total);
+    if (remembered !== undefined) return Promise.resolve(remembered);
     // Pages asked for while a count runs share it: a long log is counted once, not once per waiting request.
     let running = this.counting.get(key);
     if (!running) {
@@ -72,10 +73,7 @@ export class DeliveriesService {
   private async count(key: string, botId: string, status: DeliveryStatus | null): Promise<number> {
     const total = await this.store.count(botId, status);
     this.totals.delete(key);
-    if (total >= LARGE_TOTAL) {
-      if (this.totals.size >= MAX_REMEMBERED_TOTALS) this.totals.delete(this.totals.keys().next().value as string);
-      this.totals.set(key, { total, until: Date.now() + TOTAL_REUSE_MS });
-    }
+    if (total >= LARGE_TOTAL) this.totals.set(key, total);
     return total;
   }
 

@@ -1,11 +1,13 @@
 import { IdleEvictingMap } from './idle-evicting-map';
 
 describe('IdleEvictingMap', () => {
-  let clock = 0;
+  // lru-cache reads a start time of 0 as "never expires"; a real clock is never there.
+  const origin = Date.parse('2026-01-01T00:00:00Z');
+  let clock = origin;
   const map = () => new IdleEvictingMap<string, string>({ maxEntries: 3, idleMs: 1000 }, () => clock);
 
   beforeEach(() => {
-    clock = 0;
+    clock = origin;
   });
 
   it('builds a value once and returns the same one while it is used', () => {
@@ -29,9 +31,9 @@ describe('IdleEvictingMap', () => {
   it('forgets entries idle for longer than the idle period', () => {
     const entries = map();
     entries.getOrCreate('old', () => 'old');
-    clock = 600;
+    clock = origin + 600;
     entries.getOrCreate('recent', () => 'recent');
-    clock = 1200;
+    clock = origin + 1200;
     entries.getOrCreate('new', () => 'new');
     expect(entries.size).toBe(2);
     expect(entries.getOrCreate('old', () => 'rebuilt')).toBe('rebuilt');

@@ -2,7 +2,7 @@ import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/c
 import { StaffDeliveryStore } from '@app/bot-delivery';
 import { DeliveriesModule } from '../deliveries/deliveries.module';
 import { AutomaticRedrives } from './automatic-redrives';
-import { ConsolePages } from './console-pages.middleware';
+import { CONSOLE_PATH, consoleFiles, consoleHeaders } from './console-pages';
 import { RedriveJobsService } from './redrive-jobs.service';
 import { RedriveJobsStore } from './redrive-jobs.store';
 import { RedriveProcessor } from './redrive.processor';
@@ -33,7 +33,10 @@ import { StaffDeliveriesService } from './staff-deliveries.service';
 export class StaffDeliveriesModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
     consumer
-      .apply(ConsolePages)
-      .forRoutes({ path: 'console', method: RequestMethod.ALL }, { path: 'console/*path', method: RequestMethod.ALL });
+      .apply(consoleHeaders, consoleFiles)
+      .forRoutes(
+        { path: CONSOLE_PATH, method: RequestMethod.ALL },
+        { path: `${CONSOLE_PATH}/*path`, method: RequestMethod.ALL },
+      );
   }
 }

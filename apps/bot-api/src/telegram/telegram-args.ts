@@ -1,6 +1,11 @@
 import { TelegramError } from './telegram-errors';
 import type { ParsedCall, UploadedPart } from './telegram-params';
 
+/** Telegram's answer to a call without a parameter the method needs. */
+function missing(name: string): TelegramError {
+  return TelegramError.badRequest(`parameter ${name} is required`);
+}
+
 /** A chat as a Telegram call names it: an integer id or an `@username`. */
 export type ChatRef = { id: number } | { username: string };
 
@@ -30,7 +35,7 @@ export class TelegramArgs {
 
   requiredString(name: string): string {
     const value = this.string(name);
-    if (value === undefined || value === '') throw TelegramError.badRequest(`parameter ${name} is required`);
+    if (value === undefined || value === '') throw missing(name);
     return value;
   }
 
@@ -49,7 +54,7 @@ export class TelegramArgs {
 
   requiredInt(name: string): number {
     const value = this.int(name);
-    if (value === undefined) throw TelegramError.badRequest(`parameter ${name} is required`);
+    if (value === undefined) throw missing(name);
     return value;
   }
 
@@ -63,7 +68,7 @@ export class TelegramArgs {
 
   requiredNumber(name: string): number {
     const value = this.number(name);
-    if (value === undefined) throw TelegramError.badRequest(`parameter ${name} is required`);
+    if (value === undefined) throw missing(name);
     return value;
   }
 
@@ -92,7 +97,7 @@ export class TelegramArgs {
     const value = this.call.values[name];
     if (typeof value === 'string' && value.startsWith('@') && value.length > 1) return { username: value.slice(1) };
     const id = this.int(name);
-    if (id === undefined) throw TelegramError.badRequest(`parameter ${name} is required`);
+    if (id === undefined) throw missing(name);
     return { id };
   }
 

@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { ApiError } from '@app/envelope';
 import type { Request, Response } from 'express';
-import { TelegramError, toTelegramError } from './telegram-errors';
+import { TelegramError, TELEGRAM_TEXTS, toTelegramError } from './telegram-errors';
 
 /** Renders every failure of the Telegram face as Telegram does: `{ ok: false, error_code, description }`. */
 @Catch()
@@ -30,7 +30,7 @@ export class TelegramExceptionFilter implements ExceptionFilter {
 /** Framework refusals (no route, bad method) before any Telegram method ran. */
 function fromHttp(exception: HttpException): TelegramError {
   const status = exception.getStatus();
-  if (status === 404) return new TelegramError(404, 'Not Found');
+  if (status === 404) return new TelegramError(404, TELEGRAM_TEXTS.notFound);
   if (status >= 500) return new TelegramError(500, 'Internal Server Error');
   return new TelegramError(status, `Bad Request: ${exception.message}`);
 }

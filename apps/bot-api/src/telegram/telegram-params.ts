@@ -2,7 +2,7 @@ import busboy from 'busboy';
 import { json, urlencoded, type Request, type Response } from 'express';
 import { nestedDeeperThan, MAX_JSON_DEPTH } from '@app/platform';
 import { MultipartSlots } from './multipart-slots';
-import { TelegramError } from './telegram-errors';
+import { TelegramError, TELEGRAM_TEXTS } from './telegram-errors';
 
 /** A file part of a multipart request: Telegram's InputFile uploaded with the call. */
 export interface UploadedPart {
@@ -51,7 +51,7 @@ function runMiddleware(middleware: ReturnType<typeof json>, req: Request, res: R
 
 function unreadable(error: unknown): TelegramError {
   const type = (error as { type?: string }).type;
-  if (type === 'entity.too.large') return new TelegramError(413, 'Request Entity Too Large');
+  if (type === 'entity.too.large') return new TelegramError(413, TELEGRAM_TEXTS.entityTooLarge);
   if (type === 'entity.parse.failed') return TelegramError.badRequest("can't parse JSON body");
   return TelegramError.badRequest('unreadable request body');
 }
@@ -77,7 +77,7 @@ function parseMultipart(req: Request, res: Response, limits: ParseLimits): Promi
         limits: { fileSize: limits.fileBytes, files: limits.files, fields: MAX_FIELDS, fieldSize: FIELD_BYTES },
       });
     } catch {
-      reject(TelegramError.badRequest('malformed multipart body'));
+      reject(new TelegramError(400, TELEGRAM_TEXTS.malformedMultipart));
       return;
     }
     const settle = (error: TelegramError | null) => {
@@ -115,7 +115,7 @@ function parseMultipart(req: Request, res: Response, limits: ParseLimits): Promi
       if (failure) return false;
       held += bytes;
       if (held <= limits.totalBytes) return true;
-      fail(new TelegramError(413, 'Request Entity Too Large'));
+      fail(new TelegramError(413, TELEGRAM_TEXTS.entityTooLarge));
       return false;
     };
     parser.on('field', (name, value, info) => {
@@ -128,7 +128,7 @@ function parseMultipart(req: Request, res: Response, limits: ParseLimits): Promi
       stream.on('data', (chunk: Buffer) => {
         if (hold(chunk.length)) chunks.push(chunk);
       });
-      stream.on('limit', () => fail(new TelegramError(413, 'Request Entity Too Large')));
+      stream.on('limit', () => fail(new TelegramError(413, TELEGRAM_TEXTS.entityTooLarge)));
       stream.on('close', () => {
         if (failure) return;
         parts.set(name, {
@@ -141,7 +141,7 @@ function parseMultipart(req: Request, res: Response, limits: ParseLimits): Promi
     });
     parser.on('filesLimit', () => fail(TelegramError.badRequest(`at most ${limits.files} files per request`)));
     parser.on('fieldsLimit', () => fail(TelegramError.badRequest(`at most ${MAX_FIELDS} parameters per request`)));
-    parser.on('error', () => settle(TelegramError.badRequest('malformed multipart body')));
+    parser.on('error', () => settle(new TelegramError(400, TELEGRAM_TEXTS.malformedMultipart)));
     parser.on('close', () => settle(failure));
     req.pipe(parser);
   });

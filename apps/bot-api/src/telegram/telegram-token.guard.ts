@@ -4,7 +4,7 @@ import { isBotAvailable } from '@app/bot-delivery';
 import type { Request } from 'express';
 import { BotTokenService, clientAddressOf } from '../bot-auth/bot-token.service';
 import { setBot } from '../bot-auth/bot-request';
-import { TelegramError } from './telegram-errors';
+import { TelegramError, TELEGRAM_TEXTS } from './telegram-errors';
 
 /** The bot token of a Telegram-style path (`/telegram/bot<token>/…`), read from the route parameter. */
 export function pathToken(req: Request): string {
@@ -24,7 +24,7 @@ export class TelegramTokenGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<Request>();
     const token = pathToken(req);
     const bot = token ? await this.tokens.findByToken(token, clientAddressOf(req)) : null;
-    if (!bot || !isBotAvailable(bot)) throw new TelegramError(401, 'Unauthorized');
+    if (!bot || !isBotAvailable(bot)) throw new TelegramError(401, TELEGRAM_TEXTS.unauthorized);
     setBot(req, bot);
     setPrincipal(req, { tenantId: bot.id, permissions: bot.scopes });
     return true;

@@ -10,7 +10,7 @@ import { FileUploadsService } from '../files/file-uploads.service';
 import { userContentHeaders } from '../files/user-content-headers';
 import { fileIdOfPath } from './methods/media.methods';
 import { TelegramArgs } from './telegram-args';
-import { TelegramError } from './telegram-errors';
+import { TelegramError, TELEGRAM_TEXTS } from './telegram-errors';
 import { TelegramExceptionFilter } from './telegram-exception.filter';
 import { TelegramGatewayService } from './telegram-gateway.service';
 import { MultipartSlots } from './multipart-slots';
@@ -103,12 +103,12 @@ export class TelegramController {
   @ApiResponse({ status: 404, description: 'Not Found: no file the bot may read', schema: TELEGRAM_FAILURE })
   async download(@Req() req: Request, @Res() res: Response): Promise<void> {
     const bot = botOf(req);
-    if (!bot) throw new TelegramError(401, 'Unauthorized');
+    if (!bot) throw new TelegramError(401, TELEGRAM_TEXTS.unauthorized);
     const segments = (req.params as Record<string, string | string[]>).path;
     const fileId = fileIdOfPath(Array.isArray(segments) ? segments.join('/') : String(segments ?? ''));
-    if (!fileId) throw new TelegramError(404, 'Not Found');
+    if (!fileId) throw new TelegramError(404, TELEGRAM_TEXTS.notFound);
     const { file, body } = await this.files.readForBot(bot, fileId).catch((error: unknown) => {
-      if (error instanceof ApiError && error.status === 404) throw new TelegramError(404, 'Not Found');
+      if (error instanceof ApiError && error.status === 404) throw new TelegramError(404, TELEGRAM_TEXTS.notFound);
       throw error;
     });
     res.status(200).set({
@@ -121,9 +121,9 @@ export class TelegramController {
 
   private async call(method: string, req: Request, res: Response): Promise<void> {
     const bot = botOf(req);
-    if (!bot) throw new TelegramError(401, 'Unauthorized');
+    if (!bot) throw new TelegramError(401, TELEGRAM_TEXTS.unauthorized);
     // An unknown method is refused before its body is read.
-    if (!this.gateway.has(method)) throw new TelegramError(404, 'Not Found: method not found');
+    if (!this.gateway.has(method)) throw new TelegramError(404, TELEGRAM_TEXTS.methodNotFound);
     const parsed = await parseTelegramCall(req, res, {
       bodyLimit: this.config.BODY_LIMIT,
       fileBytes: MAX_FILE_BYTES,

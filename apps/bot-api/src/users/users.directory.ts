@@ -1,23 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import type { Account, AccountDirectory } from '@app/auth';
+import { LRUCache } from 'lru-cache';
 import { isBotSystemUserId } from '../bots/entities/bot.entity';
 import { isVirtualMemberId } from './virtual-member-id';
 import { BotConfig } from '../config/bot.config';
 import { UsersStore } from './users.store';
 import { BotErrors } from '../bot-errors';
 
-/** Bounds memory however many accounts call; the oldest entry goes first. */
+/** Bounds memory however many accounts call; the least recently seen goes first. */
 const MAX_REMEMBERED = 10_000;
 
 @Injectable()
 export class UsersDirectory implements AccountDirectory {
-  /** Account id → the name this process last wrote for it, and when. */
-  private readonly recent = new Map<string, { name: string; at: number }>();
+  /** Account id → the name this process wrote for it within USER_DIRECTORY_CACHE_MS. */
+  private readonly recent: LRUCache<string, string>;
 
   constructor(
     private readonly users: UsersStore,
     private readonly config: BotConfig,
-  ) {}
+  ) {
+    this.recent = new LRUCache({ max: MAX_REMEMBERED, ttl: config.USER_DIRECTORY_CACHE_MS });
+  }
 
   /**
    * One statement, and no write at all when nothing changed; a caller whose id and name this
@@ -31,17 +34,9 @@ export class UsersDirectory implements AccountDirectory {
     if (isVirtualMemberId(account.id)) {
       throw BotErrors.error('UNAUTHORIZED', 'This account id is reserved for virtual members');
     }
-    const now = Date.now();
-    const seen = this.recent.get(account.id);
-    if (seen && seen.name === account.name && now - seen.at < this.config.USER_DIRECTORY_CACHE_MS) return;
+    if (this.recent.get(account.id) === account.name) return;
     await this.users.upsert(account.id, account.name);
-    this.remember(account, now);
-  }
-
-  private remember(account: Account, at: number): void {
-    if (this.config.USER_DIRECTORY_CACHE_MS <= 0) return;
-    this.recent.delete(account.id);
-    if (this.recent.size >= MAX_REMEMBERED) this.recent.delete(this.recent.keys().next().value as string);
-    this.recent.set(account.id, { name: account.name, at });
+    // 0 turns the cache off (for lru-cache a ttl of 0 would mean "never expires").
+    if (this.config.USER_DIRECTORY_CACHE_MS > 0) this.recent.set(account.id, account.name);
   }
 }

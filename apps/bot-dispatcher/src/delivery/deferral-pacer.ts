@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 export interface DeferralPacerOptions {
   /** The shortest wait of a deferred job. */
   minDelayMs: number;
@@ -30,21 +32,24 @@ const HOLD_WEIGHT = 0.2;
  * deferred ones coming back to find it still full.
  */
 export class DeferralPacer {
-  private readonly bots = new Map<string, BotPace>();
+  /** Most recently deferred last: reading a pace (`peek`) does not make a bot recent, deferring it does. */
+  private readonly bots: LRUCache<string, BotPace>;
 
-  constructor(private readonly options: DeferralPacerOptions) {}
+  constructor(private readonly options: DeferralPacerOptions) {
+    this.bots = new LRUCache({ max: options.maxBots ?? 10_000 });
+  }
 
   /** One POST of the bot held its slot for `ms`. */
   observeHold(botId: string, ms: number): void {
-    const pace = this.bots.get(botId);
-    if (!pace) this.remember(botId, { nextAt: 0, holdMs: ms, observed: true });
+    const pace = this.bots.peek(botId);
+    if (!pace) this.bots.set(botId, { nextAt: 0, holdMs: ms, observed: true });
     else if (!pace.observed) Object.assign(pace, { holdMs: ms, observed: true });
     else pace.holdMs += HOLD_WEIGHT * (ms - pace.holdMs);
   }
 
   /** The moving average of how long the bot's POSTs held their slot; undefined before the first one ended. */
   observedHoldOf(botId: string): number | undefined {
-    const pace = this.bots.get(botId);
+    const pace = this.bots.peek(botId);
     return pace?.observed ? pace.holdMs : undefined;
   }
 
@@ -64,16 +69,8 @@ export class DeferralPacer {
   }
 
   private touch(botId: string, now: number): BotPace {
-    const pace = this.bots.get(botId) ?? { nextAt: now, holdMs: this.options.initialHoldMs, observed: false };
-    this.remember(botId, pace);
-    return pace;
-  }
-
-  /** Most recently used last, so the first key is the one to forget. */
-  private remember(botId: string, pace: BotPace): void {
-    if (!this.bots.delete(botId) && this.bots.size >= (this.options.maxBots ?? 10_000)) {
-      this.bots.delete(this.bots.keys().next().value as string);
-    }
+    const pace = this.bots.peek(botId) ?? { nextAt: now, holdMs: this.options.initialHoldMs, observed: false };
     this.bots.set(botId, pace);
+    return pace;
   }
 }

@@ -14,6 +14,7 @@ import {
 import { NativeUpdate, toTelegramUpdate, withAliases } from '@app/telegram-shapes';
 import { annotateSpan, tracingActive } from '@app/telemetry';
 import { DelayedError, type Job } from 'bullmq';
+import { LRUCache } from 'lru-cache';
 import { readFileSync } from 'node:fs';
 import { DispatcherConfig } from '../config/dispatcher.config';
 import { AttemptRecorder } from './attempt-recorder';
@@ -58,10 +59,10 @@ export type DeliverResult = { outcome: AttemptOutcome } | { skipped: SkipReason 
 export class DeliveryProcessor implements OnModuleDestroy {
   private readonly cipher: SecretCipher;
   private readonly slots: BotSlots;
-  private readonly secrets = new Map<string, string>();
+  private readonly secrets = new LRUCache<string, string>({ max: MAX_OPENED_SECRETS });
   private readonly pacer: DeferralPacer;
   /** max_connections of the bots whose deliveries this replica loaded lately. */
-  private readonly limits = new Map<string, number>();
+  private readonly limits = new LRUCache<string, number>({ max: MAX_KNOWN_LIMITS });
   private readonly borrowMaxHoldMs: number;
   /** Jobs that start while a load is running share the next one. */
   private readonly loads: BatchQueue<DeliverJobData, DueDelivery | SkipReason>;
@@ -156,9 +157,6 @@ export class DeliveryProcessor implements OnModuleDestroy {
   }
 
   private rememberLimit(botId: string, maxConnections: number): void {
-    if (!this.limits.has(botId) && this.limits.size >= MAX_KNOWN_LIMITS) {
-      this.limits.delete(this.limits.keys().next().value as string);
-    }
     this.limits.set(botId, maxConnections);
   }
 
@@ -238,7 +236,6 @@ export class DeliveryProcessor implements OnModuleDestroy {
     let secret = this.secrets.get(key);
     if (secret === undefined) {
       secret = this.cipher.decrypt(webhookSecretContext(botId), ciphertext);
-      if (this.secrets.size >= MAX_OPENED_SECRETS) this.secrets.delete(this.secrets.keys().next().value as string);
       this.secrets.set(key, secret);
     }
     return secret;

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { constantTimeEqual, hashSecretToken } from '@app/auth';
+import { LRUCache } from 'lru-cache';
 import { vouchersFeatureOpen } from '../applications/application-rules';
 import { AppTokensStore, TokenWithApplication } from '../app-tokens/app-tokens.store';
 import { VoucherErrors } from '../voucher-errors';
@@ -8,11 +9,17 @@ import { AppTokenCache } from './app-token-cache';
 
 /** last_used_at is informational: writing it once a minute per token keeps hot paths free of row contention. */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
+/** Tokens whose last write is remembered; one forgotten early costs one more write, nothing else. */
+const MAX_REMEMBERED_WRITES = 10_000;
 
 @Injectable()
 export class AppTokenAuthenticator {
   private readonly logger = new Logger('AppTokenAuthenticator');
-  private readonly lastUsedWrites = new Map<string, number>();
+  /** Tokens whose last_used_at this process wrote within the interval. */
+  private readonly lastUsedWrites = new LRUCache<string, true>({
+    max: MAX_REMEMBERED_WRITES,
+    ttl: LAST_USED_WRITE_INTERVAL_MS,
+  });
 
   constructor(
     private readonly tokens: AppTokensStore,
@@ -44,11 +51,8 @@ export class AppTokenAuthenticator {
   }
 
   private touch(tokenId: string): void {
-    const now = Date.now();
-    const last = this.lastUsedWrites.get(tokenId);
-    if (last !== undefined && now - last < LAST_USED_WRITE_INTERVAL_MS) return;
-    this.lastUsedWrites.set(tokenId, now);
-    if (this.lastUsedWrites.size > 10_000) this.lastUsedWrites.clear();
+    if (this.lastUsedWrites.has(tokenId)) return;
+    this.lastUsedWrites.set(tokenId, true);
     this.tokens
       .recordUse(tokenId)
       .catch((error: Error) => this.logger.warn(`could not record token use: ${error.message}`));

@@ -22,7 +22,7 @@ import { TelegramIdsService } from '../telegram-ids.service';
 import { nativeDto } from '../native-dto';
 import type { InputFileRef } from '../telegram-args';
 import type { TelegramCall, TelegramMethod, TelegramMethodGroup } from '../telegram-call';
-import { TelegramError } from '../telegram-errors';
+import { TelegramError, TELEGRAM_TEXTS } from '../telegram-errors';
 import { formatting, formattingOf, replyMarkupOf, TelegramSends } from '../telegram-sends';
 import { mimeTypeOf } from './mime-types';
 
@@ -118,13 +118,23 @@ export class MediaMethods implements TelegramMethodGroup {
       const fields = (item ?? {}) as Record<string, unknown>;
       if (typeof fields.media !== 'string') throw TelegramError.badRequest(`media[${index}].media must be a string`);
       const formatting = mediaFormatting(fields);
-      return { type: fields.type, caption: fields.caption, formatting, ref: args.fileRef(fields.media, `media[${index}]`) };
+      return {
+        type: fields.type,
+        caption: fields.caption,
+        formatting,
+        ref: args.fileRef(fields.media, `media[${index}]`),
+      };
     });
     const placeholder = '00000000-0000-4000-8000-000000000000';
     const check = (ids: string[]) =>
       nativeDto(SendMediaGroupDto, {
         ...target,
-        media: items.map((item, index) => ({ type: item.type, caption: item.caption, ...item.formatting, file_id: ids[index] })),
+        media: items.map((item, index) => ({
+          type: item.type,
+          caption: item.caption,
+          ...item.formatting,
+          file_id: ids[index],
+        })),
       });
     await check(items.map(() => placeholder));
     if (items.some((item) => 'upload' in item.ref)) await this.sending.assertWritable(bot, target.chat_id);
@@ -137,19 +147,27 @@ export class MediaMethods implements TelegramMethodGroup {
   private async editMessageMedia({ bot, args }: TelegramCall): Promise<TelegramObject> {
     this.sends.requireSendScope(bot);
     if (args.has('inline_message_id')) {
-      throw TelegramError.badRequest('messages sent via inline mode cannot be edited here; give chat_id and message_id');
+      throw new TelegramError(400, TELEGRAM_TEXTS.inlineMessageNotEditable);
     }
     const media = args.json('media', 'InputMedia JSON object');
-    if (typeof media !== 'object' || media === null || Array.isArray(media)) throw TelegramError.badRequest("can't parse InputMedia JSON object");
+    if (typeof media !== 'object' || media === null || Array.isArray(media))
+      throw TelegramError.badRequest("can't parse InputMedia JSON object");
     const fields = media as Record<string, unknown>;
     if (typeof fields.media !== 'string') throw TelegramError.badRequest('media.media must be a string');
     const ref = args.fileRef(fields.media, 'media');
-    const refs = { chat_id: await this.ids.chatOf(args.chat()), message_id: args.requiredInt('message_id'), reply_markup: replyMarkupOf(args) };
+    const refs = {
+      chat_id: await this.ids.chatOf(args.chat()),
+      message_id: args.requiredInt('message_id'),
+      reply_markup: replyMarkupOf(args),
+    };
     const item = { type: fields.type, caption: fields.caption, ...mediaFormatting(fields) };
     const placeholder = '00000000-0000-4000-8000-000000000000';
     // Checked before anything is stored, so a refused call leaves no file behind.
     await nativeDto(EditMessageMediaDto, { ...refs, media: { ...item, file_id: placeholder } });
-    const dto = await nativeDto(EditMessageMediaDto, { ...refs, media: { ...item, file_id: await this.fileIdOf(bot, ref) } });
+    const dto = await nativeDto(EditMessageMediaDto, {
+      ...refs,
+      media: { ...item, file_id: await this.fileIdOf(bot, ref) },
+    });
     return this.sends.message(await this.edits.editMessageMedia(bot, dto));
   }
 

@@ -39,7 +39,7 @@ function pollOptions(args: TelegramArgs): string[] {
 
 function noInlineMessages(args: TelegramArgs): void {
   if (args.has('inline_message_id')) {
-    throw TelegramError.badRequest('messages sent via inline mode cannot be edited here; give chat_id and message_id');
+    throw new TelegramError(400, TELEGRAM_TEXTS.inlineMessageNotEditable);
   }
 }
 
@@ -78,7 +78,11 @@ export class MessagesMethods implements TelegramMethodGroup {
     await this.sends.admit(bot);
     const text = args.string('text');
     if (text === undefined || text.trim() === '') throw new TelegramError(400, TELEGRAM_TEXTS.textEmpty);
-    const dto = await nativeDto(SendMessageDto, { ...(await this.sends.target(args)), text, ...formattingOf(args, 'entities') });
+    const dto = await nativeDto(SendMessageDto, {
+      ...(await this.sends.target(args)),
+      text,
+      ...formattingOf(args, 'entities'),
+    });
     return this.sends.message(await this.sending.sendMessage(bot, dto));
   }
 
