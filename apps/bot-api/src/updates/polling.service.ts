@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { CHANNEL_BUS, type ChannelBus } from '@app/platform';
 import { isBotAvailable } from '@app/webhook-queue';
-import { BOT_CHANGES_CHANNEL, BotTokenCache } from '../bot-auth/bot-token-cache';
+import { BOT_CHANGES_CHANNEL, BotTokenCache } from '../bots/auth/bot-token-cache';
 import type { Bot } from '../bots/entities/bot.entity';
 import { BotsStore } from '../bots/bots.store';
 import { BotConfig } from '../config/bot.config';

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { SecretCipher } from '@app/auth';
 import { deliverJobFor, DeliveryStore, webhookSecretContext, WebhookFormat } from '@app/webhook-queue';
 import { DataSource, EntityManager } from 'typeorm';
-import { BotTokenCache } from '../bot-auth/bot-token-cache';
+import { BotTokenCache } from '../bots/auth/bot-token-cache';
 import { BotsStore } from '../bots/bots.store';
 import { BotConfig } from '../config/bot.config';
 import { DeliveryQueue } from '../deliveries/delivery-queue';
