@@ -12,7 +12,8 @@ import { UpdateColumns, updatesWriteSql, WRITTEN_UPDATE_COLUMNS, WrittenUpdateRo
 import type { Person } from '../users/person';
 import { UsersStore } from '../users/users.store';
 import { Message, MessageKind, MessageMetadata } from './entities/message.entity';
-import { ChatRef, messageView } from './message-view';
+import { ChatRef } from '../chats/chat-view';
+import { messageView } from './message-view';
 import { BotErrors } from '../bot-errors';
 import { MessageView } from './dto/message.view';
 import type { ReplyMarkup } from '../sending/dto/reply-markup';

@@ -1,14 +1,9 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { MEMBER_STATUSES, MemberStatus } from '../../chats/dto/chat.view';
 import { FriendRequestUpdateView } from '../../friends/friend-request.view';
 import { CallbackQueryUpdateView, InlineQueryUpdateView } from '../../interaction/interaction.view';
-import {
-  ChatIdentityView,
-  ChatRefView,
-  MessageEntityView,
-  MessageView,
-  UserView,
-} from '../../messages/dto/message.view';
+import { ChatIdentityView, ChatRefView, MEMBER_STATUSES, MemberStatus } from '../../chats/dto/chat.view';
+import { MessageEntityView, MessageView } from '../../messages/dto/message.view';
+import { UserView } from '../../users/user.view';
 import { MESSAGE_KINDS, MessageKind } from '../../messages/entities/message.entity';
 import { UPDATE_TYPES, UpdateType } from '../update-types';
 
