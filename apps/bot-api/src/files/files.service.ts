@@ -6,7 +6,7 @@ import { BotErrors } from '../bot-errors';
 import { MediaFacts } from './media-probe';
 import { FileOwner } from './storage/storage-keys';
 import { UploadDeclaration } from './file-uploads.store';
-import { groupMessageVisibleTo } from '../messages/privacy';
+import { groupMessageVisibleTo } from '../bots/privacy';
 
 /** What file visibility needs of a bot. */
 export interface FileReadingBot {

@@ -13,7 +13,7 @@ import { ChatRef } from '../chats/chat-view';
 import { unixSeconds } from '../unix-time';
 import { messageView } from './message-view';
 import { MessageStore, ReservedMessage } from './message-store.service';
-import { groupMessageVisibleTo } from './privacy';
+import { groupMessageVisibleTo } from '../bots/privacy';
 import type { MessageView } from './dto/message.view';
 
 const KIND_TYPES: Partial<Record<MessageKind, UpdateType>> = {

@@ -16,7 +16,7 @@ import { FilesService } from '../files/files.service';
 import { CAPTION_MAX, TEXT_MAX } from '../messages/dto/client-messages.dto';
 import { formattedText, nonEmptyText } from '../messages/formatted-text';
 import { MessageStore } from '../messages/message-store.service';
-import { groupMessageVisibleTo } from '../messages/privacy';
+import { groupMessageVisibleTo } from '../bots/privacy';
 import { UsersStore } from '../users/users.store';
 import {
   CopyMessageDto,
