@@ -16,7 +16,7 @@ import { ChatRef } from '../chats/chat-view';
 import { messageView } from './message-view';
 import { BotErrors } from '../bot-errors';
 import { MessageView } from './dto/message.view';
-import type { ReplyMarkup } from '../sending/dto/reply-markup';
+import type { ReplyMarkup } from './dto/reply-markup';
 import type { MessageEntity } from '@app/telegram-shapes';
 
 export interface NewMessage {
