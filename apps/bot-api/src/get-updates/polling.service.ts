@@ -8,9 +8,9 @@ import { BotConfig } from '../config/bot.config';
 import { GetUpdatesDto } from './dto/get-updates.dto';
 import { UpdateView } from './dto/update.view';
 import { PollWaiter } from './poll-waiter';
-import { POLLS_CHANNEL, UPDATES_CHANNEL } from './update-notifier';
-import { UpdatesMetrics } from './updates.metrics';
-import { UpdatesStore } from './updates.store';
+import { POLLS_CHANNEL, UPDATES_CHANNEL } from '../updates/update-notifier';
+import { UpdatesMetrics } from '../updates/updates.metrics';
+import { UpdatesStore } from '../updates/updates.store';
 import { BotErrors } from '../bot-errors';
 
 export const DEFAULT_UPDATES_LIMIT = 100;
@@ -168,7 +168,12 @@ export class PollingService implements OnModuleInit, OnModuleDestroy {
   }
 
   private async pending(botId: string, offset: number | undefined, limit: number): Promise<UpdateView[]> {
-    const rows = await this.store.pending(botId, offset ?? 0, this.config.UPDATES_RETENTION_HOURS, limit);
+    const rows = await this.store.pending<Omit<UpdateView, 'update_seq'>>(
+      botId,
+      offset ?? 0,
+      this.config.UPDATES_RETENTION_HOURS,
+      limit,
+    );
     return rows.map((row) => ({ ...row.payload, update_seq: Number(row.update_seq) }));
   }
 }

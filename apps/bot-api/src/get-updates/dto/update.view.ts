@@ -5,7 +5,7 @@ import { ChatIdentityView, ChatRefView, MEMBER_STATUSES, MemberStatus } from '..
 import { MessageEntityView, MessageView } from '../../messages/dto/message.view';
 import { UserView } from '../../users/user.view';
 import { MESSAGE_KINDS, MessageKind } from '../../messages/entities/message.entity';
-import { UPDATE_TYPES, UpdateType } from '../update-types';
+import { UPDATE_TYPES, UpdateType } from '../../updates/update-types';
 
 /** `message` of message_deleted, message_read and message_delivered. */
 export class MessageEventView {
@@ -128,6 +128,3 @@ export class UpdateView {
   @ApiPropertyOptional({ type: ChatJoinRequestEventView })
   chat_join_request?: ChatJoinRequestEventView;
 }
-
-/** What an Update carries besides its ids and type: the one member named for the type. */
-export type UpdateMembers = Omit<UpdateView, 'update_id' | 'type' | 'bot_id' | 'update_seq'>;
