@@ -5,7 +5,7 @@ import { BotsStore, ChatBot } from '../bots/bots.store';
 import type { StoredFile } from '../files/entities/file.entity';
 import { UpdateEvent, UpdatesService } from '../updates/updates.service';
 import type { UpdateColumns, WrittenUpdateRow } from '../updates/updates.store';
-import { UpdateType } from '../updates/update-types';
+import { UpdateType } from '../update-types';
 import { userView } from '../users/person';
 import { UsersStore } from '../users/users.store';
 import { Message, MessageKind } from './entities/message.entity';

@@ -5,7 +5,7 @@ import { WebhookOutbox } from '../deliveries/webhook-outbox';
 import { UpdateNotifier } from './update-notifier';
 import { UpdatesMetrics } from './updates.metrics';
 import { updateIdFor } from './update-id';
-import { isSubscribed, UpdateMembers, UpdateType } from './update-types';
+import { isSubscribed, UpdateMembers, UpdateType } from '../update-types';
 import { UpdateColumns, UpdatesStore, WrittenUpdateRow } from './updates.store';
 
 /** What emit needs to know about the receiving bot. */

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { namedStatement, runNamed } from '@app/platform';
 import { acknowledgeAllButLastUpdates, acknowledgeUpdatesBelow, insertDeliveriesSql } from '@app/webhook-queue';
 import { DataSource, EntityManager } from 'typeorm';
-import type { UpdateType } from './update-types';
+import type { UpdateType } from '../update-types';
 
 /**
  * CTEs writing the Updates given as four parallel arrays from parameter `first` on (update ids, bot

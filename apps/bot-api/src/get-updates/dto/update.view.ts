@@ -5,7 +5,7 @@ import { ChatIdentityView, ChatRefView, MEMBER_STATUSES, MemberStatus } from '..
 import { MessageEntityView, MessageView } from '../../messages/dto/message.view';
 import { UserView } from '../../users/user.view';
 import { MESSAGE_KINDS, MessageKind } from '../../messages/entities/message.entity';
-import { UPDATE_TYPES, UpdateType } from '../../updates/update-types';
+import { UPDATE_TYPES, UpdateType } from '../../update-types';
 
 /** `message` of message_deleted, message_read and message_delivered. */
 export class MessageEventView {
