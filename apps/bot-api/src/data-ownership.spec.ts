@@ -3,11 +3,14 @@ import { join } from 'node:path';
 import {
   AllowedUse,
   createdTables,
+  describeWriters,
   entityTables,
+  fragmentUses,
   ownershipProblems,
   readSources,
   REPO_ROOT,
   tableUses,
+  tableWriters,
 } from '@app/testing';
 
 const BOT_API = 'apps/bot-api/src/';
@@ -24,7 +27,7 @@ const OWNERS: Record<string, string> = {
   bot_commands: `${BOT_API}profile/commands.service.ts`,
   bot_friends: `${BOT_API}friends/friends.service.ts`,
   friend_requests: `${BOT_API}friends/friends.service.ts`,
-  files: `${BOT_API}files/files.service.ts`,
+  files: `${BOT_API}files/files.store.ts`,
   file_uploads: `${BOT_API}files/file-uploads.store.ts`,
   chats: `${BOT_API}chats/chats.store.ts`,
   chat_members: `${BOT_API}chats/chats.store.ts`,
@@ -50,7 +53,10 @@ const DELIVERY_SETTINGS =
   'the delivery settings of a bot (delivery_mode, webhook_*) are the delivery side columns of its row, ' +
   'read by bot-dispatcher for every attempt';
 
-/** Statements that span tables of several owners: each lives with the rule it enforces. */
+/**
+ * Reads that span tables of several owners: each lives with the rule it enforces. Writes never do,
+ * except the delivery side's writes into bots and updates marked `writes` below.
+ */
 const CROSS_TABLE: AllowedUse[] = [
   {
     at: `${BOT_API}bots/bots.store.ts#botsInChatJson`,
@@ -78,23 +84,23 @@ const CROSS_TABLE: AllowedUse[] = [
     reason: 'only a live message of the same chat can be pinned; the statement that pins checks it',
   },
   {
-    at: `${BOT_API}files/files.service.ts#FilesService.visibleToUser`,
+    at: `${BOT_API}files/files.store.ts#FilesStore.postedToMemberOf`,
     tables: ['messages', 'chat_members'],
     reason: 'a file is visible to the active members of a chat it was posted in',
   },
   {
-    at: `${BOT_API}files/files.service.ts#FilesService.lockUnreferenced`,
+    at: `${BOT_API}files/files.store.ts#FilesStore.lockUnreferenced`,
     tables: ['messages'],
     reason: 'a file is purged only while no message references it; the statement that locks it for removal checks it',
   },
   {
-    at: `${BOT_API}files/owned-images.store.ts#OWNED_IMAGE`,
-    tables: ['files', 'bots'],
+    at: `${BOT_API}files/files.store.ts#OWNED_IMAGE`,
+    tables: ['bots'],
     reason:
       "other services' cover-image check: one statement decides existence, image type and ownership (the account's uploads and its bots')",
   },
   {
-    at: `${BOT_API}files/files.service.ts#FilesService.visibleToBot`,
+    at: `${BOT_API}files/files.store.ts#FilesStore.carriersSeenBy`,
     tables: ['messages', 'chat_members', 'chats'],
     reason:
       "a person's upload is visible to a bot that received a message carrying it: one statement reads those messages with their chat type and membership, group privacy decides",
@@ -138,6 +144,7 @@ const CROSS_TABLE: AllowedUse[] = [
     at: `${DELIVERY_SIDE}delivery-statements.ts#RECORD_ATTEMPTS`,
     tables: ['bots'],
     reason: "a failed attempt writes the bot's webhook_last_error_* in the statement that records it",
+    writes: true,
   },
   {
     at: `${DELIVERY_SIDE}delivery-statements.ts#OVERDUE`,
@@ -181,23 +188,27 @@ const CROSS_TABLE: AllowedUse[] = [
     reason:
       "webhook_recovered_at is a delivery side column of the bot's row: the dispatcher marks a recovery, " +
       "bot-api's redrive worker turns it into an automatic redrive job",
+    writes: true,
   })),
   ...['SET_WEBHOOK', 'CLEAR_WEBHOOK', 'WEBHOOK_INFO', 'WEBHOOK_SECRETS_FOR_UPDATE', 'DELIVERY_MODE_OF_OWNED'].map(
     (statement) => ({
       at: `${DELIVERY_SIDE}delivery-statements.ts#${statement}`,
       tables: ['bots'],
       reason: DELIVERY_SETTINGS,
+      writes: true,
     }),
   ),
   {
     at: `${DELIVERY_SIDE}update-acknowledgement.ts#acknowledgeUpdatesSql`,
     tables: ['updates'],
     reason: 'confirming an Update is one definition for getUpdates, drop_pending_updates and webhook success',
+    writes: true,
   },
   {
     at: `${DELIVERY_SIDE}update-acknowledgement.ts#ACKNOWLEDGE_ALL_BUT_LAST`,
     tables: ['updates'],
     reason: "the Telegram face's negative getUpdates offset confirms through the same definition",
+    writes: true,
   },
 ];
 
@@ -209,6 +220,7 @@ describe('data ownership of the bot database', () => {
   const sources = [
     ...readSources(REPO_ROOT, BOT_API, (path) => path.startsWith(`${BOT_API}database/migrations/`)),
     ...readSources(REPO_ROOT, 'libs/webhook-queue/src'),
+    ...readSources(REPO_ROOT, 'libs/idempotency/src', (path) => path.endsWith('.migration.ts')),
   ];
   const tables = createdTables(migrations);
   const uses = tableUses(sources, tables, entityTables(sources));
@@ -224,8 +236,22 @@ describe('data ownership of the bot database', () => {
     for (const owner of new Set(Object.values(OWNERS))) expect(existsSync(join(REPO_ROOT, owner))).toBe(true);
   });
 
-  it('lets no module query a table it does not own, except the cross-table statements listed with their reason', () => {
+  it('lets no module query a table it does not own, except the cross-table reads listed with their reason', () => {
     expect(ownershipProblems(uses, { owners: OWNERS, allowed: CROSS_TABLE })).toEqual([]);
+  });
+
+  it('has one writer per table: the file (or the delivery side folder) that owns it, also through spliced fragments', () => {
+    console.info(`bot database: table <- writing file\n${describeWriters(uses, fragmentUses(sources, uses))}`);
+    const writers = tableWriters(uses);
+    const allowedWrite = (table: string, path: string) =>
+      CROSS_TABLE.some((entry) => entry.writes && entry.tables.includes(table) && entry.at.startsWith(`${path}#`));
+    for (const table of tables) {
+      const owner = OWNERS[table];
+      const units = (writers.get(table) ?? [])
+        .filter((path) => !allowedWrite(table, path))
+        .map((path) => (owner.endsWith('/') && path.startsWith(owner) ? owner : path));
+      expect({ table, writers: [...new Set(units)] }).toEqual({ table, writers: [owner] });
+    }
   });
 
   it('states the rule "a bot is available" once, for both processes', () => {

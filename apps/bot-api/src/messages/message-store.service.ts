@@ -5,7 +5,7 @@ import { DataSource, EntityManager, In, IsNull } from 'typeorm';
 import { botsInChatJson, ChatBot, ChatBotRow, toChatBot } from '../bots/bots.store';
 import { ChatsStore } from '../chats/chats.store';
 import { Chat } from '../chats/entities/chat.entity';
-import { FilesService } from '../files/files.service';
+import { FilesStore } from '../files/files.store';
 import { FileLinksService } from '../files/file-links.service';
 import { StoredFile } from '../files/entities/file.entity';
 import { UpdateColumns, updatesWriteSql, WRITTEN_UPDATE_COLUMNS, WrittenUpdateRow } from '../updates/updates.store';
@@ -152,7 +152,7 @@ export function parseMessageId(value: unknown): number | null {
 export class MessageStore {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly files: FilesService,
+    private readonly files: FilesStore,
     private readonly links: FileLinksService,
     private readonly chats: ChatsStore,
     private readonly users: UsersStore,
