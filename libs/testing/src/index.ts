@@ -17,3 +17,4 @@ export * from './shared-state';
 export * from './wait';
 export * from './chromium';
 export * from './letter-case';
+export * from './code-map';
