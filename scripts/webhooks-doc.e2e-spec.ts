@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { UPDATE_TYPES } from '../apps/bot-api/src/updates/update-types';
+import { UPDATE_TYPES } from '../apps/bot-api/src/update-types';
 import {
   BotTestContext,
   callBot,

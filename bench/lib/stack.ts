@@ -1,8 +1,8 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DEFAULT_ROUTE_RATE_LIMITS } from '../../apps/bot-api/src/rate-limits/route-rate-limits';
-import { DEFAULT_RATE_LIMITS } from '../../apps/voucher-api/src/rate-limits/rate-limit.policy';
+import { DEFAULT_ROUTE_RATE_LIMITS } from '../../apps/bot-api/src/config/route-rate-limits.config';
+import { DEFAULT_RATE_LIMITS } from '../../apps/voucher-api/src/config/rate-limit.policy';
 import { BenchBackend, NO_REDIS_URL } from './backend';
 import { BENCH_DATABASES, PG } from './db';
 import { appArgs, BenchProcess, freePort, httpReady, ROOT, startProcess } from './processes';

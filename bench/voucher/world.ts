@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { VOUCHER_PERMISSIONS } from '../../apps/voucher-api/src/app-auth/runtime-route.options';
+import { VOUCHER_PERMISSIONS } from '../../apps/voucher-api/src/applications/runtime-route.options';
 import { Accounts, ApiClient, inParallel } from '../lib/api';
 import type { RequestShape } from '../lib/load';
 

@@ -1,7 +1,7 @@
 import { AccountGuard, InternalServiceGuard } from '@app/auth';
 import { API_SECURITY, ApiDocsSpec } from '@app/platform';
 import { BotErrors } from './bot-errors';
-import { BotTokenGuard } from './bot-auth/bot-token.guard';
+import { BotTokenGuard } from './bots/auth/bot-token.guard';
 import { routeLimitOf } from './rate-limits/route-rate-limits';
 
 /** The tag of service-to-service routes. */

@@ -12,6 +12,7 @@ import { UsersDirectory } from './users/users.directory';
 import { UsersModule } from './users/users.module';
 import { FriendsModule } from './friends/friends.module';
 import { ProfileModule } from './profile/profile.module';
+import { GetUpdatesModule } from './get-updates/get-updates.module';
 import { UpdatesModule } from './updates/updates.module';
 import { FilesModule } from './files/files.module';
 import { InternalFilesModule } from './files/internal-files.module';
@@ -74,6 +75,7 @@ export class AppModule {
         ProfileModule,
         FriendsModule,
         UpdatesModule,
+        GetUpdatesModule,
         FilesModule,
         InternalFilesModule,
         ChatsModule,

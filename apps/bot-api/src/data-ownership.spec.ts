@@ -2,12 +2,16 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   AllowedUse,
+  codeMapProblems,
   createdTables,
+  describeWriters,
   entityTables,
+  fragmentUses,
   ownershipProblems,
   readSources,
   REPO_ROOT,
   tableUses,
+  tableWriters,
 } from '@app/testing';
 
 const BOT_API = 'apps/bot-api/src/';
@@ -25,7 +29,7 @@ const OWNERS: Record<string, string> = {
   bot_commands: `${BOT_API}profile/commands.service.ts`,
   bot_friends: `${BOT_API}friends/friends.service.ts`,
   friend_requests: `${BOT_API}friends/friends.service.ts`,
-  files: `${BOT_API}files/files.service.ts`,
+  files: `${BOT_API}files/files.store.ts`,
   file_uploads: `${BOT_API}files/file-uploads.store.ts`,
   chats: `${BOT_API}chats/chats.store.ts`,
   chat_members: `${BOT_API}chats/chats.store.ts`,
@@ -48,7 +52,10 @@ const OWNERS: Record<string, string> = {
   telegram_aliases: `${DELIVERY_SIDE}telegram-aliases.store.ts`,
 };
 
-/** Statements that span tables of several owners: each lives with the rule it enforces. */
+/**
+ * Reads that span tables of several owners: each lives with the rule it enforces. Writes never do,
+ * except those marked `writes` below.
+ */
 const CROSS_TABLE: AllowedUse[] = [
   {
     at: `${BOT_API}bots/bots.store.ts#botsInChatJson`,
@@ -77,23 +84,23 @@ const CROSS_TABLE: AllowedUse[] = [
     reason: 'only a live message of the same chat can be pinned; the statement that pins checks it',
   },
   {
-    at: `${BOT_API}files/files.service.ts#FilesService.visibleToUser`,
+    at: `${BOT_API}files/files.store.ts#FilesStore.postedToMemberOf`,
     tables: ['messages', 'chat_members'],
     reason: 'a file is visible to the active members of a chat it was posted in',
   },
   {
-    at: `${BOT_API}files/files.service.ts#FilesService.lockUnreferenced`,
+    at: `${BOT_API}files/files.store.ts#FilesStore.lockUnreferenced`,
     tables: ['messages'],
     reason: 'a file is purged only while no message references it; the statement that locks it for removal checks it',
   },
   {
-    at: `${BOT_API}files/owned-images.store.ts#OWNED_IMAGE`,
-    tables: ['files', 'bots'],
+    at: `${BOT_API}files/files.store.ts#OWNED_IMAGE`,
+    tables: ['bots'],
     reason:
       "other services' cover-image check: one statement decides existence, image type and ownership (the account's uploads and its bots')",
   },
   {
-    at: `${BOT_API}files/files.service.ts#FilesService.visibleToBot`,
+    at: `${BOT_API}files/files.store.ts#FilesStore.carriersSeenBy`,
     tables: ['messages', 'chat_members', 'chats'],
     reason:
       "a person's upload is visible to a bot that received a message carrying it: one statement reads those messages with their chat type and membership, group privacy decides",
@@ -185,11 +192,13 @@ const CROSS_TABLE: AllowedUse[] = [
     at: `${DELIVERY_SIDE}update-acknowledgement.ts#acknowledgeUpdatesSql`,
     tables: ['updates'],
     reason: 'confirming an Update is one definition for getUpdates, drop_pending_updates and webhook success',
+    writes: true,
   },
   {
     at: `${DELIVERY_SIDE}update-acknowledgement.ts#ACKNOWLEDGE_ALL_BUT_LAST`,
     tables: ['updates'],
     reason: "the Telegram face's negative getUpdates offset confirms through the same definition",
+    writes: true,
   },
 ];
 
@@ -201,6 +210,7 @@ describe('data ownership of the bot database', () => {
   const sources = [
     ...readSources(REPO_ROOT, BOT_API, (path) => path.startsWith(`${BOT_API}database/migrations/`)),
     ...readSources(REPO_ROOT, 'libs/bot-delivery/src'),
+    ...readSources(REPO_ROOT, 'libs/idempotency/src', (path) => path.endsWith('.migration.ts')),
   ];
   const tables = createdTables(migrations);
   const uses = tableUses(sources, tables, entityTables(sources));
@@ -216,8 +226,22 @@ describe('data ownership of the bot database', () => {
     for (const owner of new Set(Object.values(OWNERS))) expect(existsSync(join(REPO_ROOT, owner))).toBe(true);
   });
 
-  it('lets no module query a table it does not own, except the cross-table statements listed with their reason', () => {
+  it('lets no module query a table it does not own, except the cross-table reads listed with their reason', () => {
     expect(ownershipProblems(uses, { owners: OWNERS, allowed: CROSS_TABLE })).toEqual([]);
+  });
+
+  it('has one writer per table: the file (or the delivery side folder) that owns it, also through spliced fragments', () => {
+    console.info(`bot database: table <- writing file\n${describeWriters(uses, fragmentUses(sources, uses))}`);
+    const writers = tableWriters(uses);
+    const allowedWrite = (table: string, path: string) =>
+      CROSS_TABLE.some((entry) => entry.writes && entry.tables.includes(table) && entry.at.startsWith(`${path}#`));
+    for (const table of tables) {
+      const owner = OWNERS[table];
+      const units = (writers.get(table) ?? [])
+        .filter((path) => !allowedWrite(table, path))
+        .map((path) => (owner.endsWith('/') && path.startsWith(owner) ? owner : path));
+      expect({ table, writers: [...new Set(units)] }).toEqual({ table, writers: [owner] });
+    }
   });
 
   it('states the rule "a bot is available" once, for both processes', () => {
@@ -226,5 +250,15 @@ describe('data ownership of the bot database', () => {
       .filter((source) => rule.test(source.text))
       .map((source) => source.path);
     expect(restated).toEqual([]);
+  });
+
+  it('is what docs/code-map.md says: every folder, and each table under the folder that writes it', () => {
+    const owners = Object.fromEntries(
+      Object.entries(OWNERS).map(([table, owner]) => [
+        table,
+        owner.startsWith(BOT_API) ? owner.slice(BOT_API.length) : null,
+      ]),
+    );
+    expect(codeMapProblems(REPO_ROOT, 'bot-api', owners)).toEqual([]);
   });
 });

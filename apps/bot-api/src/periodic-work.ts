@@ -5,7 +5,7 @@ import { FileRetentionPurgeService } from './files/file-retention-purge.service'
 import { FileUploadPurgeService } from './files/file-upload-purge.service';
 import { QueriesPurgeService } from './interaction/queries-purge.service';
 import { RedriveTick } from './staff-deliveries/redrive-tick';
-import { UpdatesPurgeService } from './updates/updates-purge.service';
+import { UpdatesPurgeService } from './get-updates/updates-purge.service';
 import { VirtualMemberAuditPurgeService } from './virtual-members/virtual-member-audit-purge.service';
 
 /** Everything bot-api does on a timer, each run once per cluster whatever the number of replicas. */

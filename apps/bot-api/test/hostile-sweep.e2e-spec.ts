@@ -6,7 +6,7 @@ import { BOT_API_DOCS } from '../src/api-docs';
 import { AppModule } from '../src/app.module';
 import { BotConfig } from '../src/config/bot.config';
 import { botMigrations } from '../src/database/migrations';
-import { DEFAULT_ROUTE_RATE_LIMITS } from '../src/rate-limits/route-rate-limits';
+import { DEFAULT_ROUTE_RATE_LIMITS } from '../src/config/route-rate-limits.config';
 import { BotTestContext, createApprovedBot, ensureUsers, STAFF_ID } from './app-context';
 
 // About 60 s of requests on a 2-core machine; the sweep stops each operation at its share of the budget.

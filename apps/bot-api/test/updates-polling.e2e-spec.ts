@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { createTestApp, describeEachBackend, waitUntil } from '@app/testing';
 import { AppModule } from '../src/app.module';
 import { BotConfig } from '../src/config/bot.config';
-import { PollingService } from '../src/updates/polling.service';
+import { PollingService } from '../src/get-updates/polling.service';
 import { UpdatesMetrics } from '../src/updates/updates.metrics';
 import { ApprovedBot, BotTestContext, callBot, createApprovedBot, openPrivateChat, startBotApp } from './app-context';
 

@@ -1,4 +1,4 @@
-import { createdTables, entityTables, readSources, REPO_ROOT, tableUses } from '@app/testing';
+import { codeMapProblems, createdTables, entityTables, readSources, REPO_ROOT, tableUses } from '@app/testing';
 
 /**
  * The tables bot delivery (@app/bot-delivery) owns, and so the only ones the dispatcher may write:
@@ -48,5 +48,9 @@ describe('data ownership of bot-dispatcher', () => {
 
   it('queries no table itself, neither with SQL nor through TypeORM entities', () => {
     expect(tableUses(sources, tables, entities)).toEqual([]);
+  });
+
+  it('is what docs/code-map.md says: every folder, writing no table', () => {
+    expect(codeMapProblems(REPO_ROOT, 'bot-dispatcher', {})).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { DEFAULT_RATE_LIMITS } from '../src/rate-limits/rate-limit.policy';
+import { DEFAULT_RATE_LIMITS } from '../src/config/rate-limit.policy';
 import { VoucherCredentials } from '../src/vouchers/voucher-credentials';
 import { seedAuthorization, SeededApplication, VoucherTestContext } from './app-context';
 

@@ -11,7 +11,7 @@ import {
   testRedisPrefix,
 } from '@app/testing';
 import { voucherMigrations } from '../src/database/migrations';
-import { DEV_SEALING_KEY } from '../src/sealed-transport/sealing-keys';
+import { DEV_SEALING_KEY } from '../src/config/sealing-keys';
 
 const MAIN = 'apps/voucher-api/src/main.ts';
 

@@ -18,3 +18,4 @@ export * from './wait';
 export * from './chromium';
 export * from './letter-case';
 export * from './otlp-receiver';
+export * from './code-map';

@@ -15,13 +15,30 @@ export interface TableUse {
   path: string;
   table: string;
   via: 'sql' | 'typeorm';
+  /** Whether the use may change rows: INSERT, UPDATE or DELETE on the table, or a TypeORM write. */
+  writes: boolean;
 }
 
-/** A use outside the table's owner that is allowed, and why. */
+/**
+ * A statement that splices another declaration's SQL into its own (`${insertDeliveriesSql('x')}`):
+ * the tables that fragment uses are used by the statement too, under the fragment's owner.
+ */
+export interface FragmentUse {
+  /** Where the statement is: `<path>#<declaration>`. */
+  at: string;
+  /** The spliced fragment: `<path>#<declaration>`. */
+  fragment: string;
+  table: string;
+  writes: boolean;
+}
+
+/** A use outside the table's owner that is allowed, and why: a read, unless `writes` says otherwise. */
 export interface AllowedUse {
   at: string;
   tables: readonly string[];
   reason: string;
+  /** The statement writes these tables too: only what the table's owner cannot do for it. */
+  writes?: boolean;
 }
 
 export interface Ownership {
@@ -58,8 +75,12 @@ const ENTITY_CALLS = new Set([
   'decrement',
 ]);
 
+/** TypeORM calls that change rows; the others read. */
+const WRITING_CALLS = new Set(['save', 'insert', 'update', 'upsert', 'delete', 'remove', 'increment', 'decrement']);
+
 const SQL_STATEMENT = /\b(?:SELECT|INSERT|UPDATE|DELETE|WITH)\b/;
-const TABLE_AFTER_KEYWORD = /\b(?:FROM|JOIN|INTO|UPDATE)\s+([a-z_][a-z0-9_]*)/g;
+/** `INSERT INTO t`, `UPDATE t`, `DELETE FROM t` write t; `FROM t`, `JOIN t` read it. */
+const TABLE_AFTER_KEYWORD = /\b(INSERT\s+INTO|DELETE\s+FROM|FROM|JOIN|INTO|UPDATE)\s+([a-z_][a-z0-9_]*)/g;
 
 /** The `.ts` files below `dir` (relative to `root`), leaving out tests and whatever `skip` matches. */
 export function readSources(root: string, dir: string, skip: (path: string) => boolean = () => false): Source[] {
@@ -96,27 +117,134 @@ export function tableUses(
   return sources.flatMap((source) => {
     const file = ts.createSourceFile(source.path, source.text, ts.ScriptTarget.ES2022, true);
     const uses: TableUse[] = [];
-    const add = (node: ts.Node, table: string, via: TableUse['via']) => {
+    const add = (node: ts.Node, table: string, via: TableUse['via'], writes: boolean) => {
       const at = `${source.path}#${declarationOf(node)}`;
-      if (!uses.some((use) => use.at === at && use.table === table && use.via === via)) {
-        uses.push({ at, path: source.path, table, via });
-      }
+      const known = uses.find((use) => use.at === at && use.table === table && use.via === via);
+      if (known) known.writes ||= writes;
+      else uses.push({ at, path: source.path, table, via, writes });
     };
     const visit = (node: ts.Node): void => {
       const sql = literalText(node);
       if (sql !== undefined && SQL_STATEMENT.test(sql)) {
-        for (const [, name] of sql.matchAll(TABLE_AFTER_KEYWORD)) if (tables.has(name)) add(node, name, 'sql');
+        for (const [, keyword, name] of sql.matchAll(TABLE_AFTER_KEYWORD)) {
+          if (tables.has(name)) add(node, name, 'sql', /^(?:INSERT|DELETE|UPDATE)/.test(keyword));
+        }
       }
       if (ts.isCallExpression(node) && ENTITY_CALLS.has(calleeName(node.expression) ?? '')) {
         const first = node.arguments[0];
         const table = first && ts.isIdentifier(first) ? entities.get(first.text) : undefined;
-        if (table) add(node, table, 'typeorm');
+        if (table) add(node, table, 'typeorm', typeormWrites(node));
       }
       ts.forEachChild(node, visit);
     };
     visit(file);
     return uses;
   });
+}
+
+/**
+ * Whether a TypeORM call on an entity may change rows: a writing call itself (`manager.save(Entity, …)`),
+ * a repository whose next call writes (`getRepository(Entity).save(…)`), or a repository or query
+ * builder kept for later (`@InjectRepository(Entity)`, `createQueryBuilder(Entity)`), which may.
+ */
+function typeormWrites(call: ts.CallExpression): boolean {
+  const name = calleeName(call.expression) ?? '';
+  if (WRITING_CALLS.has(name)) return true;
+  if (name !== 'getRepository')
+    return !ENTITY_CALLS.has(name) || name === 'InjectRepository' || name === 'createQueryBuilder';
+  const parent = call.parent;
+  if (ts.isPropertyAccessExpression(parent) && ts.isCallExpression(parent.parent)) {
+    return WRITING_CALLS.has(parent.name.text) || parent.name.text === 'createQueryBuilder';
+  }
+  return true;
+}
+
+/**
+ * The fragments each statement splices in (`${name}` or `${name(…)}` holes naming a module-level
+ * constant or function of these sources that holds SQL), followed through fragments that splice
+ * others: every table a statement reaches that way, with the fragment whose text names it. A name is
+ * resolved in its own file first, then by the one module-level declaration of that name.
+ */
+export function fragmentUses(sources: readonly Source[], uses: readonly TableUse[]): FragmentUse[] {
+  const fragmentsOf = new Map<string, string[]>();
+  const declarations = new Map<string, string[]>();
+  const holes: Array<{ at: string; path: string; name: string }> = [];
+  for (const source of sources) {
+    const file = ts.createSourceFile(source.path, source.text, ts.ScriptTarget.ES2022, true);
+    for (const statement of file.statements) {
+      const names = ts.isFunctionDeclaration(statement)
+        ? [statement.name?.text]
+        : ts.isVariableStatement(statement)
+          ? statement.declarationList.declarations.map((d) => (ts.isIdentifier(d.name) ? d.name.text : undefined))
+          : [];
+      for (const name of names) if (name) declarations.set(name, [...(declarations.get(name) ?? []), source.path]);
+    }
+    const visit = (node: ts.Node): void => {
+      if (ts.isTemplateExpression(node)) {
+        for (const span of node.templateSpans) {
+          const hole = ts.isCallExpression(span.expression) ? span.expression.expression : span.expression;
+          if (ts.isIdentifier(hole))
+            holes.push({ at: `${source.path}#${declarationOf(node)}`, path: source.path, name: hole.text });
+        }
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(file);
+  }
+  const resolve = (path: string, name: string): string | undefined => {
+    const found = declarations.get(name) ?? [];
+    const where = found.includes(path) ? path : found.length === 1 ? found[0] : undefined;
+    return where && `${where}#${name}`;
+  };
+  for (const hole of holes) {
+    const fragment = resolve(hole.path, hole.name);
+    if (
+      fragment &&
+      fragment !== hole.at &&
+      uses.some((use) => use.at === fragment || use.at.startsWith(`${fragment}.`))
+    ) {
+      fragmentsOf.set(hole.at, [...new Set([...(fragmentsOf.get(hole.at) ?? []), fragment])]);
+    }
+  }
+  const reached: FragmentUse[] = [];
+  for (const at of fragmentsOf.keys()) {
+    const seen = new Set<string>();
+    const walk = (fragment: string): void => {
+      if (seen.has(fragment)) return;
+      seen.add(fragment);
+      for (const use of uses.filter((u) => u.at === fragment)) {
+        if (!reached.some((r) => r.at === at && r.fragment === fragment && r.table === use.table)) {
+          reached.push({ at, fragment, table: use.table, writes: use.writes });
+        }
+      }
+      for (const next of fragmentsOf.get(fragment) ?? []) walk(next);
+    };
+    for (const fragment of fragmentsOf.get(at) ?? []) walk(fragment);
+  }
+  return reached;
+}
+
+/**
+ * Table → the files whose own text writes it (a statement that splices a fragment writes through the
+ * fragment's file, which is where that text lives).
+ */
+export function tableWriters(uses: readonly TableUse[]): Map<string, string[]> {
+  const writers = new Map<string, string[]>();
+  for (const use of uses.filter((u) => u.writes)) {
+    const files = writers.get(use.table) ?? [];
+    if (!files.includes(use.path)) writers.set(use.table, [...files, use.path].sort());
+  }
+  return new Map([...writers].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** The writer map as lines for a test's output: `table ← file (spliced into: statement, …)`. */
+export function describeWriters(uses: readonly TableUse[], fragments: readonly FragmentUse[]): string {
+  return [...tableWriters(uses)]
+    .map(([table, files]) => {
+      const spliced = [...new Set(fragments.filter((f) => f.writes && f.table === table).map((f) => f.at))].sort();
+      return `${table} <- ${files.join(', ')}${spliced.length > 0 ? ` (spliced into ${spliced.join(', ')})` : ''}`;
+    })
+    .join('\n');
 }
 
 /**
@@ -128,14 +256,15 @@ export function ownershipProblems(uses: readonly TableUse[], ownership: Ownershi
     const owner = ownership.owners[use.table];
     return owner === undefined || !(use.path === owner || (owner.endsWith('/') && use.path.startsWith(owner)));
   });
-  const allows = (entry: AllowedUse, use: TableUse) => entry.at === use.at && entry.tables.includes(use.table);
+  const allows = (entry: AllowedUse, use: TableUse) =>
+    entry.at === use.at && entry.tables.includes(use.table) && (!use.writes || entry.writes === true);
   const problems = foreign
     .filter((use) => !ownership.allowed.some((entry) => allows(entry, use)))
     .map((use) => {
       const owner = ownership.owners[use.table];
       return owner === undefined
         ? `${use.at}: table ${use.table} has no owner`
-        : `${use.at}: ${use.via} on ${use.table}, which ${owner} owns`;
+        : `${use.at}: ${use.via} ${use.writes ? 'writes' : 'on'} ${use.table}, which ${owner} owns`;
     });
   const stale = ownership.allowed
     .filter((entry) => entry.tables.some((table) => !foreign.some((use) => allows({ ...entry, tables: [table] }, use))))

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { displayPrefix, generateSecretToken, hashSecretToken, SecretCipher } from '@app/auth';
 import { DataSource, EntityManager } from 'typeorm';
 import { BotErrors } from '../bot-errors';
-import { BotTokenCache } from '../bot-auth/bot-token-cache';
+import { BotTokenCache } from './auth/bot-token-cache';
 import { BotConfig } from '../config/bot.config';
 import { BotsStore } from './bots.store';
 

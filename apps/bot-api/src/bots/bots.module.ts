@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { BotTokenCache } from '../bot-auth/bot-token-cache';
-import { BotTokenGuard } from '../bot-auth/bot-token.guard';
-import { BotTokenService } from '../bot-auth/bot-token.service';
-import { TokenFailureLimiter } from '../bot-auth/token-failure-limiter';
+import { BotTokenCache } from './auth/bot-token-cache';
+import { BotTokenGuard } from './auth/bot-token.guard';
+import { BotTokenService } from './auth/bot-token.service';
+import { TokenFailureLimiter } from './auth/token-failure-limiter';
 import { DeliveriesModule } from '../deliveries/deliveries.module';
 import { UsersModule } from '../users/users.module';
 import { BotCredentialsService } from './bot-credentials.service';

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { BotErrors } from '../bot-errors';
-import { BotTokenCache } from '../bot-auth/bot-token-cache';
+import { BotTokenCache } from './auth/bot-token-cache';
 import { BotConfig } from '../config/bot.config';
 import { UsersStore } from '../users/users.store';
 import { usernameTaken } from './bot-errors';
@@ -13,7 +13,8 @@ import { botView, BotView } from './bot.view';
 import { BotsStore } from './bots.store';
 import { SubmitBotDto } from './dto/submit-bot.dto';
 import { UpdateBotDto } from './dto/update-bot.dto';
-import { Bot, DEFAULT_BOT_SCOPES, systemUserIdFor } from './entities/bot.entity';
+import { Bot, DEFAULT_BOT_SCOPES } from './entities/bot.entity';
+import { systemUserIdFor } from '../users/bot-system-user-id';
 import { compactRateLimits, defaultRateLimits } from './rate-limits';
 import { BotPage } from './bot.view';
 

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { BotsStore } from '../bots/bots.store';
-import { chatRefView, ChatRef, unixSeconds } from '../messages/message-view';
+import { unixSeconds } from '../unix-time';
+import { chatRefView, ChatRef } from './chat-view';
 import { UpdatesService } from '../updates/updates.service';
 import { Person, userView } from '../users/person';
 import { UsersStore } from '../users/users.store';

@@ -4,6 +4,13 @@ import type { Chat } from './entities/chat.entity';
 import type { ChatMember } from './entities/chat-member.entity';
 import { ChatMemberView, ChatView } from './dto/chat.view';
 
+/** Which chat a message or an event belongs to, as the views need it. */
+export type ChatRef = Pick<Chat, 'id' | 'type' | 'title'>;
+
+export function chatRefView(chat: ChatRef) {
+  return { id: chat.id, type: chat.type, title: chat.title };
+}
+
 export function chatView(chat: Chat): ChatView {
   return {
     id: chat.id,

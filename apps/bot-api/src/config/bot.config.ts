@@ -2,7 +2,7 @@ import { AccountAuthConfig, DEV_INTERNAL_API_TOKEN, internalApiTokenProblems } f
 import { EnvBoolean } from '@app/platform';
 import { RATE_LIMITS_FORMAT, resolveRateLimits } from '@app/rate-limits';
 import { DEV_WEBHOOK_SECRET_KEY, isIpOrCidr } from '@app/bot-delivery';
-import { DEFAULT_ROUTE_RATE_LIMITS } from '../rate-limits/route-rate-limits';
+import { DEFAULT_ROUTE_RATE_LIMITS } from './route-rate-limits.config';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsString, Matches, Max, Min, MinLength } from 'class-validator';
 import {
@@ -10,7 +10,7 @@ import {
   FILE_STORAGE_DRIVERS,
   FileStorageDriverName,
   fileStorageProblems,
-} from '../files/storage/file-storage.config';
+} from './file-storage.config';
 
 export const DEV_BOT_TOKEN_ENCRYPTION_KEY = '000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f';
 

@@ -8,7 +8,7 @@ import {
   WebhookDeliveryAttempt,
 } from '@app/bot-delivery';
 import { PageOf } from '@app/platform';
-import { UPDATE_TYPES } from '../updates/update-types';
+import { UPDATE_TYPES } from '../update-types';
 
 export const TRIGGER_DESCRIPTION =
   'How the current attempt series was started: first_attempt (the Update itself), manual (a redelivery by the ' +

@@ -3,7 +3,7 @@ import type { PeriodicTask } from '@app/coordination';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { BotConfig } from '../config/bot.config';
-import { FilesService } from './files.service';
+import { FilesStore } from './files.store';
 import { FileStorage } from './storage/file-storage';
 import { purgeStoredBytes } from './stored-bytes-purge';
 
@@ -22,7 +22,7 @@ export class FileRetentionPurgeService implements PeriodicTask, OnApplicationShu
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly storage: FileStorage,
-    private readonly files: FilesService,
+    private readonly files: FilesStore,
     private readonly config: BotConfig,
   ) {
     this.everyMs = config.FILE_UPLOAD_PURGE_INTERVAL_MS;

@@ -11,6 +11,7 @@ import type { StoredFile } from './entities/file.entity';
 import { FileLinksService } from './file-links.service';
 import { FileUploadsStore, ownedBy, PendingUpload, UploadDeclaration } from './file-uploads.store';
 import { FileReadingBot, FilesService } from './files.service';
+import { FilesStore } from './files.store';
 import { probeMedia } from './media-probe';
 import { FileStorage } from './storage/file-storage';
 import { FileOwner, keyBelongsTo, newStorageKey } from './storage/storage-keys';
@@ -35,6 +36,7 @@ export class FileUploadsService {
     private readonly storage: FileStorage,
     private readonly uploads: FileUploadsStore,
     private readonly files: FilesService,
+    private readonly fileRows: FilesStore,
     private readonly links: FileLinksService,
     private readonly config: BotConfig,
   ) {}
@@ -78,7 +80,7 @@ export class FileUploadsService {
       const locked = await this.uploads.byKey(manager, upload.storageKey, true);
       if (!locked || locked.completedAt) throw BotErrors.error('CONFLICT', 'The upload was already completed');
       await this.uploads.markCompleted(manager, locked.id);
-      return this.files.create(manager, owner, upload.storageKey, declared, facts);
+      return this.fileRows.create(manager, owner, upload.storageKey, declared, facts);
     });
     return this.info(file);
   }
@@ -101,7 +103,7 @@ export class FileUploadsService {
       const facts = await probeMedia(await this.storage.read(key), declared.mimeType, declared.fileSize);
       return await this.dataSource.transaction(async (manager) => {
         await this.reserve(manager, owner, declared.fileSize);
-        return this.files.create(manager, owner, key, declared, facts);
+        return this.fileRows.create(manager, owner, key, declared, facts);
       });
     } catch (error) {
       await this.storage.delete(key);
@@ -127,9 +129,9 @@ export class FileUploadsService {
    */
   private async reserve(manager: EntityManager, owner: FileOwner, bytes: number): Promise<void> {
     if (owner.kind !== 'bot') return;
-    if (manager.queryRunner?.isTransactionActive) await this.files.lockBotStorage(manager, owner.botId);
+    if (manager.queryRunner?.isTransactionActive) await this.fileRows.lockBotStorage(manager, owner.botId);
     const held =
-      (await this.files.bytesOfBot(manager, owner.botId)) +
+      (await this.fileRows.bytesOfBot(manager, owner.botId)) +
       (await this.uploads.pendingBytesOfBot(manager, owner.botId));
     if (held + bytes > this.config.BOT_STORAGE_QUOTA_BYTES) {
       throw BotErrors.error(
@@ -149,7 +151,7 @@ export class FileUploadsService {
       return upload;
     }
     // A completed upload's row is purged after its expiry; the file still says the key was used.
-    if (await this.files.existsForKey(manager, key)) {
+    if (await this.fileRows.existsForKey(manager, key)) {
       throw BotErrors.error('CONFLICT', 'The upload was already completed');
     }
     throw BotErrors.notFound('Upload');

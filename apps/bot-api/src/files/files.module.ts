@@ -13,6 +13,7 @@ import { FileUploadPurgeService } from './file-upload-purge.service';
 import { FileUploadsService } from './file-uploads.service';
 import { FileUploadsStore } from './file-uploads.store';
 import { FilesService } from './files.service';
+import { FilesStore } from './files.store';
 import { DiskFileStorage } from './storage/disk-file-storage';
 import { FileStorage } from './storage/file-storage';
 import { S3FileStorage } from './storage/s3-file-storage';
@@ -41,6 +42,7 @@ export function fileStorageFor(config: BotConfig): FileStorage {
   controllers: [BotFilesController, ClientFilesController, FileStorageController],
   providers: [
     { provide: FileStorage, useFactory: fileStorageFor, inject: [BotConfig] },
+    FilesStore,
     FilesService,
     FileUploadsStore,
     FileUploadsService,
@@ -49,6 +51,6 @@ export function fileStorageFor(config: BotConfig): FileStorage {
     FileUploadPurgeService,
     FileRetentionPurgeService,
   ],
-  exports: [FilesService, FileLinksService, FileUploadsService, TypeOrmModule],
+  exports: [FilesStore, FilesService, FileLinksService, FileUploadsService, TypeOrmModule],
 })
 export class FilesModule {}

@@ -4,7 +4,7 @@ import { InternalServiceGuard } from '@app/auth';
 import { INTERNAL_TAG } from '../api-docs';
 import { ApiErrors, BotErrors } from '../bot-errors';
 import { OwnedImageQuery, OwnedImageView } from './dto/owned-image.dto';
-import { OwnedImagesStore } from './owned-images.store';
+import { FilesStore } from './files.store';
 
 /**
  * Service-to-service file checks. voucher-api asks whether a template's `cover_file_id` is an image
@@ -14,7 +14,7 @@ import { OwnedImagesStore } from './owned-images.store';
 @UseGuards(InternalServiceGuard)
 @Controller('api/v1/bots/internal/files')
 export class InternalFilesController {
-  constructor(private readonly images: OwnedImagesStore) {}
+  constructor(private readonly files: FilesStore) {}
 
   @Get(':fileId')
   @ApiOperation({
@@ -24,7 +24,7 @@ export class InternalFilesController {
   @ApiOkResponse({ type: OwnedImageView })
   @ApiErrors({ code: 'NOT_FOUND', when: 'no such file, not an image, or not owned by that account' })
   async ownedImage(@Param('fileId') fileId: string, @Query() query: OwnedImageQuery): Promise<OwnedImageView> {
-    const image = await this.images.find(fileId, query.owner);
+    const image = await this.files.ownedImage(fileId, query.owner);
     if (!image) throw BotErrors.notFound('File');
     return { file_id: image.id, mime_type: image.mime_type, width: image.width, height: image.height };
   }

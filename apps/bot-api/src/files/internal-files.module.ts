@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
 import { InternalFilesController } from './internal-files.controller';
-import { OwnedImagesStore } from './owned-images.store';
+import { FilesStore } from './files.store';
 
 /** File checks other platform services make through the internal routes. */
 @Module({
   controllers: [InternalFilesController],
-  providers: [OwnedImagesStore],
+  providers: [FilesStore],
 })
 export class InternalFilesModule {}

@@ -2,8 +2,8 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account, AccountGuard, CurrentAccount } from '@app/auth';
 import { ApiErrors } from '../bot-errors';
-import { BotAuth } from '../bot-auth/bot-auth.decorators';
-import { CurrentBot } from '../bot-auth/current-bot.decorator';
+import { BotAuth } from '../bots/auth/bot-auth.decorators';
+import { CurrentBot } from '../bots/auth/current-bot.decorator';
 import { PageQueryDto } from '@app/platform';
 import type { Bot } from '../bots/entities/bot.entity';
 import { TRUE_SCHEMA } from '../method-docs';

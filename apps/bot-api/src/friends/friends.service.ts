@@ -4,7 +4,7 @@ import { isBotAvailable } from '@app/bot-delivery';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { BotErrors } from '../bot-errors';
-import { BotTokenCache } from '../bot-auth/bot-token-cache';
+import { BotTokenCache } from '../bots/auth/bot-token-cache';
 import { isUniqueViolation } from '../bots/bot-errors';
 import { BotsStore } from '../bots/bots.store';
 import { PageQueryDto, pageAnswer, pageWindow } from '@app/platform';

@@ -8,7 +8,7 @@ import type { Bot } from '../bots/entities/bot.entity';
 import { ChatsStore } from '../chats/chats.store';
 import { BotConfig } from '../config/bot.config';
 import { MessageStore } from '../messages/message-store.service';
-import type { ReplyMarkup } from '../sending/dto/reply-markup';
+import type { ReplyMarkup } from '../messages/dto/reply-markup';
 import { UpdatesService } from '../updates/updates.service';
 import { userView } from '../users/person';
 import { UsersStore } from '../users/users.store';

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
-import { BotAuth, CurrentBot } from '../bot-auth';
+import { BotAuth, CurrentBot } from '../bots/auth';
 import { BotErrorDoc } from '../bot-errors';
 import type { Bot } from '../bots/entities/bot.entity';
 import { BOT_NOT_AVAILABLE, MethodDocs, SuccessDoc, TRUE_SCHEMA } from '../method-docs';

@@ -1,5 +1,6 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { ChatIdentityView, UserView } from '../messages/dto/message.view';
+import { ChatIdentityView } from '../chats/dto/chat.view';
+import { UserView } from '../users/user.view';
 import { PARSE_MODES } from './inline-results';
 import type { QueryStatus } from './interaction-queries.store';
 

@@ -5,13 +5,15 @@ import { BotsStore, ChatBot } from '../bots/bots.store';
 import type { StoredFile } from '../files/entities/file.entity';
 import { UpdateEvent, UpdatesService } from '../updates/updates.service';
 import type { UpdateColumns, WrittenUpdateRow } from '../updates/updates.store';
-import { UpdateType } from '../updates/update-types';
+import { UpdateType } from '../update-types';
 import { userView } from '../users/person';
 import { UsersStore } from '../users/users.store';
 import { Message, MessageKind } from './entities/message.entity';
-import { ChatRef, messageView, unixSeconds } from './message-view';
+import { ChatRef } from '../chats/chat-view';
+import { unixSeconds } from '../unix-time';
+import { messageView } from './message-view';
 import { MessageStore, ReservedMessage } from './message-store.service';
-import { groupMessageVisibleTo } from './privacy';
+import { groupMessageVisibleTo } from '../bots/privacy';
 import type { MessageView } from './dto/message.view';
 
 const KIND_TYPES: Partial<Record<MessageKind, UpdateType>> = {

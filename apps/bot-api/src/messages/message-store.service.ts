@@ -5,17 +5,18 @@ import { DataSource, EntityManager, In, IsNull } from 'typeorm';
 import { botsInChatJson, ChatBot, ChatBotRow, toChatBot } from '../bots/bots.store';
 import { ChatsStore } from '../chats/chats.store';
 import { Chat } from '../chats/entities/chat.entity';
-import { FilesService } from '../files/files.service';
+import { FilesStore } from '../files/files.store';
 import { FileLinksService } from '../files/file-links.service';
 import { StoredFile } from '../files/entities/file.entity';
 import { UpdateColumns, updatesWriteSql, WRITTEN_UPDATE_COLUMNS, WrittenUpdateRow } from '../updates/updates.store';
 import type { Person } from '../users/person';
 import { UsersStore } from '../users/users.store';
 import { Message, MessageKind, MessageMetadata } from './entities/message.entity';
-import { ChatRef, messageView } from './message-view';
+import { ChatRef } from '../chats/chat-view';
+import { messageView } from './message-view';
 import { BotErrors } from '../bot-errors';
 import { MessageView } from './dto/message.view';
-import type { ReplyMarkup } from '../sending/dto/reply-markup';
+import type { ReplyMarkup } from './dto/reply-markup';
 import type { MessageEntity } from '@app/telegram-shapes';
 
 export interface NewMessage {
@@ -151,7 +152,7 @@ export function parseMessageId(value: unknown): number | null {
 export class MessageStore {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly files: FilesService,
+    private readonly files: FilesStore,
     private readonly links: FileLinksService,
     private readonly chats: ChatsStore,
     private readonly users: UsersStore,

@@ -1,6 +1,7 @@
 import type { StoredFile } from '../files/entities/file.entity';
 import type { Message } from './entities/message.entity';
-import { messageView, unixSeconds } from './message-view';
+import { unixSeconds } from '../unix-time';
+import { messageView } from './message-view';
 import { updateTypeOf } from './message-events.service';
 import { kindForMime } from './client-messages.service';
 

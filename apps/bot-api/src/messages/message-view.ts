@@ -1,24 +1,15 @@
 import { withDetectedEntities } from '@app/telegram-shapes';
-import type { Chat } from '../chats/entities/chat.entity';
+import { ChatRef, chatRefView } from '../chats/chat-view';
+import { unixSeconds } from '../unix-time';
 import type { StoredFile } from '../files/entities/file.entity';
 import { Person, userView } from '../users/person';
 import type { Message } from './entities/message.entity';
 import { FileView, MessageView } from './dto/message.view';
 
-export type ChatRef = Pick<Chat, 'id' | 'type' | 'title'>;
-
 const MEDIA_KINDS = new Set(['photo', 'document', 'video', 'audio', 'voice', 'video_note', 'animation', 'sticker']);
 
 export function isMediaKind(kind: string): boolean {
   return MEDIA_KINDS.has(kind);
-}
-
-export function unixSeconds(date: Date): number {
-  return Math.floor(date.getTime() / 1000);
-}
-
-export function chatRefView(chat: ChatRef) {
-  return { id: chat.id, type: chat.type, title: chat.title };
 }
 
 /**

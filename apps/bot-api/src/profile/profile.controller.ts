@@ -1,8 +1,8 @@
 import { Body, Controller, Get, HttpCode, Post, Query, Ip } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiPublic } from '@app/platform';
-import { BotAuth } from '../bot-auth/bot-auth.decorators';
-import { CurrentBot } from '../bot-auth/current-bot.decorator';
+import { BotAuth } from '../bots/auth/bot-auth.decorators';
+import { CurrentBot } from '../bots/auth/current-bot.decorator';
 import { ApiErrors } from '../bot-errors';
 import type { Bot } from '../bots/entities/bot.entity';
 import { TRUE_SCHEMA } from '../method-docs';

@@ -3,8 +3,8 @@ import { Reflector } from '@nestjs/core';
 import { carriesIdempotencyKey } from '@app/idempotency';
 import type { Request, Response } from 'express';
 import { BotErrors } from '../bot-errors';
-import { RequireScopes } from '../bot-auth';
-import { botOf } from '../bot-auth/bot-request';
+import { RequireScopes } from '../bots/auth';
+import { botOf } from '../bots/auth/bot-request';
 import { quotaHeaders, SendQuotaService } from './send-quota.service';
 
 export const SEND_SCOPE = 'messages:send';

@@ -11,7 +11,8 @@ import {
 import type { Request, Response } from 'express';
 import { from, Observable, switchMap } from 'rxjs';
 import { BotConfig } from '../config/bot.config';
-import { DEFAULT_ROUTE_RATE_LIMITS, RouteRateLimit, routeLimitOf } from './route-rate-limits';
+import { DEFAULT_ROUTE_RATE_LIMITS, RouteRateLimit } from '../config/route-rate-limits.config';
+import { routeLimitOf } from './route-rate-limits';
 
 /**
  * Counts every call of a limited route against its subject once the guards have authenticated it

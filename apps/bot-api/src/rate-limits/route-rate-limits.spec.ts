@@ -38,8 +38,14 @@ describe('routeLimitOf', () => {
   it('counts the Telegram face against the same per-bot budgets, setWebhook against set_webhook', () => {
     const token = `sbot_${'a'.repeat(43)}`;
     expect(routeLimitOf('POST', `/telegram/bot${token}/sendMessage`)).toEqual({ endpoint: 'bot', subject: 'bot' });
-    expect(routeLimitOf('POST', `/telegram/bot${token}/SETWEBHOOK`)).toEqual({ endpoint: 'set_webhook', subject: 'bot' });
-    expect(routeLimitOf('GET', `/telegram/file/bot${token}/abc/photo.png`)).toEqual({ endpoint: 'bot', subject: 'bot' });
+    expect(routeLimitOf('POST', `/telegram/bot${token}/SETWEBHOOK`)).toEqual({
+      endpoint: 'set_webhook',
+      subject: 'bot',
+    });
+    expect(routeLimitOf('GET', `/telegram/file/bot${token}/abc/photo.png`)).toEqual({
+      endpoint: 'bot',
+      subject: 'bot',
+    });
     expect(routeLimitOf('POST', `/bot${token}/sendMessage`)).toEqual({ endpoint: 'bot', subject: 'bot' });
     expect(routeLimitOf('POST', `/bot${token}/setWebhook`)).toEqual({ endpoint: 'set_webhook', subject: 'bot' });
     expect(routeLimitOf('GET', `/file/bot${token}/abc/setWebhook`)).toEqual({ endpoint: 'bot', subject: 'bot' });

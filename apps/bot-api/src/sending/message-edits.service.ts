@@ -9,13 +9,14 @@ import type { Chat } from '../chats/entities/chat.entity';
 import type { ChatMember } from '../chats/entities/chat-member.entity';
 import type { Message } from '../messages/entities/message.entity';
 import { MessageEventsService } from '../messages/message-events.service';
-import { isMediaKind, unixSeconds } from '../messages/message-view';
+import { unixSeconds } from '../unix-time';
+import { isMediaKind } from '../messages/message-view';
 import type { FormattedText, ParseMode } from '@app/telegram-shapes';
 import { FilesService } from '../files/files.service';
 import { CAPTION_MAX, TEXT_MAX } from '../messages/dto/client-messages.dto';
 import { formattedText, nonEmptyText } from '../messages/formatted-text';
 import { MessageStore } from '../messages/message-store.service';
-import { groupMessageVisibleTo } from '../messages/privacy';
+import { groupMessageVisibleTo } from '../bots/privacy';
 import { UsersStore } from '../users/users.store';
 import {
   CopyMessageDto,

@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { RenderedBody } from '@app/envelope';
-import { BotAuth, CurrentBot } from '../bot-auth';
+import { BotAuth, CurrentBot } from '../bots/auth';
 import { BotErrorDoc } from '../bot-errors';
 import type { Bot } from '../bots/entities/bot.entity';
 import { BOT_NOT_AVAILABLE, MethodDocs, NOT_VISIBLE } from '../method-docs';

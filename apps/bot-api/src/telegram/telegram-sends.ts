@@ -4,7 +4,7 @@ import type { Bot } from '../bots/entities/bot.entity';
 import type { MessageView } from '../messages/dto/message.view';
 import { SEND_SCOPE } from '../quotas/send-quota.guard';
 import { SendQuotaService } from '../quotas/send-quota.service';
-import type { ReplyMarkup } from '../sending/dto/reply-markup';
+import type { ReplyMarkup } from '../messages/dto/reply-markup';
 import type { TelegramArgs } from './telegram-args';
 import { TelegramError } from './telegram-errors';
 import { TelegramIdsService } from './telegram-ids.service';

@@ -2,8 +2,8 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { setPrincipal } from '@app/auth';
 import { isBotAvailable } from '@app/bot-delivery';
 import type { Request } from 'express';
-import { BotTokenService, clientAddressOf } from '../bot-auth/bot-token.service';
-import { setBot } from '../bot-auth/bot-request';
+import { BotTokenService, clientAddressOf } from '../bots/auth/bot-token.service';
+import { setBot } from '../bots/auth/bot-request';
 import { TelegramError, TELEGRAM_TEXTS } from './telegram-errors';
 
 /** The bot token of a Telegram-style path (`/telegram/bot<token>/…`), read from the route parameter. */

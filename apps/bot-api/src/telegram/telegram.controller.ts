@@ -4,7 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { hashSecretToken } from '@app/auth';
 import { ApiError } from '@app/envelope';
 import type { Request, Response } from 'express';
-import { botOf } from '../bot-auth/bot-request';
+import { botOf } from '../bots/auth/bot-request';
 import { BotConfig } from '../config/bot.config';
 import { FileUploadsService } from '../files/file-uploads.service';
 import { userContentHeaders } from '../files/user-content-headers';

@@ -3,7 +3,7 @@ import { BotsModule } from '../bots/bots.module';
 import { ProfileModule } from '../profile/profile.module';
 import { QuotasModule } from '../quotas/quotas.module';
 import { SendingModule } from '../sending/sending.module';
-import { UpdatesModule } from '../updates/updates.module';
+import { GetUpdatesModule } from '../get-updates/get-updates.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { ChatsMethods } from './methods/chats.methods';
 import { MediaMethods } from './methods/media.methods';
@@ -31,7 +31,7 @@ import { TelegramTokenGuard } from './telegram-token.guard';
     ProfileModule,
     QuotasModule,
     SendingModule,
-    UpdatesModule,
+    GetUpdatesModule,
     WebhooksModule,
   ],
   controllers: [TelegramController],

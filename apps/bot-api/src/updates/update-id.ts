@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { isMessageUpdateType, UpdateType } from './update-types';
+import { isMessageUpdateType, UpdateType } from '../update-types';
 
 /** Fixed namespace of this service's name-based update ids; changing it would change every derived id. */
 export const UPDATE_ID_NAMESPACE = 'b7d6c1a2-5f43-4e8a-9c0d-2f1e3a4b5c6d';

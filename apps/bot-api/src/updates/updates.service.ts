@@ -2,11 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { Bot } from '../bots/entities/bot.entity';
 import { WebhookOutbox } from '../deliveries/webhook-outbox';
-import { UpdateMembers } from './dto/update.view';
 import { UpdateNotifier } from './update-notifier';
 import { UpdatesMetrics } from './updates.metrics';
 import { updateIdFor } from './update-id';
-import { isSubscribed, UpdateType } from './update-types';
+import { isSubscribed, UpdateMembers, UpdateType } from '../update-types';
 import { UpdateColumns, UpdatesStore, WrittenUpdateRow } from './updates.store';
 
 /** What emit needs to know about the receiving bot. */

@@ -3,8 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { namedStatement, runNamed } from '@app/platform';
 import { acknowledgeAllButLastUpdates, acknowledgeUpdatesBelow, insertDeliveriesSql } from '@app/bot-delivery';
 import { DataSource, EntityManager } from 'typeorm';
-import type { UpdateType } from './update-types';
-import type { UpdateView } from './dto/update.view';
+import type { UpdateType } from '../update-types';
 
 /**
  * CTEs writing the Updates given as four parallel arrays from parameter `first` on (update ids, bot
@@ -57,13 +56,16 @@ export interface WrittenUpdateRow {
   delivery_id: string | null;
 }
 
-/** The Update outbox that bots read with getUpdates (the webhook side is @app/bot-delivery's). */
-/** The payload was written (see UpdatesService) as the Update without its update_seq. */
-export interface PendingUpdateRow {
+/**
+ * The payload was written (see UpdatesService) as the Update without its update_seq; the reader names
+ * the shape it documents.
+ */
+export interface PendingUpdateRow<Payload> {
   update_seq: string;
-  payload: Omit<UpdateView, 'update_seq'>;
+  payload: Payload;
 }
 
+/** The Update outbox that bots read with getUpdates (the webhook side is @app/bot-delivery's). */
 @Injectable()
 export class UpdatesStore {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -75,8 +77,13 @@ export class UpdatesStore {
   }
 
   /** Unconfirmed Updates of the bot from `offset` on, within the retention, oldest first. */
-  async pending(botId: string, offset: number, retentionHours: number, limit: number): Promise<PendingUpdateRow[]> {
-    const { rows } = await runNamed<PendingUpdateRow>(this.dataSource, PENDING_UPDATES, [
+  async pending<Payload>(
+    botId: string,
+    offset: number,
+    retentionHours: number,
+    limit: number,
+  ): Promise<Array<PendingUpdateRow<Payload>>> {
+    const { rows } = await runNamed<PendingUpdateRow<Payload>>(this.dataSource, PENDING_UPDATES, [
       botId,
       offset,
       retentionHours,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Account, AccountDirectory } from '@app/auth';
 import { LRUCache } from 'lru-cache';
-import { isBotSystemUserId } from '../bots/entities/bot.entity';
+import { isBotSystemUserId } from './bot-system-user-id';
 import { isVirtualMemberId } from './virtual-member-id';
 import { BotConfig } from '../config/bot.config';
 import { UsersStore } from './users.store';

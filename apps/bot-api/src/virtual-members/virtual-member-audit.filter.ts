@@ -14,7 +14,7 @@ import { bearerToken, principalOf } from '@app/auth';
 import { RATE_LIMIT_STORE, type RateLimitStore, WindowedRateLimiters } from '@app/rate-limits';
 import type { Request } from 'express';
 import { DataSource } from 'typeorm';
-import { BotTokenService } from '../bot-auth/bot-token.service';
+import { BotTokenService } from '../bots/auth/bot-token.service';
 import { BotErrors } from '../bot-errors';
 import { BotConfig } from '../config/bot.config';
 import { auditRequest, stringField } from './audit-request';

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { PageOf } from '@app/platform';
-import { UserView } from '../messages/dto/message.view';
+import { UserView } from '../users/user.view';
 import type { VirtualMemberAuditRow } from './virtual-member-audit.store';
 
 export class VirtualMemberView {

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { AccountGuard, PlatformAdminGuard } from '@app/auth';
 import { PageQueryDto } from '@app/platform';
-import { BotAuth, CurrentBot } from '../bot-auth';
+import { BotAuth, CurrentBot } from '../bots/auth';
 import { BotErrorDoc } from '../bot-errors';
 import type { Bot } from '../bots/entities/bot.entity';
 import { MessageView } from '../messages/dto/message.view';

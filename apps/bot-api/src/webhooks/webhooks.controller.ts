@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { BotAuth, CurrentBot } from '../bot-auth';
+import { BotAuth, CurrentBot } from '../bots/auth';
 import type { Bot } from '../bots/entities/bot.entity';
 import { MethodDocs } from '../method-docs';
 import { DropPendingDto, SetWebhookDto } from './dto/webhook.dto';

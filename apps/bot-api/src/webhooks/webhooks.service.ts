@@ -9,7 +9,7 @@ import {
   WebhookFormat,
 } from '@app/bot-delivery';
 import { DataSource, EntityManager } from 'typeorm';
-import { BotTokenCache } from '../bot-auth/bot-token-cache';
+import { BotTokenCache } from '../bots/auth/bot-token-cache';
 import { BotsStore } from '../bots/bots.store';
 import { BotConfig } from '../config/bot.config';
 import { DeliveryQueue } from '../deliveries/delivery-queue';

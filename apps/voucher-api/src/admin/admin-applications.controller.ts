@@ -2,7 +2,7 @@ import { Body, Controller, Param, Patch, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AccountGuard, PlatformAdminGuard } from '@app/auth';
 import { ApiErrors } from '../voucher-errors';
-import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
+import { ResourceIdPipe } from '../resource-id.pipe';
 import { AdminApplicationsService } from './admin-applications.service';
 import { AdminApplicationView } from './dto/admin-application.view';
 import { UpdateApplicationFeaturesDto } from './dto/update-application-features.dto';

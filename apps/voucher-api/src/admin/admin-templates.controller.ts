@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AccountGuard, PlatformAdminGuard } from '@app/auth';
 import { ApiErrors } from '../voucher-errors';
-import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
+import { ResourceIdPipe } from '../resource-id.pipe';
 import { TemplatePage, TemplateView } from '../templates/template.view';
 import { TemplatesService } from '../templates/templates.service';
 import { RejectTemplateDto } from './dto/reject-template.dto';

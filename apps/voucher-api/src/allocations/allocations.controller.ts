@@ -5,7 +5,7 @@ import { ApiErrors, HAND_OUT_ERRORS, IDEMPOTENCY_KEY_ERRORS } from '../voucher-e
 import { RenderedBody } from '@app/envelope';
 import { Idempotent, IdempotencyKey, IdempotentCall } from '@app/idempotency';
 import type { Request } from 'express';
-import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
+import { ResourceIdPipe } from '../resource-id.pipe';
 import { AllocationsService } from './allocations.service';
 import { AllocationPage, AllocationView } from './dto/allocation.view';
 import { CreateAllocationDto } from './dto/create-allocation.dto';

@@ -1,7 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { AppTokensModule } from '../app-tokens/app-tokens.module';
 import { AppTokenAuthenticator } from './app-token.authenticator';
-import { AppTokenCache } from './app-token-cache';
+import { AppTokenCache } from '../applications/app-token-cache';
 import { AppTokenGuard } from './app-token.guard';
 import { ApplicationAccessGuard } from './application-access.guard';
 import { MeController } from './me.controller';

@@ -4,8 +4,8 @@ import { LRUCache } from 'lru-cache';
 import { vouchersFeatureOpen } from '../applications/application-rules';
 import { AppTokensStore, TokenWithApplication } from '../app-tokens/app-tokens.store';
 import { VoucherErrors } from '../voucher-errors';
-import type { AppCaller } from './app-caller';
-import { AppTokenCache } from './app-token-cache';
+import type { AppCaller } from '../applications/app-caller';
+import { AppTokenCache } from '../applications/app-token-cache';
 
 /** last_used_at is informational: writing it once a minute per token keeps hot paths free of row contention. */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;

@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { bearerToken, setPrincipal, tokenKindOf, wrongTokenKindMessage } from '@app/auth';
 import type { Request } from 'express';
 import { VoucherErrors } from '../voucher-errors';
-import { setAppCaller } from './app-caller';
+import { setAppCaller } from '../applications/app-caller';
 import { AppTokenAuthenticator } from './app-token.authenticator';
 
 /** Accepts only application tokens (`sop_`); the call is then confined to the token's application. */

@@ -4,9 +4,9 @@ import type { FieldProblem } from '@app/envelope';
 import type { Request } from 'express';
 import { assertApplicationIssues } from '../applications/application-rules';
 import { VoucherErrors } from '../voucher-errors';
-import { AppCaller, appCallerOf } from './app-caller';
+import { AppCaller, appCallerOf } from '../applications/app-caller';
 import { originAllowed } from './origin-policy';
-import { RUNTIME_ROUTE_KEY, RuntimeRouteOptions } from './runtime-route.options';
+import { RUNTIME_ROUTE_KEY, RuntimeRouteOptions } from '../applications/runtime-route.options';
 
 /**
  * The application's side of a runtime call: active, vouchers feature open, Origin allowed, and no

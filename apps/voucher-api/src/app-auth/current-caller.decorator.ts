@@ -1,7 +1,7 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 import { VoucherErrors } from '../voucher-errors';
-import { AppCaller, appCallerOf } from './app-caller';
+import { AppCaller, appCallerOf } from '../applications/app-caller';
 
 /** The application token's caller, set by AppTokenGuard. */
 export const CurrentCaller = createParamDecorator((_data: unknown, context: ExecutionContext): AppCaller => {

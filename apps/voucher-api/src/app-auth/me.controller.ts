@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { AppCaller } from './app-caller';
+import type { AppCaller } from '../applications/app-caller';
 import { CurrentCaller } from './current-caller.decorator';
 import { ApplicationSelfView } from './dto/application-self.view';
 import { MeService } from './me.service';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { toApplicationView } from '../applications/dto/application.view';
-import type { AppCaller } from './app-caller';
+import type { AppCaller } from '../applications/app-caller';
 import { ApplicationSelfView } from './dto/application-self.view';
 
 @Injectable()

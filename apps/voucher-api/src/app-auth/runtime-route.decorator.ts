@@ -7,7 +7,7 @@ import { RATE_LIMIT_KEY, RateLimitMetadata } from '../rate-limits/rate-limit.met
 import { RateLimitGuard } from '../rate-limits/rate-limit.guard';
 import { AppTokenGuard } from './app-token.guard';
 import { ApplicationAccessGuard } from './application-access.guard';
-import { RUNTIME_ROUTE_KEY, RuntimeRouteOptions } from './runtime-route.options';
+import { RUNTIME_ROUTE_KEY, RuntimeRouteOptions } from '../applications/runtime-route.options';
 
 export const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Limit': { description: 'Calls allowed per one-minute window', schema: { type: 'integer' } },

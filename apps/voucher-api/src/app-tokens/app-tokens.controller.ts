@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards } from 
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account, AccountGuard, CurrentAccount } from '@app/auth';
 import { ApiErrors } from '../voucher-errors';
-import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
+import { ResourceIdPipe } from '../resource-id.pipe';
 import { AppTokensService } from './app-tokens.service';
 import { AppTokenView, CreatedAppTokenView } from './dto/app-token.view';
 import { CreateAppTokenDto } from './dto/create-app-token.dto';

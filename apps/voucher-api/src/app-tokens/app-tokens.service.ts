@@ -2,11 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { displayPrefix, generateSecretToken, hashSecretToken } from '@app/auth';
 import { DataSource } from 'typeorm';
-import { AppTokenCache } from '../app-auth/app-token-cache';
+import { AppTokenCache } from '../applications/app-token-cache';
 import { ApplicationsService } from '../applications/applications.service';
 import { AppTokensStore } from './app-tokens.store';
 import { AppTokenView, CreatedAppTokenView, toAppTokenView } from './dto/app-token.view';
-import { VOUCHER_PERMISSIONS } from '../app-auth/runtime-route.options';
+import { VOUCHER_PERMISSIONS } from '../applications/runtime-route.options';
 import { CreateAppTokenDto } from './dto/create-app-token.dto';
 import { VoucherErrors } from '../voucher-errors';
 

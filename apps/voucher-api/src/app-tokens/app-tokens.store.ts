@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { namedStatement, runNamed } from '@app/platform';
 import { DataSource, EntityManager } from 'typeorm';
-import type { VoucherPermission } from '../app-auth/runtime-route.options';
+import type { VoucherPermission } from '../applications/runtime-route.options';
 import type { ApplicationStatus } from '../applications/entities/application.entity';
 import { AppToken } from './entities/app-token.entity';
 

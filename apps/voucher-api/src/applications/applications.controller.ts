@@ -5,7 +5,7 @@ import { ApiErrors } from '../voucher-errors';
 import { ApplicationsService } from './applications.service';
 import { ApplicationView } from './dto/application.view';
 import { CreateApplicationDto } from './dto/create-application.dto';
-import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
+import { ResourceIdPipe } from '../resource-id.pipe';
 import { UpdateApplicationDto } from './dto/update-application.dto';
 
 @ApiTags('console')

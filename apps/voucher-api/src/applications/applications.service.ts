@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { AppTokenCache } from '../app-auth/app-token-cache';
+import { AppTokenCache } from './app-token-cache';
 import { VoucherErrors } from '../voucher-errors';
 import { ApplicationsStore } from './applications.store';
 import { ApplicationView, toApplicationView } from './dto/application.view';

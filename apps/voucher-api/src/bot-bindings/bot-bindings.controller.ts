@@ -2,7 +2,7 @@ import { Controller, Delete, HttpCode, Param, Put, UseGuards } from '@nestjs/com
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account, AccountGuard, CurrentAccount } from '@app/auth';
 import { ApiErrors } from '../voucher-errors';
-import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
+import { ResourceIdPipe } from '../resource-id.pipe';
 import { BotBindingsService } from './bot-bindings.service';
 import { BotBindingView } from './dto/bot-binding.view';
 import { BotIdPipe } from './dto/bot-id.pipe';

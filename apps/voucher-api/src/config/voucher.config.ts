@@ -1,9 +1,9 @@
 import { AccountAuthConfig, DEV_INTERNAL_API_TOKEN, internalApiTokenProblems } from '@app/auth';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
-import { resolveRateLimits } from '../rate-limits/rate-limit.policy';
-import { SEALED_TRANSPORT_MODES, SealedTransportMode } from '../sealed-transport/sealed-transport.mode';
-import { sealingKeyProblems } from '../sealed-transport/sealing-keys';
+import { resolveRateLimits } from './rate-limit.policy';
+import { SEALED_TRANSPORT_MODES, SealedTransportMode } from './sealed-transport.mode';
+import { sealingKeyProblems } from './sealing-keys';
 
 export const DEV_CREDENTIAL_KEY = '0'.repeat(64);
 

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account, AccountGuard, CurrentAccount } from '@app/auth';
 import { ApiErrors, HAND_OUT_ERRORS } from '../voucher-errors';
-import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
+import { ResourceIdPipe } from '../resource-id.pipe';
 import { CreateSendDto } from './dto/create-send.dto';
 import { PageQueryDto } from '@app/platform';
 import { BackpackPage, ClaimResult, InboxPage, SendView } from './dto/send.view';

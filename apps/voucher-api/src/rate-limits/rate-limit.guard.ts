@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { setRateLimitHeaders } from '@app/rate-limits';
 import type { Request, Response } from 'express';
-import { appCallerOf } from '../app-auth/app-caller';
+import { appCallerOf } from '../applications/app-caller';
 import { GuessingLimiter } from './guessing-limiter';
 import { RATE_LIMIT_KEY, RateLimitMetadata } from './rate-limit.metadata';
 import { RateLimiters } from './rate-limiters';

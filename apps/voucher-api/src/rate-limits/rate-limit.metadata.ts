@@ -1,4 +1,4 @@
-import type { RateLimitedEndpoint } from './rate-limit.policy';
+import type { RateLimitedEndpoint } from '../config/rate-limit.policy';
 
 export interface RateLimitMetadata {
   endpoint: RateLimitedEndpoint;

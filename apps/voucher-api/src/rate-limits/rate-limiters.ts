@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { RATE_LIMIT_STORE, type RateLimitStore, RateLimitOutcome, WindowedRateLimiters } from '@app/rate-limits';
 import { VoucherConfig } from '../config/voucher.config';
-import { RateLimitedEndpoint, resolveRateLimits } from './rate-limit.policy';
+import { RateLimitedEndpoint, resolveRateLimits } from '../config/rate-limit.policy';
 
 /**
  * Fixed one-minute windows per (endpoint, token), counted in the rate-limit store so every replica

@@ -2,7 +2,7 @@ import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account, AccountGuard, CurrentAccount } from '@app/auth';
 import { ApiErrors } from '../voucher-errors';
-import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
+import { ResourceIdPipe } from '../resource-id.pipe';
 import { SearchRecipientsDto } from './dto/search-recipients.dto';
 import { RecipientView } from './dto/recipient.view';
 import { RecipientSearchThrottle } from './recipient-search.throttle';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { ApiError, RenderedBody } from '@app/envelope';
 import type { IdempotentCall } from '@app/idempotency';
 import { DataSource, EntityManager } from 'typeorm';
-import type { AppCaller } from '../app-auth/app-caller';
+import type { AppCaller } from '../applications/app-caller';
 import { VoucherErrors } from '../voucher-errors';
 import { VoucherFactory } from '../vouchers/voucher.factory';
 import { VoucherLookup } from '../vouchers/voucher-lookup';

@@ -4,7 +4,7 @@ import { claimCtes } from '@app/idempotency';
 import { runNamed } from '@app/platform';
 import { DataSource, EntityManager } from 'typeorm';
 import type { VoucherViewSource } from '../vouchers/voucher.view';
-import { CredentialKey, perCredentialType, VOUCHER_VIEW_COLUMNS } from '../vouchers/vouchers.store';
+import { CredentialKey, perCredentialType, redeemedVoucherCte } from '../vouchers/vouchers.store';
 import { Redemption, RedemptionStatus } from './entities/redemption.entity';
 import { Reversal } from './entities/reversal.entity';
 
@@ -32,11 +32,7 @@ const REDEEM = perCredentialType(
   'redemption_redeem',
   (voucherId) => `
   WITH ${claimCtes(7)},
-       redeemed AS (
-         UPDATE vouchers SET status = 'redeemed', redeemed_at = now(), updated_at = now()
-          WHERE id = (${voucherId}) AND status = 'available' AND valid_from <= now() AND valid_to > now()
-            AND EXISTS (SELECT 1 FROM idempotency_claim)
-         RETURNING ${VOUCHER_VIEW_COLUMNS}),
+       ${redeemedVoucherCte(voucherId, 'idempotency_claim')},
        redemption AS (
          INSERT INTO redemptions (application_id, voucher_id, external_order_id, store_id, operator_id, occurred_at)
          SELECT $1::uuid, id, $3::varchar, $4::varchar, $5::varchar, $6::timestamptz FROM redeemed

@@ -9,8 +9,8 @@ import {
 } from 'jose';
 import { VoucherConfig } from '../config/voucher.config';
 import { VoucherErrors } from '../voucher-errors';
-import { parseSealingKeys, PublicSealingJwk, SealingKey } from './sealing-keys';
-import { SEALED_CONTENT_ALGORITHM, SEALED_KEY_ALGORITHM } from './sealed-transport.mode';
+import { parseSealingKeys, PublicSealingJwk, SealingKey } from '../config/sealing-keys';
+import { SEALED_CONTENT_ALGORITHM, SEALED_KEY_ALGORITHM } from '../config/sealed-transport.mode';
 
 const PINNED = {
   keyManagementAlgorithms: [SEALED_KEY_ALGORITHM],

@@ -4,7 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { VoucherConfig } from '../config/voucher.config';
 import { VoucherErrors } from '../voucher-errors';
 import { markSealed } from './sealed-call.marker';
-import { JOSE_MEDIA_TYPE } from './sealed-transport.mode';
+import { JOSE_MEDIA_TYPE } from '../config/sealed-transport.mode';
 import { OpenedCall, SealedAnswer, SealedTransportService } from './sealed-transport.service';
 
 type RequestWithRawBody = Request & { rawBody?: Buffer };

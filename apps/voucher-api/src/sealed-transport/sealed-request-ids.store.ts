@@ -12,7 +12,7 @@ export const PURGE_BATCH = 32;
  * no timer per replica is needed to keep the table bounded by the traffic of one freshness window.
  */
 const admitSealId = namedStatement(
-  'voucher.sealed-request-ids.admit',
+  'sealed_request_ids_admit',
   `WITH purged AS (
      DELETE FROM sealed_request_ids WHERE seal_id IN (
        SELECT seal_id FROM sealed_request_ids WHERE expires_at < $3

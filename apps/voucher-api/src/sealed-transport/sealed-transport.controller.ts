@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import { VoucherConfig } from '../config/voucher.config';
 import { ApiErrors, VoucherErrors } from '../voucher-errors';
 import { SealCipher } from './seal-cipher';
-import { JOSE_MEDIA_TYPE, SEALED_ROUTE } from './sealed-transport.mode';
+import { JOSE_MEDIA_TYPE, SEALED_ROUTE } from '../config/sealed-transport.mode';
 
 const JWK_SET_MEDIA_TYPE = 'application/jwk-set+json';
 

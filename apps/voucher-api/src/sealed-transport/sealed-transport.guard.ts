@@ -1,11 +1,11 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { RUNTIME_ROUTE_KEY } from '../app-auth/runtime-route.options';
+import { RUNTIME_ROUTE_KEY } from '../applications/runtime-route.options';
 import { VoucherConfig } from '../config/voucher.config';
 import { VoucherErrors } from '../voucher-errors';
 import { sealedCallOf } from './sealed-call.marker';
-import { SEALED_ROUTE } from './sealed-transport.mode';
+import { SEALED_ROUTE } from '../config/sealed-transport.mode';
 import { SealedTransportService } from './sealed-transport.service';
 
 /**

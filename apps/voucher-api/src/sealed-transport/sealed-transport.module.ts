@@ -5,7 +5,7 @@ import { VoucherConfig } from '../config/voucher.config';
 import { SealCipher } from './seal-cipher';
 import { SealedCallMiddleware } from './sealed-call.middleware';
 import { SealedRequestIdsStore } from './sealed-request-ids.store';
-import { SEALED_ROUTE } from './sealed-transport.mode';
+import { SEALED_ROUTE } from '../config/sealed-transport.mode';
 import { SealedTransportController } from './sealed-transport.controller';
 import { SealedTransportGuard } from './sealed-transport.guard';
 import { SealedTransportService } from './sealed-transport.service';

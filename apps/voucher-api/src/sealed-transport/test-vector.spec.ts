@@ -5,7 +5,7 @@ import { compactDecrypt, importJWK, type KeyLike } from 'jose';
 import { loadConfig } from '@app/platform';
 import { VoucherConfig } from '../config/voucher.config';
 import { SealCipher } from './seal-cipher';
-import { DEV_SEALING_KEY } from './sealing-keys';
+import { DEV_SEALING_KEY } from '../config/sealing-keys';
 
 const DOC = readFileSync(join(__dirname, '../../../../docs/sealed-transport.md'), 'utf8');
 

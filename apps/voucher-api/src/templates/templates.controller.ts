@@ -1,10 +1,10 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { AppCaller } from '../app-auth/app-caller';
+import type { AppCaller } from '../applications/app-caller';
 import { CurrentCaller } from '../app-auth/current-caller.decorator';
-import { ResourceIdPipe } from '../app-auth/resource-id.pipe';
+import { ResourceIdPipe } from '../resource-id.pipe';
 import { RuntimeRoute, RuntimeSuccess } from '../app-auth/runtime-route.decorator';
-import type { RuntimeRouteOptions } from '../app-auth/runtime-route.options';
+import type { RuntimeRouteOptions } from '../applications/runtime-route.options';
 import { ListTemplatesQuery } from './dto/list-templates.query';
 import { CreateTemplateDto } from './dto/template-body.dto';
 import { UpdateTemplateDto } from './dto/update-template.dto';

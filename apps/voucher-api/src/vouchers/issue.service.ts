@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { ApiError, RenderedBody } from '@app/envelope';
 import type { IdempotentCall } from '@app/idempotency';
 import { DataSource, EntityManager } from 'typeorm';
-import { isUuid } from '../app-auth/resource-id.pipe';
+import { isUuid } from '../resource-id.pipe';
 import { assertTemplateIssues } from '../templates/template-lifecycle';
 import { remainingStock } from '../templates/template-stock';
 import { TemplatesService } from '../templates/templates.service';

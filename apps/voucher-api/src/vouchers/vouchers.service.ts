@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { AppCaller } from '../app-auth/app-caller';
+import type { AppCaller } from '../applications/app-caller';
 import { VoucherErrors } from '../voucher-errors';
 import type { VerifyDto } from './dto/verify.dto';
 import { VoucherLookup } from './voucher-lookup';

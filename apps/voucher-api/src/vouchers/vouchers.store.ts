@@ -32,6 +32,19 @@ export const VOUCHER_VIEW_COLUMNS = `id, template_id AS "templateId", status, re
   issued_at AS "issuedAt", redeemed_at AS "redeemedAt"`;
 
 /**
+ * The CTE `redeemed`: the voucher `voucherId` (an SQL expression) consumed while it is available and
+ * valid, and only once the relation `gate` has a row (the idempotency claim), returning its view
+ * columns. Redeem splices it in after the claim, so a redemption stays one statement.
+ */
+export function redeemedVoucherCte(voucherId: string, gate: string): string {
+  return `redeemed AS (
+         UPDATE vouchers SET status = 'redeemed', redeemed_at = now(), updated_at = now()
+          WHERE id = (${voucherId}) AND status = 'available' AND valid_from <= now() AND valid_to > now()
+            AND EXISTS (SELECT 1 FROM ${gate})
+         RETURNING ${VOUCHER_VIEW_COLUMNS})`;
+}
+
+/**
  * One prepared statement per credential type, around the subquery that finds the voucher: a shared
  * text with OR-ed predicates would lose its index.
  */

@@ -1,5 +1,21 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ChatRefView, UserView } from '../../messages/dto/message.view';
+import { UserView } from '../../users/user.view';
+import { CHAT_TYPES, ChatType } from '../entities/chat.entity';
+
+/** Which chat: what events about an existing message say of it. */
+export class ChatIdentityView {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ enum: CHAT_TYPES })
+  type: ChatType;
+}
+
+/** The chat a message or membership change belongs to. */
+export class ChatRefView extends ChatIdentityView {
+  @ApiProperty({ type: String, nullable: true, description: 'null for private chats' })
+  title: string | null;
+}
 
 /** A member's status as reads and Updates show it: the rank while active, else how they left. */
 export const MEMBER_STATUSES = ['owner', 'administrator', 'member', 'left', 'kicked', 'banned'] as const;

@@ -14,7 +14,7 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
-import { CALLBACK_DATA_MAX_BYTES } from '../../sending/dto/reply-markup';
+import { CALLBACK_DATA_MAX_BYTES } from '../../messages/dto/reply-markup';
 import { INLINE_RESULTS_MAX } from '../inline-results';
 
 /** A click on an inline keyboard button: which message and which button (by its callback_data). */

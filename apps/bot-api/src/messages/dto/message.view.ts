@@ -1,6 +1,7 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { PageOf } from '@app/platform';
-import { CHAT_TYPES, ChatType } from '../../chats/entities/chat.entity';
+import { ChatRefView } from '../../chats/dto/chat.view';
+import { UserView } from '../../users/user.view';
 import { ENTITY_TYPES, EntityType } from '@app/telegram-shapes';
 import { MESSAGE_KINDS, MessageKind } from '../entities/message.entity';
 
@@ -24,42 +25,6 @@ export class MessageEntityView {
 
   @ApiPropertyOptional({ description: 'pre: the programming language, when given' })
   language?: string;
-}
-
-/** A person or a bot's system user as messages and Updates show them (Telegram's User). */
-export class UserView {
-  @ApiProperty({ description: 'User id; a bot speaks as its system_user_id' })
-  id: string;
-
-  @ApiProperty()
-  is_bot: boolean;
-
-  @ApiProperty({ type: String, nullable: true })
-  username: string | null;
-
-  @ApiProperty({ description: 'Display name' })
-  first_name: string;
-
-  @ApiPropertyOptional({
-    enum: [true],
-    description: 'Present (and true) only for a virtual member that a bot created and speaks as in one group',
-  })
-  is_virtual?: true;
-}
-
-/** Which chat: what events about an existing message say of it. */
-export class ChatIdentityView {
-  @ApiProperty({ format: 'uuid' })
-  id: string;
-
-  @ApiProperty({ enum: CHAT_TYPES })
-  type: ChatType;
-}
-
-/** The chat a message or membership change belongs to. */
-export class ChatRefView extends ChatIdentityView {
-  @ApiProperty({ type: String, nullable: true, description: 'null for private chats' })
-  title: string | null;
 }
 
 /** The file block of spec 2.3; per-message values win over the stored file's metadata. */

@@ -1,7 +1,7 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 import { bigintNumber } from '../../database/bigint-number';
 import type { MessageEntity } from '@app/telegram-shapes';
-import type { ReplyMarkup } from '../../sending/dto/reply-markup';
+import type { ReplyMarkup } from '../dto/reply-markup';
 
 export const MESSAGE_KINDS = [
   'text',

@@ -18,7 +18,7 @@ import {
 import { CAPTION_MARKUP_MAX, CAPTION_MAX, TEXT_MARKUP_MAX, TEXT_MAX } from '../../messages/dto/client-messages.dto';
 import { EntitiesField, MessageEntityDto, ParseMode, ParseModeField } from '../../messages/dto/message-entity.dto';
 import { ReplyMarkupView } from '../../messages/dto/message.view';
-import { IsReplyMarkup, ReplyMarkup } from './reply-markup';
+import { IsReplyMarkup, ReplyMarkup } from '../../messages/dto/reply-markup';
 
 /** message_id is unique across chats; chat_id, when given, must be the message's chat. */
 export class MessageRefDto {

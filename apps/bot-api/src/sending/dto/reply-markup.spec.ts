@@ -1,4 +1,4 @@
-import { replyMarkupProblem } from './reply-markup';
+import { replyMarkupProblem } from '../../messages/dto/reply-markup';
 
 describe('reply_markup validation', () => {
   it('accepts an inline keyboard of callback and url buttons', () => {

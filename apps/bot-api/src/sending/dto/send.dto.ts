@@ -27,7 +27,7 @@ import {
 import { EntitiesField, MessageEntityDto, ParseMode, ParseModeField } from '../../messages/dto/message-entity.dto';
 import { ReplyMarkupView } from '../../messages/dto/message.view';
 import { DICE_EMOJI, DiceEmoji } from '../dice';
-import { IsReplyMarkup, ReplyMarkup } from './reply-markup';
+import { IsReplyMarkup, ReplyMarkup } from '../../messages/dto/reply-markup';
 
 const REPLY_MARKUP_DOC = { description: 'Inline keyboard under the message', type: ReplyMarkupView };
 

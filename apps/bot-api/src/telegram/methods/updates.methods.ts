@@ -9,8 +9,8 @@ import {
   TelegramObject,
 } from '@app/telegram-shapes';
 import { ProfileService } from '../../profile/profile.service';
-import { GetUpdatesDto } from '../../updates/dto/get-updates.dto';
-import { PollingService } from '../../updates/polling.service';
+import { GetUpdatesDto } from '../../get-updates/dto/get-updates.dto';
+import { PollingService } from '../../get-updates/polling.service';
 import { WebhooksService } from '../../webhooks/webhooks.service';
 import { DropPendingDto, SetWebhookDto } from '../../webhooks/dto/webhook.dto';
 import { nativeDto } from '../native-dto';

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { UPDATE_TYPES } from '../../updates/update-types';
+import { UPDATE_TYPES } from '../../update-types';
 
 /** getWebhookInfo: Telegram's shape plus allowed_ips and platform_egress_ips. */
 export class WebhookInfo {

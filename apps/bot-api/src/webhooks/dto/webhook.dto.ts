@@ -15,7 +15,7 @@ import {
   registerDecorator,
   ValidationOptions,
 } from 'class-validator';
-import { UPDATE_TYPES } from '../../updates/update-types';
+import { UPDATE_TYPES } from '../../update-types';
 
 export const DEFAULT_MAX_CONNECTIONS = 40;
 

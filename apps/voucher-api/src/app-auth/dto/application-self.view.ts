@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ApplicationView } from '../../applications/dto/application.view';
-import { VOUCHER_PERMISSIONS, VoucherPermission } from '../runtime-route.options';
+import { VOUCHER_PERMISSIONS, VoucherPermission } from '../../applications/runtime-route.options';
 
 /** The calling token as its self-check shows it: its grants, never its secret. */
 export class TokenSelfView {

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { VOUCHER_PERMISSIONS, VoucherPermission } from '../../app-auth/runtime-route.options';
+import { VOUCHER_PERMISSIONS, VoucherPermission } from '../../applications/runtime-route.options';
 import type { AppToken } from '../entities/app-token.entity';
 
 /** An application token as the console lists it: the prefix only, never the secret. */

@@ -12,7 +12,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 
-import { VOUCHER_PERMISSIONS, VoucherPermission } from '../../app-auth/runtime-route.options';
+import { VOUCHER_PERMISSIONS, VoucherPermission } from '../../applications/runtime-route.options';
 
 export class CreateAppTokenDto {
   @ApiProperty({ minLength: 1, maxLength: 100, example: 'POS terminals' })

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import type { VoucherPermission } from '../../app-auth/runtime-route.options';
+import type { VoucherPermission } from '../../applications/runtime-route.options';
 
 /** An application token (`sop_…`); only the SHA-256 of the secret is stored. */
 @Entity({ name: 'app_tokens' })

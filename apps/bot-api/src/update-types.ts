@@ -20,6 +20,21 @@ export const UPDATE_TYPES = [
 
 export type UpdateType = (typeof UPDATE_TYPES)[number];
 
+/**
+ * What an Update carries besides its ids and type: the one member named for the type (spec 6.2),
+ * built by the module that writes the Update from its own view (the whole shape is documented by
+ * get-updates' UpdateView).
+ */
+export interface UpdateMembers {
+  message?: object;
+  callback_query?: object;
+  inline_query?: object;
+  friend_request?: object;
+  my_chat_member?: object;
+  chat_member?: object;
+  chat_join_request?: object;
+}
+
 /** Inbound message kinds whose update_id is derived from bot, message and type, so retries and instances agree. */
 export const MESSAGE_UPDATE_TYPES: readonly UpdateType[] = [
   'message',

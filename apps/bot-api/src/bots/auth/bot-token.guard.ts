@@ -4,7 +4,7 @@ import { isBotAvailable } from '@app/bot-delivery';
 import type { Request } from 'express';
 import { BotTokenService, clientAddressOf } from './bot-token.service';
 import { setBot } from './bot-request';
-import { BotErrors } from '../bot-errors';
+import { BotErrors } from '../../bot-errors';
 
 /**
  * Accepts only `Authorization: Bearer sbot_…`. Account JWTs and application tokens are a different

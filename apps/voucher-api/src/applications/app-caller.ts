@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { ApplicationFeatures, ApplicationStatus } from '../applications/entities/application.entity';
+import type { ApplicationFeatures, ApplicationStatus } from './entities/application.entity';
 import type { VoucherPermission } from './runtime-route.options';
 
 /** The application token that authenticated a runtime call, and the application it is bound to. */

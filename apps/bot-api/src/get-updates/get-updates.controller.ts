@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Post, Query, Req } from '@nestjs/commo
 import { ApiTags } from '@nestjs/swagger';
 import { bearerToken, hashSecretToken } from '@app/auth';
 import type { Request } from 'express';
-import { BotAuth, CurrentBot } from '../bot-auth';
+import { BotAuth, CurrentBot } from '../bots/auth';
 import type { Bot } from '../bots/entities/bot.entity';
 import { MethodDocs } from '../method-docs';
 import { GetUpdatesDto } from './dto/get-updates.dto';

@@ -1,16 +1,11 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { MEMBER_STATUSES, MemberStatus } from '../../chats/dto/chat.view';
 import { FriendRequestUpdateView } from '../../friends/friend-request.view';
 import { CallbackQueryUpdateView, InlineQueryUpdateView } from '../../interaction/interaction.view';
-import {
-  ChatIdentityView,
-  ChatRefView,
-  MessageEntityView,
-  MessageView,
-  UserView,
-} from '../../messages/dto/message.view';
+import { ChatIdentityView, ChatRefView, MEMBER_STATUSES, MemberStatus } from '../../chats/dto/chat.view';
+import { MessageEntityView, MessageView } from '../../messages/dto/message.view';
+import { UserView } from '../../users/user.view';
 import { MESSAGE_KINDS, MessageKind } from '../../messages/entities/message.entity';
-import { UPDATE_TYPES, UpdateType } from '../update-types';
+import { UPDATE_TYPES, UpdateType } from '../../update-types';
 
 /** `message` of message_deleted, message_read and message_delivered. */
 export class MessageEventView {
@@ -133,6 +128,3 @@ export class UpdateView {
   @ApiPropertyOptional({ type: ChatJoinRequestEventView })
   chat_join_request?: ChatJoinRequestEventView;
 }
-
-/** What an Update carries besides its ids and type: the one member named for the type. */
-export type UpdateMembers = Omit<UpdateView, 'update_id' | 'type' | 'bot_id' | 'update_seq'>;

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { RATE_LIMIT_STORE, type RateLimitStore, WindowedRateLimiters } from '@app/rate-limits';
-import { BotErrors } from '../bot-errors';
-import { BotConfig } from '../config/bot.config';
+import { BotErrors } from '../../bot-errors';
+import { BotConfig } from '../../config/bot.config';
 
 /**
  * Counts bot token look-ups that found no bot, per client address. Past the limit an address gets

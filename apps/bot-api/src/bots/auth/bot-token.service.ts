@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { constantTimeEqual, hashSecretToken } from '@app/auth';
 import type { Request } from 'express';
-import { BotsStore } from '../bots/bots.store';
-import type { Bot } from '../bots/entities/bot.entity';
+import { BotsStore } from '../bots.store';
+import type { Bot } from '../entities/bot.entity';
 import { BotTokenCache } from './bot-token-cache';
 import { TokenFailureLimiter } from './token-failure-limiter';
 

@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
-import { UPDATE_TYPES } from '../update-types';
+import { UPDATE_TYPES } from '../../update-types';
 
 /** Query strings carry lists as repeated keys, a JSON array or a comma-separated value. */
 function toList({ value }: { value: unknown }): unknown {

@@ -1,16 +1,16 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { CHANNEL_BUS, type ChannelBus } from '@app/platform';
 import { BotDeliverySettingsStore, isBotAvailable } from '@app/bot-delivery';
-import { BOT_CHANGES_CHANNEL, BotTokenCache } from '../bot-auth/bot-token-cache';
+import { BOT_CHANGES_CHANNEL, BotTokenCache } from '../bots/auth/bot-token-cache';
 import type { Bot } from '../bots/entities/bot.entity';
 import { BotsStore } from '../bots/bots.store';
 import { BotConfig } from '../config/bot.config';
 import { GetUpdatesDto } from './dto/get-updates.dto';
 import { UpdateView } from './dto/update.view';
 import { PollWaiter } from './poll-waiter';
-import { POLLS_CHANNEL, UPDATES_CHANNEL } from './update-notifier';
-import { UpdatesMetrics } from './updates.metrics';
-import { UpdatesStore } from './updates.store';
+import { POLLS_CHANNEL, UPDATES_CHANNEL } from '../updates/update-notifier';
+import { UpdatesMetrics } from '../updates/updates.metrics';
+import { UpdatesStore } from '../updates/updates.store';
 import { BotErrors } from '../bot-errors';
 
 export const DEFAULT_UPDATES_LIMIT = 100;
@@ -169,7 +169,12 @@ export class PollingService implements OnModuleInit, OnModuleDestroy {
   }
 
   private async pending(botId: string, offset: number | undefined, limit: number): Promise<UpdateView[]> {
-    const rows = await this.store.pending(botId, offset ?? 0, this.config.UPDATES_RETENTION_HOURS, limit);
+    const rows = await this.store.pending<Omit<UpdateView, 'update_seq'>>(
+      botId,
+      offset ?? 0,
+      this.config.UPDATES_RETENTION_HOURS,
+      limit,
+    );
     return rows.map((row) => ({ ...row.payload, update_seq: Number(row.update_seq) }));
   }
 }

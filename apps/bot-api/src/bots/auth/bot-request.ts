@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { Bot } from '../bots/entities/bot.entity';
+import type { Bot } from '../entities/bot.entity';
 
 type BotRequest = Request & { bot?: Bot };
 

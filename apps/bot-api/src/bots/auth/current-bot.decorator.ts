@@ -1,7 +1,7 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
-import { BotErrors } from '../bot-errors';
-import type { Bot } from '../bots/entities/bot.entity';
+import { BotErrors } from '../../bot-errors';
+import type { Bot } from '../entities/bot.entity';
 import { botOf } from './bot-request';
 
 /** The bot authenticated by BotTokenGuard. */

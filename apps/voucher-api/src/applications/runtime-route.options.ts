@@ -1,5 +1,5 @@
 import type { VoucherErrorDoc } from '../voucher-errors';
-import type { RateLimitedEndpoint } from '../rate-limits/rate-limit.policy';
+import type { RateLimitedEndpoint } from '../config/rate-limit.policy';
 
 /** The permissions of spec section 5.4: every runtime route needs one, and tokens are granted only these. */
 export const VOUCHER_PERMISSIONS = [

@@ -2,7 +2,7 @@ import { applyDecorators, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth } from '@nestjs/swagger';
 import { PermissionsGuard, RequirePermissions } from '@app/auth';
 import { API_SECURITY } from '@app/platform';
-import { ApiErrors } from '../bot-errors';
+import { ApiErrors } from '../../bot-errors';
 import { BotTokenGuard } from './bot-token.guard';
 
 export const BOT_TOKEN_SECURITY = API_SECURITY.botToken;

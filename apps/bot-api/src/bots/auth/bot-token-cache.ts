@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CHANNEL_BUS, type ChannelBus, InvalidatedCache } from '@app/platform';
-import type { Bot } from '../bots/entities/bot.entity';
-import { BotConfig } from '../config/bot.config';
+import type { Bot } from '../entities/bot.entity';
+import { BotConfig } from '../../config/bot.config';
 
 /** Carries the id of a bot whose row changed, after the change's commit. */
 export const BOT_CHANGES_CHANNEL = 'bot-api:bot-changed';

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { BotsModule } from '../bots/bots.module';
+import { UpdatesModule } from '../updates/updates.module';
+import { UpdatesController } from './get-updates.controller';
+import { PollingService } from './polling.service';
+import { UpdatesPurgeService } from './updates-purge.service';
+
+/** getUpdates: a bot reads its Updates from the outbox, waiting for new ones, and confirms them. */
+@Module({
+  imports: [BotsModule, UpdatesModule],
+  controllers: [UpdatesController],
+  providers: [PollingService, UpdatesPurgeService],
+  exports: [PollingService],
+})
+export class GetUpdatesModule {}
