@@ -23,9 +23,14 @@ export async function waitUntil(
 /**
  * Runs `assertion` (a block of `expect` calls) until it passes and answers what it returned; after
  * `timeoutMs` its last failure is thrown, so the report shows what was seen last. For outcomes that
- * arrive on their own, such as a window or a lifetime that ends.
+ * arrive on their own, such as a window or a lifetime that ends. `everyMs` spaces the tries of an
+ * assertion that calls a rate-limited route.
  */
-export async function eventually<T>(assertion: () => T | Promise<T>, timeoutMs = 5000): Promise<T> {
+export async function eventually<T>(
+  assertion: () => T | Promise<T>,
+  timeoutMs = 5000,
+  everyMs = RETRY_EVERY_MS,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -36,7 +41,7 @@ export async function eventually<T>(assertion: () => T | Promise<T>, timeoutMs =
         throw error;
       }
     }
-    await pause(RETRY_EVERY_MS);
+    await pause(everyMs);
   }
 }
 
