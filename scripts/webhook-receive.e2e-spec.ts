@@ -3,7 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { freePort } from '@app/testing';
+import { eventually, freePort } from '@app/testing';
 import { signWebhook } from '@app/bot-delivery';
 import { BotTestContext, callBot, createApprovedBot, startBotApp } from '../apps/bot-api/test/app-context';
 import { DispatcherProcess, startDispatcher } from '../apps/bot-api/test/dispatcher-process';
@@ -91,15 +91,17 @@ describe('npm run webhook:receive as the webhook receiver of a real bot', () => 
     await receiver.waitForOutput(/"text": "hello, local receiver"/);
 
     const owner = `Bearer ${await ctx.jwt('dev-receiver')}`;
-    for (let tries = 0; ; tries++) {
-      const delivery = await request(ctx.app.getHttpServer())
-        .get(`/api/v1/bots/my/${bot.botId}/deliveries/${updateId}`)
-        .set('Authorization', owner)
-        .expect(200);
-      if (delivery.body.data.status === 'succeeded') break;
-      if (tries > 50) throw new Error(`delivery still ${delivery.body.data.status}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await eventually(
+      async () => {
+        const delivery = await request(ctx.app.getHttpServer())
+          .get(`/api/v1/bots/my/${bot.botId}/deliveries/${updateId}`)
+          .set('Authorization', owner)
+          .expect(200);
+        expect(delivery.body.data.status).toBe('succeeded');
+      },
+      5000,
+      100,
+    );
   });
 
   it('answers 401 to a request signed with another secret and says why', async () => {

@@ -1,10 +1,12 @@
+import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { ServiceTestContext, startServiceTestApp } from '@app/testing';
+import { ServiceTestContext, startServiceTestApp, waitUntil } from '@app/testing';
 import { BOT_API_DOCS } from '../src/api-docs';
 import { AppModule } from '../src/app.module';
 import { BotConfig } from '../src/config/bot.config';
 import { botMigrations } from '../src/database/migrations';
+import { UpdatesMetrics } from '../src/updates/updates.metrics';
 
 export type BotTestContext = ServiceTestContext<BotConfig>;
 
@@ -21,6 +23,15 @@ export function startBotApp(extraEnv: Record<string, string> = {}): Promise<BotT
     env: extraEnv,
     contract: BOT_API_DOCS,
   });
+}
+
+/**
+ * Waits until `count` getUpdates calls of `app` are waiting for an Update, as /metrics reports them
+ * (bot_get_updates_waiting): a long poll started with supertest is only on its way until then.
+ */
+export async function pollsWaiting(app: INestApplication, count = 1): Promise<void> {
+  const gauge = app.get(UpdatesMetrics).waiting;
+  await waitUntil(async () => (await gauge.get()).values[0]?.value === count, `${count} getUpdates call(s) waiting`);
 }
 
 export const STAFF_ID = 'staff-reviewer';

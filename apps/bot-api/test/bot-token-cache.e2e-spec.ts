@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { createTestApp, describeEachBackend } from '@app/testing';
+import { createTestApp, describeEachBackend, eventually } from '@app/testing';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../src/app.module';
@@ -49,7 +49,7 @@ describeEachBackend('bot token look-up cache', (backend) => {
       .set('Authorization', `Bearer ${await ctx.jwt('dev-2')}`)
       .expect(200);
     expect((await getMe(ctx.app.getHttpServer(), bot.token)).status).toBe(401);
-    await expectEventually(async () => (await getMe(other.getHttpServer(), bot.token)).status, 401);
+    await eventually(async () => expect((await getMe(other.getHttpServer(), bot.token)).status).toBe(401), 2000);
     await getMe(ctx.app.getHttpServer(), rotated.body.data.one_time_token).expect(200);
     await getMe(other.getHttpServer(), rotated.body.data.one_time_token).expect(200);
   });
@@ -76,8 +76,8 @@ describeEachBackend('bot token look-up cache', (backend) => {
     const refused = await getMe(ctx.app.getHttpServer(), disabled.token);
     expect(refused.status).toBe(403);
     expect(refused.body.code).toBe('BOT_NOT_AVAILABLE');
-    await expectEventually(async () => (await getMe(other.getHttpServer(), revoked.token)).status, 401);
-    await expectEventually(async () => (await getMe(other.getHttpServer(), disabled.token)).status, 403);
+    await eventually(async () => expect((await getMe(other.getHttpServer(), revoked.token)).status).toBe(401), 2000);
+    await eventually(async () => expect((await getMe(other.getHttpServer(), disabled.token)).status).toBe(403), 2000);
   });
 
   it('answers getUpdates with 409 right after the bot switched to webhook mode', async () => {
@@ -105,13 +105,3 @@ describeEachBackend('bot token look-up cache', (backend) => {
     }
   });
 });
-
-async function expectEventually(read: () => Promise<number>, wanted: number): Promise<void> {
-  const deadline = Date.now() + 2000;
-  let last = await read();
-  while (last !== wanted && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    last = await read();
-  }
-  expect(last).toBe(wanted);
-}

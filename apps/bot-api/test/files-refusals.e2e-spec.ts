@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import { eventually, waitUntil } from '@app/testing';
 import { DataSource } from 'typeorm';
 import { ApprovedBot, BotTestContext, callBot, createApprovedBot, startBotApp } from './app-context';
 import { callUrl, completeUpload, pngOf, requestCredentials, uploadFile } from './file-uploads';
@@ -21,8 +22,11 @@ function storedFiles(directory: string): string[] {
   return existsSync(directory) ? walk(directory) : [];
 }
 
-function sleep(ms: number) {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** The end of a signed URL's life as the URL itself states it (`expires`, unix seconds). */
+function urlExpiresAt(url: string): number {
+  const expires = Number(new URL(url).searchParams.get('expires'));
+  expect(expires).toBeGreaterThan(0);
+  return expires * 1000;
 }
 
 describe('upload URL refusals, ownership and purge (disk driver)', () => {
@@ -333,7 +337,17 @@ describe('expiry and purge of uploads (disk driver, short lifetimes)', () => {
 
   it('refuses an expired upload URL with 410 and stores nothing; complete after expiry is 410 too', async () => {
     const target = (await requestCredentials(ctx, { bot: bot.token }, DECLARED).expect(201)).body.data;
-    await sleep(2100);
+    // A PUT in time would store the bytes, so the test waits for the URL's stated end and the upload row's
+    // expiry instead of trying the URL until it is refused.
+    const db = ctx.app.get(DataSource);
+    await waitUntil(
+      async () =>
+        Date.now() >= urlExpiresAt(target.uploadUrl) &&
+        (
+          await db.query(`SELECT expires_at < now() AS expired FROM file_uploads WHERE storage_key = $1`, [target.key])
+        )[0].expired,
+      'the upload URL and the upload expire',
+    );
     const put = await callUrl(ctx, 'PUT', target.uploadUrl, target.headers, PNG);
     expect(put.status).toBe(410);
     expect(put.json().code).toBe('FILE_URL_EXPIRED');
@@ -346,10 +360,11 @@ describe('expiry and purge of uploads (disk driver, short lifetimes)', () => {
     const { file } = await uploadFile(ctx, { bot: bot.token }, PNG, 'pic.png', 'image/png');
     expect((await callUrl(ctx, 'GET', file.url)).status).toBe(200);
     // URLs carry whole seconds, rounded up: a 1 s lifetime ends within 2 s.
-    await sleep(2100);
-    const expired = await callUrl(ctx, 'GET', file.url);
-    expect(expired.status).toBe(410);
-    expect(expired.json().code).toBe('FILE_URL_EXPIRED');
+    await eventually(async () => {
+      const expired = await callUrl(ctx, 'GET', file.url);
+      expect(expired.status).toBe(410);
+      expect(expired.json().code).toBe('FILE_URL_EXPIRED');
+    }, 2100);
   });
 
   it('purges an uploaded but never completed upload after its expiry: the row and the bytes', async () => {
@@ -361,9 +376,7 @@ describe('expiry and purge of uploads (disk driver, short lifetimes)', () => {
     const pending = () => db.query(`SELECT 1 FROM file_uploads WHERE storage_key = $1`, [target.key]);
     expect(await pending()).toHaveLength(1);
     // Expiry (2 s) plus the grace period (the upload lifetime, 2 s), then the next run of the job (every second).
-    const deadline = Date.now() + 15000;
-    while ((await pending()).length > 0 && Date.now() < deadline) await sleep(250);
-    expect(await pending()).toHaveLength(0);
+    await waitUntil(async () => (await pending()).length === 0, 'the purge of the pending upload', 15_000);
     expect(existsSync(join(directory, target.key))).toBe(false);
     // The completed file keeps its bytes and its row; only its pending row goes.
     expect(existsSync(join(directory, completedKey))).toBe(true);

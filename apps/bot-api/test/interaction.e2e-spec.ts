@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { eventually } from '@app/testing';
 import {
   ApprovedBot,
   BotTestContext,
@@ -119,7 +120,13 @@ describe('Interaction: callback queries and inline queries (spec 3.5, 4.2 "Inter
 
     it('an answer after the window is 410 QUERY_EXPIRED, and the user sees the query expired', async () => {
       const id = (await click().expect(201)).body.data.id;
-      await new Promise((resolve) => setTimeout(resolve, WINDOW_MS + 300));
+      await eventually(
+        async () => {
+          expect((await client('bob').get(`/callback-queries/${id}`).expect(200)).body.data.status).toBe('expired');
+        },
+        WINDOW_MS + 300,
+        100,
+      );
       const late = await callBot(ctx, buttons.token, 'answerCallbackQuery', { callback_query_id: id });
       expect(late.status).toBe(410);
       expect(late.body).toMatchObject({ success: false, code: 'QUERY_EXPIRED' });
@@ -323,7 +330,13 @@ describe('Interaction: callback queries and inline queries (spec 3.5, 4.2 "Inter
 
     it('an inline answer after the window is 410 QUERY_EXPIRED', async () => {
       const id = (await ask('bob', { bot_username: 'search_bot', query: 'late' }).expect(201)).body.data.id;
-      await new Promise((resolve) => setTimeout(resolve, WINDOW_MS + 300));
+      await eventually(
+        async () => {
+          expect((await client('bob').get(`/inline-queries/${id}`).expect(200)).body.data.status).toBe('expired');
+        },
+        WINDOW_MS + 300,
+        100,
+      );
       const late = await callBot(ctx, inlineBot.token, 'answerInlineQuery', { inline_query_id: id, results: [] });
       expect(late.status).toBe(410);
       expect(late.body.code).toBe('QUERY_EXPIRED');

@@ -1,7 +1,6 @@
-import { readinessInfo, waitUntil } from '@app/testing';
+import { readinessInfo } from '@app/testing';
 import request from 'supertest';
-import { UpdatesMetrics } from '../src/updates/updates.metrics';
-import { BotTestContext, callBot, createApprovedBot, openPrivateChat, startBotApp } from './app-context';
+import { BotTestContext, callBot, createApprovedBot, openPrivateChat, pollsWaiting, startBotApp } from './app-context';
 
 /** The PostgreSQL-only mode needs no Redis at all: here REDIS_URL points at a port where nothing listens. */
 describe('bot-api in the PostgreSQL-only mode with no Redis reachable', () => {
@@ -30,8 +29,7 @@ describe('bot-api in the PostgreSQL-only mode with no Redis reachable', () => {
     const offset = (pending.at(-1)?.update_seq ?? 0) + 1;
 
     const waiting = callBot(ctx, bot.token, 'getUpdates', { offset, timeout: 20 }).then((res) => res);
-    const gauge = ctx.app.get(UpdatesMetrics).waiting;
-    await waitUntil(async () => (await gauge.get()).values[0]?.value === 1, 'the poll waits');
+    await pollsWaiting(ctx.app);
     const post = (text: string) =>
       request(ctx.app.getHttpServer())
         .post(`/api/v1/bots/client/chats/${chatId}/messages`)

@@ -1,9 +1,9 @@
-import { describeEachBackend } from '@app/testing';
+import { describeEachBackend, quietPeriod } from '@app/testing';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { BotTestContext, callBot, startBotApp } from './app-context';
 import { DispatcherProcess, startDispatcher } from './dispatcher-process';
-import { DeliveryWorld, eventually, FAST_RETRIES, HookBot, hookBot, STAFF, statusesOf } from './staff-deliveries-world';
+import { DeliveryWorld, readUntil, FAST_RETRIES, HookBot, hookBot, STAFF, statusesOf } from './staff-deliveries-world';
 
 const MY = '/api/v1/bots/my';
 const STAFF_API = '/api/v1/bots/admin/deliveries';
@@ -91,7 +91,7 @@ describeEachBackend('self-healing dead letters', (backend) => {
   async function deadLetters(bot: HookBot, texts: string[]): Promise<void> {
     down.add(bot.tag);
     for (const text of texts) await sayText(bot, text);
-    await eventually(
+    await readUntil(
       () => statusesOf(db, bot.botId),
       (statuses) => statuses.length >= texts.length && statuses.every((s) => s === 'dead_letter'),
     );
@@ -105,7 +105,8 @@ describeEachBackend('self-healing dead letters', (backend) => {
         .set('Authorization', await asOwner(bot))
         .expect(200)
     ).body.data;
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 10 * STEP_MS + 500));
+  /** Ten redrive steps and then some: long enough for a job that should not start to have started. */
+  const settle = (reason: string) => quietPeriod(10 * STEP_MS + 500, reason);
 
   it('is off by default: after the receiver recovers, the dead letters stay dead letters and no job starts', async () => {
     const bot = await hookBot(ctx, world, 'plain');
@@ -121,11 +122,11 @@ describeEachBackend('self-healing dead letters', (backend) => {
     down.delete(bot.tag);
     const mark = receipts.length;
     await sayText(bot, 'plain-3');
-    await eventually(
+    await readUntil(
       () => deliveriesOf(bot),
       (rows) => rows.length === 3 && rows[2].status === 'succeeded',
     );
-    await settle();
+    await settle('the dead letters of a bot without the switch stay dead letters');
 
     expect((await deliveriesOf(bot)).map((row) => row.status)).toEqual(['dead_letter', 'dead_letter', 'succeeded']);
     expect(receivedBy('plain', mark).map((r) => r.text)).toEqual(['plain-3']);
@@ -176,11 +177,11 @@ describeEachBackend('self-healing dead letters', (backend) => {
     down.delete(bot.tag);
     const mark = receipts.length;
     await sayText(bot, 'heal-recovered');
-    await eventually(
+    await readUntil(
       () => deliveriesOf(bot),
       (rows) => rows.length === texts.length + 1 && rows.every((row) => row.status === 'succeeded'),
     );
-    await settle();
+    await settle('no dead letter is delivered a second time');
 
     const after = receivedBy('heals', mark);
     // The recovery itself first, then each dead letter once, lowest update first.
@@ -238,18 +239,18 @@ describeEachBackend('self-healing dead letters', (backend) => {
     down.delete(bot.tag);
     await sayText(bot, 'poison-recovered');
     // The automatic series of the poison Update runs its five attempts and dies again.
-    await eventually(
+    await readUntil(
       () => db.query(`SELECT status, "trigger" FROM webhook_deliveries WHERE update_id = $1`, [bad.update_id]),
       (rows: Array<{ status: string; trigger: string }>) =>
         rows[0].status === 'dead_letter' && rows[0].trigger === 'auto',
     );
     // Later successes find only a dead letter that was already redelivered automatically: nothing starts.
     for (const text of ['poison-later-1', 'poison-later-2']) await sayText(bot, text);
-    await eventually(
+    await readUntil(
       () => deliveriesOf(bot),
       (rows) => rows.filter((row) => row.status === 'succeeded').length === 4,
     );
-    await settle();
+    await settle('no automatic series starts for a dead letter already redelivered automatically');
 
     const byText = (text: string) => receivedBy('poison').filter((r) => r.text === text);
     expect(byText('poison-bad')).toHaveLength(10);
@@ -276,7 +277,7 @@ describeEachBackend('self-healing dead letters', (backend) => {
       .post(`${STAFF_API}/updates/${bad.update_id}/redeliver`)
       .set('Authorization', await asStaff())
       .expect(200);
-    await eventually(
+    await readUntil(
       () => detail(bot, bad.update_id),
       (d: { status: string }) => d.status === 'succeeded',
     );
@@ -310,7 +311,7 @@ describeEachBackend('self-healing dead letters', (backend) => {
       .send({ status: 'dead_letter', since, until })
       .expect(200);
     expect(bulk.body.data).toEqual({ redelivered: 1 });
-    await eventually(
+    await readUntil(
       () => deliveriesOf(bot),
       (rows) => rows.every((row) => row.status === 'succeeded'),
     );

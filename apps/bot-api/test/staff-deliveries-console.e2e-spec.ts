@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { BrowserContext, chromium, Page } from 'playwright-core';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { chromiumExecutable, REPO_ROOT } from '@app/testing';
+import { chromiumExecutable, REPO_ROOT, waitUntil } from '@app/testing';
 import { BotTestContext, startBotApp } from './app-context';
 import { DeliveryWorld, HookBot, hookBot, STAFF } from './staff-deliveries-world';
 
@@ -14,11 +14,7 @@ import { DeliveryWorld, HookBot, hookBot, STAFF } from './staff-deliveries-world
  * that is not true at once is re-run by eval inside the page, which the console's CSP forbids.
  */
 async function rowCount(page: Page, selector: string, count: number, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while ((await page.locator(selector).count()) !== count) {
-    if (Date.now() > deadline) throw new Error(`${selector} did not reach ${count} elements`);
-    await page.waitForTimeout(50);
-  }
+  await waitUntil(async () => (await page.locator(selector).count()) === count, `${count} × ${selector}`, timeoutMs);
 }
 const SCREENSHOTS = join(REPO_ROOT, 'tmp', 'screenshots');
 

@@ -1,9 +1,9 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { describeEachBackend, ServiceProcess, startServiceProcess, testEnv } from '@app/testing';
+import { describeEachBackend, quietPeriod, ServiceProcess, startServiceProcess, testEnv } from '@app/testing';
 import { BotTestContext, startBotApp } from './app-context';
 import { DispatcherProcess, startDispatcher } from './dispatcher-process';
-import { DeliveryWorld, eventually, FAST_RETRIES, hookBot, STAFF } from './staff-deliveries-world';
+import { DeliveryWorld, readUntil, FAST_RETRIES, hookBot, STAFF } from './staff-deliveries-world';
 
 const DEAD_LETTERS = 30;
 
@@ -81,7 +81,7 @@ describeEachBackend('redrive job across a bot-api crash', (backend) => {
     const job = ((await started.json()) as { data: { id: string; total: number } }).data;
     expect(job.total).toBe(DEAD_LETTERS);
 
-    await eventually(
+    await readUntil(
       () => progress(job.id),
       (p) => p.done >= 5,
       20_000,
@@ -92,21 +92,21 @@ describeEachBackend('redrive job across a bot-api crash', (backend) => {
     expect(atCrash.pending).toBeGreaterThan(0);
 
     await startInstance();
-    const finished = await eventually(
+    const finished = await readUntil(
       () => progress(job.id),
       (p) => p.status === 'completed',
       30_000,
     );
     expect(finished).toMatchObject({ total: DEAD_LETTERS, done: DEAD_LETTERS, failed: 0, pending: 0 });
 
-    const rows: Array<{ status: string; series: number }> = await eventually(
+    const rows: Array<{ status: string; series: number }> = await readUntil(
       () => db.query(`SELECT status, series FROM webhook_deliveries WHERE bot_id = $1`, [bot.botId]),
       (all: Array<{ status: string }>) => all.every((row) => row.status === 'succeeded'),
       20_000,
     );
     // One new series per dead letter: nothing was restarted twice by the job.
     expect(rows.every((row) => row.series === 2)).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await quietPeriod(500, 'no dead letter is delivered a second time after the restart');
     const received = world.receivedBy('crash');
     expect(received.size).toBe(DEAD_LETTERS);
     expect([...received.values()].every((count) => count === 1)).toBe(true);

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { HttpsReceiver, ReceiverAnswer, startHttpsReceiver } from '@app/testing';
+import { eventually, HttpsReceiver, ReceiverAnswer, startHttpsReceiver } from '@app/testing';
 import { ApprovedBot, BotTestContext, callBot, createApprovedBot } from './app-context';
 
 export const STAFF = 'sre-1';
@@ -66,19 +66,20 @@ export async function say(ctx: BotTestContext, bot: HookBot, count: number): Pro
   }
 }
 
-/** Polls until `check` holds, failing with what was last seen. */
-export async function eventually<T>(
-  read: () => Promise<T>,
-  check: (value: T) => boolean,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (check(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not reached; last: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+/**
+ * Reads until `check` holds and answers that value, failing with what was last seen. Every 100 ms:
+ * some reads go through rate-limited staff routes.
+ */
+export function readUntil<T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  return eventually(
+    async () => {
+      const value = await read();
+      if (!check(value)) throw new Error(`condition not reached; last: ${JSON.stringify(value)}`);
+      return value;
+    },
+    timeoutMs,
+    100,
+  );
 }
 
 export async function statusesOf(db: DataSource, botId: string): Promise<string[]> {

@@ -1,11 +1,11 @@
-import { describeEachBackend } from '@app/testing';
+import { describeEachBackend, quietPeriod } from '@app/testing';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { BotTestContext, startBotApp } from './app-context';
 import { DispatcherProcess, startDispatcher } from './dispatcher-process';
 import {
   DeliveryWorld,
-  eventually,
+  readUntil,
   FAST_RETRIES,
   HookBot,
   hookBot,
@@ -37,11 +37,11 @@ describeEachBackend('staff delivery operations across all bots', (backend) => {
     world.answers.set('gone', 410);
     await say(ctx, five, 3);
     await say(ctx, gone, 2);
-    await eventually(
+    await readUntil(
       () => statusesOf(db, five.botId),
       (s) => allDead(s, 3),
     );
-    await eventually(
+    await readUntil(
       () => statusesOf(db, gone.botId),
       (s) => allDead(s, 2),
     );
@@ -182,7 +182,7 @@ describeEachBackend('staff delivery operations across all bots', (backend) => {
     world.answers.set('gone', 200);
     const [single] = await updateIds(`status=dead_letter&bot_id=${five.botId}&pageSize=1`);
     expect(await ok('post', `/updates/${single}/redeliver`)).toMatchObject({ update_id: single, status: 'pending' });
-    await eventually(
+    await readUntil(
       async () => world.receivedBy('five').get(single),
       (n) => n === 6,
     );
@@ -197,7 +197,7 @@ describeEachBackend('staff delivery operations across all bots', (backend) => {
     );
     const job = await ok('post', '/redrives', { all_bots: true, rate_per_bot: 5 });
     expect(job).toMatchObject({ status: 'running', total: dry.would_redeliver, rate_per_bot: 5 });
-    const finished = await eventually(
+    const finished = await readUntil(
       () => ok('get', `/redrives/${job.id}`),
       (progress) => progress.status === 'completed',
     );
@@ -208,15 +208,15 @@ describeEachBackend('staff delivery operations across all bots', (backend) => {
         { bot_id: gone.botId, total: 2, done: 2, failed: 0, pending: 0 },
       ]),
     );
-    await eventually(
+    await readUntil(
       () => statusesOf(db, five.botId),
       (s) => s.every((status) => status === 'succeeded'),
     );
-    await eventually(
+    await readUntil(
       () => statusesOf(db, gone.botId),
       (s) => s.every((status) => status === 'succeeded'),
     );
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await quietPeriod(300, 'no dead letter is delivered a second time');
     expect([...world.receivedBy('five').values()]).toEqual([6, 6, 6]);
     expect([...world.receivedBy('gone').values()]).toEqual([2, 2]);
 
@@ -242,14 +242,14 @@ describeEachBackend('staff delivery operations across all bots', (backend) => {
     );
     const job = await ok('post', '/redrives', { bot_id: five.botId, error: 'http_5xx', rate_per_bot: 10 });
     expect(job.total).toBe(40);
-    await eventually(
+    await readUntil(
       () => ok('get', `/redrives/${job.id}`),
       (p) => p.done > 0,
     );
     const cancelled = await ok('post', `/redrives/${job.id}/cancel`);
     expect(cancelled.status).toBe('cancelled');
     expect(cancelled.pending).toBeGreaterThan(0);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await quietPeriod(500, 'a cancelled redrive redelivers nothing more');
     expect((await ok('get', `/redrives/${job.id}`)).done).toBe(cancelled.done);
     const again = await staff('post', `/redrives/${job.id}/cancel`);
     expect(again.status).toBe(409);

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { Api } from 'grammy';
 import { autoRetry } from '@grammyjs/auto-retry';
-import { ApprovedBot, BotTestContext, createApprovedBot, startBotApp } from './app-context';
+import { ApprovedBot, BotTestContext, createApprovedBot, pollsWaiting, startBotApp } from './app-context';
 import { listenForFrameworks } from './telegram-support';
 
 describe('Telegram face: flood limits and competing pollers in Telegram words', () => {
@@ -61,9 +61,15 @@ describe('Telegram face: flood limits and competing pollers in Telegram words', 
 
   it("ends a waiting getUpdates with Telegram's 409 text when a second one starts", async () => {
     const server = ctx.app.getHttpServer();
-    const first = request(server).post(`/telegram/bot${bot.token}/getUpdates`).send({ timeout: 5 }).then((res) => res);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const second = request(server).post(`/telegram/bot${bot.token}/getUpdates`).send({ timeout: 1 }).then((res) => res);
+    const first = request(server)
+      .post(`/telegram/bot${bot.token}/getUpdates`)
+      .send({ timeout: 5 })
+      .then((res) => res);
+    await pollsWaiting(ctx.app);
+    const second = request(server)
+      .post(`/telegram/bot${bot.token}/getUpdates`)
+      .send({ timeout: 1 })
+      .then((res) => res);
     const [ended, current] = await Promise.all([first, second]);
     expect(ended.status).toBe(409);
     expect(ended.body).toEqual({

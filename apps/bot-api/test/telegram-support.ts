@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
+import { eventually } from '@app/testing';
 import type { BotTestContext } from './app-context';
 
 /** POST /telegram/bot<token>/<method> with a JSON body. */
@@ -16,13 +17,15 @@ export async function listenForFrameworks(ctx: BotTestContext): Promise<string> 
   return `http://127.0.0.1:${(ctx.app.getHttpServer().address() as AddressInfo).port}`;
 }
 
-/** Polls `probe` every 100 ms until it answers something other than undefined. */
-export async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+/** Polls `probe` every 100 ms until it answers something other than undefined, and answers that. */
+export function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  return eventually(
+    async () => {
+      const value = await probe();
+      if (value === undefined) throw new Error('condition not met in time');
+      return value;
+    },
+    timeoutMs,
+    100,
+  );
 }

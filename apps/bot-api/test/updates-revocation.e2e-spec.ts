@@ -1,6 +1,14 @@
 import { describeEachBackend } from '@app/testing';
 import request from 'supertest';
-import { ApprovedBot, BotTestContext, callBot, createApprovedBot, STAFF_ID, startBotApp } from './app-context';
+import {
+  ApprovedBot,
+  BotTestContext,
+  callBot,
+  createApprovedBot,
+  pollsWaiting,
+  STAFF_ID,
+  startBotApp,
+} from './app-context';
 
 /** The recheck interval stays at its 5 s default, so only the change itself can end a poll sooner. */
 describeEachBackend('a waiting getUpdates ends as soon as its token or bot no longer allows it', (backend) => {
@@ -15,7 +23,7 @@ describeEachBackend('a waiting getUpdates ends as soon as its token or bot no lo
   async function pollThrough(bot: ApprovedBot, change: () => Promise<unknown>) {
     const started = Date.now();
     const poll = callBot(ctx, bot.token, 'getUpdates', { timeout: 20 }).then((res) => res);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await pollsWaiting(ctx.app);
     await change();
     const res = await poll;
     return { res, elapsedMs: Date.now() - started };
@@ -81,7 +89,7 @@ describeEachBackend('a waiting getUpdates ends as soon as its token or bot no lo
     const bot = await createApprovedBot(ctx, 'dev-5');
     const started = Date.now();
     const poll = callBot(ctx, bot.token, 'getUpdates', { timeout: 2 }).then((res) => res);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await pollsWaiting(ctx.app);
     await callBot(ctx, bot.token, 'setMyDescription', { description: 'Still here' }).expect(200);
     const res = await poll;
     expect(res.status).toBe(200);

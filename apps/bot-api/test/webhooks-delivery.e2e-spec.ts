@@ -1,6 +1,15 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { describeEachBackend, HttpsReceiver, ReceivedRequest, ReceiverAnswer, startHttpsReceiver } from '@app/testing';
+import {
+  describeEachBackend,
+  eventually,
+  HttpsReceiver,
+  quietPeriod,
+  ReceivedRequest,
+  ReceiverAnswer,
+  startHttpsReceiver,
+  waitUntil,
+} from '@app/testing';
 import { verifyWebhookSignatureV1, verifyWebhookSignatureV2 } from '@app/bot-delivery';
 import { ApprovedBot, BotTestContext, callBot, createApprovedBot, startBotApp } from './app-context';
 import { DispatcherProcess, startDispatcher } from './dispatcher-process';
@@ -101,23 +110,18 @@ describeEachBackend('webhook delivery end to end: bot-api writes, bot-dispatcher
     done: (rows: DeliveryRow[]) => boolean,
     timeoutMs = 10_000,
   ): Promise<DeliveryRow[]> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
+    return eventually(async () => {
       const rows = await deliveries(bot.botId);
-      if (done(rows)) return rows;
-      if (Date.now() > deadline)
-        throw new Error(`deliveries did not settle: ${JSON.stringify(rows)}\n${dispatcher.output()}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+      if (!done(rows)) throw new Error(`deliveries did not settle: ${JSON.stringify(rows)}\n${dispatcher.output()}`);
+      return rows;
+    }, timeoutMs);
   }
-
-  const settle = (ms = 400) => new Promise((r) => setTimeout(r, ms));
 
   it('POSTs a user message once, signed V1 and V2 over the raw bytes, with X-Service-Update-Id = update_id', async () => {
     const bot = await hookBot('signed');
     await say(bot, 'hello webhook');
     const [row] = await waitForDeliveries(bot, (rows) => rows[0]?.status === 'succeeded');
-    await settle();
+    await quietPeriod(400, 'a delivered Update is not POSTed again');
     const requests = requestsOf('signed');
     expect(requests).toHaveLength(1);
     const [hook] = requests;
@@ -159,7 +163,7 @@ describeEachBackend('webhook delivery end to end: bot-api writes, bot-dispatcher
     answers.set('dead', () => 500);
     await say(bot, 'never accepted');
     const [row] = await waitForDeliveries(bot, (rows) => rows[0]?.status === 'dead_letter');
-    await settle(300);
+    await quietPeriod(300, 'a dead letter gets no sixth attempt');
     expect(row.attempts).toBe(5);
     expect(requestsOf('dead')).toHaveLength(5);
     expect(new Set(requestsOf('dead').map((r) => r.headers['x-service-update-id']))).toEqual(new Set([row.update_id]));
@@ -333,7 +337,7 @@ describeEachBackend('webhook delivery end to end: bot-api writes, bot-dispatcher
     await waitForDeliveries(bot, (rows) => rows[0]?.status === 'succeeded');
     await callBot(ctx, bot.token, 'deleteWebhook', {}).expect(200);
     await say(bot, 'after delete');
-    await settle(800);
+    await quietPeriod(800, 'nothing is POSTed after deleteWebhook');
     expect(requestsOf('unhooked')).toHaveLength(1);
     expect(await deliveries(bot.botId)).toHaveLength(1);
     const polled = await callBot(ctx, bot.token, 'getUpdates', {}).expect(200);
@@ -344,7 +348,7 @@ describeEachBackend('webhook delivery end to end: bot-api writes, bot-dispatcher
     const bot = await hookBot('shutdown');
     answers.set('shutdown', () => ({ status: 200, delayMs: 300 }));
     await say(bot, 'mid-flight');
-    while (requestsOf('shutdown').length === 0) await settle(10);
+    await waitUntil(() => requestsOf('shutdown').length > 0, 'the POST reaches the receiver', 10_000);
     // SIGTERM while the receiver is still answering: the worker waits for the attempt to finish.
     await dispatcher.stop();
     const rows = await deliveries(bot.botId);

@@ -1,6 +1,14 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { describeEachBackend, HttpsReceiver, ReceivedRequest, ReceiverAnswer, startHttpsReceiver } from '@app/testing';
+import {
+  describeEachBackend,
+  HttpsReceiver,
+  quietPeriod,
+  ReceivedRequest,
+  ReceiverAnswer,
+  startHttpsReceiver,
+  waitUntil,
+} from '@app/testing';
 import { standardWebhookSecret, verifyWebhookSignatureV1, verifyWebhookSignatureV2 } from '@app/bot-delivery';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { ApprovedBot, BotTestContext, callBot, createApprovedBot, startBotApp } from './app-context';
@@ -85,11 +93,9 @@ describeEachBackend('receivers that say "not now" or "go away", and secret rotat
   }
 
   async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${dispatcher.output()}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    await waitUntil(check, what, timeoutMs).catch((error: Error) => {
+      throw new Error(`${error.message}\n${dispatcher.output()}`);
+    });
   }
 
   async function deliveryRows(botId: string): Promise<Array<{ status: string; attempts: number; last_error: string }>> {
@@ -136,7 +142,7 @@ describeEachBackend('receivers that say "not now" or "go away", and secret rotat
     const [row] = await deliveryRows(bot.botId);
     expect(row).toMatchObject({ attempts: 1, last_error: expect.stringContaining('410 Gone') });
     expect(row.last_error).toMatch(/^WEBHOOK_DELIVER_FAILED/);
-    await new Promise((r) => setTimeout(r, 300));
+    await quietPeriod(300, 'a delivery answered 410 Gone is not tried again');
     expect(arrivalsOf('gone')).toHaveLength(1);
     expect((await info(bot)).last_error_message).toBe('HTTP 410');
   });
@@ -154,7 +160,7 @@ describeEachBackend('receivers that say "not now" or "go away", and secret rotat
 
     answers.set('retired', () => 200);
     await say(bot, 'while paused');
-    await new Promise((r) => setTimeout(r, 1500));
+    await quietPeriod(1500, 'a paused webhook POSTs nothing');
     expect(arrivalsOf('retired').map(textOf)).not.toContain('while paused');
     expect((await deliveryRows(bot.botId)).at(-1)).toMatchObject({ status: 'pending', attempts: 0 });
     const backlog = await request(ctx.app.getHttpServer())

@@ -1,4 +1,4 @@
-import { startHttpsReceiver, HttpsReceiver } from '@app/testing';
+import { eventually, HttpsReceiver, startHttpsReceiver } from '@app/testing';
 import { readFileSync } from 'node:fs';
 import tls from 'node:tls';
 import { WebhookSender, WebhookTarget } from '../src/delivery/webhook-sender';
@@ -83,8 +83,7 @@ describe('webhook connections across many bots (real HTTPS receiver)', () => {
     const idle = sender({ agentIdleMs: 100 });
     await idle.send(target('sleepy'), body, UPDATE_ID);
     expect(idle.agentCount).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 350));
-    expect(idle.agentCount).toBe(0);
+    await eventually(() => expect(idle.agentCount).toBe(0), 350);
     expect((await idle.send(target('sleepy'), body, UPDATE_ID)).ok).toBe(true);
   });
 });

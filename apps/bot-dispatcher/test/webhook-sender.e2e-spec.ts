@@ -1,4 +1,4 @@
-import { startHttpsReceiver, HttpsReceiver } from '@app/testing';
+import { HttpsReceiver, quietPeriod, startHttpsReceiver } from '@app/testing';
 import { standardWebhookSecret, verifyWebhookSignatureV1, verifyWebhookSignatureV2 } from '@app/bot-delivery';
 import { verify as verifyGitHubStyle } from '@octokit/webhooks-methods';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
@@ -140,7 +140,7 @@ describe('webhook POST path (real HTTPS receiver)', () => {
       // Security defect 6: the reason reaches the developer and must not map internal DNS.
       expect(result.error).not.toMatch(/127\.0\.0\.1|::1/);
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await quietPeriod(100, 'no connection reaches the receiver later either');
     expect(receiver.requests).toHaveLength(0);
   });
 

@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { createTestApp, describeEachBackend } from '@app/testing';
+import { createTestApp, describeEachBackend, eventually, waitUntil } from '@app/testing';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../src/app.module';
@@ -52,7 +52,7 @@ describeEachBackend('application token look-up cache', (backend) => {
       .set(bearer(await ctx.jwt(app.ownerId)))
       .expect(200);
     expectError(await me(here(), app.token), 401, 'UNAUTHORIZED');
-    await expectEventually(async () => (await me(there(), app.token)).status, 401);
+    await eventually(async () => expect((await me(there(), app.token)).status).toBe(401), 2000);
   });
 
   it('applies a disabled application, a closed feature and new origins to cached tokens at once', async () => {
@@ -85,9 +85,9 @@ describeEachBackend('application token look-up cache', (backend) => {
     expectError(await me(here(), disabled.token), 403, 'APPLICATION_DISABLED');
     expectError(await me(here(), closed.token), 403, 'FEATURE_DISABLED');
     expectError(await templates(here(), fenced.token), 403, 'ORIGIN_NOT_ALLOWED');
-    await expectEventually(async () => (await me(there(), disabled.token)).status, 403);
-    await expectEventually(async () => (await me(there(), closed.token)).status, 403);
-    await expectEventually(async () => (await templates(there(), fenced.token)).status, 403);
+    await eventually(async () => expect((await me(there(), disabled.token)).status).toBe(403), 2000);
+    await eventually(async () => expect((await me(there(), closed.token)).status).toBe(403), 2000);
+    await eventually(async () => expect((await templates(there(), fenced.token)).status).toBe(403), 2000);
   });
 
   it('refuses a cached token once its expiry passes', async () => {
@@ -97,7 +97,8 @@ describeEachBackend('application token look-up cache', (backend) => {
       .get(DataSource)
       .query(`UPDATE app_tokens SET expires_at = $2 WHERE id = $1`, [app.tokenId, expiresAt]);
     await me(here(), app.token).expect(200);
-    await new Promise((resolve) => setTimeout(resolve, expiresAt.getTime() - Date.now() + 50));
+    // The first request after the expiry is refused: the cache keeps no token past its expires_at.
+    await waitUntil(() => Date.now() > expiresAt.getTime(), 'the expiry passes');
     expectError(await me(here(), app.token), 401, 'UNAUTHORIZED');
   });
 
@@ -114,13 +115,3 @@ describeEachBackend('application token look-up cache', (backend) => {
     }
   });
 });
-
-async function expectEventually(read: () => Promise<number>, wanted: number): Promise<void> {
-  let last = 0;
-  for (let attempt = 0; attempt < 50; attempt++) {
-    last = await read();
-    if (last === wanted) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  expect(last).toBe(wanted);
-}

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { generateSecretToken } from '@app/auth';
+import { eventually } from '@app/testing';
 import { DataSource } from 'typeorm';
 import { seedApplication, seedToken, seedUser, startVoucherApp, VoucherTestContext } from './app-context';
 import { activeTemplate, API, bearer, expectError, GENEROUS_RATE_LIMITS, templateBody } from './runtime-fixtures';
@@ -38,16 +39,13 @@ describe('runtime authentication, application state, permissions and Origin poli
     it('records last_used_at of the token on use', async () => {
       const app = await seedApplication(ctx);
       await me(app.token).expect(200);
-      // The write is deliberately off the request path: give it a moment.
-      let lastUsedAt: Date | null = null;
-      for (let attempt = 0; attempt < 50 && !lastUsedAt; attempt++) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
+      // The write is deliberately off the request path: it lands a moment later.
+      await eventually(async () => {
         const [row] = await ctx.app
           .get(DataSource)
           .query(`SELECT last_used_at FROM app_tokens WHERE id = $1`, [app.tokenId]);
-        lastUsedAt = row.last_used_at;
-      }
-      expect(lastUsedAt).toBeInstanceOf(Date);
+        expect(row.last_used_at).toBeInstanceOf(Date);
+      }, 2000);
     });
 
     it('answers 401 without a token, with an unknown token, a revoked token and an expired token', async () => {

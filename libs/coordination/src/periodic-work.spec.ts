@@ -6,6 +6,7 @@ import {
   describeEachBackend,
   TestDatabase,
   testRedisPrefix,
+  quietPeriod,
   deleteRedisKeys,
   waitUntil,
 } from '@app/testing';
@@ -88,7 +89,9 @@ describeEachBackend('periodic work', (backend: CoordinationBackend) => {
   it('runs a task once per interval across two replicas, never once per replica', async () => {
     await startReplica('a', { count: CountingTask });
     await startReplica('b', { count: CountingTask });
-    await waitUntil(() => runs.length >= 8, 'eight runs', 15_000).catch((error: Error) => { throw new Error(`${error.message}: ${JSON.stringify(runs)}`); });
+    await waitUntil(() => runs.length >= 8, 'eight runs', 15_000).catch((error: Error) => {
+      throw new Error(`${error.message}: ${JSON.stringify(runs)}`);
+    });
     const span = Math.max(...runs.map((run) => run.at)) - Math.min(...runs.map((run) => run.at));
     // One run per replica would double the runs of the span; once per cluster is one per interval,
     // plus the immediate first run (which may share its interval with the next) and timer jitter.
@@ -99,7 +102,7 @@ describeEachBackend('periodic work', (backend: CoordinationBackend) => {
     for (const replica of replicas.splice(0)) await replica.close();
     await startReplica('c', {});
     const seen = runs.length;
-    await new Promise((resolve) => setTimeout(resolve, EVERY_MS * 3));
+    await quietPeriod(EVERY_MS * 3, 'a task the new deploy no longer has never runs again');
     expect(runs.length).toBe(seen);
   });
 });

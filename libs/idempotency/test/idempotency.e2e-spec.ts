@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, INestApplication, Post, UseGuards } from '@
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ApiError } from '@app/envelope';
 import { IsString } from 'class-validator';
+import { waitUntil } from '@app/testing';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { Idempotent, IdempotencyKey, IdempotencyStore, IdempotentCall } from '../src';
@@ -150,12 +151,12 @@ describe('idempotency against real PostgreSQL', () => {
 
   it('forgets a key after it expires and purges expired records', async () => {
     await post('expiring-1', { item: 'expiring' }).expect(201);
-    await new Promise((resolve) => setTimeout(resolve, TTL_MS + 200));
+    await waitUntil(() => orders.keyExpired('expiring-1'), 'the key expires');
     const again = await post('expiring-1', { item: 'expiring' }).expect(201);
     expect(again.headers['idempotent-replayed']).toBeUndefined();
     expect(await countOrders('expiring')).toBe(2);
 
-    await new Promise((resolve) => setTimeout(resolve, TTL_MS + 200));
+    await waitUntil(() => orders.keyExpired('expiring-1'), 'the renewed key expires');
     const purged = await app.get(IdempotencyStore).purgeExpired();
     expect(purged).toBeGreaterThan(0);
     const [{ n }] = await dataSource.query(`SELECT count(*) AS n FROM idempotency_keys WHERE expires_at < now()`);
@@ -173,7 +174,7 @@ describe('idempotency against real PostgreSQL', () => {
   it('keeps an expired key whose request still runs: a retry gets 409 IDEMPOTENCY_KEY_IN_USE, never a second run', async () => {
     const first = post('outlives-ttl', { item: 'slow-expiring', delayMs: TTL_MS + 700 });
     const running = first.then((res) => res);
-    await new Promise((resolve) => setTimeout(resolve, TTL_MS + 200));
+    await waitUntil(() => orders.keyExpired('outlives-ttl'), 'the running key expires');
     await app.get(IdempotencyStore).purgeExpired();
     const kept = await dataSource.query(`SELECT status FROM idempotency_keys WHERE key = 'outlives-ttl'`);
     expect(kept).toEqual([{ status: 'in_progress' }]);

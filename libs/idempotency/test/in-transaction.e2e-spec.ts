@@ -1,6 +1,7 @@
 import { Body, Controller, HttpCode, INestApplication, Post, UseGuards } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ApiError } from '@app/envelope';
+import { waitUntil } from '@app/testing';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { Idempotent, IdempotencyKey, claimCtes, IdempotentCall, requestFingerprint } from '../src';
@@ -147,7 +148,7 @@ describe('idempotency claimed inside the business transaction, against real Post
 
   it('answers IDEMPOTENCY_KEY_IN_USE at once while the first request runs, without waiting for it', async () => {
     const first = post('running-1', { item: 'running', delayMs: 1500 }).then((r) => r);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitUntil(() => orders.keyClaimHeld('running-1'), 'the first request holds its claim');
     const startedAt = Date.now();
     const second = await post('running-1', { item: 'running', delayMs: 1500 });
     expect(second.status).toBe(409);
@@ -225,7 +226,7 @@ describe('idempotency claimed inside the business transaction, against real Post
 
   it('forgets a key after it expires', async () => {
     await post('expiring-1', { item: 'expiring' }).expect(201);
-    await new Promise((resolve) => setTimeout(resolve, TTL_MS + 200));
+    await waitUntil(() => orders.keyExpired('expiring-1'), 'the key expires', TTL_MS + 1000);
     const again = await post('expiring-1', { item: 'expiring' }).expect(201);
     expect(again.headers['idempotent-replayed']).toBeUndefined();
     expect(await countOrders('expiring')).toBe(2);

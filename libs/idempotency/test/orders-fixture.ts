@@ -8,6 +8,7 @@ import type { Request } from 'express';
 import request from 'supertest';
 import { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 import { CreateIdempotencyKeys1763683200000, IdempotencyModule } from '../src';
+import { advisoryLockId } from '../src/transactional-claim';
 
 /** The business table of the idempotency tests: an order per executed request. */
 class CreateOrders1700000000000 implements MigrationInterface {
@@ -40,6 +41,10 @@ export interface OrdersApp {
   dataSource: DataSource;
   post(key: string | undefined, body: object, tenant?: string, path?: string): request.Test;
   countOrders(item: string): Promise<number>;
+  /** Whether the stored record of `key` has outlived its expiry, as the claim's own clock (PostgreSQL's) sees it. */
+  keyExpired(key: string, tenant?: string): Promise<boolean>;
+  /** Whether a request holding `key` runs right now: its transaction holds the key's advisory lock. */
+  keyClaimHeld(key: string, tenant?: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -71,6 +76,24 @@ export async function startOrdersApp(
     },
     countOrders: async (item) =>
       Number((await dataSource.query(`SELECT count(*) AS n FROM orders WHERE item = $1`, [item]))[0].n),
+    async keyExpired(key, tenant = 'tenant-a') {
+      const rows: Array<{ expired: boolean }> = await dataSource.query(
+        `SELECT expires_at < now() AS expired FROM idempotency_keys WHERE scope = $1 AND key = $2`,
+        [tenant, key],
+      );
+      return rows[0]?.expired === true;
+    },
+    async keyClaimHeld(key, tenant = 'tenant-a') {
+      // pg_locks shows a 64-bit advisory lock as its high half (classid) and its low half (objid).
+      const rows: unknown[] = await dataSource.query(
+        `SELECT 1 FROM pg_locks
+          WHERE locktype = 'advisory' AND granted AND objsubid = 1
+            AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            AND ((classid::bigint << 32) | objid::bigint) = $1::bigint`,
+        [advisoryLockId(tenant, key)],
+      );
+      return rows.length > 0;
+    },
     async close() {
       await app.close();
       await database.drop();

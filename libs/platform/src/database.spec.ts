@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { createEmptyDatabase, TestDatabase } from '@app/testing';
+import { createEmptyDatabase, quietPeriod, TestDatabase } from '@app/testing';
 import { loadConfig, ServiceConfig } from './config';
 import { migrationCli, migrationConfigSchema } from './database';
 
@@ -43,7 +43,7 @@ describe('the migration CLI', () => {
   it('holds a wait until another process has applied the migrations, then lets it through', async () => {
     let waited = false;
     const waiting = cli('wait', '60').then(() => (waited = true));
-    await new Promise((resolveSoon) => setTimeout(resolveSoon, 300));
+    await quietPeriod(300, 'the wait holds while migrations are pending');
     expect(waited).toBe(false);
     await cli('run');
     await waiting;
