@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { BotsModule } from '../bots/bots.module';
+import { DeliveriesModule } from '../deliveries/deliveries.module';
 import { UpdatesModule } from '../updates/updates.module';
 import { UpdatesController } from './get-updates.controller';
 import { PollingService } from './polling.service';
@@ -7,7 +8,7 @@ import { UpdatesPurgeService } from './updates-purge.service';
 
 /** getUpdates: a bot reads its Updates from the outbox, waiting for new ones, and confirms them. */
 @Module({
-  imports: [BotsModule, UpdatesModule],
+  imports: [BotsModule, DeliveriesModule, UpdatesModule],
   controllers: [UpdatesController],
   providers: [PollingService, UpdatesPurgeService],
   exports: [PollingService],
