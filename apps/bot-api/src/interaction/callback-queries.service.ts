@@ -7,7 +7,7 @@ import { BotsStore } from '../bots/bots.store';
 import type { Bot } from '../bots/entities/bot.entity';
 import { ChatsStore } from '../chats/chats.store';
 import { BotConfig } from '../config/bot.config';
-import { MessageStore } from '../messages/message-store.service';
+import { MessagesService } from '../messages/messages.service';
 import type { ReplyMarkup } from '../messages/dto/reply-markup';
 import { UpdatesService } from '../updates/updates.service';
 import { userView } from '../users/person';
@@ -29,7 +29,7 @@ export class CallbackQueriesService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly store: CallbackQueriesStore,
     private readonly chats: ChatsStore,
-    private readonly messages: MessageStore,
+    private readonly messages: MessagesService,
     private readonly bots: BotsStore,
     private readonly users: UsersStore,
     private readonly updates: UpdatesService,

@@ -21,7 +21,10 @@ import { Message, MessageKind } from './entities/message.entity';
 import { MessageEventsService } from './message-events.service';
 import { formattedText } from './formatted-text';
 import { isMediaKind } from './message-view';
-import { MessageStore } from './message-store.service';
+import { MessageReceiptsStore } from './message-receipts.store';
+import { MessageRenderer } from './message-renderer';
+import { MessagesService } from './messages.service';
+import { MessagesStore } from './messages.store';
 import { BotErrors } from '../bot-errors';
 
 /** The kind a person's upload is shown as, from its MIME type. */
@@ -37,7 +40,10 @@ export function kindForMime(mimeType: string): MessageKind {
 export class ClientMessagesService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly store: MessageStore,
+    private readonly store: MessagesStore,
+    private readonly messages: MessagesService,
+    private readonly receipts: MessageReceiptsStore,
+    private readonly renderer: MessageRenderer,
     private readonly events: MessageEventsService,
     private readonly files: FilesService,
     private readonly links: FileLinksService,
@@ -52,7 +58,7 @@ export class ClientMessagesService {
     const window = pageWindow(query, MESSAGES_PAGE_SIZE);
     const [messages, total] = await this.store.page(chatId, window.offset, window.pageSize);
     return {
-      ...pageAnswer(await this.store.render(manager, chat, messages), total, window),
+      ...pageAnswer(await this.renderer.render(manager, chat, messages), total, window),
       chat_actions: await this.actions.list(chat.id),
     };
   }
@@ -78,7 +84,7 @@ export class ClientMessagesService {
         : formattedText(dto.text, { entities: dto.entities }, file ? CAPTION_MAX : TEXT_MAX, file ? 'caption' : 'text');
     if (dto.entities && formatted === null) throw BotErrors.invalid('entities need a text');
     const replyTo = dto.reply_to_message_id ?? null;
-    const reserved = await this.store.reserveAsMember(this.dataSource, chatId, account.id, replyTo);
+    const reserved = await this.messages.reserveAsMember(this.dataSource, chatId, account.id, replyTo);
     const message: Message = {
       id: reserved.id,
       chatId,
@@ -98,17 +104,17 @@ export class ClientMessagesService {
       deletedAt: null,
     };
     const updateUrl = file ? (await this.links.forUpdate(file)).url : null;
-    const replied = await this.store.replyView(this.dataSource.manager, reserved.chat, message, 'update');
+    const replied = await this.renderer.replyView(this.dataSource.manager, reserved.chat, message, 'update');
     const updates = this.events.messagePostedUpdates(reserved, message, file, updateUrl, replied);
-    const written = await this.store.insertReserved(this.dataSource, message, updates);
+    const written = await this.messages.insertReserved(this.dataSource, message, updates);
     this.events.posted(this.dataSource.manager, written);
-    return this.store.view(message, reserved.chat, reserved.sender, file);
+    return this.renderer.view(message, reserved.chat, reserved.sender, file);
   }
 
   async edit(account: Account, chatId: string, messageId: string, dto: EditMessageTextDto): Promise<MessageView> {
     return this.dataSource.transaction(async (manager) => {
       const { chat } = await this.chats.requireActiveMember(manager, chatId, account.id);
-      const message = await this.store.findInChat(manager, chat.id, messageId, true);
+      const message = await this.messages.findInChat(manager, chat.id, messageId, true);
       if (message.senderId !== account.id) throw BotErrors.error('FORBIDDEN', 'Only the sender edits a message');
       if (message.kind !== 'text' && !isMediaKind(message.kind)) {
         throw BotErrors.invalid(`A ${message.kind} message has no text to edit`);
@@ -128,7 +134,7 @@ export class ClientMessagesService {
       message.metadata = { ...message.metadata, isEdited: true };
       await this.store.save(manager, message);
       await this.events.messageEdited(manager, chat, message);
-      return this.store.renderOne(manager, chat, message);
+      return this.renderer.renderOne(manager, chat, message);
     });
   }
 
@@ -136,12 +142,12 @@ export class ClientMessagesService {
   async remove(account: Account, chatId: string, messageId: string): Promise<DeletedMessageView> {
     return this.dataSource.transaction(async (manager) => {
       const { chat, member } = await this.chats.requireActiveMember(manager, chatId, account.id);
-      const message = await this.store.findInChat(manager, chat.id, messageId, true);
+      const message = await this.messages.findInChat(manager, chat.id, messageId, true);
       const moderator = chat.type === 'group' && isManager(member);
       if (message.senderId !== account.id && !moderator) {
         throw BotErrors.error('FORBIDDEN', 'Only the sender or a group administrator deletes a message');
       }
-      const at = await this.store.markDeleted(manager, chat, message);
+      const at = await this.messages.markDeleted(manager, chat, message);
       await this.events.messageDeleted(manager, chat, message, at);
       return { message_id: message.id, deleted: true as const };
     });
@@ -150,9 +156,9 @@ export class ClientMessagesService {
   async receipt(account: Account, chatId: string, messageId: string, kind: 'read' | 'delivered'): Promise<ReceiptView> {
     return this.dataSource.transaction(async (manager) => {
       const { chat } = await this.chats.requireActiveMember(manager, chatId, account.id);
-      const message = await this.store.findInChat(manager, chat.id, messageId);
+      const message = await this.messages.findInChat(manager, chat.id, messageId);
       if (message.senderId === account.id) throw BotErrors.invalid('Receipts are for messages of others');
-      const at = await this.store.addReceipt(manager, message.id, account.id, kind);
+      const at = await this.receipts.add(manager, message.id, account.id, kind);
       // A repeated receipt is acknowledged but announces nothing new.
       if (at) await this.events.receipt(manager, chat, message, kind, at);
       return { message_id: message.id, status: kind };

@@ -12,7 +12,7 @@ import { Message, MessageKind } from './entities/message.entity';
 import { ChatRef } from '../chats/chat-view';
 import { unixSeconds } from '../unix-time';
 import { messageView } from './message-view';
-import { MessageStore, ReservedMessage } from './message-store.service';
+import { MessagesStore, ReservedMessage } from './messages.store';
 import { groupMessageVisibleTo } from '../bots/privacy';
 import type { MessageView } from './dto/message.view';
 
@@ -35,13 +35,13 @@ export function updateTypeOf(kind: MessageKind): UpdateType {
 export class MessageEventsService {
   constructor(
     private readonly updates: UpdatesService,
-    private readonly store: MessageStore,
+    private readonly store: MessagesStore,
     private readonly bots: BotsStore,
     private readonly users: UsersStore,
   ) {}
 
   /**
-   * The Updates of a person's new message (reserved with MessageStore.reserveAsMember, which read
+   * The Updates of a person's new message (reserved with MessagesService.reserveAsMember, which read
    * the chat's bots): every bot of a private chat, and the bots of a group that privacy lets it
    * reach. Bots never receive messages of bots (their own or others'), as in Telegram.
    */
@@ -70,7 +70,7 @@ export class MessageEventsService {
   }
 
   /**
-   * `messagePostedEvents` as the Update parameters of MessageStore.insertReserved; null when no bot gets one.
+   * `messagePostedEvents` as the Update parameters of MessagesService.insertReserved; null when no bot gets one.
    * `fileUrl` is written into the Updates, so it must outlive their delivery (FileLinksService.forUpdate).
    */
   messagePostedUpdates(

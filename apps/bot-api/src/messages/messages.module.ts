@@ -12,19 +12,25 @@ import { ClientMessagesController } from './client-messages.controller';
 import { ClientMessagesService } from './client-messages.service';
 import { Message } from './entities/message.entity';
 import { MessageEventsService } from './message-events.service';
-import { MessageStore } from './message-store.service';
+import { MessageReceiptsStore } from './message-receipts.store';
+import { MessageRenderer } from './message-renderer';
+import { MessagesService } from './messages.service';
+import { MessagesStore } from './messages.store';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Message]), BotsModule, ChatsModule, FilesModule, UpdatesModule, UsersModule],
   controllers: [ClientMessagesController],
   providers: [
-    MessageStore,
+    MessagesStore,
+    MessageReceiptsStore,
+    MessagesService,
+    MessageRenderer,
     MessageEventsService,
     ClientMessagesService,
     ChatActionsStore,
     chatActionBoardProvider,
     ChatActionsService,
   ],
-  exports: [MessageStore, MessageEventsService, ChatActionsService],
+  exports: [MessagesStore, MessagesService, MessageRenderer, MessageEventsService, ChatActionsService],
 })
 export class MessagesModule {}

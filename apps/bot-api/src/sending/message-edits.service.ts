@@ -15,7 +15,9 @@ import type { FormattedText, ParseMode } from '@app/telegram-shapes';
 import { FilesService } from '../files/files.service';
 import { CAPTION_MAX, TEXT_MAX } from '../messages/dto/client-messages.dto';
 import { formattedText, nonEmptyText } from '../messages/formatted-text';
-import { MessageStore } from '../messages/message-store.service';
+import { MessageRenderer } from '../messages/message-renderer';
+import { MessagesService } from '../messages/messages.service';
+import { MessagesStore } from '../messages/messages.store';
 import { groupMessageVisibleTo } from '../bots/privacy';
 import { UsersStore } from '../users/users.store';
 import {
@@ -42,7 +44,9 @@ interface OwnMessage extends Membership {
 export class MessageEditsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly store: MessageStore,
+    private readonly store: MessagesStore,
+    private readonly messages: MessagesService,
+    private readonly renderer: MessageRenderer,
     private readonly events: MessageEventsService,
     private readonly chats: ChatsStore,
     private readonly users: UsersStore,
@@ -99,7 +103,7 @@ export class MessageEditsService {
       message.metadata = { ...message.metadata, poll: { ...poll, is_closed: true } };
       if (dto.reply_markup !== undefined) message.replyMarkup = { ...dto.reply_markup };
       await this.store.save(manager, message);
-      return this.store.renderOne(manager, chat, message);
+      return this.renderer.renderOne(manager, chat, message);
     });
   }
 
@@ -116,7 +120,7 @@ export class MessageEditsService {
         if (!message) continue;
         if (message.senderId !== bot.systemUserId)
           throw BotErrors.error('FORBIDDEN', 'Only messages of this bot can be deleted');
-        const at = await this.store.markDeleted(manager, chat, message);
+        const at = await this.messages.markDeleted(manager, chat, message);
         await this.events.messageDeleted(manager, chat, message, at);
       }
       return true as const;
@@ -138,14 +142,14 @@ export class MessageEditsService {
       if (dto.reply_markup !== undefined) message.replyMarkup = { ...dto.reply_markup };
       await this.store.save(manager, message);
       await this.events.messageEdited(manager, chat, message);
-      return this.completed(manager, key, await this.store.renderOne(manager, chat, message));
+      return this.completed(manager, key, await this.renderer.renderOne(manager, chat, message));
     });
   }
 
   deleteMessage(bot: Bot, dto: DeleteMessageDto): Promise<true> {
     return this.dataSource.transaction(async (manager) => {
       const { chat, message } = await this.ownMessage(manager, bot, dto);
-      const at = await this.store.markDeleted(manager, chat, message);
+      const at = await this.messages.markDeleted(manager, chat, message);
       await this.events.messageDeleted(manager, chat, message, at);
       return true as const;
     });
@@ -158,7 +162,7 @@ export class MessageEditsService {
       const { chat, message } = await this.ownMessage(manager, bot, dto);
       message.replyMarkup = dto.reply_markup ? { ...dto.reply_markup } : null;
       await this.store.save(manager, message);
-      return this.completed(manager, key, await this.store.renderOne(manager, chat, message));
+      return this.completed(manager, key, await this.renderer.renderOne(manager, chat, message));
     });
   }
 
@@ -184,7 +188,7 @@ export class MessageEditsService {
       await key?.begin(manager);
       const userId = bot.systemUserId ?? '';
       const source = await this.chats.requireActiveMember(manager, dto.from_chat_id, userId);
-      const original = await this.store.findInChat(manager, source.chat.id, dto.message_id);
+      const original = await this.messages.findInChat(manager, source.chat.id, dto.message_id);
       if (!(await this.readableBy(manager, bot, source, original))) {
         throw BotErrors.notFound('Message');
       }
@@ -205,7 +209,7 @@ export class MessageEditsService {
         fileId: original.fileId,
         metadata: markForwarded ? { ...kept, forwardFrom: mark } : kept,
       });
-      return this.completed(manager, key, await this.store.renderOne(manager, target.chat, message));
+      return this.completed(manager, key, await this.renderer.renderOne(manager, target.chat, message));
     });
   }
 
@@ -243,7 +247,7 @@ export class MessageEditsService {
     const found = await this.store.findById(manager, ref.message_id);
     if (!found || found.deletedAt || (ref.chat_id !== undefined && found.chatId !== ref.chat_id)) throw notFound;
     const membership = await this.chats.requireActiveMember(manager, found.chatId, bot.systemUserId ?? '');
-    const message = await this.store.findInChat(manager, found.chatId, found.id, true);
+    const message = await this.messages.findInChat(manager, found.chatId, found.id, true);
     if (message.senderId !== bot.systemUserId) {
       throw BotErrors.error('FORBIDDEN', 'A bot can change only messages it sent');
     }

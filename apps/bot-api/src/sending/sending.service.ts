@@ -10,7 +10,9 @@ import { FilesService } from '../files/files.service';
 import { StoredFile } from '../files/entities/file.entity';
 import { ChatActionsService } from '../messages/chat-actions.service';
 import { MessageKind, MessageMetadata } from '../messages/entities/message.entity';
-import { MessageStore } from '../messages/message-store.service';
+import { MessageRenderer } from '../messages/message-renderer';
+import { MessagesService } from '../messages/messages.service';
+import { MessagesStore } from '../messages/messages.store';
 import { UsersStore } from '../users/users.store';
 import { DEFAULT_DICE_EMOJI, rollDice } from './dice';
 import type { MessageEntity, ParseMode } from '@app/telegram-shapes';
@@ -29,7 +31,7 @@ import {
   SendVenueDto,
 } from './dto/send.dto';
 import { MessageView } from '../messages/dto/message.view';
-import { NewMessage } from '../messages/message-store.service';
+import { NewMessage } from '../messages/messages.store';
 
 /** A file-based send, already reduced to the message it creates. */
 export interface FileSend extends SendBaseDto {
@@ -59,7 +61,9 @@ interface Content {
 export class SendingService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly store: MessageStore,
+    private readonly store: MessagesStore,
+    private readonly messages: MessagesService,
+    private readonly renderer: MessageRenderer,
     private readonly files: FilesService,
     private readonly actions: ChatActionsService,
     private readonly chats: ChatsStore,
@@ -195,16 +199,17 @@ export class SendingService {
     content: Content,
     file: StoredFile | null,
   ): Promise<MessageView> {
-    const { message, chat, sender } = await this.store.insertAsMember(
+    const { message, chat, sender } = await this.messages.insertAsMember(
       on,
       botMessage(bot, dto.chat_id, dto, content, file, dto.reply_markup),
     );
-    return this.store.view(message, chat, sender, file, on instanceof DataSource ? on.manager : on);
+    return this.renderer.view(message, chat, sender, file, on instanceof DataSource ? on.manager : on);
   }
 
   private async writableChat(manager: EntityManager, bot: Bot, dto: SendBaseDto): Promise<Chat> {
     const { chat } = await this.chats.requireActiveMember(manager, dto.chat_id, bot.systemUserId ?? '');
-    if (dto.reply_to_message_id !== undefined) await this.store.findInChat(manager, chat.id, dto.reply_to_message_id);
+    if (dto.reply_to_message_id !== undefined)
+      await this.messages.findInChat(manager, chat.id, dto.reply_to_message_id);
     return chat;
   }
 
@@ -219,7 +224,7 @@ export class SendingService {
     let file: StoredFile | null = null;
     if (content.fileId) file = await this.files.visibleToBot(manager, content.fileId, bot);
     const message = await this.store.insert(manager, botMessage(bot, chat.id, dto, content, file, replyMarkup));
-    return this.store.view(message, chat, await this.users.person(manager, bot.systemUserId!), file, manager);
+    return this.renderer.view(message, chat, await this.users.person(manager, bot.systemUserId!), file, manager);
   }
 }
 

@@ -10,7 +10,8 @@ import type { Chat } from '../chats/entities/chat.entity';
 import { MessageView } from '../messages/dto/message.view';
 import type { Message } from '../messages/entities/message.entity';
 import { MessageEventsService } from '../messages/message-events.service';
-import { MessageStore } from '../messages/message-store.service';
+import { MessageRenderer } from '../messages/message-renderer';
+import { MessagesService } from '../messages/messages.service';
 import { SendQuotaService } from '../quotas/send-quota.service';
 import { SEND_SCOPE } from '../quotas/send-quota.guard';
 import { userView } from '../users/person';
@@ -40,7 +41,8 @@ export class VirtualMembersService {
     private readonly bots: BotsStore,
     private readonly chats: ChatsStore,
     private readonly users: UsersStore,
-    private readonly messages: MessageStore,
+    private readonly messages: MessagesService,
+    private readonly renderer: MessageRenderer,
     private readonly events: MessageEventsService,
     private readonly quotas: SendQuotaService,
   ) {}
@@ -141,7 +143,7 @@ export class VirtualMembersService {
         messageId: message.id,
         request: auditRequest('send', dto),
       });
-      return this.messages.view(message, reserved.chat, reserved.sender, null);
+      return this.renderer.view(message, reserved.chat, reserved.sender, null);
     });
   }
 

@@ -3,19 +3,10 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { isUuid, namedStatement, runNamed } from '@app/platform';
 import { DataSource, EntityManager, In, IsNull } from 'typeorm';
 import { botsInChatJson, ChatBot, ChatBotRow, toChatBot } from '../bots/bots.store';
-import { ChatsStore } from '../chats/chats.store';
-import { Chat } from '../chats/entities/chat.entity';
-import { FilesStore } from '../files/files.store';
-import { FileLinksService } from '../files/file-links.service';
-import { StoredFile } from '../files/entities/file.entity';
 import { UpdateColumns, updatesWriteSql, WRITTEN_UPDATE_COLUMNS, WrittenUpdateRow } from '../updates/updates.store';
 import type { Person } from '../users/person';
-import { UsersStore } from '../users/users.store';
 import { Message, MessageKind, MessageMetadata } from './entities/message.entity';
 import { ChatRef } from '../chats/chat-view';
-import { messageView } from './message-view';
-import { BotErrors } from '../bot-errors';
-import { MessageView } from './dto/message.view';
 import type { ReplyMarkup } from './dto/reply-markup';
 import type { MessageEntity } from '@app/telegram-shapes';
 
@@ -147,16 +138,16 @@ export function parseMessageId(value: unknown): number | null {
   return Number.isSafeInteger(id) && id > 0 ? id : null;
 }
 
-/** Message rows, their receipts and their rendering; shared by the client routes and the bot send operations. */
+/**
+ * What a member's write or reservation found missing: the chat (or the sender's active membership
+ * in it), or the live message it replies to.
+ */
+export type MissingForMember = 'chat' | 'message';
+
+/** Every statement on messages; the rules that answer 404 or unpin a deleted message are MessagesService's. */
 @Injectable()
-export class MessageStore {
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly files: FilesStore,
-    private readonly links: FileLinksService,
-    private readonly chats: ChatsStore,
-    private readonly users: UsersStore,
-  ) {}
+export class MessagesStore {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** Live messages of the chat, newest first. */
   page(chatId: string, skip: number, take: number): Promise<[Message[], number]> {
@@ -185,18 +176,14 @@ export class MessageStore {
   }
 
   /**
-   * Writes the message if its sender is an active member of the chat (else 404 like an unknown chat)
-   * and its reply target is a live message of that chat (else 404). One statement: on the pool it is
-   * its own transaction; given a transaction's manager it joins that transaction.
+   * Writes the message if its sender is an active member of the chat and its reply target is a live
+   * message of that chat, else says which is missing. One statement: on the pool it is its own
+   * transaction; given a transaction's manager it joins that transaction.
    */
-  async insertAsMember(on: DataSource | EntityManager, input: NewMessage): Promise<WrittenMessage> {
-    // Errors are built only when thrown: capturing a stack costs more than the rest of the call.
-    const chatNotFound = () => BotErrors.notFound('Chat');
-    if (!isUuid(input.chatId)) throw chatNotFound();
+  async insertAsMember(on: DataSource | EntityManager, input: NewMessage): Promise<WrittenMessage | MissingForMember> {
+    if (!isUuid(input.chatId)) return 'chat';
     const replyTo = input.replyToMessageId ?? null;
-    if (input.replyToMessageId != null && parseMessageId(replyTo) === null) {
-      throw BotErrors.notFound('Message');
-    }
+    if (input.replyToMessageId != null && parseMessageId(replyTo) === null) return 'message';
     const message = {
       chatId: input.chatId,
       senderId: input.senderId,
@@ -213,10 +200,8 @@ export class MessageStore {
     };
     const { rows } = await runNamed<InsertAsMemberRow>(on, INSERT_AS_MEMBER, messageColumnValues(message));
     const row = rows[0];
-    if (!row) throw chatNotFound();
-    if (!row.reply_ok || row.id === null || row.created_at === null) {
-      throw BotErrors.notFound('Message');
-    }
+    if (!row) return 'chat';
+    if (!row.reply_ok || row.id === null || row.created_at === null) return 'message';
     return {
       message: { ...message, id: Number(row.id), createdAt: row.created_at },
       chat: { id: input.chatId, type: row.type, title: row.title },
@@ -224,21 +209,19 @@ export class MessageStore {
     };
   }
 
-  /** Step one of a person's message (see RESERVE_AS_MEMBER): 404 unless a member, or for a reply target not live. */
+  /** Step one of a person's message (see RESERVE_AS_MEMBER), or what is missing: the membership or a live reply target. */
   async reserveAsMember(
     on: DataSource | EntityManager,
     chatId: string,
     senderId: string,
     replyToMessageId: number | null,
-  ): Promise<ReservedMessage> {
-    if (!isUuid(chatId)) throw BotErrors.notFound('Chat');
-    if (replyToMessageId !== null && parseMessageId(replyToMessageId) === null) {
-      throw BotErrors.notFound('Message');
-    }
+  ): Promise<ReservedMessage | MissingForMember> {
+    if (!isUuid(chatId)) return 'chat';
+    if (replyToMessageId !== null && parseMessageId(replyToMessageId) === null) return 'message';
     const { rows } = await runNamed<ReservedRow>(on, RESERVE_AS_MEMBER, [chatId, senderId, replyToMessageId]);
     const row = rows[0];
-    if (!row) throw BotErrors.notFound('Chat');
-    if (replyToMessageId !== null && !row.reply_found) throw BotErrors.notFound('Message');
+    if (!row) return 'chat';
+    if (replyToMessageId !== null && !row.reply_found) return 'message';
     return {
       id: Number(row.id),
       createdAt: row.created_at,
@@ -255,19 +238,22 @@ export class MessageStore {
     };
   }
 
-  /** Step two: the message and its Updates in one statement; 404 if the sender left the chat meanwhile. */
+  /**
+   * Step two: the message and its Updates in one statement, with the Updates written; null when
+   * nothing was written because the sender left the chat meanwhile.
+   */
   async insertReserved(
     on: DataSource | EntityManager,
     message: Message,
     updates: UpdateColumns | null,
-  ): Promise<WrittenUpdateRow[]> {
+  ): Promise<WrittenUpdateRow[] | null> {
     const { rows } = await runNamed<WrittenUpdateRow & { message_written: boolean }>(on, INSERT_RESERVED, [
       message.id,
       ...messageColumnValues(message),
       message.createdAt,
       ...(updates ?? [[], [], [], []]),
     ]);
-    if (!rows[0]?.message_written) throw BotErrors.notFound('Chat');
+    if (!rows[0]?.message_written) return null;
     return rows.filter((row) => row.update_id !== null);
   }
 
@@ -281,14 +267,7 @@ export class MessageStore {
     await manager.getRepository(Message).save(message);
   }
 
-  /** A live (not deleted) message of the chat, else 404; `lock` serialises edits and deletions of it. */
-  async findInChat(manager: EntityManager, chatId: string, messageId: unknown, lock = false): Promise<Message> {
-    const message = await this.findLive(manager, chatId, messageId, lock);
-    if (!message) throw BotErrors.notFound('Message');
-    return message;
-  }
-
-  /** A live message of the chat, or null (unknown, deleted, or of another chat). */
+  /** A live message of the chat, or null (unknown, deleted, or of another chat); `lock` serialises edits and deletions of it. */
   async findLive(manager: EntityManager, chatId: string, messageId: unknown, lock = false): Promise<Message | null> {
     const id = parseMessageId(messageId);
     const message =
@@ -301,31 +280,17 @@ export class MessageStore {
     return message && !message.deletedAt ? message : null;
   }
 
-  /** Soft delete: replies and receipts keep their reference; a pinned message is unpinned. */
-  async markDeleted(manager: EntityManager, chat: Chat, message: Message): Promise<Date> {
+  /** The live messages of the chat among these ids. */
+  liveInChat(manager: EntityManager, chatId: string, ids: number[]): Promise<Message[]> {
+    return manager.getRepository(Message).findBy({ id: In(ids), chatId, deletedAt: IsNull() });
+  }
+
+  /** Soft delete: replies and receipts keep their reference. */
+  async markDeleted(manager: EntityManager, message: Message): Promise<Date> {
     const at = new Date();
     message.deletedAt = at;
     await manager.getRepository(Message).save(message);
-    if (chat.pinnedMessageId === message.id) {
-      chat.pinnedMessageId = null;
-      await this.chats.update(manager, chat.id, { pinnedMessageId: null });
-    }
     return at;
-  }
-
-  /** The receipt's time, or null when the user had already given this receipt. */
-  async addReceipt(
-    manager: EntityManager,
-    messageId: number,
-    userId: string,
-    kind: 'read' | 'delivered',
-  ): Promise<Date | null> {
-    const rows: Array<{ created_at: Date }> = await manager.query(
-      `INSERT INTO message_receipts (message_id, user_id, kind) VALUES ($1, $2, $3)
-       ON CONFLICT DO NOTHING RETURNING created_at`,
-      [messageId, userId, kind],
-    );
-    return rows[0]?.created_at ?? null;
   }
 
   async senderOf(manager: EntityManager, messageId: number | null): Promise<string | null> {
@@ -334,72 +299,6 @@ export class MessageStore {
       messageId,
     ]);
     return rows[0]?.sender_id ?? null;
-  }
-
-  /** Messages as readers see them, each with the message it replies to (one level, live ones only). */
-  async render(manager: EntityManager, chat: ChatRef, messages: Message[]): Promise<MessageView[]> {
-    const targets = await this.replyTargets(manager, chat.id, messages);
-    const all = [...messages, ...targets];
-    const people = await this.users.people(
-      manager,
-      all.map((m) => m.senderId),
-    );
-    const files = await this.files.byIds(
-      manager,
-      all.map((m) => m.fileId),
-    );
-    const urls = await this.links.forReadAll(files.values());
-    const viewOf = (m: Message, replyTo: MessageView | null) => {
-      const file = m.fileId ? files.get(m.fileId)! : null;
-      return messageView(m, chat, people.get(m.senderId)!, file, file ? urls.get(file.id)! : null, replyTo);
-    };
-    const replies = new Map(targets.map((target) => [target.id, viewOf(target, null)]));
-    return messages.map((m) =>
-      viewOf(m, m.replyToMessageId === null ? null : (replies.get(m.replyToMessageId) ?? null)),
-    );
-  }
-
-  async renderOne(manager: EntityManager, chat: ChatRef, message: Message): Promise<MessageView> {
-    return (await this.render(manager, chat, [message]))[0];
-  }
-
-  /**
-   * The view a caller reads now: a file's URL is signed for FILE_DOWNLOAD_URL_TTL_SECONDS. A reply
-   * carries the message it replies to, read on `on` (the caller's transaction, when it has one).
-   */
-  async view(
-    message: Message,
-    chat: ChatRef,
-    sender: Person,
-    file: StoredFile | null,
-    on: EntityManager = this.dataSource.manager,
-  ): Promise<MessageView> {
-    const replyTo = await this.replyView(on, chat, message, 'read');
-    return messageView(message, chat, sender, file, file ? (await this.links.forRead(file)).url : null, replyTo);
-  }
-
-  /**
-   * The view of the message that `message` replies to, or null (no reply, or the target was deleted).
-   * `link` says how long its file's URL must live: a read now, or an Update's delivery.
-   */
-  async replyView(
-    on: EntityManager,
-    chat: ChatRef,
-    message: Message,
-    link: 'read' | 'update',
-  ): Promise<MessageView | null> {
-    const [target] = await this.replyTargets(on, chat.id, [message]);
-    if (!target) return null;
-    const sender = await this.users.person(on, target.senderId);
-    const file = target.fileId ? ((await this.files.byIds(on, [target.fileId])).get(target.fileId) ?? null) : null;
-    const url = file ? (link === 'read' ? await this.links.forRead(file) : await this.links.forUpdate(file)).url : null;
-    return messageView(target, chat, sender, file, url);
-  }
-
-  private async replyTargets(manager: EntityManager, chatId: string, messages: Message[]): Promise<Message[]> {
-    const ids = [...new Set(messages.map((m) => m.replyToMessageId).filter((id): id is number => id !== null))];
-    if (ids.length === 0) return [];
-    return manager.getRepository(Message).findBy({ id: In(ids), chatId, deletedAt: IsNull() });
   }
 }
 
