@@ -26,7 +26,7 @@ const DELIVERY_SIDE = 'libs/bot-delivery/src/bot-database/';
 const OWNERS: Record<string, string> = {
   users: `${BOT_API}users/users.store.ts`,
   bots: `${BOT_API}bots/bots.store.ts`,
-  bot_commands: `${BOT_API}profile/commands.service.ts`,
+  bot_commands: `${BOT_API}profile/bot-commands.store.ts`,
   bot_friends: `${BOT_API}friends/bot-friends.store.ts`,
   friend_requests: `${BOT_API}friends/friend-requests.store.ts`,
   files: `${BOT_API}files/files.store.ts`,
