@@ -22,7 +22,7 @@ const SRC = __dirname;
 
 /** Each table of the voucher database and the file that owns it (relative to src/). */
 const OWNERS: Record<string, string> = {
-  users: 'users/users.directory.ts',
+  users: 'users/users.store.ts',
   applications: 'applications/applications.store.ts',
   app_tokens: 'app-tokens/app-tokens.store.ts',
   authorizations: 'authorizations/authorizations.store.ts',
