@@ -40,7 +40,7 @@ const OWNERS: Record<string, string> = {
   chat_actions: `${BOT_API}messages/chat-actions.store.ts`,
   webhook_deliveries: DELIVERY_SIDE,
   webhook_delivery_attempts: DELIVERY_SIDE,
-  idempotency_keys: 'libs/idempotency/src/',
+  idempotency_keys: 'libs/idempotency/src/idempotency.store.ts',
   delivery_redrive_jobs: `${BOT_API}staff-deliveries/redrive-jobs.store.ts`,
   delivery_redrive_items: `${BOT_API}staff-deliveries/redrive-jobs.store.ts`,
   staff_audit_log: `${BOT_API}staff-deliveries/staff-audit.store.ts`,
