@@ -8,7 +8,7 @@ import { Chat } from '../chats/entities/chat.entity';
 import { FilesStore } from '../files/files.store';
 import { FileLinksService } from '../files/file-links.service';
 import { StoredFile } from '../files/entities/file.entity';
-import { UpdateColumns, updatesWriteSql, WRITTEN_UPDATE_COLUMNS, WrittenUpdateRow } from '../updates/updates.store';
+import { UpdateColumns, updatesWriteSql, WRITTEN_UPDATE_COLUMNS, WrittenUpdateRow } from '@app/bot-delivery';
 import type { Person } from '../users/person';
 import { UsersStore } from '../users/users.store';
 import { Message, MessageKind, MessageMetadata } from './entities/message.entity';
