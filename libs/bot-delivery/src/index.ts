@@ -10,8 +10,7 @@ export * from './bot-database/bot-availability';
 export * from './bot-database/bot-delivery-settings.store';
 export * from './bot-database/delivery.store';
 export * from './bot-database/due-delivery';
-export * from './bot-database/update-acknowledgement';
-export { insertDeliveriesSql } from './bot-database/delivery-statements';
+export * from './bot-database/updates.store';
 export * from './bot-database/staff-delivery.store';
 export {
   DELIVERY_ERROR_CLASSES,

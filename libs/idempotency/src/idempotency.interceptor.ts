@@ -26,7 +26,7 @@ import { createHash } from 'node:crypto';
 import { catchError, from, mergeMap, Observable, of } from 'rxjs';
 import { IdempotencyStore, Replay } from './idempotency.store';
 import { IdempotentCall, IdempotentReplay } from './idempotent-call';
-import type { IdempotencyTarget } from './transactional-claim';
+import type { IdempotencyTarget } from './idempotency-target';
 
 export interface IdempotentOptions {
   /** Whether a request without a key is refused (400) or simply runs without idempotency. */

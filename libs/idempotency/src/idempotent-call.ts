@@ -1,7 +1,7 @@
 import { RenderedBody } from '@app/envelope';
 import type { EntityManager } from 'typeorm';
 import type { Claim, ClaimOutcome, IdempotencyStore, Replay } from './idempotency.store';
-import type { IdempotencyTarget } from './transactional-claim';
+import type { IdempotencyTarget } from './idempotency-target';
 
 /** Thrown out of the use case's transaction when the key already holds a completed answer. */
 export class IdempotentReplay extends Error {

@@ -5,5 +5,4 @@ export * from './idempotency.module';
 export * from './idempotency.options';
 export * from './idempotency.store';
 export * from './idempotent-call';
-export { claimCtes } from './transactional-claim';
-export type { IdempotencyTarget } from './transactional-claim';
+export type { IdempotencyTarget } from './idempotency-target';

@@ -8,7 +8,7 @@ import type { Request } from 'express';
 import request from 'supertest';
 import { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 import { CreateIdempotencyKeys1763683200000, IdempotencyModule } from '../src';
-import { advisoryLockId } from '../src/transactional-claim';
+import { advisoryLockId } from '../src/idempotency-target';
 
 /** The business table of the idempotency tests: an order per executed request. */
 class CreateOrders1700000000000 implements MigrationInterface {

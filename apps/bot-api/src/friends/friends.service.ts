@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { isBotAvailable } from '@app/bot-delivery';
-import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { BotTokenCache } from '../bots/auth/bot-token-cache';
@@ -11,7 +10,8 @@ import { PageQueryDto, pageAnswer, pageWindow } from '@app/platform';
 import type { Bot, FriendRequestMode } from '../bots/entities/bot.entity';
 import { UpdatesService } from '../updates/updates.service';
 import { UsersStore } from '../users/users.store';
-import { FriendRequest, FriendRequestStatus } from './entities/friend-request.entity';
+import { BotFriendsStore } from './bot-friends.store';
+import { FriendRequestStatus } from './entities/friend-request.entity';
 import {
   FriendRequestModeView,
   FriendRequestPage,
@@ -20,6 +20,7 @@ import {
   friendRequestView,
   FriendRequestView,
 } from './friend-request.view';
+import { FriendRequestsStore } from './friend-requests.store';
 
 const CLIENT_SOURCE = 'client';
 
@@ -32,12 +33,14 @@ export class FriendsService {
     private readonly tokenCache: BotTokenCache,
     private readonly bots: BotsStore,
     private readonly users: UsersStore,
+    private readonly friends: BotFriendsStore,
+    private readonly requests: FriendRequestsStore,
   ) {}
 
   /** Whether the user may open a private chat with the bot: an effective relation, or a bot that accepts everyone. */
   async canChat(manager: EntityManager, bot: Pick<Bot, 'id' | 'friendRequestMode'>, userId: string): Promise<boolean> {
     if (bot.friendRequestMode === 'auto_accept') return true;
-    return this.areFriends(manager, bot.id, userId);
+    return this.friends.exists(manager, bot.id, userId);
   }
 
   /**
@@ -49,17 +52,8 @@ export class FriendsService {
       await this.bots.setFriendRequestMode(manager, botId, mode);
       if (mode === 'manual') return;
       const status: FriendRequestStatus = mode === 'auto_accept' ? 'accepted' : 'rejected';
-      const [settled]: [{ user_id: string }[], number] = await manager.query(
-        `UPDATE friend_requests SET status = $2, answered_at = now()
-          WHERE bot_id = $1 AND status = 'pending' RETURNING user_id`,
-        [botId, status],
-      );
-      if (status === 'accepted')
-        await this.befriend(
-          manager,
-          botId,
-          settled.map((row) => row.user_id),
-        );
+      const settled = await this.requests.settlePending(manager, botId, status);
+      if (status === 'accepted') await this.friends.add(manager, botId, settled);
     });
     this.tokenCache.invalidate(botId);
     return true;
@@ -74,12 +68,7 @@ export class FriendsService {
   async listPending(botId: string, query: PageQueryDto): Promise<FriendRequestPage> {
     const window = pageWindow(query);
     await this.assertManual(this.dataSource.manager, botId);
-    const [requests, total] = await this.dataSource.getRepository(FriendRequest).findAndCount({
-      where: { botId, status: 'pending' },
-      order: { createdAt: 'ASC', id: 'ASC' },
-      skip: window.offset,
-      take: window.pageSize,
-    });
+    const [requests, total] = await this.requests.pendingPage(this.dataSource.manager, botId, window);
     const senders = await this.senders(
       this.dataSource.manager,
       requests.map((r) => r.userId),
@@ -94,17 +83,15 @@ export class FriendsService {
   async answer(botId: string, requestId: string, accept: boolean): Promise<FriendRequestView> {
     return this.dataSource.transaction(async (manager) => {
       await this.assertManual(manager, botId, true);
-      const request = await manager
-        .getRepository(FriendRequest)
-        .findOne({ where: { id: requestId, botId }, lock: { mode: 'pessimistic_write' } });
+      const request = await this.requests.lockOfBot(manager, botId, requestId);
       if (!request) throw BotErrors.notFound('Friend request');
       if (request.status !== 'pending') {
         throw BotErrors.error('CONFLICT', `The friend request was already ${request.status}`);
       }
       request.status = accept ? 'accepted' : 'rejected';
       request.answeredAt = new Date();
-      await manager.getRepository(FriendRequest).save(request);
-      if (accept) await this.befriend(manager, botId, [request.userId]);
+      await this.requests.saveAnswer(manager, request);
+      if (accept) await this.friends.add(manager, botId, [request.userId]);
       const senders = await this.senders(manager, [request.userId]);
       return friendRequestView(request, senders.get(request.userId)!);
     });
@@ -120,7 +107,7 @@ export class FriendsService {
         // FOR SHARE: a concurrent mode change waits, so the request is settled under one mode.
         const bot = await this.bots.lockShared(manager, botId);
         if (!bot || !isBotAvailable(bot) || bot.systemUserId === userId) throw BotErrors.notFound('Bot');
-        if (await this.areFriends(manager, botId, userId))
+        if (await this.friends.exists(manager, botId, userId))
           throw BotErrors.error('CONFLICT', 'You are already friends with this bot');
 
         const status: FriendRequestStatus =
@@ -129,10 +116,7 @@ export class FriendsService {
             : bot.friendRequestMode === 'auto_reject'
               ? 'rejected'
               : 'pending';
-        const repo = manager.getRepository(FriendRequest);
-        const id = randomUUID();
-        await repo.insert({
-          id,
+        const request = await this.requests.insert(manager, {
           botId,
           userId,
           message: message ?? null,
@@ -140,8 +124,7 @@ export class FriendsService {
           status,
           answeredAt: status === 'pending' ? null : new Date(),
         });
-        const request = await repo.findOneByOrFail({ id });
-        if (status === 'accepted') await this.befriend(manager, botId, [userId]);
+        if (status === 'accepted') await this.friends.add(manager, botId, [userId]);
         const senders = await this.senders(manager, [userId]);
         const view = friendRequestView(request, senders.get(userId)!);
         if (status === 'pending') {
@@ -159,22 +142,6 @@ export class FriendsService {
       }
       throw error;
     }
-  }
-
-  private async areFriends(manager: EntityManager, botId: string, userId: string): Promise<boolean> {
-    const rows: unknown[] = await manager.query(`SELECT 1 FROM bot_friends WHERE bot_id = $1 AND user_id = $2`, [
-      botId,
-      userId,
-    ]);
-    return rows.length > 0;
-  }
-
-  private async befriend(manager: EntityManager, botId: string, userIds: string[]): Promise<void> {
-    if (userIds.length === 0) return;
-    await manager.query(
-      `INSERT INTO bot_friends (bot_id, user_id) SELECT $1, unnest($2::varchar[]) ON CONFLICT DO NOTHING`,
-      [botId, userIds],
-    );
   }
 
   private async assertManual(manager: EntityManager, botId: string, lock = false): Promise<void> {

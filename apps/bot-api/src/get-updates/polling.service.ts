@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { CHANNEL_BUS, type ChannelBus } from '@app/platform';
-import { BotDeliverySettingsStore, isBotAvailable } from '@app/bot-delivery';
+import { BotDeliverySettingsStore, isBotAvailable, UpdatesStore } from '@app/bot-delivery';
 import { BOT_CHANGES_CHANNEL, BotTokenCache } from '../bots/auth/bot-token-cache';
 import type { Bot } from '../bots/entities/bot.entity';
 import { BotsStore } from '../bots/bots.store';
@@ -10,7 +10,6 @@ import { UpdateView } from './dto/update.view';
 import { PollWaiter } from './poll-waiter';
 import { POLLS_CHANNEL, UPDATES_CHANNEL } from '../updates/update-notifier';
 import { UpdatesMetrics } from '../updates/updates.metrics';
-import { UpdatesStore } from '../updates/updates.store';
 import { BotErrors } from '../bot-errors';
 
 export const DEFAULT_UPDATES_LIMIT = 100;

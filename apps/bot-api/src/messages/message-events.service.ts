@@ -4,7 +4,7 @@ import { EntityManager } from 'typeorm';
 import { BotsStore, ChatBot } from '../bots/bots.store';
 import type { StoredFile } from '../files/entities/file.entity';
 import { UpdateEvent, UpdatesService } from '../updates/updates.service';
-import type { UpdateColumns, WrittenUpdateRow } from '../updates/updates.store';
+import type { UpdateColumns, WrittenUpdateRow } from '@app/bot-delivery';
 import { UpdateType } from '../update-types';
 import { userView } from '../users/person';
 import { UsersStore } from '../users/users.store';

@@ -3,7 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { ChatsStore } from '../chats/chats.store';
 import type { Chat } from '../chats/entities/chat.entity';
-import type { UpdateColumns, WrittenUpdateRow } from '../updates/updates.store';
+import type { UpdateColumns, WrittenUpdateRow } from '@app/bot-delivery';
 import type { Message } from './entities/message.entity';
 import { MessagesStore, NewMessage, ReservedMessage, WrittenMessage } from './messages.store';
 

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { isUuid, namedStatement, runNamed } from '@app/platform';
 import { DataSource, EntityManager, In, IsNull } from 'typeorm';
 import { botsInChatJson, ChatBot, ChatBotRow, toChatBot } from '../bots/bots.store';
-import { UpdateColumns, updatesWriteSql, WRITTEN_UPDATE_COLUMNS, WrittenUpdateRow } from '../updates/updates.store';
+import { UpdateColumns, updatesWriteSql, WRITTEN_UPDATE_COLUMNS, WrittenUpdateRow } from '@app/bot-delivery';
 import type { Person } from '../users/person';
 import { Message, MessageKind, MessageMetadata } from './entities/message.entity';
 import { ChatRef } from '../chats/chat-view';

@@ -3,13 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { CommandScopeDto, CommandsSelectorDto, SetMyCommandsDto } from './dto/profile.dto';
-import { BotCommand, BotCommandSet } from './entities/bot-command-set.entity';
-
-interface Selector {
-  scope: CommandScopeDto;
-  scopeKey: string;
-  languageCode: string;
-}
+import { BotCommandsStore, CommandSetKey } from './bot-commands.store';
+import { BotCommand } from './entities/bot-command-set.entity';
 
 const CHAT_SCOPES = new Set(['chat', 'chat_administrators', 'chat_member']);
 
@@ -43,10 +38,13 @@ export function scopeKeyOf(scope: CommandScopeDto | undefined): { scope: Command
 /** Command lists per (scope, language_code), replaced as a whole like Telegram's setMyCommands. */
 @Injectable()
 export class CommandsService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly commandSets: BotCommandsStore,
+  ) {}
 
   async set(botId: string, dto: SetMyCommandsDto): Promise<true> {
-    const selector = this.selector(dto);
+    const { scope, key } = this.selector(botId, dto);
     const names = dto.commands.map((c) => c.command);
     const duplicate = names.find((name, index) => names.indexOf(name) !== index);
     if (duplicate) {
@@ -56,47 +54,25 @@ export class CommandsService {
     }
     const commands: BotCommand[] = dto.commands.map((c) => ({ command: c.command, description: c.description }));
     await this.dataSource.transaction(async (manager) => {
-      if (commands.length === 0) {
-        await manager.delete(BotCommandSet, {
-          botId,
-          scopeKey: selector.scopeKey,
-          languageCode: selector.languageCode,
-        });
-        return;
-      }
-      await manager.upsert(
-        BotCommandSet,
-        {
-          botId,
-          scopeKey: selector.scopeKey,
-          languageCode: selector.languageCode,
-          scope: { ...selector.scope },
-          commands,
-        },
-        ['botId', 'scopeKey', 'languageCode'],
-      );
+      if (commands.length === 0) await this.commandSets.delete(manager, key);
+      else await this.commandSets.replace(manager, key, scope, commands);
     });
     return true;
   }
 
   async get(botId: string, dto: CommandsSelectorDto): Promise<BotCommand[]> {
-    const selector = this.selector(dto);
-    const set = await this.dataSource
-      .getRepository(BotCommandSet)
-      .findOneBy({ botId, scopeKey: selector.scopeKey, languageCode: selector.languageCode });
-    return set?.commands ?? [];
+    const { key } = this.selector(botId, dto);
+    return (await this.commandSets.find(this.dataSource.manager, key)) ?? [];
   }
 
   async delete(botId: string, dto: CommandsSelectorDto): Promise<true> {
-    const selector = this.selector(dto);
-    await this.dataSource
-      .getRepository(BotCommandSet)
-      .delete({ botId, scopeKey: selector.scopeKey, languageCode: selector.languageCode });
+    const { key } = this.selector(botId, dto);
+    await this.commandSets.delete(this.dataSource.manager, key);
     return true;
   }
 
-  private selector(dto: CommandsSelectorDto): Selector {
+  private selector(botId: string, dto: CommandsSelectorDto): { scope: CommandScopeDto; key: CommandSetKey } {
     const { scope, key } = scopeKeyOf(dto.scope);
-    return { scope, scopeKey: key, languageCode: dto.language_code ?? '' };
+    return { scope, key: { botId, scopeKey: key, languageCode: dto.language_code ?? '' } };
   }
 }

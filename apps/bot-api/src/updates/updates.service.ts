@@ -6,7 +6,7 @@ import { UpdateNotifier } from './update-notifier';
 import { UpdatesMetrics } from './updates.metrics';
 import { updateIdFor } from './update-id';
 import { isSubscribed, UpdateMembers, UpdateType } from '../update-types';
-import { UpdateColumns, UpdatesStore, WrittenUpdateRow } from './updates.store';
+import { UpdateColumns, UpdatesStore, WrittenUpdateRow } from '@app/bot-delivery';
 
 /** What emit needs to know about the receiving bot. */
 export type UpdateRecipient = Pick<Bot, 'id' | 'scopes' | 'allowedUpdates'>;
@@ -75,7 +75,7 @@ export class UpdatesService {
   }
 
   /**
-   * After a statement built with `updatesWriteSql` (updates.store) wrote these rows: the bots' pollers are woken and
+   * After a statement built with `updatesWriteSql` (@app/bot-delivery's updates store) wrote these rows: the bots' pollers are woken and
    * the deliveries queued once `manager`'s transaction commits (at once when it has none).
    */
   written(manager: EntityManager, rows: readonly WrittenUpdateRow[]): Map<string, EmittedUpdate> {

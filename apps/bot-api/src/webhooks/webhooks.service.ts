@@ -5,6 +5,7 @@ import {
   BotDeliverySettingsStore,
   deliverJobFor,
   DeliveryStore,
+  UpdatesStore,
   webhookSecretContext,
   WebhookFormat,
 } from '@app/bot-delivery';
@@ -35,6 +36,7 @@ export class WebhooksService {
     private readonly deliveries: DeliveryStore,
     private readonly settings: BotDeliverySettingsStore,
     private readonly bots: BotsStore,
+    private readonly updates: UpdatesStore,
   ) {
     this.cipher = new SecretCipher(config.WEBHOOK_SECRET_KEY);
   }
@@ -64,7 +66,7 @@ export class WebhooksService {
               : null,
       });
       if (dto.drop_pending_updates) {
-        await this.deliveries.dropPending(manager, botId);
+        await this.dropPending(manager, botId);
         return;
       }
       const waiting = await this.deliveries.deliverBacklog(manager, botId, this.config.UPDATES_RETENTION_HOURS);
@@ -107,9 +109,15 @@ export class WebhooksService {
     await this.dataSource.transaction(async (manager) => {
       await this.settings.clearWebhook(manager, botId, DEFAULT_MAX_CONNECTIONS);
       await this.deliveries.withdrawOpen(manager, botId);
-      if (dto.drop_pending_updates) await this.deliveries.dropPending(manager, botId);
+      if (dto.drop_pending_updates) await this.dropPending(manager, botId);
     });
     this.tokenCache.invalidate(botId);
+  }
+
+  /** drop_pending_updates: nothing waiting is delivered, by either mode. */
+  private async dropPending(manager: EntityManager, botId: string): Promise<void> {
+    await this.updates.acknowledgeAll(manager, botId);
+    await this.deliveries.withdrawOpen(manager, botId);
   }
 
   async info(botId: string): Promise<WebhookInfo> {

@@ -8,7 +8,7 @@ import { assertApplicationIssues } from '../applications/application-rules';
 import { ApplicationsService } from '../applications/applications.service';
 import { TemplatesService } from '../templates/templates.service';
 import { TemplatesStore } from '../templates/templates.store';
-import { UsersDirectory } from '../users/users.directory';
+import { UsersStore } from '../users/users.store';
 import { VoucherErrors } from '../voucher-errors';
 import { AllocationsStore } from './allocations.store';
 import { AllocationPage, toAllocationView } from './dto/allocation.view';
@@ -23,7 +23,7 @@ export class AllocationsService {
     private readonly applications: ApplicationsService,
     private readonly templates: TemplatesService,
     private readonly stock: TemplatesStore,
-    private readonly users: UsersDirectory,
+    private readonly users: UsersStore,
   ) {}
 
   async list(ownerId: string, applicationId: string, query: ListAllocationsDto): Promise<AllocationPage> {

@@ -6,7 +6,7 @@ import { toAllocationView } from '../allocations/dto/allocation.view';
 import { SendParty, SendsStore } from '../allocations/sends.store';
 import type { Send } from '../allocations/entities/send.entity';
 import { TemplatesService } from '../templates/templates.service';
-import { UsersDirectory } from '../users/users.directory';
+import { UsersStore } from '../users/users.store';
 import { VoucherErrors } from '../voucher-errors';
 import { VoucherFactory } from '../vouchers/voucher.factory';
 import { toVoucherView } from '../vouchers/voucher.view';
@@ -29,7 +29,7 @@ export class SendsService {
     private readonly allocations: AllocationsStore,
     private readonly sends: SendsStore,
     private readonly templates: TemplatesService,
-    private readonly users: UsersDirectory,
+    private readonly users: UsersStore,
     private readonly factory: VoucherFactory,
   ) {}
 

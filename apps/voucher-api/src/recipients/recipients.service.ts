@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ApplicationsService } from '../applications/applications.service';
-import { UsersDirectory } from '../users/users.directory';
+import { UsersStore } from '../users/users.store';
 import { RecipientView } from './dto/recipient.view';
 
 export const MAX_RECIPIENTS = 20;
@@ -12,7 +12,7 @@ export class RecipientsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly applications: ApplicationsService,
-    private readonly users: UsersDirectory,
+    private readonly users: UsersStore,
   ) {}
 
   /** Users known to the service whose name contains the keyword, or whose id is exactly the keyword; exact id first. */

@@ -12,7 +12,6 @@ import {
 import { DeliverJobData, MAX_DELIVERY_ATTEMPTS } from '../queue';
 import { AttemptRecord, DueDelivery, dueOrSkipped, LoadedDeliveryRow, SkipReason, WebhookFormat } from './due-delivery';
 import * as sql from './delivery-statements';
-import { acknowledgeAllUpdates } from './update-acknowledgement';
 
 /** A run of this many consecutive 410 Gone answers pauses a bot's deliveries unless the caller says otherwise. */
 export const DEFAULT_GONE_PAUSE_AFTER = 3;
@@ -45,8 +44,9 @@ export interface OpenedDelivery {
 
 /**
  * The delivery side of the bot database, for bot-api and bot-dispatcher alike: webhook deliveries and
- * their attempts, and the confirmation of delivered Updates. Both processes run these statements and
- * no others on those tables, so a change to them is one change.
+ * their attempts (recording a success confirms its Update in the same statement, through the updates
+ * store's `acknowledgeUpdatesSql`). Both processes run these statements and no others on those tables,
+ * so a change to them is one change.
  */
 @Injectable()
 export class DeliveryStore {
@@ -60,12 +60,6 @@ export class DeliveryStore {
   /** Open deliveries are deleted; their Updates stay unconfirmed for getUpdates. */
   async withdrawOpen(manager: EntityManager, botId: string): Promise<void> {
     await manager.query(sql.WITHDRAW_OPEN, [botId]);
-  }
-
-  /** drop_pending_updates: nothing waiting is delivered, by either mode. */
-  async dropPending(manager: EntityManager, botId: string): Promise<void> {
-    await acknowledgeAllUpdates(manager, botId);
-    await this.withdrawOpen(manager, botId);
   }
 
   /** getWebhookInfo's pending_update_count: open deliveries in webhook mode, else Updates not confirmed. */

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { namedStatement, runNamed } from '@app/platform';
-import { acknowledgeAllButLastUpdates, acknowledgeUpdatesBelow, insertDeliveriesSql } from '@app/bot-delivery';
 import { DataSource, EntityManager } from 'typeorm';
-import type { UpdateType } from '../update-types';
+import { insertDeliveriesSql } from './delivery-creation';
 
 /**
  * CTEs writing the Updates given as four parallel arrays from parameter `first` on (update ids, bot
@@ -29,6 +28,17 @@ export function updatesWriteSql(first: number, gate?: string): string {
 /** Result columns of `updatesWriteSql`, selected `FROM written_updates w LEFT JOIN delivered d`. */
 export const WRITTEN_UPDATE_COLUMNS = `w.update_seq, w.update_id, w.bot_id, w.type, d.id AS delivery_id`;
 
+/**
+ * The one way an Update is confirmed, however it reached the bot: getUpdates with an offset,
+ * drop_pending_updates, or a webhook delivery that succeeded (spliced into the statement that records
+ * attempts). A confirmed Update is never handed out again, neither by getUpdates nor to a webhook set
+ * later. `where` filters `updates u`; `from` names what it joins.
+ */
+export function acknowledgeUpdatesSql(where: string, from?: string): string {
+  return `UPDATE updates u SET acknowledged = true${from ? ` FROM ${from}` : ''}
+    WHERE ${where} AND NOT u.acknowledged`;
+}
+
 const WRITE_UPDATES = namedStatement(
   'bot_api_updates_write',
   `WITH ${updatesWriteSql(1)}
@@ -45,6 +55,27 @@ const PENDING_UPDATES = namedStatement(
     LIMIT $4`,
 );
 
+/** Walks updates_pending (bot_id, update_seq) WHERE NOT acknowledged. */
+const ACKNOWLEDGE_BELOW = namedStatement(
+  'bot_api_updates_acknowledge_below',
+  acknowledgeUpdatesSql('u.bot_id = $1 AND u.update_seq < $2'),
+);
+
+const ACKNOWLEDGE_ALL = acknowledgeUpdatesSql('u.bot_id = $1');
+
+/** Keeps the newest `keep` unconfirmed Updates of the bot and confirms every older one. */
+const ACKNOWLEDGE_ALL_BUT_LAST = namedStatement(
+  'bot_api_updates_acknowledge_all_but_last',
+  acknowledgeUpdatesSql(
+    `u.bot_id = $1 AND u.update_seq < (
+       SELECT coalesce(min(kept.update_seq), 0) FROM (
+         SELECT update_seq FROM updates WHERE bot_id = $1 AND NOT acknowledged ORDER BY update_seq DESC LIMIT $2
+       ) kept)`,
+  ),
+);
+
+const PURGE_OLDER_THAN = `DELETE FROM updates WHERE created_at < now() - make_interval(hours => $1)`;
+
 /** The Updates of one event, as the four array parameters of `updatesWriteSql`. */
 export type UpdateColumns = [string[], string[], string[], string[]];
 
@@ -52,20 +83,24 @@ export interface WrittenUpdateRow {
   update_seq: string;
   update_id: string;
   bot_id: string;
-  type: UpdateType;
+  type: string;
   delivery_id: string | null;
 }
 
 /**
- * The payload was written (see UpdatesService) as the Update without its update_seq; the reader names
- * the shape it documents.
+ * The payload was written (by bot-api's UpdatesService) as the Update without its update_seq; the
+ * reader names the shape it documents.
  */
 export interface PendingUpdateRow<Payload> {
   update_seq: string;
   payload: Payload;
 }
 
-/** The Update outbox that bots read with getUpdates (the webhook side is @app/bot-delivery's). */
+/**
+ * Every statement that writes `updates`: the Update outbox bot-api writes in each event's transaction
+ * and bots read with getUpdates, and the confirmation of Updates, which bot-dispatcher runs too when a
+ * webhook delivery succeeds.
+ */
 @Injectable()
 export class UpdatesStore {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -92,20 +127,24 @@ export class UpdatesStore {
     return rows;
   }
 
-  acknowledgeBelow(botId: string, offset: number): Promise<void> {
-    return acknowledgeUpdatesBelow(this.dataSource, botId, offset);
+  /** getUpdates' offset: every Update of the bot below it is confirmed. */
+  async acknowledgeBelow(botId: string, offset: number): Promise<void> {
+    await runNamed(this.dataSource, ACKNOWLEDGE_BELOW, [botId, offset]);
   }
 
-  acknowledgeAllButLast(botId: string, keep: number): Promise<void> {
-    return acknowledgeAllButLastUpdates(this.dataSource, botId, keep);
+  /** Telegram's negative getUpdates offset: only the last `keep` pending Updates stay; all earlier are forgotten. */
+  async acknowledgeAllButLast(botId: string, keep: number): Promise<void> {
+    await runNamed(this.dataSource, ACKNOWLEDGE_ALL_BUT_LAST, [botId, keep]);
+  }
+
+  /** drop_pending_updates: every Update the bot has not confirmed yet is dropped, in the manager's transaction. */
+  async acknowledgeAll(manager: EntityManager, botId: string): Promise<void> {
+    await manager.query(ACKNOWLEDGE_ALL, [botId]);
   }
 
   /** Updates older than the retention are dropped, confirmed or not; returns how many. */
   async purgeOlderThan(retentionHours: number): Promise<number> {
-    const result: [unknown[], number] = await this.dataSource.query(
-      `DELETE FROM updates WHERE created_at < now() - make_interval(hours => $1)`,
-      [retentionHours],
-    );
+    const result: [unknown[], number] = await this.dataSource.query(PURGE_OLDER_THAN, [retentionHours]);
     return result[1];
   }
 }

@@ -1,4 +1,4 @@
-import { likePattern } from './users.directory';
+import { likePattern } from './users.store';
 
 describe('likePattern', () => {
   it('wraps the keyword for a substring match', () => {
