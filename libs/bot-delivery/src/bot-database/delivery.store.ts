@@ -73,7 +73,9 @@ export class DeliveryStore {
 
   /** How many of the bot's deliveries are pending, retrying and dead letters. */
   async backlog(botId: string): Promise<{ pending: number; retrying: number; dead_letter: number }> {
-    const rows: Array<{ status: string; count: number }> = await this.dataSource.query(deliveries.DELIVERY_BACKLOG, [botId]);
+    const rows: Array<{ status: string; count: number }> = await this.dataSource.query(deliveries.DELIVERY_BACKLOG, [
+      botId,
+    ]);
     const of = (status: string) => rows.find((row) => row.status === status)?.count ?? 0;
     return { pending: of('pending'), retrying: of('retrying'), dead_letter: of('dead_letter') };
   }
@@ -137,7 +139,11 @@ export class DeliveryStore {
     since: string | null,
     until: string | null,
   ): Promise<OpenedDelivery[]> {
-    const [rows]: [OpenedDelivery[], number] = await manager.query(deliveries.RESTART_DEAD_LETTERS, [botId, since, until]);
+    const [rows]: [OpenedDelivery[], number] = await manager.query(deliveries.RESTART_DEAD_LETTERS, [
+      botId,
+      since,
+      until,
+    ]);
     return rows;
   }
 
@@ -146,7 +152,9 @@ export class DeliveryStore {
     // A malformed id (a job not written by bot-api) must not fail the statement of the whole batch.
     const ids = [...new Set(jobs.map((job) => job.deliveryId).filter(isUuid))];
     const { rows } =
-      ids.length > 0 ? await runNamed<LoadedDeliveryRow>(this.dataSource, deliveries.LOAD_DELIVERIES, [ids]) : { rows: [] };
+      ids.length > 0
+        ? await runNamed<LoadedDeliveryRow>(this.dataSource, deliveries.LOAD_DELIVERIES, [ids])
+        : { rows: [] };
     const byId = new Map(rows.map((row) => [row.id, row]));
     return jobs.map((job) => dueOrSkipped(job, byId.get(job.deliveryId.toLowerCase())));
   }
