@@ -42,7 +42,7 @@ export interface AllowedUse {
 }
 
 export interface Ownership {
-  /** Table → its owner: the one file that holds every statement on it. */
+  /** Table → its owner: one file, or a folder (ending in `/`) whose files share it. */
   owners: Readonly<Record<string, string>>;
   allowed: readonly AllowedUse[];
 }
@@ -254,7 +254,7 @@ export function describeWriters(uses: readonly TableUse[], fragments: readonly F
 export function ownershipProblems(uses: readonly TableUse[], ownership: Ownership): string[] {
   const foreign = uses.filter((use) => {
     const owner = ownership.owners[use.table];
-    return owner === undefined || use.path !== owner;
+    return owner === undefined || !(use.path === owner || (owner.endsWith('/') && use.path.startsWith(owner)));
   });
   const allows = (entry: AllowedUse, use: TableUse) =>
     entry.at === use.at && entry.tables.includes(use.table) && (!use.writes || entry.writes === true);
