@@ -18,8 +18,8 @@ const BOT_API = 'apps/bot-api/src/';
 const DELIVERY_SIDE = 'libs/bot-delivery/src/bot-database/';
 
 /**
- * Every table of the bot database and the one data-access class that owns it: its statements and
- * the predicates of its rules live there, and every other module calls it. Bot delivery (a bot's
+ * Every table of the bot database and the one store file that owns it: its statements and the
+ * predicates of its rules live there, and every other module calls it. Bot delivery (a bot's
  * delivery settings, webhook deliveries and their attempts, the Update outbox and its confirmation,
  * Telegram aliases), which bot-dispatcher runs too, lives once in @app/bot-delivery.
  */
@@ -38,8 +38,8 @@ const OWNERS: Record<string, string> = {
   message_receipts: `${BOT_API}messages/message-receipts.store.ts`,
   updates: `${DELIVERY_SIDE}updates.store.ts`,
   chat_actions: `${BOT_API}messages/chat-actions.store.ts`,
-  webhook_deliveries: DELIVERY_SIDE,
-  webhook_delivery_attempts: DELIVERY_SIDE,
+  webhook_deliveries: `${DELIVERY_SIDE}webhook-deliveries.store.ts`,
+  webhook_delivery_attempts: `${DELIVERY_SIDE}webhook-delivery-attempts.store.ts`,
   idempotency_keys: 'libs/idempotency/src/idempotency.store.ts',
   delivery_redrive_jobs: `${BOT_API}staff-deliveries/redrive-jobs.store.ts`,
   delivery_redrive_items: `${BOT_API}staff-deliveries/redrive-jobs.store.ts`,
@@ -118,64 +118,59 @@ const CROSS_TABLE: AllowedUse[] = [
     reason: "a person's message, write step: written only while the sender is still an active member",
   },
   {
-    at: `${DELIVERY_SIDE}delivery-creation.ts#insertDeliveriesSql`,
+    at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#insertDeliveriesSql`,
     tables: ['bot_delivery_settings'],
     reason: 'a delivery is created only for a bot in webhook mode, as the statement that creates it reads it',
   },
   {
-    at: `${DELIVERY_SIDE}delivery-statements.ts#DELIVER_BACKLOG`,
+    at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#DELIVER_BACKLOG`,
     tables: ['updates'],
     reason: 'a bot switching to webhook mode gets a delivery for every Update it has not confirmed',
   },
   {
-    at: `${DELIVERY_SIDE}delivery-statements.ts#ADOPT_ORPHANS`,
+    at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#ADOPT_ORPHANS`,
     tables: ['bot_delivery_settings', 'updates'],
     reason: 'Updates of webhook bots that missed their delivery during a concurrent mode switch get one',
   },
   {
-    at: `${DELIVERY_SIDE}delivery-statements.ts#LOAD_DELIVERIES`,
+    at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#LOAD_DELIVERIES`,
     tables: ['bots', 'bot_delivery_settings'],
     reason: 'a job reads its bot’s current delivery settings and availability with its delivery',
   },
   {
-    at: `${DELIVERY_SIDE}delivery-statements.ts#RECORD_ATTEMPTS`,
+    at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#RECORD_ATTEMPTS`,
     tables: ['bot_delivery_settings'],
     reason:
       'a success marks a recovered bot only while its self-healing switch is on (read here; the bot side ' +
       "of the outcome is written by the settings store's recordBotOutcomesSql, run in the same statement)",
   },
   {
-    at: `${DELIVERY_SIDE}delivery-statements.ts#OVERDUE`,
+    at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#OVERDUE`,
     tables: ['bots', 'bot_delivery_settings'],
     reason: 'only deliveries of available webhook bots are enqueued again',
   },
   {
-    at: `${DELIVERY_SIDE}delivery-statements.ts#DELIVERY_PAGE`,
+    at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#DELIVERY_PAGE`,
     tables: ['bots'],
     reason: "the console's page answers 404 for another owner's bot from the same statement",
   },
-  {
-    at: `${DELIVERY_SIDE}delivery-statements.ts#COUNT_WAITING_UPDATES`,
-    tables: ['updates'],
-    reason: "getWebhookInfo's pending_update_count of a polling bot: its Updates not confirmed yet",
-  },
   ...['STAFF_DELIVERY_PAGE', 'STAFF_TOP_BOTS', 'STAFF_DELIVERY_DETAIL'].map((statement) => ({
-    at: `${DELIVERY_SIDE}staff-delivery-statements.ts#${statement}`,
+    at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#${statement}`,
     tables: statement === 'STAFF_DELIVERY_PAGE' ? ['bots'] : ['bots', 'bot_delivery_settings'],
     reason: "platform staff see each delivery with its bot's name and owner from the statement that lists it",
   })),
   {
-    at: `${DELIVERY_SIDE}staff-delivery-statements.ts#redrivableDeadLettersSql`,
+    at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#redrivableDeadLettersSql`,
     tables: ['bots', 'bot_delivery_settings'],
     reason: 'a redrive takes only dead letters of bots that can receive them (webhook mode, available)',
   },
   {
-    at: `${DELIVERY_SIDE}staff-delivery-statements.ts#RESTART_FOR_STAFF`,
+    at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#RESTART_FOR_STAFF`,
     tables: ['bot_delivery_settings'],
     reason: 'a staff redelivery restarts a delivery only while its bot is in webhook mode, checked as it restarts',
   },
   {
-    at: `${DELIVERY_SIDE}staff-delivery-statements.ts#autoRedrivableDeadLettersSql`,
+    at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#autoRedrivableDeadLettersSql`,
     tables: ['bots', 'bot_delivery_settings'],
     reason:
       'an automatic redrive takes dead letters only while their bot has auto_redeliver_dead_letters on and can receive them',
@@ -215,15 +210,11 @@ describe('data ownership of the bot database', () => {
     expect(ownershipProblems(uses, { owners: OWNERS, allowed: CROSS_TABLE })).toEqual([]);
   });
 
-  it('has one writer per table: the file (or the delivery side folder) that owns it, also through spliced fragments', () => {
+  it('has one writer per table: the file that owns it, also through spliced fragments', () => {
     console.info(`bot database: table <- writing file\n${describeWriters(uses, fragmentUses(sources, uses))}`);
     const writers = tableWriters(uses);
     for (const table of tables) {
-      const owner = OWNERS[table];
-      const units = (writers.get(table) ?? []).map((path) =>
-        owner.endsWith('/') && path.startsWith(owner) ? owner : path,
-      );
-      expect({ table, writers: [...new Set(units)] }).toEqual({ table, writers: [owner] });
+      expect({ table, writers: writers.get(table) ?? [] }).toEqual({ table, writers: [OWNERS[table]] });
     }
   });
 

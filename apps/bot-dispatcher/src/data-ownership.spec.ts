@@ -1,16 +1,26 @@
-import { codeMapProblems, createdTables, entityTables, readSources, REPO_ROOT, tableUses } from '@app/testing';
+import {
+  codeMapProblems,
+  createdTables,
+  entityTables,
+  readSources,
+  REPO_ROOT,
+  tableUses,
+  tableWriters,
+} from '@app/testing';
+
+const DELIVERY_SIDE = 'libs/bot-delivery/src/bot-database/';
 
 /**
- * The tables bot delivery (@app/bot-delivery) owns, and so the only ones the dispatcher may write:
- * a bot's row is bot-api's, its delivery settings are delivery's.
+ * The tables bot delivery (@app/bot-delivery) owns, each with the one store file that writes it, and
+ * so the only ones the dispatcher may write: a bot's row is bot-api's, its delivery settings are delivery's.
  */
-const DELIVERY_TABLES = [
-  'bot_delivery_settings',
-  'telegram_aliases',
-  'updates',
-  'webhook_deliveries',
-  'webhook_delivery_attempts',
-];
+const DELIVERY_TABLES: Record<string, string> = {
+  bot_delivery_settings: `${DELIVERY_SIDE}bot-delivery-settings.store.ts`,
+  telegram_aliases: `${DELIVERY_SIDE}telegram-aliases.store.ts`,
+  updates: `${DELIVERY_SIDE}updates.store.ts`,
+  webhook_deliveries: `${DELIVERY_SIDE}webhook-deliveries.store.ts`,
+  webhook_delivery_attempts: `${DELIVERY_SIDE}webhook-delivery-attempts.store.ts`,
+};
 
 /** The tables that INSERT, UPDATE and DELETE statements in these sources name. */
 function writtenTables(texts: readonly string[]): string[] {
@@ -43,7 +53,15 @@ describe('data ownership of bot-dispatcher', () => {
     const delivery = readSources(REPO_ROOT, 'libs/bot-delivery/src').map((source) => source.text);
     const written = writtenTables(delivery);
     expect(written).toContain('webhook_deliveries');
-    expect(written.filter((table) => tables.has(table))).toEqual(DELIVERY_TABLES);
+    expect(written.filter((table) => tables.has(table))).toEqual(Object.keys(DELIVERY_TABLES));
+  });
+
+  it('has each of those tables written by its one store file', () => {
+    const delivery = readSources(REPO_ROOT, 'libs/bot-delivery/src');
+    const writers = tableWriters(tableUses(delivery, tables, entities));
+    expect(Object.fromEntries(writers)).toEqual(
+      Object.fromEntries(Object.entries(DELIVERY_TABLES).map(([table, store]) => [table, [store]])),
+    );
   });
 
   it('queries no table itself, neither with SQL nor through TypeORM entities', () => {

@@ -12,11 +12,6 @@ export * from './bot-database/delivery.store';
 export * from './bot-database/due-delivery';
 export * from './bot-database/updates.store';
 export * from './bot-database/staff-delivery.store';
-export {
-  DELIVERY_ERROR_CLASSES,
-  DeliveryErrorClass,
-  errorClassSql,
-  redrivableDeadLettersSql,
-  autoRedrivableDeadLettersSql,
-} from './bot-database/staff-delivery-statements';
+export * from './bot-database/delivery-error-class';
+export { redrivableDeadLettersSql, autoRedrivableDeadLettersSql } from './bot-database/webhook-deliveries.store';
 export * from './bot-database/telegram-aliases.store';

@@ -11,7 +11,9 @@ import {
 } from '../entities/webhook-delivery.entity';
 import { DeliverJobData, MAX_DELIVERY_ATTEMPTS } from '../queue';
 import { AttemptRecord, DueDelivery, dueOrSkipped, LoadedDeliveryRow, SkipReason, WebhookFormat } from './due-delivery';
-import * as sql from './delivery-statements';
+import { COUNT_WAITING_UPDATES } from './updates.store';
+import { attemptsOf } from './webhook-delivery-attempts.store';
+import * as deliveries from './webhook-deliveries.store';
 
 /** A run of this many consecutive 410 Gone answers pauses a bot's deliveries unless the caller says otherwise. */
 export const DEFAULT_GONE_PAUSE_AFTER = 3;
@@ -43,10 +45,9 @@ export interface OpenedDelivery {
 }
 
 /**
- * The delivery side of the bot database, for bot-api and bot-dispatcher alike: webhook deliveries and
- * their attempts (recording a success confirms its Update in the same statement, through the updates
- * store's `acknowledgeUpdatesSql`). Both processes run these statements and no others on those tables,
- * so a change to them is one change.
+ * Webhook deliveries and their attempts, for bot-api and bot-dispatcher alike. It runs the statements
+ * of webhook-deliveries.store.ts and webhook-delivery-attempts.store.ts and holds no SQL of its own;
+ * both processes run those statements and no others on those tables, so a change to them is one change.
  */
 @Injectable()
 export class DeliveryStore {
@@ -54,32 +55,34 @@ export class DeliveryStore {
 
   /** A bot just switched to webhook mode: a delivery for each Update it has not confirmed yet. */
   deliverBacklog(manager: EntityManager, botId: string, retentionHours: number): Promise<OpenedDelivery[]> {
-    return manager.query(sql.DELIVER_BACKLOG, [botId, retentionHours]);
+    return manager.query(deliveries.DELIVER_BACKLOG, [botId, retentionHours]);
   }
 
   /** Open deliveries are deleted; their Updates stay unconfirmed for getUpdates. */
   async withdrawOpen(manager: EntityManager, botId: string): Promise<void> {
-    await manager.query(sql.WITHDRAW_OPEN, [botId]);
+    await manager.query(deliveries.WITHDRAW_OPEN, [botId]);
   }
 
   /** getWebhookInfo's pending_update_count: open deliveries in webhook mode, else Updates not confirmed. */
   async pendingCount(botId: string, webhook: boolean, retentionHours: number): Promise<number> {
     const rows: Array<{ count: string }> = webhook
-      ? await this.dataSource.query(sql.COUNT_OPEN, [botId])
-      : await this.dataSource.query(sql.COUNT_WAITING_UPDATES, [botId, retentionHours]);
+      ? await this.dataSource.query(deliveries.COUNT_OPEN, [botId])
+      : await this.dataSource.query(COUNT_WAITING_UPDATES, [botId, retentionHours]);
     return Number(rows[0].count);
   }
 
   /** How many of the bot's deliveries are pending, retrying and dead letters. */
   async backlog(botId: string): Promise<{ pending: number; retrying: number; dead_letter: number }> {
-    const rows: Array<{ status: string; count: number }> = await this.dataSource.query(sql.DELIVERY_BACKLOG, [botId]);
+    const rows: Array<{ status: string; count: number }> = await this.dataSource.query(deliveries.DELIVERY_BACKLOG, [
+      botId,
+    ]);
     const of = (status: string) => rows.find((row) => row.status === status)?.count ?? 0;
     return { pending: of('pending'), retrying: of('retrying'), dead_letter: of('dead_letter') };
   }
 
   /** Open deliveries (pending or retrying) of the `limit` bots with the most, largest first. */
   openBacklogByBot(limit: number): Promise<Array<{ bot_id: string; open: number }>> {
-    return this.dataSource.query(sql.OPEN_BACKLOG_BY_BOT, [limit]);
+    return this.dataSource.query(deliveries.OPEN_BACKLOG_BY_BOT, [limit]);
   }
 
   /** A page of one of the owner's bots' delivery log, newest first; null when the bot is not theirs. */
@@ -90,7 +93,7 @@ export class DeliveryStore {
     limit: number,
     offset: number,
   ): Promise<WebhookDelivery[] | null> {
-    const { rows } = await runNamed<DeliveryPageRow>(this.dataSource, sql.DELIVERY_PAGE, [
+    const { rows } = await runNamed<DeliveryPageRow>(this.dataSource, deliveries.DELIVERY_PAGE, [
       botId,
       ownerId,
       status,
@@ -104,7 +107,7 @@ export class DeliveryStore {
   async count(botId: string, status: DeliveryStatus | null): Promise<number> {
     const { rows } = await runNamed<{ total: string }>(
       this.dataSource,
-      status === null ? sql.DELIVERY_COUNT : sql.DELIVERY_COUNT_IN_STATUS,
+      status === null ? deliveries.DELIVERY_COUNT : deliveries.DELIVERY_COUNT_IN_STATUS,
       status === null ? [botId] : [botId, status],
     );
     return Number(rows[0].total);
@@ -112,23 +115,20 @@ export class DeliveryStore {
 
   findByUpdateId(manager: EntityManager, botId: string, updateId: string): Promise<WebhookDelivery | null> {
     if (!isUuid(updateId)) return Promise.resolve(null);
-    return manager.getRepository(WebhookDelivery).findOneBy({ botId, updateId: updateId.toLowerCase() });
+    return deliveries.deliveryOfUpdate(manager, botId, updateId.toLowerCase());
   }
 
   findById(manager: EntityManager, id: string): Promise<WebhookDelivery> {
-    return manager.getRepository(WebhookDelivery).findOneByOrFail({ id });
+    return deliveries.deliveryById(manager, id);
   }
 
   attempts(deliveryId: string): Promise<WebhookDeliveryAttempt[]> {
-    return this.dataSource.getRepository(WebhookDeliveryAttempt).find({
-      where: { deliveryId },
-      order: { series: 'ASC', attempt: 'ASC' },
-    });
+    return attemptsOf(this.dataSource, deliveryId);
   }
 
   /** A finished delivery (dead letter or succeeded) starts a new series by the developer; nothing when it is still open. */
   async restartFinished(manager: EntityManager, deliveryId: string): Promise<OpenedDelivery[]> {
-    const [rows]: [OpenedDelivery[], number] = await manager.query(sql.RESTART_FINISHED, [deliveryId]);
+    const [rows]: [OpenedDelivery[], number] = await manager.query(deliveries.RESTART_FINISHED, [deliveryId]);
     return rows;
   }
 
@@ -139,7 +139,11 @@ export class DeliveryStore {
     since: string | null,
     until: string | null,
   ): Promise<OpenedDelivery[]> {
-    const [rows]: [OpenedDelivery[], number] = await manager.query(sql.RESTART_DEAD_LETTERS, [botId, since, until]);
+    const [rows]: [OpenedDelivery[], number] = await manager.query(deliveries.RESTART_DEAD_LETTERS, [
+      botId,
+      since,
+      until,
+    ]);
     return rows;
   }
 
@@ -148,7 +152,9 @@ export class DeliveryStore {
     // A malformed id (a job not written by bot-api) must not fail the statement of the whole batch.
     const ids = [...new Set(jobs.map((job) => job.deliveryId).filter(isUuid))];
     const { rows } =
-      ids.length > 0 ? await runNamed<LoadedDeliveryRow>(this.dataSource, sql.LOAD_DELIVERIES, [ids]) : { rows: [] };
+      ids.length > 0
+        ? await runNamed<LoadedDeliveryRow>(this.dataSource, deliveries.LOAD_DELIVERIES, [ids])
+        : { rows: [] };
     const byId = new Map(rows.map((row) => [row.id, row]));
     return jobs.map((job) => dueOrSkipped(job, byId.get(job.deliveryId.toLowerCase())));
   }
@@ -168,7 +174,7 @@ export class DeliveryStore {
       .map((_, index) => index)
       .sort((a, b) => compare(records[a].delivery.id, records[b].delivery.id));
     const column = <T>(pick: (record: AttemptRecord) => T): T[] => order.map((index) => pick(records[index]));
-    const { rows } = await runNamed<{ arrival: number }>(this.dataSource, sql.RECORD_ATTEMPTS, [
+    const { rows } = await runNamed<{ arrival: number }>(this.dataSource, deliveries.RECORD_ATTEMPTS, [
       order,
       column((r) => r.delivery.id),
       column((r) => r.delivery.series),
@@ -189,17 +195,17 @@ export class DeliveryStore {
 
   /** Open deliveries of available webhook bots past their due time by more than the grace. */
   overdue(graceMs: number, limit: number): Promise<Array<OpenedDelivery & { attempts: number }>> {
-    return this.dataSource.query(sql.OVERDUE, [graceMs, limit]);
+    return this.dataSource.query(deliveries.OVERDUE, [graceMs, limit]);
   }
 
   /** Gives a delivery to each Update of a webhook bot that lacks one past the grace (see ADOPT_ORPHANS). */
   adoptOrphans(graceMs: number, limit: number): Promise<OpenedDelivery[]> {
-    return this.dataSource.query(sql.ADOPT_ORPHANS, [graceMs, limit]);
+    return this.dataSource.query(deliveries.ADOPT_ORPHANS, [graceMs, limit]);
   }
 
   /** Finished deliveries (succeeded, dead letters) older than the retention, at most `batch`; returns how many. */
   async purgeFinished(retentionDays: number, batch: number): Promise<number> {
-    const result: [unknown[], number] = await this.dataSource.query(sql.PURGE_FINISHED, [retentionDays, batch]);
+    const result: [unknown[], number] = await this.dataSource.query(deliveries.PURGE_FINISHED, [retentionDays, batch]);
     return result[1];
   }
 }

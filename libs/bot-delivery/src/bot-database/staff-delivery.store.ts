@@ -4,8 +4,8 @@ import { isUuid } from '@app/platform';
 import { DataSource, EntityManager } from 'typeorm';
 import { DeliveryStatus, DeliveryTrigger } from '../entities/webhook-delivery.entity';
 import type { OpenedDelivery } from './delivery.store';
-import * as sql from './staff-delivery-statements';
-import { DeliveryErrorClass } from './staff-delivery-statements';
+import { DeliveryErrorClass } from './delivery-error-class';
+import * as deliveries from './webhook-deliveries.store';
 
 /** The filter of the staff delivery routes; null means "any". */
 export interface StaffDeliveryFilter {
@@ -78,14 +78,15 @@ export const redriveParameters = (filter: RedriveFilter): unknown[] => [
 
 /**
  * Platform staff's view of the delivery side: deliveries of every bot, their error classes and
- * the restart of dead letters by a redrive. Part of the delivery side's one owner, beside DeliveryStore.
+ * the restart of dead letters by a redrive. It runs statements of webhook-deliveries.store.ts and holds
+ * no SQL of its own.
  */
 @Injectable()
 export class StaffDeliveryStore {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   page(filter: StaffDeliveryFilter, after: StaffDeliveryCursor | null, limit: number): Promise<StaffDeliveryRow[]> {
-    return this.dataSource.query(sql.STAFF_DELIVERY_PAGE, [
+    return this.dataSource.query(deliveries.STAFF_DELIVERY_PAGE, [
       filter.status,
       filter.botId,
       filter.since,
@@ -98,23 +99,23 @@ export class StaffDeliveryStore {
   }
 
   statusCounts(since: string | null, until: string | null): Promise<Array<{ status: DeliveryStatus; count: number }>> {
-    return this.dataSource.query(sql.STAFF_STATUS_COUNTS, [since, until]);
+    return this.dataSource.query(deliveries.STAFF_STATUS_COUNTS, [since, until]);
   }
 
   deadLettersByClass(
     since: string | null,
     until: string | null,
   ): Promise<Array<{ error_class: DeliveryErrorClass | null; count: number }>> {
-    return this.dataSource.query(sql.STAFF_DEAD_LETTERS_BY_CLASS, [since, until]);
+    return this.dataSource.query(deliveries.STAFF_DEAD_LETTERS_BY_CLASS, [since, until]);
   }
 
   topBots(since: string | null, until: string | null, limit: number): Promise<BotDeliveryCounts[]> {
-    return this.dataSource.query(sql.STAFF_TOP_BOTS, [since, until, limit]);
+    return this.dataSource.query(deliveries.STAFF_TOP_BOTS, [since, until, limit]);
   }
 
   async detail(updateId: string): Promise<StaffDeliveryDetailRow | undefined> {
     if (!isUuid(updateId)) return undefined;
-    const rows: StaffDeliveryDetailRow[] = await this.dataSource.query(sql.STAFF_DELIVERY_DETAIL, [
+    const rows: StaffDeliveryDetailRow[] = await this.dataSource.query(deliveries.STAFF_DELIVERY_DETAIL, [
       updateId.toLowerCase(),
     ]);
     return rows[0];
@@ -122,7 +123,7 @@ export class StaffDeliveryStore {
 
   /** The dry run of a bulk redelivery: dead letters it would take, per bot. */
   countRedrivable(filter: RedriveFilter): Promise<Array<{ bot_id: string; count: number }>> {
-    return this.dataSource.query(sql.COUNT_REDRIVABLE, redriveParameters(filter));
+    return this.dataSource.query(deliveries.COUNT_REDRIVABLE, redriveParameters(filter));
   }
 
   /**
@@ -136,7 +137,7 @@ export class StaffDeliveryStore {
     trigger: 'staff' | 'auto',
   ): Promise<OpenedDelivery[]> {
     if (deliveryIds.length === 0) return [];
-    const [rows]: [OpenedDelivery[], number] = await manager.query(sql.RESTART_FOR_STAFF, [
+    const [rows]: [OpenedDelivery[], number] = await manager.query(deliveries.RESTART_FOR_STAFF, [
       deliveryIds,
       statuses,
       trigger,

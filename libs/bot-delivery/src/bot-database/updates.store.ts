@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { namedStatement, runNamed } from '@app/platform';
 import { DataSource, EntityManager } from 'typeorm';
-import { insertDeliveriesSql } from './delivery-creation';
+import { namedOnFirstUse } from './named-on-first-use';
+import { insertDeliveriesSql } from './webhook-deliveries.store';
 
 /**
  * CTEs writing the Updates given as four parallel arrays from parameter `first` on (update ids, bot
@@ -39,9 +40,9 @@ export function acknowledgeUpdatesSql(where: string, from?: string): string {
     WHERE ${where} AND NOT u.acknowledged`;
 }
 
-const WRITE_UPDATES = namedStatement(
+const WRITE_UPDATES = namedOnFirstUse(
   'bot_api_updates_write',
-  `WITH ${updatesWriteSql(1)}
+  () => `WITH ${updatesWriteSql(1)}
    SELECT ${WRITTEN_UPDATE_COLUMNS} FROM written_updates w LEFT JOIN delivered d ON d.update_id = w.update_id`,
 );
 
@@ -73,6 +74,10 @@ const ACKNOWLEDGE_ALL_BUT_LAST = namedStatement(
        ) kept)`,
   ),
 );
+
+/** What getWebhookInfo counts for a bot in polling mode: its Updates not confirmed within the retention. */
+export const COUNT_WAITING_UPDATES = `SELECT count(*) FROM updates
+    WHERE bot_id = $1 AND NOT acknowledged AND created_at > now() - make_interval(hours => $2)`;
 
 const PURGE_OLDER_THAN = `DELETE FROM updates WHERE created_at < now() - make_interval(hours => $1)`;
 

@@ -1,8 +1,38 @@
 import { namedStatement } from '@app/platform';
+import { EntityManager } from 'typeorm';
+import { WebhookDelivery } from '../entities/webhook-delivery.entity';
 import { botAvailableSql } from './bot-availability';
 import { recordBotOutcomesSql } from './bot-delivery-settings.store';
-import { insertDeliveriesSql } from './delivery-creation';
+import { errorClassSql } from './delivery-error-class';
+import { namedOnFirstUse } from './named-on-first-use';
 import { acknowledgeUpdatesSql } from './updates.store';
+import { logAttemptsSql } from './webhook-delivery-attempts.store';
+
+/*
+ * Every statement on `webhook_deliveries`, one row per Update a webhook bot is to receive. DeliveryStore
+ * runs them for bot-api and bot-dispatcher, StaffDeliveryStore for platform staff; bot-api's redrive
+ * jobs splice the redrivable relations. A statement that also writes another table splices that
+ * table's store fragment (the attempt log, the Updates a success confirms, the bot side of an outcome).
+ */
+
+// Creation
+
+/**
+ * The one way a delivery is created: one per Update of a bot that is in webhook mode when the statement
+ * runs, carrying its own copy of the Update (so a dead letter outlives the getUpdates retention), at
+ * most one per update_id. `updates` is a relation (a CTE or a parenthesised query) with the columns
+ * bot_id, update_seq, update_id, type and payload. Reading the mode in the statement that writes the
+ * delivery means a bot switching modes concurrently either gets the row or has its Update found by
+ * setWebhook's copy of the backlog (or, failing both, by the sweeper's adoption of orphans).
+ */
+export function insertDeliveriesSql(updates: string): string {
+  return `INSERT INTO webhook_deliveries (bot_id, update_seq, update_id, update_type, payload)
+     SELECT u.bot_id, u.update_seq, u.update_id, u.type, u.payload
+       FROM ${updates} u JOIN bot_delivery_settings s ON s.bot_id = u.bot_id AND s.delivery_mode = 'webhook'
+      ORDER BY u.update_seq
+     ON CONFLICT (update_id) DO NOTHING
+     RETURNING id, update_id, series, bot_id`;
+}
 
 /** Updates a bot switching to webhook mode has not confirmed yet, within the getUpdates retention. */
 export const DELIVER_BACKLOG = insertDeliveriesSql(
@@ -29,6 +59,8 @@ export const ADOPT_ORPHANS = insertDeliveriesSql(`(
    WHERE s.delivery_mode = 'webhook' AND s.webhook_url IS NOT NULL
    ORDER BY u.update_seq
    LIMIT $2)`);
+
+// The dispatcher
 
 /**
  * The deliveries of a batch of jobs with their bots' current webhook configuration: the previous secret
@@ -60,9 +92,9 @@ export const LOAD_DELIVERIES = namedStatement(
  * A success of a bot that redelivers its dead letters by itself marks the bot recovered (see `recovered`).
  * Returns the arrival index of each recorded input.
  */
-export const RECORD_ATTEMPTS = namedStatement(
+export const RECORD_ATTEMPTS = namedOnFirstUse(
   'bot_deliveries_record_attempts',
-  `WITH outcome AS (
+  () => `WITH outcome AS (
      SELECT *
        FROM unnest($1::int[], $2::uuid[], $3::int[], $4::int[], $5::varchar[], $6::text[], $7::int[], $8::int[],
                    $9::int[], $10::text[], $11::int[])
@@ -84,8 +116,7 @@ export const RECORD_ATTEMPTS = namedStatement(
                o.retry_after_ms, d."trigger"
    ),
    logged AS (
-     INSERT INTO webhook_delivery_attempts (delivery_id, series, "trigger", attempt, status_code, latency_ms, error)
-     SELECT id, series, "trigger", attempt, status_code, latency_ms, error FROM moved
+     ${logAttemptsSql('moved')}
    ),
    confirmed AS (
      -- Delivered by webhook means confirmed: a later switch to polling must not hand it out again.
@@ -133,6 +164,8 @@ export const PURGE_FINISHED = `DELETE FROM webhook_deliveries WHERE id IN (
      SELECT id FROM webhook_deliveries
       WHERE status IN ('succeeded', 'dead_letter') AND updated_at < now() - make_interval(days => $1)
       LIMIT $2)`;
+
+// The developer's delivery log and webhook
 
 /**
  * A page of the delivery log of one of the caller's bots, newest first: no row when the bot is not
@@ -191,6 +224,141 @@ export const OPEN_BACKLOG_BY_BOT = `SELECT bot_id, count(*)::int AS open FROM we
     WHERE status IN ('pending', 'retrying')
     GROUP BY bot_id ORDER BY count(*) DESC, bot_id LIMIT $1`;
 
-/** What getWebhookInfo counts for a bot in polling mode: its Updates not confirmed within the retention. */
-export const COUNT_WAITING_UPDATES = `SELECT count(*) FROM updates
-    WHERE bot_id = $1 AND NOT acknowledged AND created_at > now() - make_interval(hours => $2)`;
+/** One of the bot's deliveries by its Update's id, in the caller's transaction. */
+export function deliveryOfUpdate(
+  manager: EntityManager,
+  botId: string,
+  updateId: string,
+): Promise<WebhookDelivery | null> {
+  return manager.getRepository(WebhookDelivery).findOneBy({ botId, updateId });
+}
+
+export function deliveryById(manager: EntityManager, id: string): Promise<WebhookDelivery> {
+  return manager.getRepository(WebhookDelivery).findOneByOrFail({ id });
+}
+
+// Platform staff: deliveries of every bot, and their redelivery
+
+/**
+ * When a delivery last changed state: when it became a dead letter, else its last attempt or
+ * redelivery. The staff list is ordered and windowed by it.
+ */
+export const eventAtSql = (d: string): string => `COALESCE(${d}.dead_letter_at, ${d}.updated_at)`;
+
+/**
+ * The filter of the staff routes over webhook_deliveries `d`: $1 status, $2 bot_id, $3 since,
+ * $4 until, $5 error class (each null for "any").
+ */
+const STAFF_FILTER = `($1::varchar IS NULL OR d.status = $1::varchar)
+      AND ($2::varchar IS NULL OR d.bot_id = $2::varchar)
+      AND ($3::timestamptz IS NULL OR ${eventAtSql('d')} >= $3::timestamptz)
+      AND ($4::timestamptz IS NULL OR ${eventAtSql('d')} < $4::timestamptz)
+      AND ($5::varchar IS NULL OR ${errorClassSql('d')} = $5::varchar)`;
+
+/** Microsecond-exact text of a timestamp, so a keyset cursor resumes exactly after its row. */
+const exactTime = (expression: string): string =>
+  `to_char(${expression} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/**
+ * A page of deliveries across all bots, newest event first, after the keyset ($6 event time, $7 id).
+ * A row added later sorts before the cursor or after it by its own time, never shifting the rows
+ * still to come, so paging stays correct while deliveries are written.
+ */
+export const STAFF_DELIVERY_PAGE = `SELECT d.id, d.bot_id, b.name AS bot_name, b.owner_id, d.update_id, d.update_type, d.status,
+          d.attempts, d.series, d."trigger", d.dead_letter_at, d.last_error, d.last_status_code, d.created_at, d.updated_at,
+          ${errorClassSql('d')} AS error_class, ${exactTime(eventAtSql('d'))} AS event_at
+     FROM webhook_deliveries d
+     JOIN bots b ON b.id = d.bot_id
+    WHERE ${STAFF_FILTER}
+      AND ($6::timestamptz IS NULL OR (${eventAtSql('d')}, d.id) < ($6::timestamptz, $7::uuid))
+    ORDER BY ${eventAtSql('d')} DESC, d.id DESC
+    LIMIT $8`;
+
+/** Counts per status within the window [$1, $2) of event times. */
+export const STAFF_STATUS_COUNTS = `SELECT d.status, count(*)::int AS count
+     FROM webhook_deliveries d
+    WHERE ($1::timestamptz IS NULL OR ${eventAtSql('d')} >= $1::timestamptz)
+      AND ($2::timestamptz IS NULL OR ${eventAtSql('d')} < $2::timestamptz)
+    GROUP BY d.status`;
+
+/** Dead letters per error class within the window (null bounds: all of them). */
+export const STAFF_DEAD_LETTERS_BY_CLASS = `SELECT ${errorClassSql('d')} AS error_class, count(*)::int AS count
+     FROM webhook_deliveries d
+    WHERE d.status = 'dead_letter'
+      AND ($1::timestamptz IS NULL OR d.dead_letter_at >= $1::timestamptz)
+      AND ($2::timestamptz IS NULL OR d.dead_letter_at < $2::timestamptz)
+    GROUP BY 1`;
+
+/** The bots with the most dead letters in the window first, with their other counts; at most $3. */
+export const STAFF_TOP_BOTS = `SELECT d.bot_id, b.name AS bot_name, b.owner_id, s.delivery_mode,
+          count(*) FILTER (WHERE d.status = 'dead_letter')::int AS dead_letter,
+          count(*) FILTER (WHERE d.status IN ('pending', 'retrying'))::int AS open,
+          count(*) FILTER (WHERE d.status = 'succeeded')::int AS succeeded,
+          count(*)::int AS total
+     FROM webhook_deliveries d
+     JOIN bots b ON b.id = d.bot_id
+     JOIN bot_delivery_settings s ON s.bot_id = d.bot_id
+    WHERE ($1::timestamptz IS NULL OR ${eventAtSql('d')} >= $1::timestamptz)
+      AND ($2::timestamptz IS NULL OR ${eventAtSql('d')} < $2::timestamptz)
+    GROUP BY d.bot_id, b.name, b.owner_id, s.delivery_mode
+    ORDER BY dead_letter DESC, total DESC, d.bot_id
+    LIMIT $3`;
+
+/** One delivery by update_id, with its Update and its bot. */
+export const STAFF_DELIVERY_DETAIL = `SELECT d.id, d.bot_id, b.name AS bot_name, b.owner_id, s.delivery_mode, d.update_id,
+          d.update_type, d.status, d.attempts, d.series, d."trigger", d.dead_letter_at, d.last_error, d.last_status_code,
+          d.next_attempt_at, d.succeeded_at, d.created_at, d.updated_at, d.payload,
+          ${errorClassSql('d')} AS error_class
+     FROM webhook_deliveries d
+     JOIN bots b ON b.id = d.bot_id
+     JOIN bot_delivery_settings s ON s.bot_id = d.bot_id
+    WHERE d.update_id = $1::uuid`;
+
+/**
+ * What a bulk redelivery takes: dead letters matching the filter ($1 bot_id, $2 since, $3 until,
+ * $4 error class) whose bot can receive them (webhook mode, available). The dry run counts exactly this relation and a redrive job
+ * snapshots it, so the dry run's count is the job's total.
+ */
+export const redrivableDeadLettersSql = `(SELECT d.id AS delivery_id, d.bot_id, d.update_seq
+     FROM webhook_deliveries d
+     JOIN bots b ON b.id = d.bot_id
+     JOIN bot_delivery_settings s ON s.bot_id = d.bot_id
+    WHERE d.status = 'dead_letter' AND s.delivery_mode = 'webhook' AND s.webhook_url IS NOT NULL
+      AND ${botAvailableSql('b')}
+      AND ($1::varchar IS NULL OR d.bot_id = $1::varchar)
+      AND ($2::timestamptz IS NULL OR ${eventAtSql('d')} >= $2::timestamptz)
+      AND ($3::timestamptz IS NULL OR ${eventAtSql('d')} < $3::timestamptz)
+      AND ($4::varchar IS NULL OR ${errorClassSql('d')} = $4::varchar))`;
+
+/** The dry run: how many dead letters a redrive with this filter would take, per bot. */
+export const COUNT_REDRIVABLE = `SELECT r.bot_id, count(*)::int AS count
+     FROM ${redrivableDeadLettersSql} r
+    GROUP BY r.bot_id
+    ORDER BY count DESC, r.bot_id`;
+
+/**
+ * Staff or automatic redelivery: a new attempt series, started by trigger $3 ('staff' or 'auto'), for
+ * each listed delivery still in one of the statuses $2 whose bot is in webhook mode. Returns those
+ * restarted; the others changed meanwhile.
+ */
+export const RESTART_FOR_STAFF = `UPDATE webhook_deliveries d SET status = 'pending', series = d.series + 1, "trigger" = $3,
+        attempts = 0,
+        next_attempt_at = now(), dead_letter_at = NULL, succeeded_at = NULL, last_error = NULL,
+        last_status_code = NULL, updated_at = now()
+   FROM bot_delivery_settings s
+  WHERE d.id = ANY($1::uuid[]) AND d.status = ANY($2::varchar[])
+    AND s.bot_id = d.bot_id AND s.delivery_mode = 'webhook' AND s.webhook_url IS NOT NULL
+  RETURNING d.id, d.series, d.bot_id`;
+
+/**
+ * What an automatic redrive of bot $1 takes: its dead letters whose current series was not itself
+ * started automatically (each dead letter is redelivered automatically once; one that fails again
+ * waits for a person), while the bot still has the switch on and can receive them.
+ */
+export const autoRedrivableDeadLettersSql = `(SELECT d.id AS delivery_id, d.bot_id, d.update_seq
+     FROM webhook_deliveries d
+     JOIN bots b ON b.id = d.bot_id
+     JOIN bot_delivery_settings s ON s.bot_id = d.bot_id
+    WHERE d.bot_id = $1 AND d.status = 'dead_letter' AND d."trigger" <> 'auto'
+      AND s.auto_redeliver_dead_letters AND s.delivery_mode = 'webhook' AND s.webhook_url IS NOT NULL
+      AND s.webhook_paused_at IS NULL AND ${botAvailableSql('b')})`;
