@@ -1,7 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@app/platform';
 import {
-  createEmptyDatabase,
   createTestApp,
   createTestDatabase,
   deleteRedisKeys,
@@ -43,21 +42,4 @@ describeEachBackend('bot-dispatcher foundation', (backend) => {
     expect(config.MIGRATIONS_RUN).toBe(false);
     expect(config.PORT).toBe(3003);
   });
-
-  if (backend === 'postgres') {
-    it('refuses to start on a database without the queue schema, naming the migrations to run', async () => {
-      const empty = await createEmptyDatabase('dispatcher');
-      try {
-        const emptyConfig = loadConfig(
-          DispatcherConfig,
-          testEnv(empty.name, testRedisPrefix(), { COORDINATION_BACKEND: backend }),
-        );
-        await expect(createTestApp(AppModule.forRoot(emptyConfig))).rejects.toThrow(
-          /schema "bullmq" in database .* is missing or out of date.*run the service's migrations/,
-        );
-      } finally {
-        await empty.drop();
-      }
-    });
-  }
 });
