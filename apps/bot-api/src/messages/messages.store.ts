@@ -145,6 +145,22 @@ export function parseMessageId(value: unknown): number | null {
 export type MissingForMember = 'chat' | 'message';
 
 /** Every statement on messages; the rules that answer 404 or unpin a deleted message are MessagesService's. */
+/** The columns of a new message, with the defaults of what the input leaves out. */
+function newMessageFields(input: NewMessage) {
+  return {
+    chatId: input.chatId,
+    senderId: input.senderId,
+    kind: input.kind,
+    text: input.text ?? null,
+    entities: input.entities ?? [],
+    fileId: input.fileId ?? null,
+    replyToMessageId: input.replyToMessageId ?? null,
+    mentions: input.mentions ?? [],
+    metadata: input.metadata ?? {},
+    replyMarkup: input.replyMarkup ?? null,
+  };
+}
+
 @Injectable()
 export class MessagesStore {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -160,18 +176,7 @@ export class MessagesStore {
   }
 
   insert(manager: EntityManager, input: NewMessage): Promise<Message> {
-    const message = manager.create(Message, {
-      chatId: input.chatId,
-      senderId: input.senderId,
-      kind: input.kind,
-      text: input.text ?? null,
-      entities: input.entities ?? [],
-      fileId: input.fileId ?? null,
-      replyToMessageId: input.replyToMessageId ?? null,
-      mentions: input.mentions ?? [],
-      metadata: input.metadata ?? {},
-      replyMarkup: input.replyMarkup ?? null,
-    });
+    const message = manager.create(Message, newMessageFields(input));
     return manager.getRepository(Message).save(message);
   }
 
@@ -184,20 +189,7 @@ export class MessagesStore {
     if (!isUuid(input.chatId)) return 'chat';
     const replyTo = input.replyToMessageId ?? null;
     if (input.replyToMessageId != null && parseMessageId(replyTo) === null) return 'message';
-    const message = {
-      chatId: input.chatId,
-      senderId: input.senderId,
-      kind: input.kind,
-      text: input.text ?? null,
-      entities: input.entities ?? [],
-      fileId: input.fileId ?? null,
-      replyToMessageId: replyTo,
-      mentions: input.mentions ?? [],
-      metadata: input.metadata ?? {},
-      replyMarkup: input.replyMarkup ?? null,
-      editedAt: null,
-      deletedAt: null,
-    };
+    const message = { ...newMessageFields(input), editedAt: null, deletedAt: null };
     const { rows } = await runNamed<InsertAsMemberRow>(on, INSERT_AS_MEMBER, messageColumnValues(message));
     const row = rows[0];
     if (!row) return 'chat';
