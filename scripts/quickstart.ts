@@ -7,7 +7,7 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { startCommand } from './e2e-support';
+import { CommandProcess, startCommand } from './e2e-support';
 import { codeBlocks, section } from './markdown';
 
 const README = resolve(__dirname, '..', 'README.md');
@@ -43,13 +43,19 @@ export function quickstartScript(heading: string, addresses: QuickstartAddresses
   return `set -euo pipefail\ncurl() { command curl --fail-with-body "$@"; }\n${script}\n`;
 }
 
-/** Runs the script to its end, hands its output to `check`, then stops whatever it left running. */
+/**
+ * Runs the script to its end, hands its output to `check`, then stops whatever it left running: the
+ * webhook receiver the script starts in the background must outlive it until `check` has waited for the
+ * Update. `launch` runs the shell elsewhere (the bare-machine smoke runs it in a network namespace).
+ */
 export async function runQuickstart(
   script: string,
   env: NodeJS.ProcessEnv,
   check: (output: string) => Promise<void> | void,
+  launch: (command: string[], env: NodeJS.ProcessEnv) => CommandProcess = ([command, ...args], env) =>
+    startCommand(command, args, env),
 ): Promise<void> {
-  const shell = startCommand('bash', ['-c', script], env);
+  const shell = launch(['bash', '-c', script], env);
   try {
     const code = await shell.exitCode;
     if (code !== 0) throw new Error(`the quickstart stopped with exit code ${code}:\n${shell.output()}`);
@@ -70,14 +76,15 @@ export function checkVoucherQuickstart(output: string): void {
 }
 
 /**
- * What the bot quickstart prints, and that its webhook receiver (listening on `receiverPort`, writing
- * `receiverLog`) got and verified the signed Update within 15 s.
- */
-/**
  * "Within a moment" in the README; the bound leaves room for one failed attempt and its first retry on the
  * development schedule (5 s, then 15 s), so a slow first connection on a loaded machine does not fail the check.
  */
 const WEBHOOK_ARRIVAL_MS = 45_000;
+
+/**
+ * What the bot quickstart prints, and that its webhook receiver (listening on `receiverPort`, writing
+ * `receiverLog`) got and verified the signed Update within WEBHOOK_ARRIVAL_MS.
+ */
 
 export async function checkBotQuickstart(output: string, receiverPort: string, receiverLog: string): Promise<void> {
   assert.match(output, /"approved"\n/);
@@ -89,7 +96,7 @@ export async function checkBotQuickstart(output: string, receiverPort: string, r
   const received = () => readFileSync(receiverLog, 'utf8');
   for (let waited = 0; !received().includes('"text": "Hello webhook"'); waited += 100) {
     if (waited > WEBHOOK_ARRIVAL_MS) {
-      const webhookInfo = output.slice(output.lastIndexOf('"url"') - 10);
+      const webhookInfo = output.slice(output.lastIndexOf('{\n  "url"'));
       throw new Error(`no webhook arrived; getWebhookInfo said ${webhookInfo}\nthe receiver printed:\n${received()}`);
     }
     await new Promise((resolveWait) => setTimeout(resolveWait, 100));

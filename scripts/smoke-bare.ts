@@ -15,6 +15,7 @@ import {
   checkBotQuickstart,
   checkVoucherQuickstart,
   quickstartScript,
+  runQuickstart,
   VOUCHER_QUICKSTART,
 } from './quickstart';
 
@@ -52,17 +53,6 @@ async function nothingListens(namespace: string): Promise<void> {
     {},
   );
   if ((await probe.exitCode) !== 0) throw new Error(`something listens on 5432 or 6379 in ${namespace}`);
-}
-
-async function runQuickstart(namespace: string, heading: string, receiverLog: string): Promise<string> {
-  const shell = inNamespace(namespace, ['bash', '-c', quickstartScript(heading, {}, receiverLog)], {});
-  try {
-    const code = await shell.exitCode;
-    if (code !== 0) throw new Error(`the quickstart "${heading}" stopped with exit code ${code}:\n${shell.output()}`);
-    return shell.output();
-  } finally {
-    await shell.stop();
-  }
 }
 
 /** Ctrl-C, as a terminal sends it, then waits for `npm start` to report the database stopped. */
@@ -114,10 +104,13 @@ async function main(): Promise<void> {
     if (!/starting an embedded PostgreSQL/.test(start.output())) throw new Error('no embedded PostgreSQL was started');
     if (!/PostgreSQL-only mode/.test(readyLine)) throw new Error('the apps did not choose the PostgreSQL-only mode');
 
-    checkVoucherQuickstart(await runQuickstart(namespace, VOUCHER_QUICKSTART, join(workDir, 'unused.log')));
+    const launch = (command: string[], env: NodeJS.ProcessEnv) => inNamespace(namespace, command, env);
+    const voucherScript = quickstartScript(VOUCHER_QUICKSTART, {}, join(workDir, 'unused.log'));
+    await runQuickstart(voucherScript, {}, checkVoucherQuickstart, launch);
     log('voucher quickstart passed');
     const receiverLog = join(workDir, 'receiver.log');
-    await checkBotQuickstart(await runQuickstart(namespace, BOT_QUICKSTART, receiverLog), RECEIVER_PORT, receiverLog);
+    const botScript = quickstartScript(BOT_QUICKSTART, {}, receiverLog);
+    await runQuickstart(botScript, {}, (output) => checkBotQuickstart(output, RECEIVER_PORT, receiverLog), launch);
     log('bot quickstart passed');
 
     await stopLikeCtrlC(start);
