@@ -2,6 +2,7 @@ import { Attributes, context, trace, TraceFlags } from '@opentelemetry/api';
 import type { Telemetry } from 'bullmq';
 import type { IncomingMessage } from 'node:http';
 import { samplerOf } from './sampler';
+import { UnsampledShortcutProvider } from './unsampled-shortcut';
 import { readTracingConfig, TracingConfig, TracingConfigError } from './tracing-config';
 
 interface RunningTracing {
@@ -39,11 +40,65 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
   if (config.enabled) running = startSdk(service, config);
 }
 
+/**
+ * The tracer provider, context manager and propagators that `@opentelemetry/sdk-node` would set up, from
+ * their own packages: sdk-node also brings every exporter (gRPC, protobuf, Zipkin, Prometheus, logs and
+ * metrics), a fifth of each image, of which this build uses the OTLP/HTTP trace exporter alone.
+ */
 function startSdk(service: string, config: TracingConfig): RunningTracing {
-  const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
-  const { BatchSpanProcessor } = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
+  const { propagation, trace } = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
+  const { AsyncLocalStorageContextManager } =
+    require('@opentelemetry/context-async-hooks') as typeof import('@opentelemetry/context-async-hooks');
+  const { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } =
+    require('@opentelemetry/core') as typeof import('@opentelemetry/core');
+  const { defaultResource, detectResources, envDetector, hostDetector, processDetector, resourceFromAttributes } =
+    require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
+  const { BatchSpanProcessor, TracerProvider } =
+    require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
+  const { registerInstrumentations } =
+    require('@opentelemetry/instrumentation') as typeof import('@opentelemetry/instrumentation');
   const { OTLPTraceExporter } =
     require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+  const { BullMQOtel } = require('bullmq-otel') as typeof import('bullmq-otel');
+
+  const provider = new TracerProvider({
+    // OTEL_RESOURCE_ATTRIBUTES and the host and process, as sdk-node detects them; the name wins over both.
+    resource: defaultResource()
+      .merge(detectResources({ detectors: [hostDetector, processDetector, envDetector] }))
+      .merge(resourceFromAttributes({ 'service.name': config.OTEL_SERVICE_NAME ?? service })),
+    sampler: samplerOf(config),
+    // The exporter reads the endpoint, headers and timeout from the standard variables itself.
+    spanProcessors: [
+      new BatchSpanProcessor({
+        exporter: new OTLPTraceExporter(),
+        scheduledDelayMillis: config.OTEL_BSP_SCHEDULE_DELAY,
+      }),
+    ],
+  });
+  const tracerProvider = config.OTEL_TRACES_SAMPLER.startsWith('parentbased_')
+    ? new UnsampledShortcutProvider(provider)
+    : provider;
+  const contextManager = new AsyncLocalStorageContextManager().enable();
+  context.setGlobalContextManager(contextManager);
+  propagation.setGlobalPropagator(
+    new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
+  );
+  trace.setGlobalTracerProvider(tracerProvider);
+  const unregister = registerInstrumentations({ tracerProvider, instrumentations: instrumentations() });
+  return {
+    shutdown: async () => {
+      unregister();
+      await provider.shutdown();
+      trace.disable();
+      propagation.disable();
+      context.disable();
+    },
+    queueTelemetry: new BullMQOtel({ tracerName: 'bullmq' }),
+  };
+}
+
+/** The maintained instrumentations, each patching its library as it is first required. */
+function instrumentations() {
   const { HttpInstrumentation } =
     require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
   const { ExpressInstrumentation, ExpressLayerType } =
@@ -56,38 +111,25 @@ function startSdk(service: string, config: TracingConfig): RunningTracing {
     require('@opentelemetry/instrumentation-ioredis') as typeof import('@opentelemetry/instrumentation-ioredis');
   const { UndiciInstrumentation } =
     require('@opentelemetry/instrumentation-undici') as typeof import('@opentelemetry/instrumentation-undici');
-  const { BullMQOtel } = require('bullmq-otel') as typeof import('bullmq-otel');
-
-  const sdk = new NodeSDK({
-    serviceName: config.OTEL_SERVICE_NAME ?? service,
-    sampler: samplerOf(config),
-    // The exporter reads the endpoint, headers and timeout from the standard variables itself.
-    spanProcessors: [
-      new BatchSpanProcessor({
-        exporter: new OTLPTraceExporter(),
-        scheduledDelayMillis: config.OTEL_BSP_SCHEDULE_DELAY,
-      }),
-    ],
-    // Metrics stay with Prometheus (/metrics) and logs with stdout: only traces go to the collector.
-    metricReaders: [],
-    logRecordProcessors: [],
-    instrumentations: [
-      new HttpInstrumentation({ ignoreIncomingRequestHook: isProbeOrScrape }),
-      // Names the request's span by its route pattern; NestJS's spans below show the controller and
-      // handler, so a span per express layer (every app-wide middleware among them) would add only noise.
-      new ExpressInstrumentation({
-        ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.REQUEST_HANDLER, ExpressLayerType.ROUTER],
-      }),
-      new NestInstrumentation(),
-      // Statements and commands only inside a traced piece of work (never a pool's idle checks or a
-      // scrape's gauge query), and never their parameter values.
-      new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true }),
-      new IORedisInstrumentation({ requireParentSpan: true }),
-      new UndiciInstrumentation({ requireParentforSpans: true }),
-    ],
-  });
-  sdk.start();
-  return { shutdown: () => sdk.shutdown(), queueTelemetry: new BullMQOtel({ tracerName: 'bullmq' }) };
+  return [
+    // Outgoing calls all go through undici (fetch, the webhook sender), traced below; node:http's client
+    // carries only the exporter's own requests.
+    new HttpInstrumentation({
+      ignoreIncomingRequestHook: isProbeOrScrape,
+      disableOutgoingRequestInstrumentation: true,
+    }),
+    // Names the request's span by its route pattern; NestJS's spans below show the controller and
+    // handler, so a span per express layer (every app-wide middleware among them) would add only noise.
+    new ExpressInstrumentation({
+      ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.REQUEST_HANDLER, ExpressLayerType.ROUTER],
+    }),
+    new NestInstrumentation(),
+    // Statements and commands only inside a traced piece of work (never a pool's idle checks or a
+    // scrape's gauge query), and never their parameter values.
+    new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true }),
+    new IORedisInstrumentation({ requireParentSpan: true }),
+    new UndiciInstrumentation({ requireParentforSpans: true }),
+  ];
 }
 
 /** Whether this process exports traces. */
