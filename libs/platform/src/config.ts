@@ -88,6 +88,16 @@ export class ServiceConfig {
   @Max(200)
   DB_POOL_SIZE = 10;
 
+  /**
+   * Connections the pool keeps open while idle, opened by the warm-up before the process reports
+   * ready; capped at DB_POOL_SIZE.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(200)
+  DB_POOL_MIN = 2;
+
   /** Create the database when it does not exist; on by default outside production. */
   @IsOptional()
   @EnvBoolean()
@@ -134,6 +144,24 @@ export class ServiceConfig {
   @Min(1000)
   @Max(120000)
   SHUTDOWN_TIMEOUT_MS = 9000;
+
+  /** Whether readiness waits for the warm-up (connections, then the app's own representative requests). */
+  @EnvBoolean()
+  WARM_UP = true;
+
+  /** Requests the warm-up sends to the app itself (0: connections only). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(10000)
+  WARM_UP_REQUESTS = 200;
+
+  /** A warm-up still running after this long is abandoned with a warning, and the process reports ready. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  @Max(120000)
+  WARM_UP_TIMEOUT_MS = 10000;
 
   get dbAutoCreate(): boolean {
     return this.DB_AUTO_CREATE ?? this.NODE_ENV !== 'production';

@@ -13,6 +13,8 @@ export interface DatabaseSettings {
   password: string;
   database: string;
   poolSize: number;
+  /** Idle connections the pool keeps (pg-pool closes only those above it); at most poolSize. */
+  poolMin?: number;
 }
 
 export function databaseSettings(config: ServiceConfig): DatabaseSettings {
@@ -23,6 +25,7 @@ export function databaseSettings(config: ServiceConfig): DatabaseSettings {
     password: config.DB_PASSWORD,
     database: config.DB_NAME,
     poolSize: config.DB_POOL_SIZE,
+    poolMin: Math.min(config.DB_POOL_MIN, config.DB_POOL_SIZE),
   };
 }
 
@@ -100,7 +103,7 @@ export function dataSourceOptions(settings: DatabaseSettings, migrations: Migrat
     migrations,
     migrationsTableName: 'migrations',
     migrationsTransactionMode: 'each',
-    extra: { max: settings.poolSize },
+    extra: { max: settings.poolSize, min: Math.min(settings.poolMin ?? 0, settings.poolSize) },
   };
 }
 
@@ -149,7 +152,7 @@ const WAIT_STEP_MS = 2000;
 async function waitUntilMigrated(settings: DatabaseSettings, migrations: MigrationList, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const dataSource = new DataSource(dataSourceOptions({ ...settings, poolSize: 1 }, migrations));
+    const dataSource = new DataSource(dataSourceOptions({ ...settings, poolSize: 1, poolMin: 0 }, migrations));
     let state: string;
     try {
       await dataSource.initialize();
