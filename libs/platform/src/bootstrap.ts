@@ -4,6 +4,7 @@ import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-ex
 import express from 'express';
 import { Logger } from 'nestjs-pino';
 import { ConfigError, loadConfig, ServiceConfig } from './config';
+import { WarmUpGate, warmUpApp } from './warm-up';
 
 /** Reads the configuration or exits non-zero with a message that names every bad variable. */
 export function loadConfigOrExit<T extends ServiceConfig>(schema: new () => T): T {
@@ -44,6 +45,7 @@ export function configureHttpApp(app: INestApplication): void {
 /**
  * Boots an app and guarantees a bounded shutdown: on SIGTERM/SIGINT Nest stops accepting
  * connections, drains in-flight requests and closes pools; a stuck drain is cut off after the timeout.
+ * Once listening it warms up (see warmUpApp); readiness answers 503 until that has finished.
  */
 export async function runHttpApp(
   module: unknown,
@@ -66,7 +68,10 @@ export async function runHttpApp(
       }, config.SHUTDOWN_TIMEOUT_MS).unref();
     });
   }
+  // Readiness waits from the first probe on: the warm-up starts only once the server listens.
+  if (config.WARM_UP) app.get(WarmUpGate, { strict: false }).begin();
   await app.listen(config.PORT);
   new NestLogger('Bootstrap').log(`listening on port ${config.PORT}`);
+  await warmUpApp(app, config);
   return app;
 }

@@ -15,6 +15,7 @@ import type { CoordinationBackend } from './config';
 import { DependencyMetrics } from './dependency-metrics';
 import { METRICS_REGISTRY } from './metrics.module';
 import { REDIS } from './redis';
+import { WarmUpGate, WarmUpPlan } from './warm-up';
 
 const HEALTH_BACKEND = Symbol('HEALTH_BACKEND');
 
@@ -35,10 +36,11 @@ class RedisHealthIndicator {
 }
 
 /**
- * Liveness says the process runs; readiness says it can serve: the database answers and so does
- * whatever the coordination backend adds (Redis in Redis mode; nothing more in the PostgreSQL-only
- * mode, whose queues and limits live in that database). The `coordination` entry names the mode.
- * Both answer in Terminus' own format, which probes and operators expect, not in the API envelope.
+ * Liveness says the process runs; readiness says it can serve: its warm-up has finished (a
+ * `warm_up` entry is down until then), the database answers and so does whatever the coordination
+ * backend adds (Redis in Redis mode; nothing more in the PostgreSQL-only mode, whose queues and
+ * limits live in that database). The `coordination` entry names the mode. Both answer in Terminus'
+ * own format, which probes and operators expect, not in the API envelope.
  */
 @Controller('health')
 class HealthController {
@@ -49,8 +51,10 @@ class HealthController {
     db: TypeOrmHealthIndicator,
     redis: RedisHealthIndicator,
     @Inject(HEALTH_BACKEND) backend: CoordinationBackend,
+    warmUp: WarmUpGate,
   ) {
     this.checks = [
+      () => warmUp.check('warm_up'),
       () => ({ coordination: { status: 'up', backend } }),
       () => db.pingCheck('database', { timeout: 2000 }),
       ...(backend === 'redis' ? [() => redis.ping('redis')] : []),
@@ -75,7 +79,8 @@ class HealthController {
 
 @Module({})
 export class HealthModule {
-  static forRoot(backend: CoordinationBackend): DynamicModule {
+  /** `warmUp`: what the app sends itself and connects before it reports ready (see warmUpApp). */
+  static forRoot(backend: CoordinationBackend, warmUp: WarmUpPlan = {}): DynamicModule {
     return {
       module: HealthModule,
       imports: [TerminusModule.forRoot({ errorLogStyle: 'json', logger: false })],
@@ -83,6 +88,7 @@ export class HealthModule {
       providers: [
         RedisHealthIndicator,
         { provide: HEALTH_BACKEND, useValue: backend },
+        { provide: WarmUpGate, useValue: new WarmUpGate(warmUp) },
         // The same questions as readiness, asked on each scrape, for the alerts (see docs/operations.md).
         {
           provide: DependencyMetrics,
@@ -91,6 +97,7 @@ export class HealthModule {
             new DependencyMetrics(registry, dataSource, backend, redis),
         },
       ],
+      exports: [WarmUpGate],
     };
   }
 }

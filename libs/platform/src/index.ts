@@ -15,3 +15,4 @@ export * from './validation';
 export * from './openapi';
 export * from './sql';
 export * from './pagination';
+export * from './warm-up';

@@ -12,6 +12,7 @@ import pino, { type Logger as PinoInstance } from 'pino';
 import { assignRequestId } from '@app/envelope';
 import { flushTracing, traceLogFields, tracingActive } from '@app/telemetry';
 import type { NextFunction, Request, Response } from 'express';
+import { isWarmUpRequest } from './warm-up';
 
 /** Anything that can carry a credential is removed before a line is written. */
 export const REDACTED_PATHS = [
@@ -86,13 +87,16 @@ export function requestLogMiddleware(root: PinoInstance) {
     assignRequestId(req);
     if (req.originalUrl.startsWith('/health')) return next();
     const startedAt = Date.now();
+    const warmUp = isWarmUpRequest(req);
     res.once('close', () => {
       const record = {
         req: requestLogRecord({ id: req.id as string, method: req.method, url: req.originalUrl, headers: req.headers }),
         res: { statusCode: res.statusCode },
         responseTime: Date.now() - startedAt,
       };
-      if (!res.writableFinished) lines.warn(record, 'request aborted');
+      // The app's own warm-up (a count and a duration in one line at its end) is no caller's traffic.
+      if (warmUp) lines.debug({ ...record, warm_up: true }, 'warm-up request completed');
+      else if (!res.writableFinished) lines.warn(record, 'request aborted');
       else if (res.statusCode >= 500) lines.error(record, 'request errored');
       else lines.info(record, 'request completed');
     });

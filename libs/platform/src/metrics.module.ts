@@ -12,6 +12,7 @@ import {
 } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { isWarmUpRequest } from './warm-up';
 
 export const METRICS_REGISTRY = Symbol('METRICS_REGISTRY');
 
@@ -55,6 +56,8 @@ class HttpMetrics {
   }
 
   observe(req: Request, res: Response, next: NextFunction): void {
+    // The app's own warm-up answers are not traffic: counted, they would skew rates, errors and latency.
+    if (isWarmUpRequest(req)) return next();
     const startedAt = performance.now();
     res.once('finish', () => {
       // The route pattern, never the raw URL, keeps label cardinality bounded.

@@ -1,0 +1,209 @@
+import { INestApplication, Logger } from '@nestjs/common';
+import { HealthCheckError, HealthIndicatorResult } from '@nestjs/terminus';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type Redis from 'ioredis';
+import { DataSource } from 'typeorm';
+import type { ServiceConfig } from './config';
+import { REDIS } from './redis';
+
+/**
+ * A representative request of a hot route, sent by the app to itself before it reports ready. It
+ * must change nothing and count against no caller: give it a credential that names nobody (a fresh
+ * random token, a JWT with a random signature), so that guards, the credential look-up, the envelope
+ * and logging run and the answer is a 401.
+ */
+export interface WarmUpRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+/** What an app warms before it reports ready, beside its database pool and (Redis mode) Redis. */
+export interface WarmUpPlan {
+  /** Sent round-robin until WARM_UP_REQUESTS have been sent. */
+  requests?: WarmUpRequest[];
+  /** Injection tokens of BullMQ queues whose connections are opened (one read each). */
+  queues?: Array<string | symbol>;
+}
+
+export interface WarmUpReport {
+  requests: number;
+  /** Answers by status; `failed` counts requests that got no answer. */
+  statuses: Record<string, number>;
+  durationMs: number;
+  poolConnections: number;
+  timedOut: boolean;
+}
+
+/** Requests in flight at once: enough to use several pool connections, few enough to leave the CPU to the rest. */
+const CONCURRENCY = 4;
+
+const WARM_UP_HEADER = 'x-warm-up';
+/** Known to this process only, so no caller can pass for the warm-up (and skip its log line or limits). */
+const WARM_UP_MARK = randomBytes(24).toString('base64url');
+const MARK_BYTES = Buffer.from(WARM_UP_MARK);
+
+/** Whether a request is this process's own warm-up request. */
+export function isWarmUpRequest(req: { headers: IncomingHttpHeaders }): boolean {
+  const value = req.headers[WARM_UP_HEADER];
+  if (typeof value !== 'string' || value.length !== WARM_UP_MARK.length) return false;
+  return timingSafeEqual(Buffer.from(value), MARK_BYTES);
+}
+
+/**
+ * Holds readiness back while the warm-up runs. An app whose warm-up never began (a test app that does
+ * not listen) is ready; `begin` is called before the server listens, so no probe sees it ready early.
+ */
+export class WarmUpGate {
+  private state: 'idle' | 'running' | 'finished' = 'idle';
+
+  constructor(readonly plan: WarmUpPlan = {}) {}
+
+  get warming(): boolean {
+    return this.state === 'running';
+  }
+
+  begin(): void {
+    if (this.state === 'idle') this.state = 'running';
+  }
+
+  finish(): void {
+    this.state = 'finished';
+  }
+
+  /** The readiness entry: absent once warm, so a ready answer reads exactly as it did before warm-ups. */
+  check(key: string): HealthIndicatorResult {
+    if (!this.warming) return {};
+    const result = { [key]: { status: 'down', message: 'warming up' } } as HealthIndicatorResult;
+    throw new HealthCheckError('warming up', result);
+  }
+}
+
+interface PgPool {
+  totalCount: number;
+  connect(): Promise<{ query(sql: string): Promise<unknown>; release(): void }>;
+}
+
+/** Checks out `count` connections at once (so the pool opens that many) and runs a trivial statement on each. */
+async function openPool(dataSource: DataSource, count: number): Promise<number> {
+  const pool = (dataSource.driver as unknown as { master?: PgPool }).master;
+  if (!pool) return 0;
+  const clients = await Promise.all(Array.from({ length: count }, () => pool.connect()));
+  try {
+    await Promise.all(clients.map((client) => client.query('SELECT 1')));
+  } finally {
+    for (const client of clients) client.release();
+  }
+  return pool.totalCount;
+}
+
+function optional<T>(app: INestApplication, token: string | symbol | (new (...args: never[]) => T)): T | undefined {
+  try {
+    return app.get<T>(token as never, { strict: false });
+  } catch {
+    return undefined;
+  }
+}
+
+function loopbackUrl(app: INestApplication): string {
+  const address = app.getHttpServer().address() as AddressInfo;
+  const wildcard = address.address === '::' || address.address === '0.0.0.0';
+  const host = wildcard ? '127.0.0.1' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
+}
+
+async function sendRequests(
+  base: string,
+  plan: WarmUpRequest[],
+  total: number,
+  statuses: Record<string, number>,
+  signal: AbortSignal,
+): Promise<number> {
+  let next = 0;
+  const worker = async () => {
+    while (next < total && !signal.aborted) {
+      const request = plan[next++ % plan.length];
+      const status = await fetch(`${base}${request.path}`, {
+        method: request.method,
+        headers: { 'content-type': 'application/json', ...request.headers, [WARM_UP_HEADER]: WARM_UP_MARK },
+        body: request.body === undefined ? undefined : JSON.stringify(request.body),
+        signal,
+      }).then(
+        async (res) => (await res.arrayBuffer(), String(res.status)),
+        () => 'failed',
+      );
+      statuses[status] = (statuses[status] ?? 0) + 1;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, total) }, worker));
+  return Object.values(statuses).reduce((sum, count) => sum + count, 0);
+}
+
+/**
+ * Runs the app's warm-up once it listens and then lets readiness pass: the pool's minimum of
+ * connections opened (a statement on each), a Redis round trip in the Redis mode, the plan's queues
+ * connected, then WARM_UP_REQUESTS of the plan's requests through the whole HTTP pipeline over
+ * loopback. Bounded by WARM_UP_TIMEOUT_MS; a failed or late warm-up is logged as a warning and the
+ * app reports ready anyway, as it did before warm-ups existed. Never throws.
+ */
+export async function warmUpApp(app: INestApplication, config: ServiceConfig): Promise<WarmUpReport | undefined> {
+  const logger = new Logger('WarmUp');
+  const gate = optional<WarmUpGate>(app, WarmUpGate);
+  if (!gate) return undefined;
+  if (!config.WARM_UP) {
+    gate.finish();
+    return undefined;
+  }
+  gate.begin();
+  const startedAt = Date.now();
+  const abort = new AbortController();
+  const report: WarmUpReport = { requests: 0, statuses: {}, durationMs: 0, poolConnections: 0, timedOut: false };
+  const work = (async () => {
+    const dataSource = optional<DataSource>(app, DataSource);
+    if (dataSource)
+      report.poolConnections = await openPool(dataSource, Math.min(config.DB_POOL_MIN, config.DB_POOL_SIZE));
+    if (config.COORDINATION_BACKEND === 'redis') await optional<Redis>(app, REDIS)?.ping();
+    for (const token of gate.plan.queues ?? []) {
+      const queue = optional<{ waitUntilReady(): Promise<unknown>; count(): Promise<number> }>(app, token);
+      await queue?.waitUntilReady();
+      await queue?.count();
+    }
+    const requests = gate.plan.requests ?? [];
+    if (requests.length > 0 && config.WARM_UP_REQUESTS > 0) {
+      report.requests = await sendRequests(
+        loopbackUrl(app),
+        requests,
+        config.WARM_UP_REQUESTS,
+        report.statuses,
+        abort.signal,
+      );
+    }
+  })();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), config.WARM_UP_TIMEOUT_MS);
+  });
+  try {
+    if ((await Promise.race([work, deadline])) === 'timeout') {
+      report.timedOut = true;
+      abort.abort();
+      work.catch(() => undefined);
+    }
+  } catch (error) {
+    logger.warn(`warm-up failed, reporting ready anyway: ${(error as Error).message}`);
+  } finally {
+    clearTimeout(timer);
+    report.durationMs = Date.now() - startedAt;
+    gate.finish();
+  }
+  const answers = Object.entries(report.statuses).map(([status, count]) => `${status}: ${count}`);
+  const summary =
+    `${report.requests} requests${answers.length > 0 ? ` (${answers.join(', ')})` : ''} in ${report.durationMs} ms, ` +
+    `${report.poolConnections} pool connections open`;
+  if (report.timedOut) logger.warn(`warm-up cut off after WARM_UP_TIMEOUT_MS, reporting ready: ${summary}`);
+  else logger.log(`warm-up finished: ${summary}`);
+  return report;
+}
