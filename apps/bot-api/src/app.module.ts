@@ -32,6 +32,7 @@ import { BotErrors } from './bot-errors';
 import { botApiPeriodicWork } from './periodic-work';
 import { STORAGE_ROUTE } from './files/storage/disk-file-storage';
 import type { Request } from 'express';
+import { botWarmUp } from './warm-up-requests';
 
 /**
  * Upload PUTs stream their bytes to the storage driver themselves; the Telegram face reads JSON, forms
@@ -65,7 +66,7 @@ export class AppModule {
           internalApiToken: config.INTERNAL_API_TOKEN,
         }),
         IdempotencyModule.forRoot({ ttlMs: config.IDEMPOTENCY_TTL_MS }),
-        HealthModule.forRoot(config.coordinationBackend),
+        HealthModule.forRoot(config.coordinationBackend, botWarmUp()),
         MetricsModule,
         botApiPeriodicWork(),
         RateLimitsModule,

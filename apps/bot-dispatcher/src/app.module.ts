@@ -1,4 +1,6 @@
+import { getQueueToken } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
+import { WEBHOOK_QUEUE } from '@app/bot-delivery';
 import { CoordinationModule, coordinationSettings, PeriodicWorkModule } from '@app/coordination';
 import { botEnvelope, EnvelopeModule } from '@app/envelope';
 import { databaseModule, HealthModule, HttpFoundationModule, loggingModule, MetricsModule } from '@app/platform';
@@ -20,7 +22,8 @@ export class AppModule {
         HttpFoundationModule.forRoot({ bodyLimit: config.BODY_LIMIT }),
         databaseModule(config, []),
         CoordinationModule.forRoot(coordinationSettings(config, 'bot-dispatcher')),
-        HealthModule.forRoot(config.coordinationBackend),
+        // The worker has no hot HTTP route: its warm-up opens the pool and the queue's connection.
+        HealthModule.forRoot(config.coordinationBackend, { queues: [getQueueToken(WEBHOOK_QUEUE)] }),
         MetricsModule,
         DeliveryModule,
         PeriodicWorkModule.forRoot({

@@ -23,6 +23,7 @@ import { UsersDirectory } from './users/users.directory';
 import { UsersModule } from './users/users.module';
 import { VouchersModule } from './vouchers/vouchers.module';
 import { VoucherErrors } from './voucher-errors';
+import { voucherWarmUp } from './warm-up-requests';
 
 @Module({})
 export class AppModule {
@@ -42,7 +43,7 @@ export class AppModule {
         CoordinationModule.forRoot(coordinationSettings(config, 'voucher-api')),
         AuthModule.forRoot({ config, directory: UsersDirectory, imports: [UsersModule] }),
         IdempotencyModule.forRoot({ ttlMs: config.IDEMPOTENCY_TTL_MS }),
-        HealthModule.forRoot(config.coordinationBackend),
+        HealthModule.forRoot(config.coordinationBackend, voucherWarmUp()),
         MetricsModule,
         UsersModule,
         ApplicationsModule,

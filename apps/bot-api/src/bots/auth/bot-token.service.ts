@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { constantTimeEqual, hashSecretToken } from '@app/auth';
+import { isWarmUpRequest } from '@app/platform';
 import type { Request } from 'express';
 import { BotsStore } from '../bots.store';
 import type { Bot } from '../entities/bot.entity';
@@ -9,8 +10,12 @@ import { TokenFailureLimiter } from './token-failure-limiter';
 /** `sbot_` plus 43 base62 characters, as issued by generateSecretToken('sbot_'). */
 const BOT_TOKEN_SHAPE = /^sbot_[0-9A-Za-z]{43}$/;
 
-/** The address a request's failed look-ups count against (the client's, through trusted proxies). */
+/**
+ * The address a request's failed look-ups count against (the client's, through trusted proxies); none
+ * for the app's own warm-up, whose made-up tokens must not lock its loopback address out.
+ */
 export function clientAddressOf(req: Request): string | undefined {
+  if (isWarmUpRequest(req)) return undefined;
   return req.ip ?? req.socket.remoteAddress;
 }
 
