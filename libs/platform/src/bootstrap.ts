@@ -4,7 +4,7 @@ import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-ex
 import express from 'express';
 import { Logger } from 'nestjs-pino';
 import { ConfigError, loadConfig, ServiceConfig } from './config';
-import { WarmUpGate, warmUpApp } from './warm-up';
+import { WarmUpGate, warmUpApp, WarmUpReport } from './warm-up';
 
 /** Reads the configuration or exits non-zero with a message that names every bad variable. */
 export function loadConfigOrExit<T extends ServiceConfig>(schema: new () => T): T {
@@ -45,7 +45,6 @@ export function configureHttpApp(app: INestApplication): void {
 /**
  * Boots an app and guarantees a bounded shutdown: on SIGTERM/SIGINT Nest stops accepting
  * connections, drains in-flight requests and closes pools; a stuck drain is cut off after the timeout.
- * Once listening it warms up (see warmUpApp); readiness answers 503 until that has finished.
  */
 export async function runHttpApp(
   module: unknown,
@@ -68,10 +67,17 @@ export async function runHttpApp(
       }, config.SHUTDOWN_TIMEOUT_MS).unref();
     });
   }
-  // Readiness waits from the first probe on: the warm-up starts only once the server listens.
+  await listenAndWarmUp(app, config);
+  return app;
+}
+
+/**
+ * Listens on PORT, then warms up (see warmUpApp). Readiness answers 503 from the first probe until
+ * the warm-up has finished, since the gate closes before the server accepts a connection.
+ */
+export async function listenAndWarmUp(app: INestApplication, config: ServiceConfig): Promise<WarmUpReport | undefined> {
   if (config.WARM_UP) app.get(WarmUpGate, { strict: false }).begin();
   await app.listen(config.PORT);
   new NestLogger('Bootstrap').log(`listening on port ${config.PORT}`);
-  await warmUpApp(app, config);
-  return app;
+  return warmUpApp(app, config);
 }
