@@ -5,12 +5,18 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { isWarmUpRequest, listenAndWarmUp } from '@app/platform';
 import {
+  createTestDatabase,
+  deleteRedisKeys,
   describeEachBackend,
   eventually,
   freePort,
   readinessInfo,
   ServiceTestContext,
+  startServiceProcess,
   startServiceTestApp,
+  TestDatabase,
+  testEnv,
+  testRedisPrefix,
 } from '@app/testing';
 import { AppModule } from '../src/app.module';
 import { VoucherConfig } from '../src/config/voucher.config';
@@ -129,4 +135,31 @@ describe('voucher-api with WARM_UP=false', () => {
     await request(ctx.app.getHttpServer()).get('/health/ready').expect(200);
     expect(door.arrived).toBe(0);
   });
+});
+
+describe('voucher-api process', () => {
+  let database: TestDatabase;
+  const prefix = testRedisPrefix();
+
+  beforeAll(async () => {
+    database = await createTestDatabase('voucher', voucherMigrations);
+  });
+  afterAll(async () => {
+    await database.drop();
+    await deleteRedisKeys(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix);
+  });
+
+  it('logs one warm-up line before it reports ready, and no request line for its warm-up requests', async () => {
+    const env = testEnv(database.name, prefix, { LOG_LEVEL: 'info', WARM_UP_REQUESTS: '30', DB_POOL_MIN: '2' });
+    const service = await startServiceProcess('apps/voucher-api/src/main.ts', env);
+    try {
+      const lines = service.output().split('\n');
+      expect(lines.filter((line) => line.includes('warm-up finished: 30 requests (401: 30)'))).toHaveLength(1);
+      expect(lines.filter((line) => line.includes('request completed') || line.includes('request errored'))).toEqual(
+        [],
+      );
+    } finally {
+      await service.stop();
+    }
+  }, 60_000);
 });

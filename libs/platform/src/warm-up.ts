@@ -121,7 +121,7 @@ async function sendRequests(
   total: number,
   statuses: Record<string, number>,
   signal: AbortSignal,
-): Promise<number> {
+): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < total && !signal.aborted) {
@@ -139,7 +139,6 @@ async function sendRequests(
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, total) }, worker));
-  return Object.values(statuses).reduce((sum, count) => sum + count, 0);
 }
 
 /**
@@ -173,19 +172,14 @@ export async function warmUpApp(app: INestApplication, config: ServiceConfig): P
     }
     const requests = gate.plan.requests ?? [];
     if (requests.length > 0 && config.WARM_UP_REQUESTS > 0) {
-      report.requests = await sendRequests(
-        loopbackUrl(app),
-        requests,
-        config.WARM_UP_REQUESTS,
-        report.statuses,
-        abort.signal,
-      );
+      await sendRequests(loopbackUrl(app), requests, config.WARM_UP_REQUESTS, report.statuses, abort.signal);
     }
   })();
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), config.WARM_UP_TIMEOUT_MS);
   });
+  let failure: string | undefined;
   try {
     if ((await Promise.race([work, deadline])) === 'timeout') {
       report.timedOut = true;
@@ -193,17 +187,20 @@ export async function warmUpApp(app: INestApplication, config: ServiceConfig): P
       work.catch(() => undefined);
     }
   } catch (error) {
-    logger.warn(`warm-up failed, reporting ready anyway: ${(error as Error).message}`);
+    failure = (error as Error).message;
   } finally {
     clearTimeout(timer);
-    report.durationMs = Date.now() - startedAt;
-    gate.finish();
   }
+  report.durationMs = Date.now() - startedAt;
+  report.requests = Object.values(report.statuses).reduce((sum, count) => sum + count, 0);
   const answers = Object.entries(report.statuses).map(([status, count]) => `${status}: ${count}`);
   const summary =
     `${report.requests} requests${answers.length > 0 ? ` (${answers.join(', ')})` : ''} in ${report.durationMs} ms, ` +
     `${report.poolConnections} pool connections open`;
-  if (report.timedOut) logger.warn(`warm-up cut off after WARM_UP_TIMEOUT_MS, reporting ready: ${summary}`);
+  // Logged before readiness passes, so the line precedes the first request a probe lets in.
+  if (failure) logger.warn(`warm-up failed (${failure}), reporting ready anyway: ${summary}`);
+  else if (report.timedOut) logger.warn(`warm-up cut off by WARM_UP_TIMEOUT_MS, reporting ready anyway: ${summary}`);
   else logger.log(`warm-up finished: ${summary}`);
+  gate.finish();
   return report;
 }
