@@ -13,10 +13,14 @@ interface RunningTracing {
 /** Set once by startTracing when an exporter is configured; while unset, nothing here does any work. */
 let running: RunningTracing | undefined;
 
-/** Probes and scrapes: a span per Kubernetes probe or Prometheus scrape would drown the requests. */
-function isProbeOrScrape(req: IncomingMessage): boolean {
+/**
+ * Probes, scrapes and the app's own warm-up requests (libs/platform/src/warm-up.ts): a span per
+ * Kubernetes probe, Prometheus scrape or warm-up call would drown the requests. Only the warm-up header's
+ * presence is read here; a caller that sends it merely goes untraced.
+ */
+export function isProbeScrapeOrWarmUp(req: IncomingMessage): boolean {
   const url = req.url ?? '';
-  return url.startsWith('/health') || url.startsWith('/metrics');
+  return url.startsWith('/health') || url.startsWith('/metrics') || req.headers['x-warm-up'] !== undefined;
 }
 
 /**
@@ -115,7 +119,7 @@ function instrumentations() {
     // Outgoing calls all go through undici (fetch, the webhook sender), traced below; node:http's client
     // carries only the exporter's own requests.
     new HttpInstrumentation({
-      ignoreIncomingRequestHook: isProbeOrScrape,
+      ignoreIncomingRequestHook: isProbeScrapeOrWarmUp,
       disableOutgoingRequestInstrumentation: true,
     }),
     // Names the request's span by its route pattern; NestJS's spans below show the controller and
