@@ -1,13 +1,13 @@
 /**
  * npm run bench -- [--only redeem,sealed-redeem,issue,verify,send,intake,drain,latency,wakeup,statements,growth]
  *                  [--duration <s>] [--skip-growth] [--no-build] [--drain-updates <n>] [--backend redis|postgres]
- *                  [--tracing <ratio>]
+ *                  [--tracing <ratio>] [--driver autocannon|wrk]
  *
  * Builds and starts voucher-api, bot-api and bot-dispatcher from their production build on their own
  * databases and, in the Redis mode, their own Redis prefix (`--backend postgres`: the PostgreSQL-only
  * mode, no Redis at all), prepares data through the public APIs, drives each hot path with
- * autocannon on 127.0.0.1 against a hand-written baseline measured in the same run, and prints one
- * table. `--tracing 0.1` runs the apps with OpenTelemetry on, sampling that ratio of traces and
+ * autocannon (or wrk for verify, redeem and sendMessage: `--driver wrk`) on 127.0.0.1 against a
+ * hand-written baseline measured in the same run, and prints one table. `--tracing 0.1` runs the apps with OpenTelemetry on, sampling that ratio of traces and
  * exporting them to a sink that drops them. See bench/README.md.
  */
 import { execFileSync } from 'node:child_process';
@@ -18,6 +18,7 @@ import { botProbeRequests, runBotPaths, startBotSection, BotSection } from './bo
 import { runGrowth } from './growth/section';
 import { BenchBackend, deleteRunKeys, describeBackend, parseBackend } from './lib/backend';
 import { BENCH_DATABASES, dropDatabase, PG, recreateDatabase } from './lib/db';
+import { parseDriver } from './lib/load';
 import { memoryBreakdown, MEMORY_COLUMNS, memoryRow } from './lib/memory';
 import { BenchProcess, connectionsTo, removeProcessLogs, ROOT, rssMb, stopAllOnExit } from './lib/processes';
 import { startWebhookReceiver, WebhookReceiver } from './lib/receiver';
@@ -58,6 +59,7 @@ function options() {
       'drain-updates': { type: 'string', default: '10000' },
       backend: { type: 'string', default: 'redis' },
       tracing: { type: 'string' },
+      driver: { type: 'string', default: 'autocannon' },
     },
   });
   const only = values.only ? values.only.split(',').map((p) => p.trim()) : ALL_PATHS;
@@ -74,6 +76,7 @@ function options() {
   if (tracing !== undefined && !(tracing >= 0 && tracing <= 1))
     throw new Error('--tracing must be a ratio from 0 to 1');
   return {
+    driver: parseDriver(values.driver ?? 'autocannon'),
     tracing,
     selected: (path: string) => paths.has(path),
     durationSeconds,
@@ -84,7 +87,7 @@ function options() {
 }
 
 async function main(): Promise<void> {
-  const { selected, durationSeconds, drainUpdates, build, backend, tracing } = options();
+  const { selected, durationSeconds, drainUpdates, build, backend, tracing, driver } = options();
   const settings: StackSettings = {
     secrets: throwAwaySecrets(),
     backend,
@@ -119,6 +122,7 @@ async function main(): Promise<void> {
   const loadAtStart = loadavg()[0];
   try {
     console.log(`coordination: ${describeBackend(backend)}`);
+    console.log(`load generator: ${driver} for verify, redeem and sendMessage and their baselines`);
     if (tracing !== undefined) console.log(`tracing: on, ${tracing * 100} % of traces sampled (OTLP to a sink)`);
     if (build) {
       console.log('building (npm run build)…');
@@ -134,14 +138,14 @@ async function main(): Promise<void> {
       console.log('voucher-api: preparing data through the public API…');
       vouchers = await startVoucherSection(settings);
       started.push(vouchers.app);
-      await runVoucherPaths(vouchers, settings, report, selected, durationSeconds);
+      await runVoucherPaths(vouchers, settings, report, selected, durationSeconds, driver);
     }
     let bots: BotSection | undefined;
     if (needs('send', 'intake', 'drain', 'latency', 'wakeup') || probeOrGrowth) {
       console.log('bot-api: preparing bots and chats through the public API…');
       bots = await startBotSection(settings, receiver);
       started.push(bots.app);
-      await runBotPaths(bots, settings, receiver, report, selected, { durationSeconds, drainUpdates });
+      await runBotPaths(bots, settings, receiver, report, selected, { durationSeconds, drainUpdates, driver });
       if (bots.dispatcher) started.push(bots.dispatcher);
     }
 
@@ -202,7 +206,7 @@ async function main(): Promise<void> {
     report.section(
       'Machine',
       `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ` +
-        `${describeBackend(backend)}; ` +
+        `${describeBackend(backend)}; load generator ${driver}; ` +
         `${durationSeconds} s per path; whole run ${((Date.now() - benchStarted) / 1000).toFixed(0)} s; ` +
         `1-minute load average ${loadAtStart.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end`,
     );

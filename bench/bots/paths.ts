@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { BASELINE_BOT_TOKEN } from '../baselines/schema';
 import type { SteadyRateTargets } from '../lib/backend';
-import { describeFailures, LoadResult, quantile, runLoad } from '../lib/load';
+import { describeFailures, LoadDriver, LoadResult, quantile, runLoad } from '../lib/load';
 import { BenchProcess, cpuMicros } from '../lib/processes';
 import type { WebhookReceiver } from '../lib/receiver';
 import { Report, rowFromLoad } from '../lib/report';
@@ -13,6 +13,8 @@ export interface BotRun {
   world: BotWorld;
   report: Report;
   durationSeconds: number;
+  /** The load generator of sendMessage and its baseline (`--driver`); the other paths keep autocannon. */
+  driver: LoadDriver;
 }
 
 export async function benchSendMessage(run: BotRun, baseline: { port: number; pid: number; chats: string[] }) {
@@ -21,12 +23,16 @@ export async function benchSendMessage(run: BotRun, baseline: { port: number; pi
     next: sendMessageRequests(run.world.polling),
     durationSeconds: run.durationSeconds,
     serverPid: run.app.pid,
+    driver: run.driver,
+    repeatable: true,
   });
   const base = await runLoad({
     port: baseline.port,
     next: sendMessageRequests({ botId: '', owner: '', token: BASELINE_BOT_TOKEN, chats: baseline.chats }),
     durationSeconds: run.durationSeconds,
     serverPid: baseline.pid,
+    driver: run.driver,
+    repeatable: true,
   });
   const failures = [describeFailures(app), base.failed > 0 ? `baseline ${describeFailures(base)}` : ''];
   run.report.add(rowFromLoad('sendMessage', app, base, failures.filter(Boolean).join('; ')));

@@ -4,6 +4,7 @@ import { baselineQueueOptions, resetBaselineQueueSchema } from '../baselines/que
 import { BASELINE_SCHEMA, seedSendBaseline } from '../baselines/schema';
 import type { BaselineDeliveryJob } from '../baselines/drain-worker';
 import { STEADY_RATE } from '../lib/backend';
+import type { LoadDriver } from '../lib/load';
 import { Accounts, apiClient } from '../lib/api';
 import { BENCH_DATABASES, withClient } from '../lib/db';
 import {
@@ -130,9 +131,9 @@ export async function runBotPaths(
   report: Report,
   selected: (path: string) => boolean,
   /** `drainUpdates`: Updates queued for the webhook bot before the dispatcher starts draining them. */
-  { durationSeconds, drainUpdates }: { durationSeconds: number; drainUpdates: number },
+  { durationSeconds, drainUpdates, driver }: { durationSeconds: number; drainUpdates: number; driver: LoadDriver },
 ): Promise<void> {
-  const run: BotRun = { app: section.app, world: section.world, report, durationSeconds };
+  const run: BotRun = { app: section.app, world: section.world, report, durationSeconds, driver };
   if (selected('send')) {
     const baseline = await sendBaseline(settings);
     try {
