@@ -1,7 +1,7 @@
 /**
  * npm run bench -- [--only redeem,sealed-redeem,issue,verify,send,intake,drain,latency,wakeup,statements,growth]
  *                  [--duration <s>] [--skip-growth] [--no-build] [--drain-updates <n>] [--backend redis|postgres]
- *                  [--tracing <ratio>] [--driver autocannon|wrk]
+ *                  [--tracing <ratio>] [--driver autocannon|wrk] [--rate <n>] [--find-rate]
  *
  * Builds and starts voucher-api, bot-api and bot-dispatcher from their production build on their own
  * databases and, in the Redis mode, their own Redis prefix (`--backend postgres`: the PostgreSQL-only
@@ -60,6 +60,8 @@ function options() {
       backend: { type: 'string', default: 'redis' },
       tracing: { type: 'string' },
       driver: { type: 'string', default: 'autocannon' },
+      rate: { type: 'string' },
+      'find-rate': { type: 'boolean', default: false },
     },
   });
   const only = values.only ? values.only.split(',').map((p) => p.trim()) : ALL_PATHS;
@@ -68,6 +70,8 @@ function options() {
   const durationSeconds = Number(values.duration);
   if (!Number.isFinite(durationSeconds) || durationSeconds < 1) throw new Error('--duration must be ≥ 1 second');
   const paths = new Set(only.filter((p) => !(p === 'growth' && values['skip-growth'])));
+  // The rate search is long (a window per step), so only its flag asks for it.
+  if (values['find-rate']) paths.add('find-rate');
   const drainUpdates = Number(values['drain-updates']);
   if (!Number.isInteger(drainUpdates) || drainUpdates < 1)
     throw new Error('--drain-updates must be a positive integer');
@@ -75,8 +79,12 @@ function options() {
   const tracing = values.tracing === undefined ? undefined : Number(values.tracing);
   if (tracing !== undefined && !(tracing >= 0 && tracing <= 1))
     throw new Error('--tracing must be a ratio from 0 to 1');
+  const rate = values.rate === undefined ? undefined : Number(values.rate);
+  if (rate !== undefined && !(Number.isInteger(rate) && rate >= 1))
+    throw new Error('--rate must be a whole number of messages per second, at least 1');
   return {
     driver: parseDriver(values.driver ?? 'autocannon'),
+    rate,
     tracing,
     selected: (path: string) => paths.has(path),
     durationSeconds,
@@ -87,7 +95,7 @@ function options() {
 }
 
 async function main(): Promise<void> {
-  const { selected, durationSeconds, drainUpdates, build, backend, tracing, driver } = options();
+  const { selected, durationSeconds, drainUpdates, build, backend, tracing, driver, rate } = options();
   const settings: StackSettings = {
     secrets: throwAwaySecrets(),
     backend,
@@ -141,11 +149,11 @@ async function main(): Promise<void> {
       await runVoucherPaths(vouchers, settings, report, selected, durationSeconds, driver);
     }
     let bots: BotSection | undefined;
-    if (needs('send', 'intake', 'drain', 'latency', 'wakeup') || probeOrGrowth) {
+    if (needs('send', 'intake', 'drain', 'latency', 'find-rate', 'wakeup') || probeOrGrowth) {
       console.log('bot-api: preparing bots and chats through the public API…');
       bots = await startBotSection(settings, receiver);
       started.push(bots.app);
-      await runBotPaths(bots, settings, receiver, report, selected, { durationSeconds, drainUpdates, driver });
+      await runBotPaths(bots, settings, receiver, report, selected, { durationSeconds, drainUpdates, driver, rate });
       if (bots.dispatcher) started.push(bots.dispatcher);
     }
 
