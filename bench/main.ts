@@ -1,5 +1,5 @@
 /**
- * npm run bench -- [--only redeem,sealed-redeem,issue,verify,send,intake,drain,latency,wakeup,statements,growth]
+ * npm run bench -- [--only redeem,sealed-redeem,issue,verify,send,intake,drain,latency,wakeup,statements,growth,fresh]
  *                  [--duration <s>] [--skip-growth] [--no-build] [--drain-updates <n>] [--backend redis|postgres]
  *                  [--tracing <ratio>] [--driver autocannon|wrk] [--rate <n>] [--find-rate]
  *
@@ -14,6 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
+import { benchFreshApps } from './bots/fresh';
 import { botProbeRequests, runBotPaths, startBotSection, BotSection } from './bots/section';
 import { runGrowth } from './growth/section';
 import { BenchBackend, deleteRunKeys, describeBackend, parseBackend } from './lib/backend';
@@ -47,6 +48,7 @@ const ALL_PATHS = [
   'wakeup',
   'statements',
   'growth',
+  'fresh',
 ];
 
 function options() {
@@ -149,7 +151,7 @@ async function main(): Promise<void> {
       await runVoucherPaths(vouchers, settings, report, selected, durationSeconds, driver);
     }
     let bots: BotSection | undefined;
-    if (needs('send', 'intake', 'drain', 'latency', 'find-rate', 'wakeup') || probeOrGrowth) {
+    if (needs('send', 'intake', 'drain', 'latency', 'find-rate', 'wakeup', 'fresh') || probeOrGrowth) {
       console.log('bot-api: preparing bots and chats through the public API…');
       bots = await startBotSection(settings, receiver);
       started.push(bots.app);
@@ -211,6 +213,10 @@ async function main(): Promise<void> {
         measured.flatMap(([name, app]) => (app ? [[name, String(connectionsTo(app.pid, PG.port))]] : [])),
       ),
     );
+    if (selected('fresh') && bots) {
+      console.log('bot-api and bot-dispatcher: fresh processes, measured from readiness…');
+      await benchFreshApps(bots, settings, receiver, report, (process) => started.push(process));
+    }
     report.section(
       'Machine',
       `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ` +

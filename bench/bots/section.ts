@@ -25,7 +25,7 @@ import { benchIntake, benchSendMessage, benchWakeUp, BotRun, measureDrain, queue
 import { benchSteadyLatency, findSteadyRate } from './steady';
 import { BOT_API, BotWorld, prepareBotWorld } from './world';
 
-const APP_CHANNEL = 'app';
+export const APP_CHANNEL = 'app';
 const BASELINE_CHANNEL = 'baseline';
 /** The baselines' Redis keys sit under the run's prefix, apart from the apps' queues. */
 const BASELINE_KEY_PREFIX = 'baseline:';
