@@ -10,6 +10,8 @@ const WRK_THREADS = 1;
 /** Requests prepared for a repeatable path, sent round and round. */
 const REPEATED_REQUESTS = 10_000;
 const SCRIPT = join(__dirname, 'wrk-requests.lua');
+/** What the script writes to stderr when a thread has sent and seen answered every request it had. */
+const THREAD_DONE = 'bench-wrk-thread-done';
 
 interface WrkFigures {
   durationMicros: number;
@@ -48,18 +50,20 @@ function runWrkProcess(args: string[], threads: number): Promise<WrkFigures> {
     const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    let threadsDone = 0;
+    let interrupted = false;
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
-      threadsDone += chunk.toString().split('bench-wrk-thread-done').length - 1;
       // Every thread used up its requests: SIGINT ends wrk's wait for the duration, then it reports.
-      if (threadsDone >= threads) child.kill('SIGINT');
+      if (!interrupted && stderr.split(THREAD_DONE).length - 1 >= threads) {
+        interrupted = true;
+        child.kill('SIGINT');
+      }
     });
     child.once('error', reject);
-    child.once('exit', (code) => {
+    // 'close', not 'exit': the figures are the last thing wrk writes, and must have been read.
+    child.once('close', (code) => {
       const line = /BENCH_WRK_RESULT (.*)/.exec(stdout)?.[1];
-
       if (line) resolve(JSON.parse(line) as WrkFigures);
       else reject(new Error(`wrk ended (${code}) without its figures:\n${stdout}\n${stderr}`));
     });
