@@ -36,7 +36,7 @@ export async function benchSendMessage(run: BotRun, baseline: { port: number; pi
   run.report.add(rowFromLoad('sendMessage', app, base, failures.filter(Boolean).join('; ')));
   run.report.section(
     'sendMessage baseline',
-    `baseline CPU ${base.cpuMicrosPerRequest?.toFixed(0)} µs/req, p50 ${base.p50} ms, p99 ${base.p99} ms ${describeFailures(base)}`,
+    `baseline CPU ${base.cpuMicrosPerRequest?.toFixed(0)} µs/req, p50 ${base.p50.toFixed(1)} ms, p99 ${base.p99.toFixed(1)} ms ${describeFailures(base)}`,
   );
 }
 

@@ -152,7 +152,7 @@ export async function benchVerifyAndRedeem(
   run.report.add(rowFromLoad('redeem', redeem, redeemBaseline, notes.filter(Boolean).join('; ')));
   run.report.section(
     'redeem baseline',
-    `baseline CPU ${redeemBaseline.cpuMicrosPerRequest?.toFixed(0)} µs/req, p50 ${redeemBaseline.p50} ms, p99 ${redeemBaseline.p99} ms; ` +
+    `baseline CPU ${redeemBaseline.cpuMicrosPerRequest?.toFixed(0)} µs/req, p50 ${redeemBaseline.p50.toFixed(1)} ms, p99 ${redeemBaseline.p99.toFixed(1)} ms; ` +
       `verify baseline CPU ${verifyBaseline.cpuMicrosPerRequest?.toFixed(0)} µs/req`,
   );
   return redeem;
