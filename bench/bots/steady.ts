@@ -199,7 +199,8 @@ export async function findSteadyRate(
   for (let rate = fromRate; rate <= SEARCH_MAX_RATE; rate += SEARCH_STEP) {
     const figures = await openLoopStream(run.app, run.world, receiver, channel, {
       ratePerSecond: rate,
-      warmUpSeconds: SEARCH_LEAD_IN_SECONDS,
+      // The first step may meet processes that have served no message yet (`--only find-rate`).
+      warmUpSeconds: rate === fromRate ? STEADY_WARM_UP_SECONDS : SEARCH_LEAD_IN_SECONDS,
       seconds: windowSeconds,
     });
     const met = withinTargets(figures, HIGH_RATE_TARGETS);
