@@ -1,23 +1,25 @@
 /**
- * npm run bench -- [--only redeem,sealed-redeem,issue,verify,send,intake,drain,latency,wakeup,statements,growth]
+ * npm run bench -- [--only redeem,sealed-redeem,issue,verify,send,intake,drain,latency,wakeup,statements,growth,fresh]
  *                  [--duration <s>] [--skip-growth] [--no-build] [--drain-updates <n>] [--backend redis|postgres]
- *                  [--tracing <ratio>]
+ *                  [--tracing <ratio>] [--driver autocannon|wrk] [--rate <n>] [--find-rate]
  *
  * Builds and starts voucher-api, bot-api and bot-dispatcher from their production build on their own
  * databases and, in the Redis mode, their own Redis prefix (`--backend postgres`: the PostgreSQL-only
  * mode, no Redis at all), prepares data through the public APIs, drives each hot path with
- * autocannon on 127.0.0.1 against a hand-written baseline measured in the same run, and prints one
- * table. `--tracing 0.1` runs the apps with OpenTelemetry on, sampling that ratio of traces and
+ * autocannon (or wrk for verify, redeem and sendMessage: `--driver wrk`) on 127.0.0.1 against a
+ * hand-written baseline measured in the same run, and prints one table. `--tracing 0.1` runs the apps with OpenTelemetry on, sampling that ratio of traces and
  * exporting them to a sink that drops them. See bench/README.md.
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
+import { benchFreshApps } from './bots/fresh';
 import { botProbeRequests, runBotPaths, startBotSection, BotSection } from './bots/section';
 import { runGrowth } from './growth/section';
 import { BenchBackend, deleteRunKeys, describeBackend, parseBackend } from './lib/backend';
 import { BENCH_DATABASES, dropDatabase, PG, recreateDatabase } from './lib/db';
+import { parseDriver } from './lib/load';
 import { memoryBreakdown, MEMORY_COLUMNS, memoryRow } from './lib/memory';
 import { BenchProcess, connectionsTo, removeProcessLogs, ROOT, rssMb, stopAllOnExit } from './lib/processes';
 import { startWebhookReceiver, WebhookReceiver } from './lib/receiver';
@@ -46,6 +48,7 @@ const ALL_PATHS = [
   'wakeup',
   'statements',
   'growth',
+  'fresh',
 ];
 
 function options() {
@@ -58,14 +61,20 @@ function options() {
       'drain-updates': { type: 'string', default: '10000' },
       backend: { type: 'string', default: 'redis' },
       tracing: { type: 'string' },
+      driver: { type: 'string', default: 'autocannon' },
+      rate: { type: 'string' },
+      'find-rate': { type: 'boolean', default: false },
     },
   });
   const only = values.only ? values.only.split(',').map((p) => p.trim()) : ALL_PATHS;
-  const unknown = only.filter((p) => !ALL_PATHS.includes(p));
-  if (unknown.length > 0) throw new Error(`unknown path(s) ${unknown.join(', ')}; known: ${ALL_PATHS.join(', ')}`);
+  // The rate search is long (a window per step): it runs when named, never by default.
+  const known = [...ALL_PATHS, 'find-rate'];
+  const unknown = only.filter((p) => !known.includes(p));
+  if (unknown.length > 0) throw new Error(`unknown path(s) ${unknown.join(', ')}; known: ${known.join(', ')}`);
   const durationSeconds = Number(values.duration);
   if (!Number.isFinite(durationSeconds) || durationSeconds < 1) throw new Error('--duration must be ≥ 1 second');
   const paths = new Set(only.filter((p) => !(p === 'growth' && values['skip-growth'])));
+  if (values['find-rate']) paths.add('find-rate');
   const drainUpdates = Number(values['drain-updates']);
   if (!Number.isInteger(drainUpdates) || drainUpdates < 1)
     throw new Error('--drain-updates must be a positive integer');
@@ -73,7 +82,12 @@ function options() {
   const tracing = values.tracing === undefined ? undefined : Number(values.tracing);
   if (tracing !== undefined && !(tracing >= 0 && tracing <= 1))
     throw new Error('--tracing must be a ratio from 0 to 1');
+  const rate = values.rate === undefined ? undefined : Number(values.rate);
+  if (rate !== undefined && !(Number.isInteger(rate) && rate >= 1))
+    throw new Error('--rate must be a whole number of messages per second, at least 1');
   return {
+    driver: parseDriver(values.driver ?? 'autocannon'),
+    rate,
     tracing,
     selected: (path: string) => paths.has(path),
     durationSeconds,
@@ -84,7 +98,7 @@ function options() {
 }
 
 async function main(): Promise<void> {
-  const { selected, durationSeconds, drainUpdates, build, backend, tracing } = options();
+  const { selected, durationSeconds, drainUpdates, build, backend, tracing, driver, rate } = options();
   const settings: StackSettings = {
     secrets: throwAwaySecrets(),
     backend,
@@ -119,6 +133,7 @@ async function main(): Promise<void> {
   const loadAtStart = loadavg()[0];
   try {
     console.log(`coordination: ${describeBackend(backend)}`);
+    console.log(`load generator: ${driver} for verify, redeem and sendMessage and their baselines`);
     if (tracing !== undefined) console.log(`tracing: on, ${tracing * 100} % of traces sampled (OTLP to a sink)`);
     if (build) {
       console.log('building (npm run build)…');
@@ -134,14 +149,14 @@ async function main(): Promise<void> {
       console.log('voucher-api: preparing data through the public API…');
       vouchers = await startVoucherSection(settings);
       started.push(vouchers.app);
-      await runVoucherPaths(vouchers, settings, report, selected, durationSeconds);
+      await runVoucherPaths(vouchers, settings, report, selected, durationSeconds, driver);
     }
     let bots: BotSection | undefined;
-    if (needs('send', 'intake', 'drain', 'latency', 'wakeup') || probeOrGrowth) {
+    if (needs('send', 'intake', 'drain', 'latency', 'find-rate', 'wakeup', 'fresh') || probeOrGrowth) {
       console.log('bot-api: preparing bots and chats through the public API…');
       bots = await startBotSection(settings, receiver);
       started.push(bots.app);
-      await runBotPaths(bots, settings, receiver, report, selected, { durationSeconds, drainUpdates });
+      await runBotPaths(bots, settings, receiver, report, selected, { durationSeconds, drainUpdates, driver, rate });
       if (bots.dispatcher) started.push(bots.dispatcher);
     }
 
@@ -199,10 +214,14 @@ async function main(): Promise<void> {
         measured.flatMap(([name, app]) => (app ? [[name, String(connectionsTo(app.pid, PG.port))]] : [])),
       ),
     );
+    if (selected('fresh') && bots) {
+      console.log('bot-api and bot-dispatcher: fresh processes, measured from readiness…');
+      await benchFreshApps(bots, settings, receiver, report, (process) => started.push(process));
+    }
     report.section(
       'Machine',
       `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ` +
-        `${describeBackend(backend)}; ` +
+        `${describeBackend(backend)}; load generator ${driver}; ` +
         `${durationSeconds} s per path; whole run ${((Date.now() - benchStarted) / 1000).toFixed(0)} s; ` +
         `1-minute load average ${loadAtStart.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end`,
     );

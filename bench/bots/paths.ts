@@ -1,8 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { Pool } from 'undici';
 import { BASELINE_BOT_TOKEN } from '../baselines/schema';
-import type { SteadyRateTargets } from '../lib/backend';
-import { describeFailures, LoadResult, quantile, runLoad } from '../lib/load';
+import { describeFailures, LoadDriver, LoadResult, quantile, runLoad } from '../lib/load';
 import { BenchProcess, cpuMicros } from '../lib/processes';
 import type { WebhookReceiver } from '../lib/receiver';
 import { Report, rowFromLoad } from '../lib/report';
@@ -13,6 +11,8 @@ export interface BotRun {
   world: BotWorld;
   report: Report;
   durationSeconds: number;
+  /** The load generator of sendMessage and its baseline (`--driver`); the other paths keep autocannon. */
+  driver: LoadDriver;
 }
 
 export async function benchSendMessage(run: BotRun, baseline: { port: number; pid: number; chats: string[] }) {
@@ -21,18 +21,22 @@ export async function benchSendMessage(run: BotRun, baseline: { port: number; pi
     next: sendMessageRequests(run.world.polling),
     durationSeconds: run.durationSeconds,
     serverPid: run.app.pid,
+    driver: run.driver,
+    repeatable: true,
   });
   const base = await runLoad({
     port: baseline.port,
     next: sendMessageRequests({ botId: '', owner: '', token: BASELINE_BOT_TOKEN, chats: baseline.chats }),
     durationSeconds: run.durationSeconds,
     serverPid: baseline.pid,
+    driver: run.driver,
+    repeatable: true,
   });
   const failures = [describeFailures(app), base.failed > 0 ? `baseline ${describeFailures(base)}` : ''];
   run.report.add(rowFromLoad('sendMessage', app, base, failures.filter(Boolean).join('; ')));
   run.report.section(
     'sendMessage baseline',
-    `baseline CPU ${base.cpuMicrosPerRequest?.toFixed(0)} µs/req, p50 ${base.p50} ms, p99 ${base.p99} ms ${describeFailures(base)}`,
+    `baseline CPU ${base.cpuMicrosPerRequest?.toFixed(0)} µs/req, p50 ${base.p50.toFixed(1)} ms, p99 ${base.p99.toFixed(1)} ms ${describeFailures(base)}`,
   );
 }
 
@@ -86,101 +90,6 @@ export async function measureDrain(
     complete,
     cpuMicrosPerDelivery: times.length > 0 ? cpu / times.length : null,
   };
-}
-
-/** Seconds at the steady rate before the measured window: JIT compilation of the path and the client's connections. */
-export const STEADY_WARM_UP_SECONDS = 5;
-
-/**
- * A steady rate of user messages to the webhook bot with the dispatcher running, sent open-loop (on
- * schedule, whether or not earlier ones were answered, as independent users would): latency of each
- * POST from its scheduled time, and from then to its signed webhook arriving; an Update that never
- * arrives is lost. The stream starts STEADY_WARM_UP_SECONDS before the measured window without a
- * pause between the two; the warm-up's own figures are printed beside the measured ones, never hidden.
- */
-export async function benchSteadyLatency(
-  run: BotRun,
-  receiver: WebhookReceiver,
-  channel: string,
-  { ratePerSecond, postP99Ms, webhookP99Ms }: SteadyRateTargets,
-  seconds: number,
-) {
-  const next = await intakeRequests(run.world, run.world.webhook, (n) => `probe-${n}-`);
-  const client = new Pool(`http://127.0.0.1:${run.app.port}`, { connections: 256 });
-  const warmUpCount = Math.round(ratePerSecond * STEADY_WARM_UP_SECONDS);
-  const total = warmUpCount + Math.round(ratePerSecond * seconds);
-  const scheduledAt = new Map<string, number>();
-  const postLatencies: number[] = [];
-  const warmUpLatencies: number[] = [];
-  let ok = 0;
-  let failed = 0;
-  const started = performance.now();
-  let measuredFrom = started;
-  let cpuBefore = cpuMicros(run.app.pid);
-  const inFlight: Array<Promise<void>> = [];
-  for (let n = 0; n < total; n++) {
-    const due = started + (n * 1000) / ratePerSecond;
-    const wait = due - performance.now();
-    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    const measured = n >= warmUpCount;
-    if (n === warmUpCount) {
-      measuredFrom = due;
-      cpuBefore = cpuMicros(run.app.pid);
-    }
-    const request = next();
-    scheduledAt.set(`probe-${n}`, due);
-    inFlight.push(
-      client
-        .request({
-          method: request.method,
-          path: request.path,
-          headers: { 'content-type': 'application/json', ...request.headers },
-          body: request.body,
-        })
-        .then(async (res) => {
-          await res.body.dump();
-          (measured ? postLatencies : warmUpLatencies).push(performance.now() - due);
-          if (res.statusCode >= 200 && res.statusCode < 300) ok++;
-          else failed++;
-        })
-        .catch(() => {
-          failed++;
-        }),
-    );
-  }
-  await Promise.all(inFlight);
-  const elapsed = (performance.now() - measuredFrom) / 1000;
-  const cpu = cpuMicros(run.app.pid) - cpuBefore;
-  await client.close();
-
-  const arrivals = receiver.arrivals(channel);
-  const probesArrived = () => [...arrivals.keys()].filter((id) => id.startsWith('probe-')).length;
-  const deadline = Date.now() + 15_000;
-  while (probesArrived() < ok && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  const delays: number[] = [];
-  const warmUpDelays: number[] = [];
-  let arrived = 0;
-  for (const [id, arrivedAt] of arrivals) {
-    const due = scheduledAt.get(id);
-    if (due === undefined) continue;
-    arrived++;
-    (due >= measuredFrom ? delays : warmUpDelays).push(arrivedAt - due);
-  }
-  const lost = Math.max(0, ok - arrived);
-  const measuredCount = total - warmUpCount;
-  const postP99 = quantile(postLatencies, 0.99);
-  run.report.add({
-    path: `messages → webhook at ${ratePerSecond}/s for ${seconds} s`,
-    perSecond: measuredCount / elapsed,
-    p50: quantile(postLatencies, 0.5),
-    p99: postP99,
-    cpuMicros: cpu / measuredCount,
-    note:
-      `POST p99 ${postP99.toFixed(1)} ms (≤ ${postP99Ms}); webhook p50 ${quantile(delays, 0.5).toFixed(1)} ms, ` +
-      `p99 ${quantile(delays, 0.99).toFixed(1)} ms (≤ ${webhookP99Ms}); lost ${lost} of ${ok}${failed > 0 ? `; ${failed} POSTs failed` : ''}; ` +
-      `after a ${STEADY_WARM_UP_SECONDS} s warm-up at the same rate (POST p99 ${quantile(warmUpLatencies, 0.99).toFixed(1)} ms, ` +
-      `webhook p99 ${quantile(warmUpDelays, 0.99).toFixed(1)} ms)`,
-  });
 }
 
 /** A waiting getUpdates woken by a user message, against an immediate getUpdates round trip. */

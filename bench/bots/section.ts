@@ -3,7 +3,8 @@ import { Queue } from 'bullmq';
 import { baselineQueueOptions, resetBaselineQueueSchema } from '../baselines/queue';
 import { BASELINE_SCHEMA, seedSendBaseline } from '../baselines/schema';
 import type { BaselineDeliveryJob } from '../baselines/drain-worker';
-import { STEADY_RATE } from '../lib/backend';
+import { STEADY_RATE, steadyRateTargets } from '../lib/backend';
+import type { LoadDriver } from '../lib/load';
 import { Accounts, apiClient } from '../lib/api';
 import { BENCH_DATABASES, withClient } from '../lib/db';
 import {
@@ -20,18 +21,11 @@ import type { WebhookReceiver } from '../lib/receiver';
 import type { Report } from '../lib/report';
 import { baselineDbEnv, botEnv, coordinationEnv, dispatcherEnv, StackSettings, startApp } from '../lib/stack';
 import type { ProbedRequest } from '../probe';
-import {
-  benchIntake,
-  benchSendMessage,
-  benchSteadyLatency,
-  benchWakeUp,
-  BotRun,
-  measureDrain,
-  queueUpdates,
-} from './paths';
+import { benchIntake, benchSendMessage, benchWakeUp, BotRun, measureDrain, queueUpdates } from './paths';
+import { benchSteadyLatency, findSteadyRate } from './steady';
 import { BOT_API, BotWorld, prepareBotWorld } from './world';
 
-const APP_CHANNEL = 'app';
+export const APP_CHANNEL = 'app';
 const BASELINE_CHANNEL = 'baseline';
 /** The baselines' Redis keys sit under the run's prefix, apart from the apps' queues. */
 const BASELINE_KEY_PREFIX = 'baseline:';
@@ -123,16 +117,25 @@ async function drainBaseline(settings: StackSettings, receiver: WebhookReceiver,
   }
 }
 
+export interface BotPathOptions {
+  durationSeconds: number;
+  /** Updates queued for the webhook bot before the dispatcher starts draining them. */
+  drainUpdates: number;
+  driver: LoadDriver;
+  /** The steady-rate row's messages per second (`--rate`); the mode's own rate when absent. */
+  rate?: number;
+}
+
 export async function runBotPaths(
   section: BotSection,
   settings: StackSettings,
   receiver: WebhookReceiver,
   report: Report,
   selected: (path: string) => boolean,
-  /** `drainUpdates`: Updates queued for the webhook bot before the dispatcher starts draining them. */
-  { durationSeconds, drainUpdates }: { durationSeconds: number; drainUpdates: number },
+  options: BotPathOptions,
 ): Promise<void> {
-  const run: BotRun = { app: section.app, world: section.world, report, durationSeconds };
+  const { durationSeconds, drainUpdates, driver, rate } = options;
+  const run: BotRun = { app: section.app, world: section.world, report, durationSeconds, driver };
   if (selected('send')) {
     const baseline = await sendBaseline(settings);
     try {
@@ -154,7 +157,7 @@ export async function runBotPaths(
         .rows[0].count,
     ),
   );
-  if (selected('drain') || selected('latency') || queued > 0) {
+  if (selected('drain') || selected('latency') || selected('find-rate') || queued > 0) {
     section.dispatcher = await startApp('bot-dispatcher', dispatcherEnv(settings, receiver.caFile));
     section.dispatcherIdleRssMb = rssMb(section.dispatcher.pid);
     // Whatever was queued drains now, so the latency run starts from an empty queue.
@@ -174,7 +177,15 @@ export async function runBotPaths(
     }
   }
   if (selected('latency'))
-    await benchSteadyLatency(run, receiver, APP_CHANNEL, STEADY_RATE[settings.backend], 3 * durationSeconds);
+    await benchSteadyLatency(
+      run,
+      receiver,
+      APP_CHANNEL,
+      steadyRateTargets(settings.backend, rate),
+      3 * durationSeconds,
+    );
+  if (selected('find-rate'))
+    await findSteadyRate(run, receiver, APP_CHANNEL, STEADY_RATE[settings.backend].ratePerSecond, durationSeconds);
   if (selected('wakeup')) await benchWakeUp(run, 50);
 }
 

@@ -74,8 +74,8 @@ export async function voucherGrowth(
     // Warm-up (not measured): a long-lived table's hot pages are cached, a freshly loaded one's are not.
     await verifyLoad(app.port, world.appToken, qr, WARM_UP_SECONDS);
     loads.push(loadAverage());
-    results.verify.push(await verifyLoad(app.port, world.appToken, qr, durationSeconds, app.pid));
-    const redeem = await redeemLoad(app.port, world.appToken, qr, durationSeconds, app.pid);
+    results.verify.push(await verifyLoad(app.port, world.appToken, qr, durationSeconds, { serverPid: app.pid }));
+    const redeem = await redeemLoad(app.port, world.appToken, qr, durationSeconds, { serverPid: app.pid });
     for (const voucher of halves[index].slice(0, redeem.consumed)) supply.used.add(voucher.id);
     results.redeem.push(redeem);
   }

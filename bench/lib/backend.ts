@@ -24,6 +24,16 @@ export const STEADY_RATE: Record<BenchBackend, SteadyRateTargets> = {
   postgres: { ratePerSecond: 100, postP99Ms: 100, webhookP99Ms: 250 },
 };
 
+/** The targets above a mode's own rate, set for 400 messages/s; the rate search holds every step to them. */
+export const HIGH_RATE_TARGETS = { postP99Ms: 150, webhookP99Ms: 250 };
+
+/** The steady-rate row at `--rate` (the mode's own rate when absent) and the targets it is held to. */
+export function steadyRateTargets(backend: BenchBackend, rate?: number): SteadyRateTargets {
+  const own = STEADY_RATE[backend];
+  if (rate === undefined || rate <= own.ratePerSecond) return { ...own, ratePerSecond: rate ?? own.ratePerSecond };
+  return { ratePerSecond: rate, ...HIGH_RATE_TARGETS };
+}
+
 /**
  * REDIS_URL of the apps in the PostgreSQL-only mode: a port nothing listens on, so a use of Redis left
  * in that mode fails the run instead of quietly using whatever Redis the machine has.

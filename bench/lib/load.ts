@@ -1,5 +1,19 @@
-import autocannon from 'autocannon';
-import { cpuMicros } from './processes';
+import { spawnSync } from 'node:child_process';
+import { runAutocannon } from './load-autocannon';
+import { runWrk } from './load-wrk';
+
+/** `--driver`: autocannon runs inside the bench's own process; wrk is a separate C program. */
+export type LoadDriver = 'autocannon' | 'wrk';
+
+export const LOAD_DRIVERS: readonly LoadDriver[] = ['autocannon', 'wrk'];
+
+export function parseDriver(value: string): LoadDriver {
+  const driver = LOAD_DRIVERS.find((known) => known === value);
+  if (!driver) throw new Error(`--driver must be ${LOAD_DRIVERS.join(' or ')}, not ${value}`);
+  if (driver === 'wrk' && spawnSync('wrk', ['--version']).error)
+    throw new Error('--driver wrk needs the wrk load generator, which is not installed: apt-get install wrk');
+  return driver;
+}
 
 export interface RequestShape {
   method: 'GET' | 'POST';
@@ -23,6 +37,13 @@ export interface LoadOptions {
   overallRate?: number;
   /** The server process whose CPU time is divided by the requests served. */
   serverPid?: number;
+  /** autocannon when absent. */
+  driver?: LoadDriver;
+  /**
+   * The path may send a request again (verify, sendMessage): without `maxRequests`, wrk cycles through
+   * a prepared set instead of needing one per request it could send.
+   */
+  repeatable?: boolean;
 }
 
 export interface LoadResult {
@@ -36,49 +57,12 @@ export interface LoadResult {
   cpuMicrosPerRequest: number | null;
 }
 
-/** Drives one path on 127.0.0.1 with autocannon and measures the server's CPU time over the load phase. */
-export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const cpuBefore = options.serverPid ? cpuMicros(options.serverPid) : 0;
-  const result = await autocannon({
-    url: `http://127.0.0.1:${options.port}`,
-    connections: options.connections ?? 50,
-    duration: options.durationSeconds,
-    maxOverallRequests: options.maxRequests,
-    overallRate: options.overallRate,
-    timeout: 30,
-    requests: [
-      {
-        setupRequest: (request, context) => {
-          const shape = options.next(context as Record<string, unknown>);
-          return {
-            ...request,
-            method: shape.method,
-            path: shape.path,
-            headers: { 'content-type': 'application/json', ...shape.headers },
-            body: shape.body,
-          };
-        },
-      },
-    ],
-  });
-  const cpuAfter = options.serverPid ? cpuMicros(options.serverPid) : 0;
-  const ok = result['2xx'];
-  const failed = result.non2xx + result.errors + result.timeouts;
-  const statusCodes: Record<string, number> = {};
-  for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) {
-    statusCodes[code] = (stats as { count: number }).count;
-  }
-  const served = ok + result.non2xx;
-  return {
-    ok,
-    failed,
-    statusCodes,
-    seconds: result.duration,
-    perSecond: ok / result.duration,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    cpuMicrosPerRequest: options.serverPid && served > 0 ? (cpuAfter - cpuBefore) / served : null,
-  };
+/**
+ * Drives one path on 127.0.0.1 with the chosen load generator and measures the server's CPU time over
+ * the load phase. Both drivers answer the same figures, so a table can be made with either.
+ */
+export function runLoad(options: LoadOptions): Promise<LoadResult> {
+  return (options.driver ?? 'autocannon') === 'wrk' ? runWrk(options) : runAutocannon(options);
 }
 
 /** Several clients that ran side by side as one: rates add up, the slowest percentile counts. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { BASELINE_APP_TOKEN, baselineQrToken } from '../baselines/schema';
-import { describeFailures, LoadResult, runLoad } from '../lib/load';
+import { describeFailures, LoadDriver, LoadResult, runLoad } from '../lib/load';
 import type { BenchProcess } from '../lib/processes';
 import { Report, rowFromLoad } from '../lib/report';
 import { HeldVoucher, issueRequests, redeemBody, verifyBody, VOUCHER_API, VoucherWorld } from './world';
@@ -10,6 +10,15 @@ export interface VoucherRun {
   world: VoucherWorld;
   report: Report;
   durationSeconds: number;
+  /** The load generator of verify, redeem and their baseline (`--driver`); issue keeps autocannon. */
+  driver: LoadDriver;
+}
+
+/** Where a verify or redeem load goes besides the app's own route, and what drives it. */
+export interface PathLoadOptions {
+  serverPid?: number;
+  path?: string;
+  driver?: LoadDriver;
 }
 
 /** Issue to one template, then spread over many; the one/many ratio shows contention on the template row. */
@@ -59,8 +68,7 @@ export async function redeemLoad(
   token: string,
   qrTokens: string[],
   durationSeconds: number,
-  serverPid?: number,
-  path = `${VOUCHER_API}/vouchers/redeem`,
+  { serverPid, path = `${VOUCHER_API}/vouchers/redeem`, driver }: PathLoadOptions = {},
 ): Promise<LoadResult & { consumed: number }> {
   const run = randomUUID().slice(0, 8);
   let i = 0;
@@ -68,6 +76,7 @@ export async function redeemLoad(
     port,
     durationSeconds,
     serverPid,
+    driver,
     // Every redeem consumes its voucher: the run ends early rather than redeem one twice.
     maxRequests: qrTokens.length,
     next: () => {
@@ -80,6 +89,7 @@ export async function redeemLoad(
       };
     },
   });
+  // wrk takes every request before the load starts: all of them count as used, so none is sent twice.
   return { ...result, consumed: Math.min(i, qrTokens.length) };
 }
 
@@ -88,14 +98,15 @@ export function verifyLoad(
   token: string,
   qrTokens: string[],
   durationSeconds: number,
-  serverPid?: number,
-  path = `${VOUCHER_API}/vouchers/verify`,
+  { serverPid, path = `${VOUCHER_API}/vouchers/verify`, driver }: PathLoadOptions = {},
 ): Promise<LoadResult> {
   let i = 0;
   return runLoad({
     port,
     durationSeconds,
     serverPid,
+    driver,
+    repeatable: true,
     next: () => ({
       method: 'POST',
       path,
@@ -119,26 +130,21 @@ export async function benchVerifyAndRedeem(
   const qr = vouchers.map((v) => v.qrToken);
   const baselineQr = Array.from({ length: baseline.vouchers }, (_, i) => baselineQrToken(i));
 
-  const verify = await verifyLoad(app.port, world.appToken, qr, run.durationSeconds, app.pid);
-  const verifyBaseline = await verifyLoad(
-    baseline.port,
-    BASELINE_APP_TOKEN,
-    baselineQr,
-    run.durationSeconds,
-    baseline.pid,
-    '/verify',
-  );
+  const { driver } = run;
+  const verify = await verifyLoad(app.port, world.appToken, qr, run.durationSeconds, { serverPid: app.pid, driver });
+  const verifyBaseline = await verifyLoad(baseline.port, BASELINE_APP_TOKEN, baselineQr, run.durationSeconds, {
+    serverPid: baseline.pid,
+    path: '/verify',
+    driver,
+  });
   run.report.add(rowFromLoad('verify', verify, verifyBaseline, describeFailures(verify)));
 
-  const redeemBaseline = await redeemLoad(
-    baseline.port,
-    BASELINE_APP_TOKEN,
-    baselineQr,
-    run.durationSeconds,
-    baseline.pid,
-    '/redeem',
-  );
-  const redeem = await redeemLoad(app.port, world.appToken, qr, run.durationSeconds, app.pid);
+  const redeemBaseline = await redeemLoad(baseline.port, BASELINE_APP_TOKEN, baselineQr, run.durationSeconds, {
+    serverPid: baseline.pid,
+    path: '/redeem',
+    driver,
+  });
+  const redeem = await redeemLoad(app.port, world.appToken, qr, run.durationSeconds, { serverPid: app.pid, driver });
   for (const voucher of vouchers.slice(0, redeem.consumed)) used.add(voucher.id);
   const notes = [describeFailures(redeem)];
   if (redeem.seconds < run.durationSeconds - 1) notes.push(`ran out of vouchers after ${redeem.seconds.toFixed(1)} s`);
@@ -146,7 +152,7 @@ export async function benchVerifyAndRedeem(
   run.report.add(rowFromLoad('redeem', redeem, redeemBaseline, notes.filter(Boolean).join('; ')));
   run.report.section(
     'redeem baseline',
-    `baseline CPU ${redeemBaseline.cpuMicrosPerRequest?.toFixed(0)} µs/req, p50 ${redeemBaseline.p50} ms, p99 ${redeemBaseline.p99} ms; ` +
+    `baseline CPU ${redeemBaseline.cpuMicrosPerRequest?.toFixed(0)} µs/req, p50 ${redeemBaseline.p50.toFixed(1)} ms, p99 ${redeemBaseline.p99.toFixed(1)} ms; ` +
       `verify baseline CPU ${verifyBaseline.cpuMicrosPerRequest?.toFixed(0)} µs/req`,
   );
   return redeem;

@@ -53,6 +53,8 @@ export async function benchSealedRedeem(
     port: app.port,
     durationSeconds: run.durationSeconds,
     serverPid: app.pid,
+    // The same load generator as the plain redeem it is compared with.
+    driver: run.driver,
     maxRequests: seals.length,
     next: () => ({
       method: 'POST',

@@ -1,5 +1,6 @@
 import { BASELINE_SCHEMA, seedVoucherBaseline } from '../baselines/schema';
 import { Accounts, apiClient } from '../lib/api';
+import type { LoadDriver } from '../lib/load';
 import { BENCH_DATABASES, withClient } from '../lib/db';
 import { BenchProcess, freePort, httpReady, rssMb, scriptArgs, startProcess } from '../lib/processes';
 import type { Report } from '../lib/report';
@@ -73,8 +74,9 @@ export async function runVoucherPaths(
   report: Report,
   selected: (path: string) => boolean,
   durationSeconds: number,
+  driver: LoadDriver,
 ): Promise<void> {
-  const run: VoucherRun = { app: section.app, world: section.world, report, durationSeconds };
+  const run: VoucherRun = { app: section.app, world: section.world, report, durationSeconds, driver };
   if (selected('issue')) await benchIssue(run);
   // The sealed redeem is measured against the plain redeem of the same run, so it brings that along.
   if (!selected('verify') && !selected('redeem') && !selected('sealed-redeem')) return;
