@@ -25,7 +25,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: PostgreSQL and Redis answer */
+        /** Readiness: warmed up, and PostgreSQL (and Redis in the Redis mode) answer */
         get: operations["Health_ready"];
         put?: never;
         post?: never;
@@ -1499,7 +1499,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency is down; take the instance out of rotation */
+            /** @description A dependency is down, or the warm-up after start has not finished (entry `warm_up`); keep the instance out of rotation */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -229,11 +229,12 @@ const OPERATIONS_ROUTES: Record<string, Json> = {
     },
   },
   '/health/ready': {
-    summary: 'Readiness: PostgreSQL and Redis answer',
+    summary: 'Readiness: warmed up, and PostgreSQL (and Redis in the Redis mode) answer',
     responses: {
       '200': { description: 'Ready to serve', content: { 'application/json': { schema: terminusBody } } },
       '503': {
-        description: 'A dependency is down; take the instance out of rotation',
+        description:
+          'A dependency is down, or the warm-up after start has not finished (entry `warm_up`); keep the instance out of rotation',
         content: { 'application/json': { schema: terminusBody } },
       },
     },
