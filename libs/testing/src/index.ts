@@ -19,3 +19,4 @@ export * from './chromium';
 export * from './letter-case';
 export * from './otlp-receiver';
 export * from './code-map';
+export * from './warm-up-suite';
