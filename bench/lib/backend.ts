@@ -20,7 +20,7 @@ export interface SteadyRateTargets {
 }
 
 export const STEADY_RATE: Record<BenchBackend, SteadyRateTargets> = {
-  redis: { ratePerSecond: 200, postP99Ms: 100, webhookP99Ms: 150 },
+  redis: { ratePerSecond: 200, postP99Ms: 50, webhookP99Ms: 150 },
   postgres: { ratePerSecond: 100, postP99Ms: 100, webhookP99Ms: 250 },
 };
 
