@@ -6,12 +6,19 @@ import {
   RedriveFilter,
   redriveParameters,
 } from '@app/bot-delivery';
+import { namedStatement, runNamed } from '@app/platform';
 import { DataSource, EntityManager } from 'typeorm';
 
 export type RedriveJobStatus = 'running' | 'completed' | 'cancelled';
 /** Started by platform staff, or by the system when a bot's receiver recovered (self-healing dead letters). */
 export type RedriveJobKind = 'staff' | 'auto';
 export const REDRIVE_JOB_KINDS: readonly RedriveJobKind[] = ['staff', 'auto'];
+/** Asked every redrive step (a lost queue job is re-queued), so prepared once per connection. */
+const RUNNING_JOBS = namedStatement(
+  'delivery_redrive_jobs_running',
+  `SELECT id FROM delivery_redrive_jobs WHERE status = 'running' ORDER BY created_at LIMIT $1`,
+);
+
 /** The actor of automatic jobs, in the job and in the audit log. */
 export const SYSTEM_ACTOR = 'system';
 
@@ -145,11 +152,8 @@ export class RedriveJobsStore {
   }
 
   /** Running jobs (the outbox of the redrive queue: each needs a queued BullMQ job). */
-  running(limit: number): Promise<Array<{ id: string }>> {
-    return this.dataSource.query(
-      `SELECT id FROM delivery_redrive_jobs WHERE status = 'running' ORDER BY created_at LIMIT $1`,
-      [limit],
-    );
+  async running(limit: number): Promise<Array<{ id: string }>> {
+    return (await runNamed<{ id: string }>(this.dataSource, RUNNING_JOBS, [limit])).rows;
   }
 
   /** The job row locked for one step, with its kind and pace; undefined unless it is still running. */

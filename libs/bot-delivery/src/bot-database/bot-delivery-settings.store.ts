@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { namedStatement, runNamed } from '@app/platform';
 import type { WebhookFormat } from './due-delivery';
 
 /** What setWebhook stores; `allowedUpdates` undefined keeps the bot's list. */
@@ -132,6 +133,12 @@ const SET_AUTO_REDELIVER = `UPDATE bot_delivery_settings SET auto_redeliver_dead
   WHERE bot_id = $1 AND auto_redeliver_dead_letters IS DISTINCT FROM $2`;
 
 /** Bots the dispatcher marked recovered (see recordBotOutcomesSql), oldest mark first, locked until the caller commits. */
+/** Asked every redrive step, nearly always answered "no": one index probe, no transaction, no parse. */
+const ANY_RECOVERED = namedStatement(
+  'bot_delivery_settings_any_recovered',
+  'SELECT EXISTS (SELECT 1 FROM bot_delivery_settings WHERE webhook_recovered_at IS NOT NULL) AS any',
+);
+
 const RECOVERED_BOTS = `SELECT bot_id FROM bot_delivery_settings WHERE webhook_recovered_at IS NOT NULL
     ORDER BY webhook_recovered_at LIMIT $1 FOR UPDATE SKIP LOCKED`;
 
@@ -207,6 +214,11 @@ export class BotDeliverySettingsStore {
   }
 
   /** Up to `limit` bots whose receiver recovered with dead letters waiting, locked until the caller commits. */
+  async anyRecovered(): Promise<boolean> {
+    const { rows } = await runNamed<{ any: boolean }>(this.dataSource, ANY_RECOVERED);
+    return rows[0].any;
+  }
+
   async recoveredBots(manager: EntityManager, limit: number): Promise<string[]> {
     const rows: Array<{ bot_id: string }> = await manager.query(RECOVERED_BOTS, [limit]);
     return rows.map((row) => row.bot_id);
