@@ -129,10 +129,14 @@ describeEachBackend('traces of a message, its deliveries and a redrive', (backen
     await waitUntil(() => requestsOf(bot).length === 1, 'the webhook POST', 15_000);
     const { traceId, spanId } = traceparentOf(requestsOf(bot)[0]);
 
+    // Each process exports its spans in batches of its own: wait for every span the checks below read.
     const spans = await traceWith(
       traceId,
       (s) => s.some((span) => span.spanId === spanId),
       (s) => s.some((span) => span.service === 'bot-dispatcher' && span.kind === CONSUMER),
+      (s) => s.some((span) => span.service === 'bot-api' && span.kind === SERVER),
+      (s) => s.some((span) => span.service === 'bot-api' && span.kind === PRODUCER),
+      (s) => s.some((span) => isStatement(span) && /INSERT INTO webhook_deliveries/i.test(statementOf(span))),
     );
     const request = spans.find((s) => s.service === 'bot-api' && s.kind === SERVER)!;
     expect(request).toBeDefined();
@@ -182,6 +186,8 @@ describeEachBackend('traces of a message, its deliveries and a redrive', (backen
         s.filter(
           (span) => span.service === 'bot-dispatcher' && span.kind === CONSUMER && 'webhook.outcome' in span.attributes,
         ).length === 2,
+      (s) => s.some((span) => span.kind === PRODUCER && span.name === 'add webhook-deliveries.deliver'),
+      (s) => s.some((span) => span.spanId === first.spanId) && s.some((span) => span.spanId === second.spanId),
     );
     const add = spans.find((s) => s.kind === PRODUCER && s.name === 'add webhook-deliveries.deliver')!;
     const attempts = spans.filter(
@@ -214,7 +220,12 @@ describeEachBackend('traces of a message, its deliveries and a redrive', (backen
     await waitUntil(() => requestsOf(bot).length === 1, 'the webhook POST', 15_000);
     const { traceId, spanId } = traceparentOf(requestsOf(bot)[0]);
 
-    const spans = await traceWith(traceId, (s) => s.some((span) => span.spanId === spanId));
+    const spans = await traceWith(
+      traceId,
+      (s) => s.some((span) => span.spanId === spanId),
+      (s) => s.some((span) => span.service === 'bot-api' && span.kind === SERVER),
+      (s) => s.some((span) => span.kind === CONSUMER && span.name === 'process bot-api-redrives'),
+    );
     const root = spans.filter((s) => !s.parentSpanId);
     expect(root).toHaveLength(1);
     expect(root[0]).toMatchObject({ service: 'bot-api', kind: SERVER });

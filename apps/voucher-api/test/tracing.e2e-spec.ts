@@ -74,7 +74,12 @@ describe('traces of a redeem', () => {
         .traceOf(traceId)
         .filter((s) => s.scope.includes('instrumentation-pg'))
         .map(statementOf);
-    await waitUntil(() => statements().some((sql) => /^COMMIT/i.test(sql)), `the redeem's trace ${traceId}`, 15_000);
+    // The request's span ends after its statements', and may come in a later export batch: wait for both.
+    await waitUntil(
+      () => statements().some((sql) => /^COMMIT/i.test(sql)) && otlp.traceOf(traceId).some((s) => s.kind === SERVER),
+      `the redeem's trace ${traceId}`,
+      15_000,
+    );
     const spans = otlp.traceOf(traceId);
     const request = spans.find((s) => s.kind === SERVER)!;
     expect(request).toMatchObject({
