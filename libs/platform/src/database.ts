@@ -25,7 +25,7 @@ export function databaseSettings(config: ServiceConfig): DatabaseSettings {
     password: config.DB_PASSWORD,
     database: config.DB_NAME,
     poolSize: config.DB_POOL_SIZE,
-    poolMin: Math.min(config.DB_POOL_MIN, config.DB_POOL_SIZE),
+    poolMin: config.DB_POOL_MIN,
   };
 }
 
