@@ -117,14 +117,16 @@ export function verifyLoad(
 }
 
 /**
- * Verify then redeem, each against its baseline in the same run; redeemed vouchers join `used`. Answers
- * the redeem's figures, the baseline of the sealed redeem.
+ * Verify then redeem, each against its baseline in the same run, and the framework floor against the
+ * verify baseline; redeemed vouchers join `used`. Answers the redeem's figures, the baseline of the
+ * sealed redeem.
  */
 export async function benchVerifyAndRedeem(
   run: VoucherRun,
   vouchers: HeldVoucher[],
   used: Set<string>,
   baseline: { port: number; pid: number; vouchers: number },
+  floor: { port: number; pid: number },
 ): Promise<LoadResult> {
   const { app, world } = run;
   const qr = vouchers.map((v) => v.qrToken);
@@ -138,6 +140,15 @@ export async function benchVerifyAndRedeem(
     driver,
   });
   run.report.add(rowFromLoad('verify', verify, verifyBaseline, describeFailures(verify)));
+  // The same requests to a route that does nothing: the ratio no Nest route can pass on this machine.
+  const floorLoad = await verifyLoad(floor.port, BASELINE_APP_TOKEN, baselineQr, run.durationSeconds, {
+    serverPid: floor.pid,
+    path: '/verify',
+    driver,
+  });
+  run.report.add(
+    rowFromLoad('framework floor: an empty Nest route', floorLoad, verifyBaseline, 'baseline = verify baseline'),
+  );
 
   const redeemBaseline = await redeemLoad(baseline.port, BASELINE_APP_TOKEN, baselineQr, run.durationSeconds, {
     serverPid: baseline.pid,

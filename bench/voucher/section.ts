@@ -68,6 +68,17 @@ export async function startVoucherBaseline(vouchers: number) {
   });
 }
 
+/** An empty Nest route on the apps' HTTP platform (see baselines/nest-floor.ts), beside the verify baseline. */
+export async function startFrameworkFloor() {
+  return startProcess({
+    name: 'framework floor',
+    args: scriptArgs('bench/baselines/nest-floor.ts'),
+    env: {},
+    port: await freePort(),
+    ready: httpReady('/ready'),
+  });
+}
+
 export async function runVoucherPaths(
   section: VoucherSection,
   settings: StackSettings,
@@ -86,16 +97,20 @@ export async function runVoucherPaths(
   // The baseline gets more vouchers than it can redeem in the time, so it never runs dry.
   const baselineVouchers = Math.max(20_000, 4000 * durationSeconds);
   const baseline = await startVoucherBaseline(baselineVouchers);
+  const floor = await startFrameworkFloor();
   let plainRedeem;
   try {
     const before = section.used.size;
-    plainRedeem = await benchVerifyAndRedeem(run, vouchers, section.used, {
-      port: baseline.port,
-      pid: baseline.pid,
-      vouchers: baselineVouchers,
-    });
+    plainRedeem = await benchVerifyAndRedeem(
+      run,
+      vouchers,
+      section.used,
+      { port: baseline.port, pid: baseline.pid, vouchers: baselineVouchers },
+      { port: floor.port, pid: floor.pid },
+    );
     section.redeemRate = (section.used.size - before) / durationSeconds;
   } finally {
+    await floor.stop();
     await baseline.stop();
   }
   if (selected('sealed-redeem')) {
