@@ -64,7 +64,11 @@ export class Report {
 
   add(row: Row): void {
     this.rows.push(row);
-    console.log(`  ${row.path}: ${num(row.perSecond)} req/s p99 ${num(row.p99, 1)} ms ${row.note ?? ''}`);
+    const figures = [
+      row.perSecond === undefined ? '' : `${num(row.perSecond)} req/s`,
+      row.p99 === undefined ? '' : `p99 ${num(row.p99, 1)} ms`,
+    ].filter(Boolean);
+    console.log(`  ${row.path}: ${[...figures, row.note ?? ''].join(' ')}`);
   }
 
   section(title: string, body: string): void {
