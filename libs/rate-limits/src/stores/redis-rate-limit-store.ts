@@ -16,8 +16,9 @@ type ScriptedRedis = Redis & {
  * RateLimiterRedis with its two hot store calls made one command each. The library reads a counter
  * with MULTI, GET, PTTL and EXEC (four commands and a pipeline object per read) and builds a MULTI on
  * every count even when it then runs its script; on a verify or a redeem that was a tenth of the
- * process's CPU. `_get` and `_upsert` are the library's store hooks (RateLimiterStoreAbstract), and
- * their answers keep the shape its `_getRateLimiterRes` reads; anything but a plain windowed count
+ * process's CPU. `_get` and `_upsert` are the hooks every store of the library implements for
+ * RateLimiterStoreAbstract (internal, so the spec beside this file and the store contract guard an
+ * upgrade), and their answers keep the shape its `_getRateLimiterRes` reads; anything but a plain windowed count
  * (forced expiry, windows shorter than a second) still takes the library's own path.
  */
 class ScriptedRateLimiterRedis extends RateLimiterRedis {
