@@ -8,12 +8,16 @@ const onRedis = testBackends().includes('redis') ? describe : describe.skip;
 
 onRedis('RedisRateLimitStore', () => {
   const prefix = testRedisPrefix();
-  const client = new Redis(REDIS_URL, { keyPrefix: prefix, enableAutoPipelining: true });
+  let client: Redis;
+  // monitor() opens a connection of its own beside the one it is called on; both are closed after.
+  let monitorOrigin: Redis;
   let monitor: Redis;
   const seen: string[][] = [];
 
   beforeAll(async () => {
-    monitor = await new Redis(REDIS_URL).monitor();
+    client = new Redis(REDIS_URL, { keyPrefix: prefix, enableAutoPipelining: true });
+    monitorOrigin = new Redis(REDIS_URL);
+    monitor = await monitorOrigin.monitor();
     // What the client sent: the commands a script runs inside Redis come from the source "lua".
     monitor.on('monitor', (_time: string, args: string[], source: string) => {
       if (source !== 'lua' && args.some((arg) => arg.startsWith(prefix))) seen.push(args);
@@ -22,6 +26,7 @@ onRedis('RedisRateLimitStore', () => {
 
   afterAll(async () => {
     monitor.disconnect();
+    monitorOrigin.disconnect();
     client.disconnect();
     await deleteRedisKeys(REDIS_URL, prefix);
   });
