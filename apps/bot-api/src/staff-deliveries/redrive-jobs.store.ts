@@ -16,7 +16,9 @@ export const REDRIVE_JOB_KINDS: readonly RedriveJobKind[] = ['staff', 'auto'];
 /** Asked every redrive step (a lost queue job is re-queued), so prepared once per connection. */
 const RUNNING_JOBS = namedStatement(
   'delivery_redrive_jobs_running',
-  `SELECT id FROM delivery_redrive_jobs WHERE status = 'running' ORDER BY created_at LIMIT $1`,
+  `SELECT id FROM delivery_redrive_jobs
+    WHERE status = 'running' AND created_at < now() - make_interval(secs => $2::double precision / 1000)
+    ORDER BY created_at LIMIT $1`,
 );
 
 /** The actor of automatic jobs, in the job and in the audit log. */
@@ -151,9 +153,12 @@ export class RedriveJobsStore {
     return count > 0;
   }
 
-  /** Running jobs (the outbox of the redrive queue: each needs a queued BullMQ job). */
-  async running(limit: number): Promise<Array<{ id: string }>> {
-    return (await runNamed<{ id: string }>(this.dataSource, RUNNING_JOBS, [limit])).rows;
+  /**
+   * Running jobs created over `olderThanMs` ago (the outbox of the redrive queue: each needs a queued
+   * BullMQ job).
+   */
+  async running(limit: number, olderThanMs: number): Promise<Array<{ id: string }>> {
+    return (await runNamed<{ id: string }>(this.dataSource, RUNNING_JOBS, [limit, olderThanMs])).rows;
   }
 
   /** The job row locked for one step, with its kind and pace; undefined unless it is still running. */

@@ -9,8 +9,17 @@ import { RedriveQueue } from './redrive-queue';
 const RUNNING_PER_TICK = 500;
 
 /**
+ * A redrive job younger than this is its creator's to queue, right after its commit. Were the tick to
+ * queue it first, the job would carry the tick's trace instead of the staff request's, and the
+ * redrive's trace would no longer start at the request that asked for it. A job whose own enqueue
+ * failed is queued by a tick after this.
+ */
+export const OWN_ENQUEUE_GRACE_MS = 5000;
+
+/**
  * Every REDRIVE_STEP_MS, once per cluster: starts the automatic redrive jobs of bots whose receiver
- * recovered (self-healing dead letters), and queues every running redrive job that has no BullMQ job.
+ * recovered (self-healing dead letters), and queues every running redrive job that has no BullMQ job
+ * (past OWN_ENQUEUE_GRACE_MS).
  * A replica with REDRIVE_WORKER_ENABLED=false does not schedule it.
  */
 @Injectable()
@@ -28,7 +37,7 @@ export class RedriveTick implements PeriodicTask {
 
   async run(): Promise<void> {
     await this.automatic.startDue();
-    const running = await this.jobs.running(RUNNING_PER_TICK);
+    const running = await this.jobs.running(RUNNING_PER_TICK, OWN_ENQUEUE_GRACE_MS);
     await this.queue.ensureQueued(running.map((job) => job.id));
   }
 }
