@@ -132,13 +132,13 @@ const SET_ALLOWED_UPDATES = `UPDATE bot_delivery_settings SET allowed_updates = 
 const SET_AUTO_REDELIVER = `UPDATE bot_delivery_settings SET auto_redeliver_dead_letters = $2, updated_at = now()
   WHERE bot_id = $1 AND auto_redeliver_dead_letters IS DISTINCT FROM $2`;
 
-/** Bots the dispatcher marked recovered (see recordBotOutcomesSql), oldest mark first, locked until the caller commits. */
 /** Asked every redrive step, nearly always answered "no": one index probe, no transaction, no parse. */
 const ANY_RECOVERED = namedStatement(
   'bot_delivery_settings_any_recovered',
   'SELECT EXISTS (SELECT 1 FROM bot_delivery_settings WHERE webhook_recovered_at IS NOT NULL) AS any',
 );
 
+/** Bots the dispatcher marked recovered (see recordBotOutcomesSql), oldest mark first, locked until the caller commits. */
 const RECOVERED_BOTS = `SELECT bot_id FROM bot_delivery_settings WHERE webhook_recovered_at IS NOT NULL
     ORDER BY webhook_recovered_at LIMIT $1 FOR UPDATE SKIP LOCKED`;
 
@@ -213,12 +213,13 @@ export class BotDeliverySettingsStore {
     await manager.query(SET_AUTO_REDELIVER, [botId, on]);
   }
 
-  /** Up to `limit` bots whose receiver recovered with dead letters waiting, locked until the caller commits. */
+  /** Whether any bot is marked recovered, without a transaction or a lock. */
   async anyRecovered(): Promise<boolean> {
     const { rows } = await runNamed<{ any: boolean }>(this.dataSource, ANY_RECOVERED);
     return rows[0].any;
   }
 
+  /** Up to `limit` bots whose receiver recovered with dead letters waiting, locked until the caller commits. */
   async recoveredBots(manager: EntityManager, limit: number): Promise<string[]> {
     const rows: Array<{ bot_id: string }> = await manager.query(RECOVERED_BOTS, [limit]);
     return rows.map((row) => row.bot_id);

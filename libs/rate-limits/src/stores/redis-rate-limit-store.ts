@@ -18,17 +18,15 @@ type ScriptedRedis = Redis & {
  * every count even when it then runs its script; on a verify or a redeem that was a tenth of the
  * process's CPU. `_get` and `_upsert` are the hooks every store of the library implements for
  * RateLimiterStoreAbstract (internal, so the spec beside this file and the store contract guard an
- * upgrade), and their answers keep the shape its `_getRateLimiterRes` reads; anything but a plain windowed count
- * (forced expiry, windows shorter than a second) still takes the library's own path.
+ * upgrade), and their answers keep the shape its `_getRateLimiterRes` reads; anything but a plain
+ * windowed count (forced expiry, windows shorter than a second) still takes the library's own path.
  */
 class ScriptedRateLimiterRedis extends RateLimiterRedis {
   private readonly redis: ScriptedRedis;
-  private readonly windowSeconds: number;
 
   constructor(options: IRateLimiterRedisOptions & { storeClient: Redis }) {
     super(options);
     this.redis = options.storeClient as ScriptedRedis;
-    this.windowSeconds = options.duration ?? 0;
     if (typeof this.redis.rlflxGetWithTtl !== 'function')
       this.redis.defineCommand('rlflxGetWithTtl', { numberOfKeys: 1, lua: GET_WITH_TTL });
   }
@@ -43,13 +41,7 @@ class ScriptedRateLimiterRedis extends RateLimiterRedis {
         msDuration,
         forceExpire,
       );
-    return this.redis.rlflxIncr([
-      key,
-      String(points),
-      String(seconds),
-      String(this.points),
-      String(this.windowSeconds),
-    ]);
+    return this.redis.rlflxIncr([key, String(points), String(seconds), String(this.points), String(this.duration)]);
   }
 
   /** What the library checks with `rejectIfRedisNotReady`, for an ioredis client. */
