@@ -44,7 +44,7 @@ describe('voucher-api foundation', () => {
   it('counts each request once in the series of its method, route pattern and status', async () => {
     const server = ctx.app.getHttpServer();
     const live = '{method="GET",route="/health/live",status="200"}';
-    const unknown = '{method="GET",route="/{*path}",status="404"}';
+    const unknown = '{method="GET",route="unmatched",status="404"}';
     const count = async (series: string) => {
       const { text } = await request(server).get('/metrics').expect(200);
       return Number(
@@ -64,7 +64,7 @@ describe('voucher-api foundation', () => {
     await request(server).get('/api/v1/open-platform/other').expect(404);
     expect(await count(`http_requests_total${live}`)).toBe(before[0] + 3);
     expect(await count(`http_request_duration_seconds_count${live}`)).toBe(before[1] + 3);
-    // Unknown paths share the catch-all's series: the raw URL never becomes a label.
+    // Unknown paths share one `unmatched` series: the raw URL never becomes a label.
     expect(await count(`http_requests_total${unknown}`)).toBe(unknownBefore + 2);
     const { text } = await request(server).get('/metrics').expect(200);
     expect(text).not.toContain('/api/v1/open-platform/nope');

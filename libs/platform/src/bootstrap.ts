@@ -1,8 +1,9 @@
 import { INestApplication, Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import express from 'express';
 import { Logger } from 'nestjs-pino';
+import { ApiExpressAdapter } from './api-express-adapter';
 import { ConfigError, loadConfig, ServiceConfig } from './config';
 import { WarmUpGate, warmUpApp, WarmUpReport } from './warm-up';
 
@@ -20,15 +21,16 @@ export function loadConfigOrExit<T extends ServiceConfig>(schema: new () => T): 
 }
 
 /**
- * The express instance every HTTP app runs on. Express matches routes case-insensitively by default,
+ * The HTTP adapter every app runs on (ApiExpressAdapter: the envelope's renderer, cheap global
+ * middleware) over an express instance of its own. Express matches routes case-insensitively by default,
  * while every check of a path (route limits, log redaction, audits, an ingress rule) reads it as
  * written: `/API/v1/…` must not be a second spelling of a route that those checks miss. Express reads
  * the setting once, when its router is created, so it is set before Nest sees the instance.
  */
-export function httpAdapter(): ExpressAdapter {
+export function httpAdapter(): ApiExpressAdapter {
   const instance = express();
   instance.set('case sensitive routing', true);
-  return new ExpressAdapter(instance);
+  return new ApiExpressAdapter(instance);
 }
 
 /** Settings every HTTP app needs and that cannot live in a module (used by main.ts and by tests). */
