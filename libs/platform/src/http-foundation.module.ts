@@ -41,7 +41,7 @@ export class HttpFoundationModule implements NestModule, OnModuleInit {
   static forRoot(options: HttpFoundationOptions): DynamicModule {
     return {
       module: HttpFoundationModule,
-      // Global only so that EnvelopeModule's interceptor can inject the NUL check.
+      // Global only so that EnvelopeModule's RequestInputGuard can inject the NUL check.
       global: true,
       providers: [
         { provide: OPTIONS, useValue: options },

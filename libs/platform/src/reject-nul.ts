@@ -19,8 +19,8 @@ export function nulPath(value: unknown, path: string): string | null {
 
 /**
  * PostgreSQL cannot store U+0000 in text or jsonb: without this check such input would fail inside
- * a transaction as a 500 instead of being refused as the bad input it is. Every route runs it after
- * authentication (guards) and before any route interceptor or pipe (see REQUEST_INPUT_CHECK).
+ * a transaction as a 500 instead of being refused as the bad input it is. Every route runs it as its
+ * first guard, before authentication, any route interceptor or pipe (see REQUEST_INPUT_CHECK).
  */
 export const rejectNulInput: RequestInputCheck = (req: Request) => {
   const found = nulPath(req.body, 'body') ?? nulPath(req.query, 'query') ?? nulPath(req.params, 'params');
