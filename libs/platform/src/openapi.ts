@@ -196,7 +196,7 @@ export function setupOpenApi(app: INestApplication, spec: ApiDocsSpec): OpenAPIO
 }
 
 // ---------------------------------------------------------------------------------------------
-// Envelope and error rendering: the controllers return plain data, the global interceptor and
+// Envelope and error rendering: the controllers return plain data, the envelope's renderer and
 // filter wrap it, so the document has to wrap it too or it would describe bodies nobody sends.
 
 const OPERATIONS_TAG = {

@@ -12,7 +12,7 @@ class GreetingView {
   text!: string;
 }
 
-/** What the route sends for each shape, as is (no envelope interceptor in this app). */
+/** What the route sends for each shape, as is (no envelope in this app). */
 const BODIES: Record<string, unknown> = {
   typed: { success: true, data: { text: 'hello' } },
   bare: { success: true },
