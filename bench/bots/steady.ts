@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { HIGH_RATE_TARGETS, SteadyRateTargets } from '../lib/backend';
 import { quantile } from '../lib/load';
-import { BenchProcess, cpuMicros } from '../lib/processes';
+import { BenchProcess, cpuMicros, machineBusyPercentSince, machineCpuTicks } from '../lib/processes';
 import type { WebhookReceiver } from '../lib/receiver';
 import type { Report, Row } from '../lib/report';
 import { BotWorld, intakeRequests } from './world';
@@ -27,6 +27,8 @@ export interface StreamFigures {
   failed: number;
   lost: number;
   cpuMicrosPerMessage: number;
+  /** How busy the whole machine was over the measured window (every process, the load generator's too). */
+  machineBusyPercent: number;
 }
 
 /**
@@ -57,6 +59,7 @@ export async function openLoopStream(
   const started = performance.now();
   let measuredFrom = started;
   let cpuBefore = cpuMicros(app.pid);
+  let machineBefore = machineCpuTicks();
   const inFlight: Array<Promise<void>> = [];
   for (let n = 0; n < total; n++) {
     const due = started + (n * 1000) / ratePerSecond;
@@ -66,6 +69,7 @@ export async function openLoopStream(
     if (n === warmUpCount) {
       measuredFrom = due;
       cpuBefore = cpuMicros(app.pid);
+      machineBefore = machineCpuTicks();
     }
     const request = next();
     scheduledAt.set(`probe-${first + n}`, due);
@@ -91,6 +95,7 @@ export async function openLoopStream(
   await Promise.all(inFlight);
   const elapsed = (performance.now() - measuredFrom) / 1000;
   const cpu = cpuMicros(app.pid) - cpuBefore;
+  const machineBusyPercent = machineBusyPercentSince(machineBefore);
   await client.close();
 
   const arrivals = receiver.arrivals(channel);
@@ -121,6 +126,7 @@ export async function openLoopStream(
     failed,
     lost: Math.max(0, ok - arrived),
     cpuMicrosPerMessage: cpu / measuredCount,
+    machineBusyPercent,
   };
 }
 
@@ -146,7 +152,8 @@ export function streamRow(
     cpuMicros: figures.cpuMicrosPerMessage,
     note:
       `POST p99 ${figures.postP99.toFixed(1)} ms (≤ ${targets.postP99Ms}); webhook p50 ${figures.webhookP50.toFixed(1)} ms, ` +
-      `p99 ${figures.webhookP99.toFixed(1)} ms${webhookTarget}; lost ${figures.lost} of ${figures.ok}` +
+      `p99 ${figures.webhookP99.toFixed(1)} ms${webhookTarget}; lost ${figures.lost} of ${figures.ok}; ` +
+      `machine ${figures.machineBusyPercent.toFixed(0)} % busy` +
       `${figures.failed > 0 ? `; ${figures.failed} POSTs failed` : ''}${extra}`,
   };
 }

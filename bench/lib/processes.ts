@@ -202,6 +202,22 @@ export function cpuMicros(pid: number): number {
   return ((utime + stime) * 1_000_000) / CLOCK_TICKS_PER_SECOND;
 }
 
+/** Busy and total CPU time of the whole machine so far (all cores, in clock ticks), from /proc/stat. */
+export function machineCpuTicks(): { busy: number; total: number } {
+  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/);
+  const ticks = fields.map(Number);
+  const total = ticks.reduce((sum, t) => sum + t, 0);
+  // idle and iowait are the time no core had work; everything else (steal included) is busy.
+  return { busy: total - ticks[3] - ticks[4], total };
+}
+
+/** The share of the machine's CPU time that was busy since `before`, 0–100. */
+export function machineBusyPercentSince(before: { busy: number; total: number }): number {
+  const now = machineCpuTicks();
+  const total = now.total - before.total;
+  return total > 0 ? (100 * (now.busy - before.busy)) / total : 0;
+}
+
 /** Resident set size in MB. */
 export function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
