@@ -27,18 +27,20 @@ async function withAdmin<T>(work: (client: Client) => Promise<T>): Promise<T> {
   }
 }
 
-function migrationNames(migrations: MigrationList): string {
+/** Names and code of the migrations: an edited migration must not reuse a template built from its old text. */
+function migrationFingerprint(migrations: MigrationList): string {
   const list = Array.isArray(migrations) ? migrations : Object.values(migrations);
-  return list.map((m) => (typeof m === 'function' ? m.name : String(m))).join(',');
+  // A class's text holds its name and every method's body.
+  return list.map((m) => (typeof m === 'function' ? m.toString() : String(m))).join('\n');
 }
 
 /**
  * A migrated template per (service, migration set): built once under an advisory lock by whichever
- * test file gets there first; the name carries a hash of the migration list, so a new migration
- * makes a new template instead of reusing a stale one.
+ * test file gets there first; the name carries a hash of the migrations' names and code, so a new
+ * or edited migration makes a new template instead of reusing a stale one.
  */
 async function ensureTemplate(service: string, migrations: MigrationList): Promise<string> {
-  const hash = createHash('sha256').update(migrationNames(migrations)).digest('hex').slice(0, 12);
+  const hash = createHash('sha256').update(migrationFingerprint(migrations)).digest('hex').slice(0, 12);
   const template = `${service}_tpl_${hash}`;
   return withAdmin(async (admin) => {
     await admin.query('SELECT pg_advisory_lock(hashtext($1))', [template]);
