@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createValidationPipe, MAX_JSON_DEPTH, nestedDeeperThan } from '@app/platform';
-import type { KeyLike } from 'jose';
+import type { KeyObject } from 'node:crypto';
 import { VoucherConfig } from '../config/voucher.config';
 import { VoucherErrors } from '../voucher-errors';
 import { SealCipher } from './seal-cipher';
@@ -20,7 +20,8 @@ export interface OpenedCall {
   jti: string;
   /** When the seal's id may be forgotten: past it the seal is too old to be accepted anyway. */
   expiresAt: Date;
-  answerKey: KeyLike;
+  /** The caller's public key the answer is sealed to, proven usable when the call was opened. */
+  answerKey: KeyObject;
 }
 
 /** The sealed answer's plaintext: the whole response of the logical call. */
@@ -45,7 +46,7 @@ export class SealedTransportService {
     this.maxAgeMs = config.SEALED_MAX_AGE_SECONDS * 1000;
   }
 
-  /** Decrypts, validates and checks the freshness of a sealed call; nothing is recorded yet. */
+  /** Decrypts, validates, checks the freshness and proves the answer key of a sealed call; nothing is recorded yet. */
   async open(compact: string, now = new Date()): Promise<OpenedCall> {
     const plaintext = await this.cipher.open(compact);
     const call = await this.readCall(plaintext);
@@ -66,7 +67,7 @@ export class SealedTransportService {
       body: this.parseBody(call.body),
       jti: call.jti,
       expiresAt: new Date(sealedAt + this.maxAgeMs),
-      answerKey: await this.cipher.answerKey(call.response_key),
+      answerKey: this.cipher.answerKey(call.response_key),
     };
   }
 
@@ -77,7 +78,7 @@ export class SealedTransportService {
     }
   }
 
-  seal(answer: SealedAnswer, answerKey: KeyLike): Promise<string> {
+  seal(answer: SealedAnswer, answerKey: KeyObject): Promise<string> {
     return this.cipher.seal(Buffer.from(JSON.stringify(answer), 'utf8'), answerKey);
   }
 
