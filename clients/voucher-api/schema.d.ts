@@ -6772,6 +6772,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `RATE_LIMITED`: too many sealed calls from one client address (RATE_LIMITS sealed, per minute) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
             /** @description `SEALED_ANSWER_FAILED`: the call ran but its answer could not be sealed: retry with its idempotency-key; `INTERNAL_ERROR`: an unexpected failure before the call was opened; safe to retry */
             500: {
                 headers: {

@@ -1,5 +1,5 @@
 import { openAnswer, sealCall, type SealedCall } from '@clients/voucher-api';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, importJWK, type JWK, type KeyLike } from 'jose';
@@ -7,12 +7,17 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { waitUntil } from '@app/testing';
 import { SealCipher } from '../src/sealed-transport/seal-cipher';
+import { PURGE_BATCH } from '../src/sealed-transport/sealed-request-ids.store';
 import { seedApplication, SeededApplication, startVoucherApp, VoucherTestContext } from './app-context';
 import { activeTemplate, API, expectError, GENEROUS_RATE_LIMITS, issuedVoucher } from './runtime-fixtures';
-import { keepLogLines, redeemCallOf, SEALED, sealedCall, serviceKey } from './sealed-fixtures';
+import { expectSealedError, keepLogLines, redeemCallOf, SEALED, sealedCall, serviceKey } from './sealed-fixtures';
 
 // Real HTTP against real PostgreSQL on a shared machine: parallel bursts need more than the 5 s default.
 jest.setTimeout(60_000);
+
+const MAX_AGE_SECONDS = 120;
+/** Sealed calls one client address may send per minute in this file; each test sends from addresses of its own. */
+const SEALED_PER_ADDRESS = 60;
 
 /** 32 bytes, little-endian: how RFC 7748 encodes an X25519 u-coordinate. */
 function littleEndian(value: bigint): string {
@@ -61,7 +66,7 @@ describe('sealed transport against hostile callers', () => {
   const redemptionCount = (voucherId: string) => count(`redemptions WHERE voucher_id = $1`, [voucherId]);
   const sealIdCount = () => count(`sealed_request_ids`);
   const idempotencyKeyCount = (keys: string[]) => count(`idempotency_keys WHERE key = ANY($1)`, [keys]);
-  /** A client address of its own (the app trusts one proxy hop), so each test's calls are told apart. */
+  /** A client address of its own (the app trusts one proxy hop), so no test uses up another's per-address limit. */
   const newAddress = () => `198.51.100.${++lastAddress}`;
   const redeemCall = (credential: string, order?: string, key?: string) =>
     redeemCallOf(app.token, credential, order, key);
@@ -96,11 +101,12 @@ describe('sealed transport against hostile callers', () => {
   beforeAll(async () => {
     service = await serviceKey('k-hostile');
     ctx = await startVoucherApp({
-      ...GENEROUS_RATE_LIMITS,
+      RATE_LIMITS: `${GENEROUS_RATE_LIMITS.RATE_LIMITS},sealed=${SEALED_PER_ADDRESS}`,
       TRUST_PROXY_HOPS: '1',
       LOG_LEVEL: 'info',
       SEALED_TRANSPORT: 'optional',
       SEALED_KEYS: JSON.stringify([service.entry]),
+      SEALED_MAX_AGE_SECONDS: String(MAX_AGE_SECONDS),
     });
     // Every line the process logs is kept here instead of printed, for the tests that read them.
     await keepLogLines(ctx, logLines);
@@ -278,6 +284,136 @@ describe('sealed transport against hostile callers', () => {
       const logged = logLines.join('\n');
       for (const secret of [app.token, key, v.qrToken, order]) expect(logged).not.toContain(secret);
       await waitUntil(async () => (await redemptionCount(v.id)) === 1, 'the redeem finished after the lock');
+    });
+  });
+
+  describe('defect 9: nothing is written before the call is authenticated', () => {
+    it('defect 9: 50 sealed calls without a valid token record no seal id; each gets its 401 sealed', async () => {
+      const from = newAddress();
+      const sealIdsBefore = await sealIdCount();
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          sendSealed(from, verifyCall(i % 2 === 0 ? '' : `sop_${randomBytes(32).toString('base64url')}`)),
+        ),
+      );
+      for (const answer of answers) expectSealedError(answer, 401, 'UNAUTHORIZED');
+      expect(await sealIdCount()).toBe(sealIdsBefore);
+    });
+
+    it('defect 9: a seal refused for its token never ran: sealed again with the right token under the same jti it runs once, and its replay is refused', async () => {
+      const v = await issuedVoucher(ctx, app, templateId);
+      const from = newAddress();
+      const jti = randomBytes(18).toString('base64url');
+      const call = redeemCall(v.qrToken);
+      const wrongToken = `sop_${randomBytes(32).toString('base64url')}`;
+      expectSealedError(await sendSealed(from, { ...call, token: wrongToken }, { jti }), 401, 'UNAUTHORIZED');
+      const { plaintext, answerKey } = await sealedCall(call, { jti });
+      const jwe = await seal(plaintext);
+      expect((await openSealed(await post(jwe, from), answerKey)).status).toBe(201);
+      const replay = await openSealed(await post(jwe, from), answerKey);
+      expectSealedError(replay, 409, 'SEALED_REQUEST_REPLAYED');
+      expect(await redemptionCount(v.id)).toBe(1);
+    });
+
+    it('defect 9: a seal refused after authentication (its Origin) may be sent again unchanged, and then runs once', async () => {
+      const restricted = await seedApplication(ctx, {
+        ownerId: 'hostile-origin-owner',
+        allowedOrigins: ['shop.example.com'],
+      });
+      const from = newAddress();
+      const { plaintext, answerKey } = await sealedCall(verifyCall(restricted.token));
+      const jwe = await seal(plaintext);
+      const sealIdsBefore = await sealIdCount();
+      expectSealedError(await openSealed(await post(jwe, from), answerKey), 403, 'ORIGIN_NOT_ALLOWED');
+      expect(await sealIdCount()).toBe(sealIdsBefore);
+      const withOrigin = () => post(jwe, from).set('Origin', 'https://shop.example.com');
+      expectSealedError(await openSealed(await withOrigin(), answerKey), 404, 'NOT_FOUND');
+      expectSealedError(await openSealed(await withOrigin(), answerKey), 409, 'SEALED_REQUEST_REPLAYED');
+      expect(await sealIdCount()).toBe(sealIdsBefore + 1);
+    });
+
+    it('defect 9: sealed calls are limited per client address before they are opened: past the limit 429 in clear, and other addresses go on', async () => {
+      const v = await issuedVoucher(ctx, app, templateId);
+      const from = newAddress();
+      const junk = await Promise.all(Array.from({ length: SEALED_PER_ADDRESS }, () => post('a.b.c.d.e', from)));
+      for (const res of junk) expect(res.status).toBe(400);
+      const sealIdsBefore = await sealIdCount();
+      const { plaintext, answerKey } = await sealedCall(redeemCall(v.qrToken));
+      const jwe = await seal(plaintext);
+      const limited = await post(jwe, from);
+      expectError(limited, 429, 'RATE_LIMITED');
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(limited.headers['x-ratelimit-limit']).toBe(String(SEALED_PER_ADDRESS));
+      expect(await sealIdCount()).toBe(sealIdsBefore);
+      expect(await redemptionCount(v.id)).toBe(0);
+      expect((await openSealed(await post(jwe, newAddress()), answerKey)).status).toBe(201);
+    });
+  });
+
+  describe("defect 9: freshness and the purge of seal ids follow the database's clock, not a replica's", () => {
+    /** Only the process's Date moves; timers, sockets, Redis and PostgreSQL keep real time. */
+    const runProcessClockAt = (ms: number) =>
+      jest.useFakeTimers({
+        now: ms,
+        advanceTimers: true,
+        doNotFake: [
+          'hrtime',
+          'nextTick',
+          'performance',
+          'queueMicrotask',
+          'requestAnimationFrame',
+          'cancelAnimationFrame',
+          'requestIdleCallback',
+          'cancelIdleCallback',
+          'setImmediate',
+          'clearImmediate',
+          'setInterval',
+          'clearInterval',
+          'setTimeout',
+          'clearTimeout',
+        ],
+      });
+    afterEach(() => jest.useRealTimers());
+
+    it('defect 9: a replica whose clock runs fast purges no seal id that is still in its window, so the replay stays refused', async () => {
+      const v = await issuedVoucher(ctx, app, templateId);
+      const from = newAddress();
+      const { plaintext, answerKey } = await sealedCall(redeemCall(v.qrToken));
+      const jwe = await seal(plaintext);
+      expect((await openSealed(await post(jwe, from), answerKey)).status).toBe(201);
+      const stale = `stale-${randomUUID()}`;
+      await db().query(
+        `INSERT INTO sealed_request_ids (seal_id, expires_at) VALUES ($1, now() - interval '10 minutes')`,
+        [stale],
+      );
+      // Calls this replica takes for fresh, each purging a batch: as many as it takes to go through the table.
+      const calls = Math.ceil((await sealIdCount()) / PURGE_BATCH) + 1;
+      runProcessClockAt(Date.now() + 10 * 60_000);
+      const fastCalls = [];
+      for (let i = 0; i < calls; i++) fastCalls.push(await sendSealed(from, verifyCall()));
+      jest.useRealTimers();
+      const replay = await openSealed(await post(jwe, from), answerKey);
+      expectSealedError(replay, 409, 'SEALED_REQUEST_REPLAYED');
+      expect(await redemptionCount(v.id)).toBe(1);
+      // The database's clock judged them too far ahead, and their admissions purged what had expired on it.
+      for (const fastCall of fastCalls) expectSealedError(fastCall, 400, 'SEALED_REQUEST_EXPIRED');
+      expect(await count(`sealed_request_ids WHERE seal_id = $1`, [stale])).toBe(0);
+    });
+
+    it('defect 9: a replica whose clock runs slow refuses a seal too old on the database clock, whose id may be purged already', async () => {
+      const v = await issuedVoucher(ctx, app, templateId);
+      const from = newAddress();
+      const now = Date.now();
+      const iat = Math.floor(now / 1000) - (MAX_AGE_SECONDS + 30);
+      const { plaintext, answerKey } = await sealedCall(redeemCall(v.qrToken), { iat });
+      const jwe = await seal(plaintext);
+      const sealIdsBefore = await sealIdCount();
+      runProcessClockAt(now - 60_000);
+      const answer = await openSealed(await post(jwe, from), answerKey);
+      jest.useRealTimers();
+      expectSealedError(answer, 400, 'SEALED_REQUEST_EXPIRED');
+      expect(await redemptionCount(v.id)).toBe(0);
+      expect(await sealIdCount()).toBe(sealIdsBefore);
     });
   });
 });

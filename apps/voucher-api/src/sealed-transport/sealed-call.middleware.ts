@@ -1,8 +1,10 @@
 import { Inject, Injectable, Logger, NestMiddleware } from '@nestjs/common';
 import { ENVELOPE_STYLE, type EnvelopeStyle, requestContext } from '@app/envelope';
+import { setRateLimitHeaders } from '@app/rate-limits';
 import { text, type NextFunction, type Request, type Response } from 'express';
 import type { IncomingHttpHeaders } from 'node:http';
 import { VoucherConfig } from '../config/voucher.config';
+import { RateLimiters } from '../rate-limits/rate-limiters';
 import { VoucherErrors } from '../voucher-errors';
 import { markSealed } from './sealed-call.marker';
 import { JOSE_MEDIA_TYPE } from '../config/sealed-transport.mode';
@@ -32,6 +34,7 @@ export class SealedCallMiddleware implements NestMiddleware {
 
   constructor(
     private readonly sealed: SealedTransportService,
+    private readonly limiters: RateLimiters,
     @Inject(ENVELOPE_STYLE) private readonly envelope: EnvelopeStyle,
     @Inject(VoucherConfig) config: VoucherConfig,
   ) {
@@ -39,6 +42,7 @@ export class SealedCallMiddleware implements NestMiddleware {
   }
 
   async use(req: Request, res: Response, next: NextFunction): Promise<void> {
+    await this.limitPerAddress(req, res);
     if (!req.is(JOSE_MEDIA_TYPE)) {
       throw VoucherErrors.error(
         'UNSUPPORTED_MEDIA_TYPE',
@@ -60,6 +64,21 @@ export class SealedCallMiddleware implements NestMiddleware {
     res.prependOnceListener('close', () => (req.headers = outer.headers));
     this.sealAnswer(req, res, call, outer);
     next();
+  }
+
+  /**
+   * Counts every call of the sealed route per client address before anything else is done with it: its
+   * token is inside the seal, so nothing else limits a caller before the seal is opened.
+   */
+  private async limitPerAddress(req: Request, res: Response): Promise<void> {
+    const outcome = await this.limiters.consume('sealed', req.ip ?? req.socket.remoteAddress ?? '');
+    if (outcome.allowed) return;
+    setRateLimitHeaders(res, outcome);
+    throw VoucherErrors.error(
+      'RATE_LIMITED',
+      `Rate limit of ${outcome.limit} sealed calls per minute exceeded for this address`,
+      { headers: { 'Retry-After': String(outcome.retryAfterSeconds) } },
+    );
   }
 
   private async readBody(req: Request, res: Response): Promise<string> {

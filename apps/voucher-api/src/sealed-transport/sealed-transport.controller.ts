@@ -70,6 +70,7 @@ export class SealedTransportController {
     { code: 'SEALED_ANSWER_KEY_UNUSABLE', when: 'response_key is off its curve, or an X25519 point of small order' },
     { code: 'PAYLOAD_TOO_LARGE', when: 'the JWE exceeds BODY_LIMIT' },
     { code: 'UNSUPPORTED_MEDIA_TYPE', when: `Content-Type is not ${JOSE_MEDIA_TYPE}` },
+    { code: 'RATE_LIMITED', when: 'too many sealed calls from one client address (RATE_LIMITS sealed, per minute)' },
     {
       code: 'SEALED_ANSWER_FAILED',
       when: 'the call ran but its answer could not be sealed: retry with its idempotency-key',
