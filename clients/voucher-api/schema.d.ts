@@ -6716,7 +6716,7 @@ export interface operations {
                     "application/jose": string;
                 };
             };
-            /** @description `SEALED_REQUEST_MALFORMED`: not a compact JWE, or its plaintext is not a valid call; `SEALED_ALGORITHM_NOT_ALLOWED`: alg or enc other than ECDH-ES+A256KW / A256GCM; `SEALED_KEY_UNKNOWN`: kid missing or not a key of the JWKS; `SEALED_REQUEST_UNREADABLE`: altered, or sealed to another key; `SEALED_REQUEST_EXPIRED`: iat outside SEALED_MAX_AGE_SECONDS of the server clock */
+            /** @description `SEALED_REQUEST_MALFORMED`: not a compact JWE, or its plaintext is not a valid call; `SEALED_ALGORITHM_NOT_ALLOWED`: alg or enc other than ECDH-ES+A256KW / A256GCM; `SEALED_KEY_UNKNOWN`: kid missing or not a key of the JWKS; `SEALED_REQUEST_UNREADABLE`: altered, or sealed to another key; `SEALED_REQUEST_EXPIRED`: iat outside SEALED_MAX_AGE_SECONDS of the server clock; `SEALED_ANSWER_KEY_UNUSABLE`: response_key is off its curve, or an X25519 point of small order */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6725,7 +6725,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "SEALED_REQUEST_MALFORMED" | "SEALED_ALGORITHM_NOT_ALLOWED" | "SEALED_KEY_UNKNOWN" | "SEALED_REQUEST_UNREADABLE" | "SEALED_REQUEST_EXPIRED";
+                            code?: "SEALED_REQUEST_MALFORMED" | "SEALED_ALGORITHM_NOT_ALLOWED" | "SEALED_KEY_UNKNOWN" | "SEALED_REQUEST_UNREADABLE" | "SEALED_REQUEST_EXPIRED" | "SEALED_ANSWER_KEY_UNUSABLE";
                         };
                     };
                 };
@@ -6772,7 +6772,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            /** @description `RATE_LIMITED`: too many sealed calls from one client address (RATE_LIMITS sealed, per minute) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description `SEALED_ANSWER_FAILED`: the call ran but its answer could not be sealed: retry with its idempotency-key; `INTERNAL_ERROR`: an unexpected failure before the call was opened; safe to retry */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6781,7 +6795,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "INTERNAL_ERROR";
+                            code?: "SEALED_ANSWER_FAILED" | "INTERNAL_ERROR";
                         };
                     };
                 };

@@ -44,6 +44,15 @@ export const VoucherErrors = ErrorCatalog.define('VALIDATION_FAILED', {
   SEALED_REQUEST_EXPIRED: { status: 400, message: 'The sealed call is outside the freshness window; seal it again' },
   SEALED_REQUEST_REPLAYED: { status: 409, message: 'This sealed call was already received; seal a retry anew' },
   SEALED_ROUTE_NOT_ALLOWED: { status: 403, message: 'Only runtime routes can be called sealed' },
+  SEALED_ANSWER_KEY_UNUSABLE: {
+    status: 400,
+    message: 'The response_key is no public key an answer can be sealed to; seal the call again with a new key pair',
+  },
+  SEALED_ANSWER_FAILED: {
+    status: 500,
+    message:
+      'The answer could not be sealed, and the call may have run: send it again as a new seal with the same idempotency-key to read its answer',
+  },
   ...IDEMPOTENCY_ERROR_CODES,
 });
 

@@ -1,10 +1,28 @@
 import { openAnswer, sealCall, type SealedAnswer, type SealedCall } from '@clients/voucher-api';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, type JWK, type KeyLike } from 'jose';
+import { PinoLogger } from 'nestjs-pino';
+import pino from 'pino';
 import request from 'supertest';
 import type { VoucherTestContext } from './app-context';
 
 export const SEALED = '/api/v1/open-platform/sealed';
+
+/** A redeem by QR token as a sealed call carries it, under its own order id and idempotency key unless given. */
+export function redeemCallOf(
+  token: string,
+  credential: string,
+  order = `order-${randomUUID()}`,
+  key = `key-${randomUUID()}`,
+): Parameters<typeof sealedCall>[0] {
+  return {
+    method: 'POST',
+    path: '/api/v1/open-platform/vouchers/redeem',
+    token,
+    idempotencyKey: key,
+    body: { credential: { type: 'qr_token', value: credential }, external_order_id: order },
+  };
+}
 
 /** A service key pair for SEALED_KEYS, and its entry there. */
 export async function serviceKey(
@@ -60,4 +78,12 @@ export async function sendSealed(
 export function expectSealedError(answer: { status: number; json: any }, status: number, code: string): void {
   expect(answer.status).toBe(status);
   expect(answer.json).toMatchObject({ success: false, code: status, error: { code } });
+}
+
+/** Keeps every line the app logs in `lines` instead of printing it, for tests that read the logs. */
+export async function keepLogLines(ctx: VoucherTestContext, lines: string[]): Promise<void> {
+  const stream = (
+    (await ctx.app.resolve(PinoLogger)).logger as unknown as Record<symbol, { write(line: string): boolean }>
+  )[pino.symbols.streamSym];
+  stream.write = (line: string) => (lines.push(line), true);
 }

@@ -1,16 +1,22 @@
 import { createSealedVoucherApiClient, openAnswer, sealCall } from '@clients/voucher-api';
-import { PinoLogger } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { CompactEncrypt } from 'jose';
-import pino from 'pino';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { createTestApp } from '@app/testing';
 import { AppModule } from '../src/app.module';
 import { seedApplication, SeededApplication, startVoucherApp, VoucherTestContext } from './app-context';
 import { activeTemplate, API, bearer, expectError, GENEROUS_RATE_LIMITS, issuedVoucher } from './runtime-fixtures';
-import { expectSealedError, postSealed, sealedCall, sendSealed, serviceKey } from './sealed-fixtures';
+import {
+  expectSealedError,
+  keepLogLines,
+  redeemCallOf,
+  postSealed,
+  sealedCall,
+  sendSealed,
+  serviceKey,
+} from './sealed-fixtures';
 
 // Real HTTP against real PostgreSQL on a shared machine: parallel bursts need more than the 5 s default.
 jest.setTimeout(60_000);
@@ -30,13 +36,8 @@ describe('sealed transport (optional mode): runtime calls as compact JWEs throug
     (await db().query(`SELECT count(*)::int AS n FROM redemptions WHERE voucher_id = $1`, [voucherId]))[0].n;
   const sealIdCount = async (): Promise<number> =>
     (await db().query(`SELECT count(*)::int AS n FROM sealed_request_ids`))[0].n;
-  const redeemCall = (credential: string, order = `order-${randomUUID()}`, key = `key-${randomUUID()}`) => ({
-    method: 'POST',
-    path: `${API}/vouchers/redeem`,
-    token: app.token,
-    idempotencyKey: key,
-    body: { credential: { type: 'qr_token', value: credential }, external_order_id: order },
-  });
+  const redeemCall = (credential: string, order?: string, key?: string) =>
+    redeemCallOf(app.token, credential, order, key);
 
   beforeAll(async () => {
     newest = await serviceKey('k-2026-11');
@@ -49,10 +50,7 @@ describe('sealed transport (optional mode): runtime calls as compact JWEs throug
       SEALED_MAX_AGE_SECONDS: '120',
     });
     // The access lines go to the process's pino destination; they are kept here instead of printed.
-    const stream = (
-      (await ctx.app.resolve(PinoLogger)).logger as unknown as Record<symbol, { write(line: string): boolean }>
-    )[pino.symbols.streamSym];
-    stream.write = (line: string) => (logLines.push(line), true);
+    await keepLogLines(ctx, logLines);
     await ctx.app.listen(0, '127.0.0.1');
     baseUrl = `http://127.0.0.1:${(ctx.app.getHttpServer().address() as AddressInfo).port}`;
     app = await seedApplication(ctx);

@@ -1,8 +1,9 @@
 import { resolveRateLimits as resolveOverrides } from '@app/rate-limits';
 
 /**
- * Runtime endpoints that are rate limited, each with its own per-token counter, and the console's
- * recipient search, counted per account.
+ * Runtime endpoints that are rate limited, each with its own per-token counter, the console's
+ * recipient search, counted per account, and sealed calls, counted per client address before the seal
+ * is opened (its token is inside).
  */
 export const DEFAULT_RATE_LIMITS = {
   me: 60,
@@ -19,6 +20,7 @@ export const DEFAULT_RATE_LIMITS = {
   'redemptions.read': 60,
   reverse: 10,
   'recipients.search': 30,
+  sealed: 1200,
 } as const;
 
 export type RateLimitedEndpoint = keyof typeof DEFAULT_RATE_LIMITS;

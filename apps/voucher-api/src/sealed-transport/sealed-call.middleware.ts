@@ -1,7 +1,10 @@
 import { Inject, Injectable, Logger, NestMiddleware } from '@nestjs/common';
+import { ENVELOPE_STYLE, type EnvelopeStyle, requestContext } from '@app/envelope';
+import { setRateLimitHeaders } from '@app/rate-limits';
 import { text, type NextFunction, type Request, type Response } from 'express';
 import type { IncomingHttpHeaders } from 'node:http';
 import { VoucherConfig } from '../config/voucher.config';
+import { RateLimiters } from '../rate-limits/rate-limiters';
 import { VoucherErrors } from '../voucher-errors';
 import { markSealed } from './sealed-call.marker';
 import { JOSE_MEDIA_TYPE } from '../config/sealed-transport.mode';
@@ -16,6 +19,8 @@ const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding', 'connect
 /** The credentials of a call: beside a seal they would travel in clear, so they are refused there. */
 const SEALED_ONLY_HEADERS = ['authorization', 'idempotency-key'];
 
+type Outer = { path: string; headers: IncomingHttpHeaders };
+
 /**
  * Opens a sealed call and turns the request into the logical call it carries, before the router sees
  * it: the router then matches the logical route, and its guards, rate limits, idempotency, validation,
@@ -29,12 +34,15 @@ export class SealedCallMiddleware implements NestMiddleware {
 
   constructor(
     private readonly sealed: SealedTransportService,
+    private readonly limiters: RateLimiters,
+    @Inject(ENVELOPE_STYLE) private readonly envelope: EnvelopeStyle,
     @Inject(VoucherConfig) config: VoucherConfig,
   ) {
     this.readJose = text({ type: () => true, limit: config.BODY_LIMIT });
   }
 
   async use(req: Request, res: Response, next: NextFunction): Promise<void> {
+    await this.limitPerAddress(req, res);
     if (!req.is(JOSE_MEDIA_TYPE)) {
       throw VoucherErrors.error(
         'UNSUPPORTED_MEDIA_TYPE',
@@ -50,10 +58,27 @@ export class SealedCallMiddleware implements NestMiddleware {
     }
     const call = await this.sealed.open((await this.readBody(req, res)).trim());
     // Checked above to hold no credential, so these are what the access line may show.
-    const outer = { path: req.originalUrl, headers: { ...req.headers } };
+    const outer: Outer = { path: req.originalUrl, headers: { ...req.headers } };
     this.becomeLogicalCall(req, call);
+    // A client that goes away mid-call: the access line, written on `close`, sees the outer headers too.
+    res.prependOnceListener('close', () => (req.headers = outer.headers));
     this.sealAnswer(req, res, call, outer);
     next();
+  }
+
+  /**
+   * Counts every call of the sealed route per client address before anything else is done with it: its
+   * token is inside the seal, so nothing else limits a caller before the seal is opened.
+   */
+  private async limitPerAddress(req: Request, res: Response): Promise<void> {
+    const outcome = await this.limiters.consume('sealed', req.ip ?? req.socket.remoteAddress ?? '');
+    if (outcome.allowed) return;
+    setRateLimitHeaders(res, outcome);
+    throw VoucherErrors.error(
+      'RATE_LIMITED',
+      `Rate limit of ${outcome.limit} sealed calls per minute exceeded for this address`,
+      { headers: { 'Retry-After': String(outcome.retryAfterSeconds) } },
+    );
   }
 
   private async readBody(req: Request, res: Response): Promise<string> {
@@ -88,12 +113,7 @@ export class SealedCallMiddleware implements NestMiddleware {
    * in tests) see the sealed route when the answer leaves; the access line, written on `close`, sees the
    * logical method and path and the outer headers, which hold neither the token nor the key.
    */
-  private sealAnswer(
-    req: Request,
-    res: Response,
-    call: OpenedCall,
-    outer: { path: string; headers: IncomingHttpHeaders },
-  ): void {
+  private sealAnswer(req: Request, res: Response, call: OpenedCall, outer: Outer): void {
     const chunks: Buffer[] = [];
     const keep = (chunk: unknown, encoding?: unknown) => {
       if (typeof chunk === 'string')
@@ -123,26 +143,34 @@ export class SealedCallMiddleware implements NestMiddleware {
       const [chunk, encoding] = args;
       keep(chunk, encoding);
       const answer = this.takeAnswer(res, Buffer.concat(chunks));
+      // The logical call is over: whatever is logged from here on sees the outer headers only.
+      req.headers = outer.headers;
       // Node's own end writes the head through writeHead: from here on it is the real one again.
       delete (res as Partial<Response>).writeHead;
-      this.sealed
-        .seal(answer, call.answerKey)
-        .then((jwe) => {
-          res.statusCode = 200;
-          res.setHeader('Content-Type', JOSE_MEDIA_TYPE);
-          res.setHeader('Cache-Control', 'no-store');
-          req.method = 'POST';
-          req.originalUrl = outer.path;
-          end(jwe, callback);
-          req.method = call.method;
-          req.originalUrl = call.path;
-          req.headers = outer.headers;
-        })
-        .catch((error: Error) => {
-          this.logger.error(`a sealed answer could not be sealed: ${error.message}`);
-          res.statusCode = 500;
-          end();
-        });
+      const send = (status: number, contentType: string, body: string) => {
+        res.statusCode = status;
+        res.setHeader('Content-Type', contentType);
+        res.setHeader('Cache-Control', 'no-store');
+        req.method = 'POST';
+        req.originalUrl = outer.path;
+        end(body, callback);
+        req.method = call.method;
+        req.originalUrl = call.path;
+      };
+      this.sealed.seal(answer, call.answerKey).then(
+        (jwe) => send(200, JOSE_MEDIA_TYPE, jwe),
+        (error: Error) => {
+          // The key was proven when the call was opened, so this is the service's fault. The answer
+          // cannot leave in clear: the caller learns only that it is lost, and how to read it again.
+          this.logger.error(
+            { requestId: requestContext(req).id, reason: error.message },
+            'a sealed answer could not be sealed',
+          );
+          const { status, message } = VoucherErrors.codes.SEALED_ANSWER_FAILED;
+          const body = this.envelope.error(req, { status, code: 'SEALED_ANSWER_FAILED', message });
+          send(status, 'application/json; charset=utf-8', body);
+        },
+      );
       return res;
     }) as Response['end'];
   }

@@ -67,8 +67,15 @@ export class SealedTransportController {
     { code: 'SEALED_KEY_UNKNOWN', when: 'kid missing or not a key of the JWKS' },
     { code: 'SEALED_REQUEST_UNREADABLE', when: 'altered, or sealed to another key' },
     { code: 'SEALED_REQUEST_EXPIRED', when: 'iat outside SEALED_MAX_AGE_SECONDS of the server clock' },
+    { code: 'SEALED_ANSWER_KEY_UNUSABLE', when: 'response_key is off its curve, or an X25519 point of small order' },
     { code: 'PAYLOAD_TOO_LARGE', when: 'the JWE exceeds BODY_LIMIT' },
     { code: 'UNSUPPORTED_MEDIA_TYPE', when: `Content-Type is not ${JOSE_MEDIA_TYPE}` },
+    { code: 'RATE_LIMITED', when: 'too many sealed calls from one client address (RATE_LIMITS sealed, per minute)' },
+    {
+      code: 'SEALED_ANSWER_FAILED',
+      when: 'the call ran but its answer could not be sealed: retry with its idempotency-key',
+    },
+    { code: 'INTERNAL_ERROR', when: 'an unexpected failure before the call was opened; safe to retry' },
   )
   sealedWhileOff(): never {
     throw VoucherErrors.error('SEALED_TRANSPORT_OFF');

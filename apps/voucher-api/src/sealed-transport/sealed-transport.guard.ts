@@ -10,8 +10,9 @@ import { SealedTransportService } from './sealed-transport.service';
 
 /**
  * Runs before every route's own guards, once the router knows the route: a sealed call reaches only
- * runtime routes and is admitted once (its id recorded only then, so a refused one changes nothing);
- * in `required` mode a plain call to a runtime route is turned away with the route it should use.
+ * runtime routes, and a seal already used is turned away before its token is looked up (its id is
+ * recorded later, by SealedCallAdmission, once the route's guards have let it through); in `required`
+ * mode a plain call to a runtime route is turned away with the route it should use.
  */
 @Injectable()
 export class SealedTransportGuard implements CanActivate {
@@ -33,7 +34,7 @@ export class SealedTransportGuard implements CanActivate {
     if (call) {
       if (!runtime)
         throw VoucherErrors.error('SEALED_ROUTE_NOT_ALLOWED', `${req.method} ${req.path} is not a runtime route`);
-      await this.sealed.admit(call);
+      await this.sealed.refuseReplay(call);
       return true;
     }
     if (runtime && this.required) {

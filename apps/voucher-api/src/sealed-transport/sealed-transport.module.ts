@@ -1,8 +1,9 @@
 import { DynamicModule, Inject, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import type { Request } from 'express';
 import { VoucherConfig } from '../config/voucher.config';
 import { SealCipher } from './seal-cipher';
+import { SealedCallAdmission } from './sealed-call.admission';
 import { SealedCallMiddleware } from './sealed-call.middleware';
 import { SealedRequestIdsStore } from './sealed-request-ids.store';
 import { SEALED_ROUTE } from '../config/sealed-transport.mode';
@@ -32,7 +33,12 @@ export class SealedTransportModule implements NestModule {
         SealCipher,
         SealedRequestIdsStore,
         SealedTransportService,
-        ...(on ? [{ provide: APP_GUARD, useClass: SealedTransportGuard }] : []),
+        ...(on
+          ? [
+              { provide: APP_GUARD, useClass: SealedTransportGuard },
+              { provide: APP_INTERCEPTOR, useClass: SealedCallAdmission },
+            ]
+          : []),
       ],
     };
   }

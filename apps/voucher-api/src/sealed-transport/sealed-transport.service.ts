@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createValidationPipe, MAX_JSON_DEPTH, nestedDeeperThan } from '@app/platform';
-import type { KeyLike } from 'jose';
+import type { KeyObject } from 'node:crypto';
 import { VoucherConfig } from '../config/voucher.config';
 import { VoucherErrors } from '../voucher-errors';
 import { SealCipher } from './seal-cipher';
@@ -18,9 +18,10 @@ export interface OpenedCall {
   rawBody: Buffer;
   body: unknown;
   jti: string;
-  /** When the seal's id may be forgotten: past it the seal is too old to be accepted anyway. */
-  expiresAt: Date;
-  answerKey: KeyLike;
+  /** When the call was sealed, in seconds since the epoch. */
+  iat: number;
+  /** The caller's public key the answer is sealed to, proven usable when the call was opened. */
+  answerKey: KeyObject;
 }
 
 /** The sealed answer's plaintext: the whole response of the logical call. */
@@ -32,30 +33,32 @@ export interface SealedAnswer {
 
 const validation = createValidationPipe();
 
-/** The rules of sealed calls: what opens, what is fresh, and that each seal is used once. */
+/**
+ * The rules of sealed calls: what opens, what is fresh, and that each seal runs once. A seal's id is
+ * recorded only when the call is about to run, so a seal refused before that never ran and may be sent
+ * again; freshness is decided then on the database's clock, which also times the ids' purge.
+ */
 @Injectable()
 export class SealedTransportService {
-  private readonly maxAgeMs: number;
+  private readonly maxAgeSeconds: number;
 
   constructor(
     private readonly cipher: SealCipher,
     private readonly sealIds: SealedRequestIdsStore,
     @Inject(VoucherConfig) config: VoucherConfig,
   ) {
-    this.maxAgeMs = config.SEALED_MAX_AGE_SECONDS * 1000;
+    this.maxAgeSeconds = config.SEALED_MAX_AGE_SECONDS;
   }
 
-  /** Decrypts, validates and checks the freshness of a sealed call; nothing is recorded yet. */
+  /**
+   * Decrypts, validates and proves the answer key of a sealed call; nothing is recorded yet. A seal
+   * plainly out of its window on this replica's clock is refused here already, before any other work.
+   */
   async open(compact: string, now = new Date()): Promise<OpenedCall> {
     const plaintext = await this.cipher.open(compact);
     const call = await this.readCall(plaintext);
-    const sealedAt = call.iat * 1000;
-    if (Math.abs(now.getTime() - sealedAt) > this.maxAgeMs) {
-      throw VoucherErrors.error(
-        'SEALED_REQUEST_EXPIRED',
-        `iat must lie within ${this.maxAgeMs / 1000} seconds of the server's clock (${Math.floor(now.getTime() / 1000)})`,
-      );
-    }
+    const nowSeconds = now.getTime() / 1000;
+    if (Math.abs(nowSeconds - call.iat) > this.maxAgeSeconds) throw this.expired(Math.floor(nowSeconds));
     const rawBody = Buffer.from(call.body ?? '', 'utf8');
     return {
       method: call.method,
@@ -65,20 +68,35 @@ export class SealedTransportService {
       rawBody,
       body: this.parseBody(call.body),
       jti: call.jti,
-      expiresAt: new Date(sealedAt + this.maxAgeMs),
-      answerKey: await this.cipher.answerKey(call.response_key),
+      iat: call.iat,
+      answerKey: this.cipher.answerKey(call.response_key),
     };
   }
 
-  /** Records the seal's id, shared by every replica; a second use within the window is refused. */
-  async admit(call: Pick<OpenedCall, 'jti' | 'expiresAt'>, now = new Date()): Promise<void> {
-    if (!(await this.sealIds.admit(call.jti, call.expiresAt, now))) {
-      throw VoucherErrors.error('SEALED_REQUEST_REPLAYED');
-    }
+  /** A seal whose id is recorded already is turned away before its token is even looked up (read only). */
+  async refuseReplay(call: Pick<OpenedCall, 'jti'>): Promise<void> {
+    if (await this.sealIds.seen(call.jti)) throw VoucherErrors.error('SEALED_REQUEST_REPLAYED');
   }
 
-  seal(answer: SealedAnswer, answerKey: KeyLike): Promise<string> {
+  /**
+   * Records the seal's id, shared by every replica, as the call is about to run: a second use within
+   * the window is refused, and so is a seal that is not fresh on the database's clock.
+   */
+  async admit(call: Pick<OpenedCall, 'jti' | 'iat'>): Promise<void> {
+    const { fresh, admitted, nowSeconds } = await this.sealIds.admit(call.jti, call.iat, this.maxAgeSeconds);
+    if (!fresh) throw this.expired(nowSeconds);
+    if (!admitted) throw VoucherErrors.error('SEALED_REQUEST_REPLAYED');
+  }
+
+  seal(answer: SealedAnswer, answerKey: KeyObject): Promise<string> {
     return this.cipher.seal(Buffer.from(JSON.stringify(answer), 'utf8'), answerKey);
+  }
+
+  private expired(nowSeconds: number) {
+    return VoucherErrors.error(
+      'SEALED_REQUEST_EXPIRED',
+      `iat must lie within ${this.maxAgeSeconds} seconds of the service's clock (${nowSeconds})`,
+    );
   }
 
   private async readCall(plaintext: Uint8Array): Promise<SealedCallDto> {
