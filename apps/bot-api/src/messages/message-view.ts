@@ -1,4 +1,4 @@
-import { withDetectedEntities } from '@app/telegram-shapes';
+import { detectedEntitiesOf, withDetectedEntities } from '@app/telegram-shapes';
 import { ChatRef, chatRefView } from '../chats/chat-view';
 import { unixSeconds } from '../unix-time';
 import type { StoredFile } from '../files/entities/file.entity';
@@ -56,7 +56,7 @@ export function messageView(
     text: message.text,
     metadata: meta,
   };
-  const entities = withDetectedEntities(message.text, message.entities);
+  const entities = withDetectedEntities(message.entities, detectedEntitiesOf(message.text, message.entities));
   if (entities.length > 0) view.entities = entities;
   if (isMediaKind(message.kind)) {
     view.caption = message.text;
