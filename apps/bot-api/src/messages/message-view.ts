@@ -1,4 +1,4 @@
-import { detectedEntitiesOf, withDetectedEntities } from '@app/telegram-shapes';
+import { withDetectedEntities } from '@app/telegram-shapes';
 import { ChatRef, chatRefView } from '../chats/chat-view';
 import { unixSeconds } from '../unix-time';
 import type { StoredFile } from '../files/entities/file.entity';
@@ -56,7 +56,8 @@ export function messageView(
     text: message.text,
     metadata: meta,
   };
-  const entities = withDetectedEntities(message.entities, detectedEntitiesOf(message.text, message.entities));
+  // Detected when the message was written: a read only shows them.
+  const entities = withDetectedEntities(message.entities, message.detectedEntities);
   if (entities.length > 0) view.entities = entities;
   if (isMediaKind(message.kind)) {
     view.caption = message.text;
