@@ -1,4 +1,4 @@
-import { MessageEntity, sortEntities } from './entities';
+import { compareEntities, MessageEntity, sortEntities } from './entities';
 
 /*
  * Commands, mentions, hashtags, URLs and e-mail addresses as Telegram's server marks them, found by
@@ -278,5 +278,13 @@ export function withDetectedEntities(
   detected: readonly MessageEntity[] | null,
 ): MessageEntity[] {
   if (!detected || detected.length === 0) return [...formatting];
-  return sortEntities([...formatting, ...detected]);
+  if (formatting.length === 0) return [...detected];
+  // Both are in the order of sortEntities already: merged in one pass, as a page of long texts has many.
+  const merged: MessageEntity[] = [];
+  let f = 0;
+  let d = 0;
+  while (f < formatting.length && d < detected.length) {
+    merged.push(compareEntities(formatting[f], detected[d]) <= 0 ? formatting[f++] : detected[d++]);
+  }
+  return [...merged, ...formatting.slice(f), ...detected.slice(d)];
 }
