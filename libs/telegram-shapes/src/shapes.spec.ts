@@ -16,6 +16,17 @@ const ids = new ResolvedIds({
 
 const alice = { id: 'alice', is_bot: false, username: null, first_name: 'Alice' };
 
+/** A photo's file block as a native message carries it. */
+const photoFile = {
+  file_id: 'f-1',
+  file_name: 'a.jpg',
+  mime_type: 'image/jpeg',
+  file_size: 10,
+  width: 4,
+  height: 3,
+  duration: null,
+};
+
 function message(overrides: Partial<NativeMessage> = {}): NativeMessage {
   return {
     message_id: 5,
@@ -39,16 +50,7 @@ describe('telegram-shapes', () => {
   });
 
   it('maps a photo as PhotoSize[] with its caption and the file_id kept', () => {
-    const file = {
-      file_id: 'f-1',
-      file_name: 'a.jpg',
-      mime_type: 'image/jpeg',
-      file_size: 10,
-      width: 4,
-      height: 3,
-      duration: null,
-    };
-    const mapped = toTelegramMessage(message({ kind: 'photo', file, text: 'look', caption: 'look' }), ids);
+    const mapped = toTelegramMessage(message({ kind: 'photo', file: photoFile, text: 'look', caption: 'look' }), ids);
     expect(mapped.photo).toEqual([{ file_id: 'f-1', file_unique_id: 'f1', file_size: 10, width: 4, height: 3 }]);
     expect(mapped.caption).toBe('look');
     expect(mapped.text).toBeUndefined();
@@ -119,16 +121,10 @@ describe('telegram-shapes', () => {
       chat: { id: -12, type: 'group', title: 'Team' },
       text: 'q?',
     });
-    const file = {
-      file_id: 'f-1',
-      file_name: 'a.jpg',
-      mime_type: 'image/jpeg',
-      file_size: 10,
-      width: 4,
-      height: 3,
-      duration: null,
-    };
-    const photo = toTelegramMessage(message({ kind: 'photo', file, text: 'hi', caption: 'hi', entities: [bold] }), ids);
+    const photo = toTelegramMessage(
+      message({ kind: 'photo', file: photoFile, text: 'hi', caption: 'hi', entities: [bold] }),
+      ids,
+    );
     expect(photo).toMatchObject({ caption: 'hi', caption_entities: [bold] });
     expect(photo.entities).toBeUndefined();
   });
