@@ -1,5 +1,6 @@
 /**
- * npm run bench -- [--only redeem,sealed-redeem,issue,verify,send,intake,drain,latency,wakeup,statements,growth,fresh]
+ * npm run bench -- [--only redeem,sealed-redeem,issue,verify,send,intake,drain,latency,wakeup,statements,growth,fresh,
+ *                          formatting,hostile-read]
  *                  [--duration <s>] [--skip-growth] [--no-build] [--drain-updates <n>] [--backend redis|postgres]
  *                  [--tracing <ratio>] [--driver autocannon|wrk] [--rate <n>] [--find-rate]
  *
@@ -15,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { benchFreshApps } from './bots/fresh';
+import { benchParsers } from './formatting/parsers';
 import { botProbeRequests, runBotPaths, startBotSection, BotSection } from './bots/section';
 import { runGrowth } from './growth/section';
 import { BenchBackend, deleteRunKeys, describeBackend, parseBackend } from './lib/backend';
@@ -49,6 +51,8 @@ const ALL_PATHS = [
   'statements',
   'growth',
   'fresh',
+  'formatting',
+  'hostile-read',
 ];
 
 function options() {
@@ -139,6 +143,10 @@ async function main(): Promise<void> {
       console.log('building (npm run build)…');
       execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
     }
+    if (selected('formatting')) {
+      console.log('formatting: each parser on its worst-case texts, in this process…');
+      benchParsers(report);
+    }
     for (const name of Object.values(BENCH_DATABASES)) await recreateDatabase(name);
     receiver = await startWebhookReceiver();
     const needs = (...paths: string[]) => paths.some(selected);
@@ -152,7 +160,7 @@ async function main(): Promise<void> {
       await runVoucherPaths(vouchers, settings, report, selected, durationSeconds, driver);
     }
     let bots: BotSection | undefined;
-    if (needs('send', 'intake', 'drain', 'latency', 'find-rate', 'wakeup', 'fresh') || probeOrGrowth) {
+    if (needs('send', 'intake', 'drain', 'latency', 'find-rate', 'wakeup', 'fresh', 'hostile-read') || probeOrGrowth) {
       console.log('bot-api: preparing bots and chats through the public API…');
       bots = await startBotSection(settings, receiver);
       started.push(bots.app);

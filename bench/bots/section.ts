@@ -22,6 +22,7 @@ import type { Report } from '../lib/report';
 import { baselineDbEnv, botEnv, coordinationEnv, dispatcherEnv, StackSettings, startApp } from '../lib/stack';
 import type { ProbedRequest } from '../probe';
 import { benchIntake, benchSendMessage, benchWakeUp, BotRun, measureDrain, queueUpdates } from './paths';
+import { benchHostileRead } from './hostile-read';
 import { benchSteadyLatency, findSteadyRate } from './steady';
 import { BOT_API, BotWorld, prepareBotWorld } from './world';
 
@@ -187,6 +188,7 @@ export async function runBotPaths(
   if (selected('find-rate'))
     await findSteadyRate(run, receiver, APP_CHANNEL, STEADY_RATE[settings.backend].ratePerSecond, durationSeconds);
   if (selected('wakeup')) await benchWakeUp(run, 50);
+  if (selected('hostile-read')) await benchHostileRead(run);
 }
 
 /** sendMessage, a user's message, getUpdates and the deliveries console once each, for the statement counts. */

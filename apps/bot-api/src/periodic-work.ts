@@ -4,6 +4,7 @@ import { OneTimeTokenPurgeService } from './bots/one-time-token-purge.service';
 import { FileRetentionPurgeService } from './files/file-retention-purge.service';
 import { FileUploadPurgeService } from './files/file-upload-purge.service';
 import { QueriesPurgeService } from './interaction/queries-purge.service';
+import { MessageDetectionBackfill } from './messages/message-detection-backfill.service';
 import { RedriveTick } from './staff-deliveries/redrive-tick';
 import { UpdatesPurgeService } from './get-updates/updates-purge.service';
 import { VirtualMemberAuditPurgeService } from './virtual-members/virtual-member-audit-purge.service';
@@ -21,5 +22,6 @@ export const botApiPeriodicWork = () =>
       'redrive-tick': RedriveTick,
       'file-retention-purge': FileRetentionPurgeService,
       'virtual-member-audit-purge': VirtualMemberAuditPurgeService,
+      'message-detection-backfill': MessageDetectionBackfill,
     },
   });

@@ -27,6 +27,7 @@ describeEachBackend('bot-api periodic work on two replicas', (backend) => {
       'redrive-tick',
       'file-retention-purge',
       'virtual-member-audit-purge',
+      'message-detection-backfill',
     ]);
   });
 });

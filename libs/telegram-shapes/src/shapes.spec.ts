@@ -16,8 +16,26 @@ const ids = new ResolvedIds({
 
 const alice = { id: 'alice', is_bot: false, username: null, first_name: 'Alice' };
 
+/** A photo's file block as a native message carries it. */
+const photoFile = {
+  file_id: 'f-1',
+  file_name: 'a.jpg',
+  mime_type: 'image/jpeg',
+  file_size: 10,
+  width: 4,
+  height: 3,
+  duration: null,
+};
+
 function message(overrides: Partial<NativeMessage> = {}): NativeMessage {
-  return { message_id: 5, chat: { id: 'c-group', type: 'group', title: 'Team' }, from: alice, date: 1700000000, text: 'hi', ...overrides };
+  return {
+    message_id: 5,
+    chat: { id: 'c-group', type: 'group', title: 'Team' },
+    from: alice,
+    date: 1700000000,
+    text: 'hi',
+    ...overrides,
+  };
 }
 
 describe('telegram-shapes', () => {
@@ -32,15 +50,22 @@ describe('telegram-shapes', () => {
   });
 
   it('maps a photo as PhotoSize[] with its caption and the file_id kept', () => {
-    const file = { file_id: 'f-1', file_name: 'a.jpg', mime_type: 'image/jpeg', file_size: 10, width: 4, height: 3, duration: null };
-    const mapped = toTelegramMessage(message({ kind: 'photo', file, text: 'look', caption: 'look' }), ids);
+    const mapped = toTelegramMessage(message({ kind: 'photo', file: photoFile, text: 'look', caption: 'look' }), ids);
     expect(mapped.photo).toEqual([{ file_id: 'f-1', file_unique_id: 'f1', file_size: 10, width: 4, height: 3 }]);
     expect(mapped.caption).toBe('look');
     expect(mapped.text).toBeUndefined();
   });
 
   it('maps a video and an animation under their own member with size, duration, name and type', () => {
-    const file = { file_id: 'f-2', file_name: 'a.mp4', mime_type: 'video/mp4', file_size: 99, width: 640, height: 360, duration: 7 };
+    const file = {
+      file_id: 'f-2',
+      file_name: 'a.mp4',
+      mime_type: 'video/mp4',
+      file_size: 99,
+      width: 640,
+      height: 360,
+      duration: 7,
+    };
     for (const kind of ['video', 'animation'] as const) {
       const mapped = toTelegramMessage(message({ kind, file, text: null }), ids);
       expect(mapped[kind]).toEqual({
@@ -65,10 +90,29 @@ describe('telegram-shapes', () => {
     expect(detectEntities('a/b is not a command')).toEqual([]);
   });
 
+  it('maps the entities the native message carries and finds none itself: they were detected when it was written', () => {
+    expect(toTelegramMessage(message({ text: '/start @someone #tag' }), ids)).not.toHaveProperty('entities');
+    const update: NativeUpdate = {
+      update_id: 'u-1',
+      type: 'message',
+      update_seq: 3,
+      message: message({ text: '/start' }),
+    };
+    expect((toTelegramUpdate(update, ids) as { message: object }).message).not.toHaveProperty('entities');
+  });
+
   it('carries the native entities, caption_entities for media, and the message replied to one level deep', () => {
     const bold = { type: 'bold' as const, offset: 0, length: 2 };
-    const replied = message({ message_id: 3, text: 'q?', reply_to_message_id: 1, reply_to_message: message({ message_id: 1 }) });
-    const mapped = toTelegramMessage(message({ text: 'ok', entities: [bold], reply_to_message_id: 3, reply_to_message: replied }), ids);
+    const replied = message({
+      message_id: 3,
+      text: 'q?',
+      reply_to_message_id: 1,
+      reply_to_message: message({ message_id: 1 }),
+    });
+    const mapped = toTelegramMessage(
+      message({ text: 'ok', entities: [bold], reply_to_message_id: 3, reply_to_message: replied }),
+      ids,
+    );
     expect(mapped.entities).toEqual([bold]);
     expect(mapped.reply_to_message).toEqual({
       message_id: 3,
@@ -77,8 +121,10 @@ describe('telegram-shapes', () => {
       chat: { id: -12, type: 'group', title: 'Team' },
       text: 'q?',
     });
-    const file = { file_id: 'f-1', file_name: 'a.jpg', mime_type: 'image/jpeg', file_size: 10, width: 4, height: 3, duration: null };
-    const photo = toTelegramMessage(message({ kind: 'photo', file, text: 'hi', caption: 'hi', entities: [bold] }), ids);
+    const photo = toTelegramMessage(
+      message({ kind: 'photo', file: photoFile, text: 'hi', caption: 'hi', entities: [bold] }),
+      ids,
+    );
     expect(photo).toMatchObject({ caption: 'hi', caption_entities: [bold] });
     expect(photo.entities).toBeUndefined();
   });
@@ -90,7 +136,9 @@ describe('telegram-shapes', () => {
       update_seq: 7,
       message: message({ kind: 'photo', text: 'new caption', edit_date: 1700000100 }),
     };
-    expect(toTelegramUpdate(update, ids)).toMatchObject({ edited_message: { caption: 'new caption', edit_date: 1700000100 } });
+    expect(toTelegramUpdate(update, ids)).toMatchObject({
+      edited_message: { caption: 'new caption', edit_date: 1700000100 },
+    });
   });
 
   it('uses update_seq as update_id and drops types Telegram does not have', () => {
@@ -116,6 +164,9 @@ describe('telegram-shapes', () => {
   });
 
   it('keeps only Telegram update names that have a native counterpart in allowed_updates', () => {
-    expect(nativeAllowedUpdates(['message', 'channel_post', 'callback_query', 'message'])).toEqual(['message', 'callback_query']);
+    expect(nativeAllowedUpdates(['message', 'channel_post', 'callback_query', 'message'])).toEqual([
+      'message',
+      'callback_query',
+    ]);
   });
 });

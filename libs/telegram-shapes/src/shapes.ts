@@ -1,4 +1,3 @@
-import { withDetectedEntities } from './formatting/detect';
 import type { TelegramIds } from './ids';
 import type {
   NativeCallbackQuery,
@@ -15,7 +14,6 @@ import type {
 
 /** Telegram objects are plain JSON; fields that do not apply are absent, never null. */
 export type TelegramObject = Record<string, unknown>;
-
 
 /** Native Update types that Telegram calls `message`: every new message, whatever its kind. */
 const MESSAGE_TYPES = new Set(['message', 'photo', 'document', 'video', 'audio', 'location']);
@@ -53,7 +51,6 @@ export function toTelegramChat(chat: NativeChat, ids: TelegramIds): TelegramObje
     description: chat.description ?? undefined,
   });
 }
-
 
 function fileBase(file: NativeFile): TelegramObject {
   return { file_id: file.file_id, file_unique_id: file.file_id.replace(/-/g, ''), file_size: file.file_size };
@@ -136,7 +133,8 @@ function kindBlocks(message: NativeMessage): TelegramObject {
       }),
     };
   }
-  if (message.location) return { location: { latitude: message.location.latitude, longitude: message.location.longitude } };
+  if (message.location)
+    return { location: { latitude: message.location.latitude, longitude: message.location.longitude } };
   if (message.dice) return { dice: { emoji: message.dice.emoji, value: message.dice.value } };
   if (message.contact) return { contact: present({ ...message.contact }) };
   if (message.file) return mediaOf(message.kind ?? 'document', message.file);
@@ -153,7 +151,9 @@ export function toTelegramMessage(message: NativeMessage, ids: TelegramIds): Tel
   const blocks = kindBlocks(message);
   const media = (message.file !== undefined || MEDIA_KINDS.has(message.kind ?? '')) && !message.poll;
   const words = media ? (message.caption ?? message.text) : message.poll ? null : message.text;
-  const entities = !words ? [] : (message.entities ?? withDetectedEntities(words, []));
+  // The native view carries every entity, those detected when the message was written among them:
+  // mapping it detects nothing.
+  const entities = !words ? [] : (message.entities ?? []);
   const { reply_to_message: _nested, ...replied } = message.reply_to_message ?? ({} as Partial<NativeMessage>);
   return present({
     message_id: message.message_id,
@@ -271,11 +271,15 @@ export function toTelegramUpdate(update: NativeUpdate, ids: TelegramIds): Telegr
       if (!update.message) return null;
       return { update_id, edited_message: toTelegramMessage({ kind: 'text', ...update.message }, ids) };
     case 'callback_query':
-      return update.callback_query ? { update_id, callback_query: toTelegramCallbackQuery(update.callback_query, ids) } : null;
+      return update.callback_query
+        ? { update_id, callback_query: toTelegramCallbackQuery(update.callback_query, ids) }
+        : null;
     case 'inline_query':
       return update.inline_query ? { update_id, inline_query: toTelegramInlineQuery(update.inline_query, ids) } : null;
     case 'my_chat_member':
-      return update.my_chat_member ? { update_id, my_chat_member: toTelegramMemberUpdate(update.my_chat_member, ids) } : null;
+      return update.my_chat_member
+        ? { update_id, my_chat_member: toTelegramMemberUpdate(update.my_chat_member, ids) }
+        : null;
     case 'chat_member':
       return update.chat_member ? { update_id, chat_member: toTelegramMemberUpdate(update.chat_member, ids) } : null;
     case 'chat_join_request':

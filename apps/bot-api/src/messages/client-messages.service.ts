@@ -22,6 +22,7 @@ import { MessageEventsService } from './message-events.service';
 import { formattedText } from './formatted-text';
 import { isMediaKind } from './message-view';
 import { MessageReceiptsStore } from './message-receipts.store';
+import { textColumns } from './message-text';
 import { MessageRenderer } from './message-renderer';
 import { MessagesService } from './messages.service';
 import { MessagesStore } from './messages.store';
@@ -90,8 +91,7 @@ export class ClientMessagesService {
       chatId,
       senderId: account.id,
       kind: file ? kindForMime(file.mimeType) : dto.location ? 'location' : 'text',
-      text: formatted?.text ?? null,
-      entities: formatted?.entities ?? [],
+      ...textColumns(formatted?.text ?? null, formatted?.entities ?? []),
       fileId: file?.id ?? null,
       replyToMessageId: replyTo,
       mentions: dto.mentions ?? [],
@@ -128,8 +128,7 @@ export class ClientMessagesService {
         isMediaKind(message.kind) ? CAPTION_MAX : TEXT_MAX,
         isMediaKind(message.kind) ? 'caption' : 'text',
       );
-      message.text = formatted.text;
-      message.entities = formatted.entities;
+      Object.assign(message, textColumns(formatted.text, formatted.entities));
       message.editedAt = new Date();
       message.metadata = { ...message.metadata, isEdited: true };
       await this.store.save(manager, message);

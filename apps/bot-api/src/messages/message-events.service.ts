@@ -91,7 +91,7 @@ export class MessageEventsService {
   /** edited_message, from the message's sender: the new text (a media message's caption) and its formatting. */
   async messageEdited(manager: EntityManager, chat: ChatRef, message: Message) {
     const sender = await this.users.person(manager, message.senderId);
-    const entities = withDetectedEntities(message.text, message.entities);
+    const entities = withDetectedEntities(message.entities, message.detectedEntities);
     const body = {
       message_id: message.id,
       chat: { id: chat.id, type: chat.type },

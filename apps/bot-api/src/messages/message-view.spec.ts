@@ -16,6 +16,8 @@ function message(overrides: Partial<Message>): Message {
     kind: 'text',
     text: 'hi',
     entities: [],
+    detectedEntities: [],
+    detectedTextMd5: null,
     fileId: null,
     replyToMessageId: null,
     mentions: [],
@@ -88,10 +90,16 @@ describe('message view', () => {
     expect(view).not.toHaveProperty('entities');
   });
 
-  it('shows stored entities with the ones found in the text, and caption_entities for media', () => {
+  it('shows the formatting with the entities detected at write, and caption_entities for media', () => {
     const bold = { type: 'bold' as const, offset: 0, length: 2 };
-    const text = messageView(message({ text: 'hi /help', entities: [bold] }), chat, sender, null);
-    expect(text.entities).toEqual([bold, { type: 'bot_command', offset: 3, length: 5 }]);
+    const command = { type: 'bot_command' as const, offset: 3, length: 5 };
+    const text = messageView(
+      message({ text: 'hi /help', entities: [bold], detectedEntities: [command] }),
+      chat,
+      sender,
+      null,
+    );
+    expect(text.entities).toEqual([bold, command]);
     expect(text).not.toHaveProperty('caption_entities');
     const photo = messageView(
       message({ kind: 'photo', fileId: 'f1', text: 'hi', entities: [bold] }),
@@ -100,6 +108,17 @@ describe('message view', () => {
       file,
     );
     expect(photo).toMatchObject({ caption: 'hi', caption_entities: [bold], entities: [bold] });
+  });
+
+  it('detects nothing on a read: a message whose entities were not detected yet shows its formatting', () => {
+    const bold = { type: 'bold' as const, offset: 0, length: 2 };
+    const view = messageView(
+      message({ text: 'hi /help', entities: [bold], detectedEntities: null }),
+      chat,
+      sender,
+      null,
+    );
+    expect(view.entities).toEqual([bold]);
   });
 
   it('carries the message replied to one level deep, without its own reply', () => {

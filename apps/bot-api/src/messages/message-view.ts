@@ -56,7 +56,8 @@ export function messageView(
     text: message.text,
     metadata: meta,
   };
-  const entities = withDetectedEntities(message.text, message.entities);
+  // Detected when the message was written: a read only shows them.
+  const entities = withDetectedEntities(message.entities, message.detectedEntities);
   if (entities.length > 0) view.entities = entities;
   if (isMediaKind(message.kind)) {
     view.caption = message.text;

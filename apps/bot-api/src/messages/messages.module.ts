@@ -11,6 +11,7 @@ import { ChatActionsStore } from './chat-actions.store';
 import { ClientMessagesController } from './client-messages.controller';
 import { ClientMessagesService } from './client-messages.service';
 import { Message } from './entities/message.entity';
+import { MessageDetectionBackfill } from './message-detection-backfill.service';
 import { MessageEventsService } from './message-events.service';
 import { MessageReceiptsStore } from './message-receipts.store';
 import { MessageRenderer } from './message-renderer';
@@ -30,6 +31,7 @@ import { MessagesStore } from './messages.store';
     ChatActionsStore,
     chatActionBoardProvider,
     ChatActionsService,
+    MessageDetectionBackfill,
   ],
   exports: [MessagesStore, MessagesService, MessageRenderer, MessageEventsService, ChatActionsService],
 })

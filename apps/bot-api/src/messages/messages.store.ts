@@ -9,6 +9,7 @@ import { Message, MessageKind, MessageMetadata } from './entities/message.entity
 import { ChatRef } from '../chats/chat-view';
 import type { ReplyMarkup } from './dto/reply-markup';
 import type { MessageEntity } from '@app/telegram-shapes';
+import { textColumns } from './message-text';
 
 export interface NewMessage {
   chatId: string;
@@ -42,8 +43,8 @@ const INSERT_AS_MEMBER = namedStatement(
        LEFT JOIN messages r ON r.id = $6::bigint AND r.chat_id = $1 AND r.deleted_at IS NULL
    ), written AS (
      INSERT INTO messages (chat_id, sender_id, kind, text, file_id, reply_to_message_id, mentions, metadata, reply_markup,
-                           entities)
-     SELECT member.id, $2, $3, $4, $5, $6::bigint, $7::jsonb, $8::jsonb, $9::jsonb, $10::jsonb
+                           entities, detected_entities, detected_text_md5)
+     SELECT member.id, $2, $3, $4, $5, $6::bigint, $7::jsonb, $8::jsonb, $9::jsonb, $10::jsonb, $11::jsonb, $12::uuid
        FROM member, reply WHERE reply.ok
      RETURNING id, created_at
    )
@@ -77,16 +78,37 @@ const INSERT_RESERVED = namedStatement(
   'bot_api_message_insert_reserved',
   `WITH message AS (
      INSERT INTO messages (id, chat_id, sender_id, kind, text, file_id, reply_to_message_id, mentions, metadata,
-                           reply_markup, entities, created_at)
+                           reply_markup, entities, detected_entities, detected_text_md5, created_at)
      OVERRIDING SYSTEM VALUE
      SELECT $1::bigint, $2::uuid, $3::varchar, $4::varchar, $5::text, $6::uuid, $7::bigint, $8::jsonb, $9::jsonb,
-            $10::jsonb, $11::jsonb, $12::timestamptz
+            $10::jsonb, $11::jsonb, $12::jsonb, $13::uuid, $14::timestamptz
       WHERE EXISTS (SELECT 1 FROM chat_members WHERE chat_id = $2::uuid AND user_id = $3::varchar AND state = 'active')
      RETURNING id
-   ), ${updatesWriteSql(13, 'message')}
+   ), ${updatesWriteSql(15, 'message')}
    SELECT EXISTS (SELECT 1 FROM message) AS message_written, ${WRITTEN_UPDATE_COLUMNS}
      FROM (SELECT 1) one
      LEFT JOIN (written_updates w LEFT JOIN delivered d ON d.update_id = w.update_id) ON true`,
+);
+
+/**
+ * Messages below an id whose entities are still to be detected, newest first (the ones read most are
+ * found first). The partial index messages_detection_pending holds exactly these rows.
+ */
+const DETECTION_PENDING = namedStatement(
+  'bot_api_message_detection_pending',
+  `SELECT id, text, entities FROM messages
+    WHERE detected_entities IS NULL AND id < $1::bigint ORDER BY id DESC LIMIT $2`,
+);
+
+/**
+ * What detection found in those messages, stored where nothing was stored meanwhile and the text is
+ * still the one it was found in (a writer may have changed it since it was read).
+ */
+const STORE_DETECTED = namedStatement(
+  'bot_api_message_store_detected',
+  `UPDATE messages m SET detected_entities = d.found, detected_text_md5 = d.md5
+     FROM unnest($1::bigint[], $2::jsonb[], $3::uuid[]) AS d(id, found, md5)
+    WHERE m.id = d.id AND m.detected_entities IS NULL AND md5(m.text)::uuid IS NOT DISTINCT FROM d.md5`,
 );
 
 interface ReservedRow {
@@ -145,14 +167,13 @@ export function parseMessageId(value: unknown): number | null {
 export type MissingForMember = 'chat' | 'message';
 
 /** Every statement on messages; the rules that answer 404 or unpin a deleted message are MessagesService's. */
-/** The columns of a new message, with the defaults of what the input leaves out. */
+/** The columns of a new message, with the defaults of what the input leaves out; its text's entities detected now. */
 function newMessageFields(input: NewMessage) {
   return {
     chatId: input.chatId,
     senderId: input.senderId,
     kind: input.kind,
-    text: input.text ?? null,
-    entities: input.entities ?? [],
+    ...textColumns(input.text ?? null, input.entities ?? []),
     fileId: input.fileId ?? null,
     replyToMessageId: input.replyToMessageId ?? null,
     mentions: input.mentions ?? [],
@@ -285,6 +306,27 @@ export class MessagesStore {
     return at;
   }
 
+  /** Up to `limit` messages below the id `before` whose entities are still to be detected, newest first. */
+  async detectionPending(before: bigint, limit: number): Promise<Array<Pick<Message, 'id' | 'text' | 'entities'>>> {
+    const { rows } = await runNamed<{ id: string; text: string | null; entities: MessageEntity[] }>(
+      this.dataSource,
+      DETECTION_PENDING,
+      [before.toString(), limit],
+    );
+    return rows.map((row) => ({ id: Number(row.id), text: row.text, entities: row.entities }));
+  }
+
+  /** Stores what detection found (see STORE_DETECTED); answers how many messages took it. */
+  async storeDetected(found: Array<Pick<Message, 'id' | 'detectedEntities' | 'detectedTextMd5'>>): Promise<number> {
+    if (found.length === 0) return 0;
+    const { rowCount } = await runNamed(this.dataSource, STORE_DETECTED, [
+      found.map((message) => message.id),
+      found.map((message) => JSON.stringify(message.detectedEntities ?? [])),
+      found.map((message) => message.detectedTextMd5),
+    ]);
+    return rowCount ?? 0;
+  }
+
   async senderOf(manager: EntityManager, messageId: number | null): Promise<string | null> {
     if (messageId === null) return null;
     const rows: Array<{ sender_id: string }> = await manager.query(`SELECT sender_id FROM messages WHERE id = $1`, [
@@ -294,7 +336,7 @@ export class MessagesStore {
   }
 }
 
-/** A message's written columns, from chat_id to entities, in the order both insert statements take them. */
+/** A message's written columns, from chat_id to detected_text_md5, in the order both insert statements take them. */
 function messageColumnValues(message: Pick<Message, MessageColumn>): unknown[] {
   return [
     message.chatId,
@@ -307,6 +349,8 @@ function messageColumnValues(message: Pick<Message, MessageColumn>): unknown[] {
     JSON.stringify(message.metadata),
     message.replyMarkup === null ? null : JSON.stringify(message.replyMarkup),
     JSON.stringify(message.entities),
+    message.detectedEntities === null ? null : JSON.stringify(message.detectedEntities),
+    message.detectedTextMd5,
   ];
 }
 
@@ -316,6 +360,8 @@ type MessageColumn =
   | 'kind'
   | 'text'
   | 'entities'
+  | 'detectedEntities'
+  | 'detectedTextMd5'
   | 'fileId'
   | 'replyToMessageId'
   | 'mentions'

@@ -16,6 +16,7 @@ import { FilesService } from '../files/files.service';
 import { CAPTION_MAX, TEXT_MAX } from '../messages/dto/client-messages.dto';
 import { formattedText, nonEmptyText } from '../messages/formatted-text';
 import { MessageRenderer } from '../messages/message-renderer';
+import { textColumns } from '../messages/message-text';
 import { MessagesService } from '../messages/messages.service';
 import { MessagesStore } from '../messages/messages.store';
 import { groupMessageVisibleTo } from '../bots/privacy';
@@ -266,8 +267,7 @@ function captionOf(
 }
 
 function setText(message: Message, formatted: FormattedText): void {
-  message.text = formatted.text === '' ? null : formatted.text;
-  message.entities = formatted.entities;
+  Object.assign(message, textColumns(formatted.text === '' ? null : formatted.text, formatted.entities));
 }
 
 function postedWhileMember(message: Message, member: ChatMember): boolean {

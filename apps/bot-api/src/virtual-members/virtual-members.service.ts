@@ -11,6 +11,7 @@ import { MessageView } from '../messages/dto/message.view';
 import type { Message } from '../messages/entities/message.entity';
 import { MessageEventsService } from '../messages/message-events.service';
 import { MessageRenderer } from '../messages/message-renderer';
+import { textColumns } from '../messages/message-text';
 import { MessagesService } from '../messages/messages.service';
 import { SendQuotaService } from '../quotas/send-quota.service';
 import { SEND_SCOPE } from '../quotas/send-quota.guard';
@@ -115,8 +116,7 @@ export class VirtualMembersService {
         chatId: chat.id,
         senderId: member.user_id,
         kind: 'text',
-        text: dto.text,
-        entities: [],
+        ...textColumns(dto.text, []),
         fileId: null,
         replyToMessageId: null,
         mentions: [],

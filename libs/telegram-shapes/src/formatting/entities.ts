@@ -15,7 +15,7 @@ export const FORMATTING_TYPES = [
   'expandable_blockquote',
 ] as const;
 
-/** Found in the text itself, as Telegram's server marks them; never stored, found again on every read. */
+/** Found in the text itself, as Telegram's server marks them, once when the text is written (detect.ts). */
 export const DETECTED_TYPES = ['mention', 'hashtag', 'bot_command', 'url', 'email'] as const;
 
 export const ENTITY_TYPES = [...FORMATTING_TYPES, ...DETECTED_TYPES] as const;
@@ -59,8 +59,14 @@ export function byteOffset(input: string, index: number): number {
 
 /** Outer entities first: by offset, then the longer one; entities of one span in the order of ENTITY_TYPES. */
 export function sortEntities(entities: MessageEntity[]): MessageEntity[] {
-  const rank = (entity: MessageEntity) => ENTITY_TYPES.indexOf(entity.type);
-  return [...entities].sort((a, b) => a.offset - b.offset || b.length - a.length || rank(a) - rank(b));
+  return [...entities].sort(compareEntities);
+}
+
+const RANK = new Map<string, number>(ENTITY_TYPES.map((type, rank) => [type, rank]));
+
+/** The order of sortEntities. */
+export function compareEntities(a: MessageEntity, b: MessageEntity): number {
+  return a.offset - b.offset || b.length - a.length || RANK.get(a.type)! - RANK.get(b.type)!;
 }
 
 /**
@@ -88,21 +94,40 @@ export function normalizeUrl(raw: string): string | null {
  */
 export function normalizeEntities(entities: MessageEntity[]): MessageEntity[] {
   const sorted = sortEntities(entities.filter((entity) => entity.length > 0));
-  const verbatim = sorted.filter((entity) => entity.type === 'code' || entity.type === 'pre');
-  const quotes = sorted.filter(isQuote);
-  return sorted.filter((entity) => {
-    const inside = (outer: MessageEntity) => outer !== entity && contains(outer, entity);
-    if (verbatim.some(inside)) return false;
-    return !(isQuote(entity) && quotes.some(inside));
-  });
+  const inVerbatim = containedByAnother(sorted, (entity) => entity.type === 'code' || entity.type === 'pre');
+  const inQuote = containedByAnother(sorted, isQuote);
+  return sorted.filter((entity, i) => !inVerbatim[i] && !(isQuote(entity) && inQuote[i]));
 }
 
 function isQuote(entity: MessageEntity): boolean {
   return entity.type === 'blockquote' || entity.type === 'expandable_blockquote';
 }
 
-function contains(outer: MessageEntity, inner: MessageEntity): boolean {
-  return inner.offset >= outer.offset && inner.offset + inner.length <= outer.offset + outer.length;
+/**
+ * For each entity of `sorted` (in the order of sortEntities), whether another entity of the group
+ * contains it (an equal span counts). One pass, so that markup with hundreds of entities costs no
+ * more than its length: the group's entities that start where it starts or before contain it when
+ * the furthest of them reaches its end; the two furthest ends are kept so it never contains itself.
+ */
+function containedByAnother(sorted: MessageEntity[], inGroup: (entity: MessageEntity) => boolean): boolean[] {
+  const group = sorted.flatMap((entity, index) => (inGroup(entity) ? [{ entity, index }] : []));
+  let next = 0;
+  let furthest = { end: -1, index: -1 };
+  let secondEnd = -1;
+  return sorted.map((entity, index) => {
+    while (next < group.length && group[next].entity.offset <= entity.offset) {
+      const { entity: member, index: at } = group[next++];
+      const end = member.offset + member.length;
+      if (end > furthest.end) {
+        secondEnd = furthest.end;
+        furthest = { end, index: at };
+      } else if (end > secondEnd) {
+        secondEnd = end;
+      }
+    }
+    const reach = furthest.index === index ? secondEnd : furthest.end;
+    return reach >= entity.offset + entity.length;
+  });
 }
 
 /**

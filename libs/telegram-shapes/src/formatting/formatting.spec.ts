@@ -1,5 +1,5 @@
 import { checkEntities, EntityParseError, MessageEntity, parseFormatted, ParseMode, parseModeOf } from './index';
-import { detectEntities, withDetectedEntities } from './detect';
+import { detectedEntitiesOf, detectEntities, withDetectedEntities } from './detect';
 
 type Parsed = { text: string; entities: MessageEntity[] };
 type Case = [ParseMode, string, Parsed | { error: string }];
@@ -231,8 +231,12 @@ describe('detected entities', () => {
     ]);
   });
 
-  it('does not look inside code or links that were given', () => {
-    const text = 'run /start or /help';
-    expect(withDetectedEntities(text, [e('code', 4, 6)])).toEqual([e('code', 4, 6), e('bot_command', 14, 5)]);
+  it('does not look inside code or links that were given, and shows what it found beside them', () => {
+    const text = 'run /start or /help at https://example.com';
+    const formatting = [e('code', 4, 6), e('text_link', 23, 19, { url: 'https://example.org' })];
+    const detected = detectedEntitiesOf(text, formatting);
+    expect(detected).toEqual([e('bot_command', 14, 5)]);
+    expect(withDetectedEntities(formatting, detected)).toEqual([...formatting.slice(0, 1), ...detected, formatting[1]]);
+    expect(withDetectedEntities(formatting, null)).toEqual(formatting);
   });
 });

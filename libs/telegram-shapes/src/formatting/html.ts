@@ -137,7 +137,8 @@ function openTag(tag: StartTag, offset: number, input: string, at: number): Open
  */
 export function parseHtml(input: string): FormattedText {
   let out = '';
-  const entities: Array<MessageEntity & { codeLanguage?: string }> = [];
+  const entities: Array<Written | null> = [];
+  const codes = new CodesBySpan();
   const stack: Open[] = [];
   let i = 0;
   while (i < input.length) {
@@ -177,24 +178,47 @@ export function parseHtml(input: string): FormattedText {
     if (open.type === null) continue;
     const entity = { type: open.type, offset: open.offset, length: out.length - open.offset };
     if (open.type === 'text_link') entities.push({ ...entity, url: open.url! });
-    else if (open.type === 'code')
+    else if (open.type === 'code') {
+      codes.add(entity, entities.length);
       entities.push({ ...entity, ...(open.language ? { codeLanguage: open.language } : {}) });
-    else entities.push(entity);
-    if (open.type === 'pre') takeCodeLanguage(entities);
+    } else if (open.type === 'pre') {
+      entities.push(takeCodeLanguage(entity, entities, codes));
+    } else entities.push(entity);
   }
   const unclosed = stack.at(-1);
   if (unclosed) throw new EntityParseError(`Can't find end tag corresponding to start tag "${unclosed.tag}"`);
-  return { text: out, entities: entities.map(({ codeLanguage: _language, ...entity }) => entity) };
+  const written = entities.filter((entity): entity is Written => entity !== null);
+  return { text: out, entities: written.map(({ codeLanguage: _language, ...entity }) => entity) };
+}
+
+type Written = MessageEntity & { codeLanguage?: string };
+
+/** Where the code entities are among those written, by span, first written first. */
+class CodesBySpan {
+  private readonly bySpan = new Map<string, number[]>();
+
+  add(code: MessageEntity, index: number): void {
+    const key = `${code.offset}:${code.length}`;
+    const indexes = this.bySpan.get(key);
+    if (indexes) indexes.push(index);
+    else this.bySpan.set(key, [index]);
+  }
+
+  /** The first code written with this span that is still an entity, which stops being one. */
+  take(span: MessageEntity): number | undefined {
+    return this.bySpan.get(`${span.offset}:${span.length}`)?.shift();
+  }
 }
 
 /**
  * `<pre><code class="language-x">…</code></pre>`: the code spanning the whole pre gives the pre its
- * language and is not an entity of its own. The pre is the last entity written.
+ * language and is not an entity of its own. Found by its span, so a text of many pres costs no more
+ * than its length.
  */
-function takeCodeLanguage(entities: Array<MessageEntity & { codeLanguage?: string }>): void {
-  const pre = entities[entities.length - 1];
-  const index = entities.findIndex((e) => e.type === 'code' && e.offset === pre.offset && e.length === pre.length);
-  if (index < 0) return;
-  const [code] = entities.splice(index, 1);
-  if (code.codeLanguage) pre.language = code.codeLanguage;
+function takeCodeLanguage(pre: MessageEntity, entities: Array<Written | null>, codes: CodesBySpan): MessageEntity {
+  const index = codes.take(pre);
+  if (index === undefined) return pre;
+  const code = entities[index]!;
+  entities[index] = null;
+  return code.codeLanguage ? { ...pre, language: code.codeLanguage } : pre;
 }

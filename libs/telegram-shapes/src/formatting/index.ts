@@ -15,7 +15,7 @@ import { parseMarkdown } from './markdown';
 import { parseMarkdownV2 } from './markdown-v2';
 
 export * from './entities';
-export { detectEntities, withDetectedEntities } from './detect';
+export { detectEntities, detectedEntitiesOf, withDetectedEntities } from './detect';
 export { parseHtml } from './html';
 export { parseMarkdown } from './markdown';
 export { parseMarkdownV2 } from './markdown-v2';
@@ -52,7 +52,7 @@ const STORED = new Set<string>(FORMATTING_TYPES);
 /**
  * Entities given with a text (the `entities` / `caption_entities` parameter): each must be a known
  * type inside the text, a text_link needs a valid url. What is kept is the formatting; commands,
- * mentions, hashtags, URLs and e-mails are found in the text again on every read.
+ * mentions, hashtags, URLs and e-mails are found in the text when it is written (detectedEntitiesOf).
  */
 export function checkEntities(text: string, given: unknown): MessageEntity[] {
   if (!Array.isArray(given)) throw new EntityParseError('entities must be an array of MessageEntity');

@@ -22,6 +22,40 @@ interface Open {
   /** Where its markup starts in the input, for the error. */
   index: number;
   language?: string;
+  /** A link: where its text starts among the output's pieces, and whether it holds another link. */
+  piece?: number;
+  holdsLink?: boolean;
+}
+
+/**
+ * The parsed text as it grows, as pieces: a link's text is read back by joining its own pieces, not
+ * by copying all the text written so far, so that a text of many links costs no more than its length.
+ */
+class Output {
+  private readonly pieces: string[] = [];
+  length = 0;
+
+  add(piece: string): void {
+    this.pieces.push(piece);
+    this.length += piece.length;
+  }
+
+  /** Where the next piece goes, for `since`. */
+  mark(): number {
+    return this.pieces.length;
+  }
+
+  since(mark: number): string {
+    return this.pieces.slice(mark).join('');
+  }
+
+  endsWithLineBreak(): boolean {
+    return this.pieces.at(-1) === '\n';
+  }
+
+  toString(): string {
+    return this.pieces.join('');
+  }
 }
 
 /** The single-character markup that opens or closes an inline entity, and how many characters it takes. */
@@ -44,12 +78,15 @@ function isEscape(input: string, i: number): boolean {
 /**
  * Telegram's MarkdownV2: `*bold*`, `_italic_`, `__underline__`, `~strike~`, `||spoiler||`,
  * `[text](url)`, `` `code` ``, ```` ```lang\npre``` ````, `>` quotes (a quote whose last line ends in
- * `||` is expandable). Every reserved character outside code must be escaped with `\`.
+ * `||` is expandable). Every reserved character outside code must be escaped with `\`. A link
+ * without `(url)` takes its text as the URL when that text holds no other link (Telegram reads it
+ * again for every link around it, which costs the square of the nesting).
  */
 export function parseMarkdownV2(input: string): FormattedText {
-  let out = '';
+  const out = new Output();
   const entities: MessageEntity[] = [];
   const stack: Open[] = [];
+  const links: Open[] = [];
   let quote: { offset: number; expandable: boolean } | null = null;
   const reserved = (c: string) =>
     new EntityParseError(`Character '${c}' is reserved and must be escaped with the preceding '\\'`);
@@ -58,7 +95,7 @@ export function parseMarkdownV2(input: string): FormattedText {
   };
   const endQuote = () => {
     if (!quote) return;
-    const end = out.endsWith('\n') ? out.length - 1 : out.length;
+    const end = out.endsWithLineBreak() ? out.length - 1 : out.length;
     entities.push({
       type: quote.expandable ? 'expandable_blockquote' : 'blockquote',
       offset: quote.offset,
@@ -81,7 +118,7 @@ export function parseMarkdownV2(input: string): FormattedText {
       endQuote();
     }
     if (isEscape(input, i)) {
-      out += input[i + 1];
+      out.add(input[i + 1]);
       i += 2;
       continue;
     }
@@ -93,7 +130,7 @@ export function parseMarkdownV2(input: string): FormattedText {
         close(top, top.language ? { language: top.language } : {});
         i += top.type === 'pre' ? 3 : 1;
       } else {
-        out += c;
+        out.add(c);
         i += 1;
       }
       continue;
@@ -124,20 +161,26 @@ export function parseMarkdownV2(input: string): FormattedText {
       continue;
     }
     if (c === '[') {
-      stack.push({ type: 'text_link', offset: out.length, index: i });
+      const link: Open = { type: 'text_link', offset: out.length, index: i, piece: out.mark() };
+      const around = links.at(-1);
+      if (around) around.holdsLink = true;
+      stack.push(link);
+      links.push(link);
       i += 1;
       continue;
     }
     if (c === ']' && top?.type === 'text_link') {
       stack.pop();
+      links.pop();
       const link = readUrl(input, i + 1);
-      const url = normalizeUrl(link ? link.url : out.slice(top.offset));
+      const written = link ? link.url : top.holdsLink ? null : out.since(top.piece!);
+      const url = written === null ? null : normalizeUrl(written);
       if (url) close(top, { url });
       i = link ? link.next : i + 1;
       continue;
     }
     if (RESERVED.has(c)) throw reserved(c);
-    out += c;
+    out.add(c);
     i += 1;
   }
   const unclosed = stack.at(-1);
@@ -147,7 +190,7 @@ export function parseMarkdownV2(input: string): FormattedText {
     );
   }
   endQuote();
-  return { text: out, entities };
+  return { text: out.toString(), entities };
 }
 
 function atLineEnd(input: string, i: number): boolean {

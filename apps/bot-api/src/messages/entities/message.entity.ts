@@ -62,9 +62,25 @@ export class Message {
   @Column({ type: 'text', nullable: true })
   text: string | null;
 
-  /** Formatting of `text` (bold, links, code, …), UTF-16 offsets; detected entities are not stored. */
+  /** Formatting of `text` (bold, links, code, …), UTF-16 offsets, as given or parsed from markup. */
   @Column({ type: 'jsonb', default: () => `'[]'` })
   entities: MessageEntity[];
+
+  /**
+   * Commands, mentions, hashtags, URLs and e-mails found in `text` when it was written (UTF-16
+   * offsets), so that no read looks for them again. Null until they are found: a row written before
+   * they were stored, or whose text a writer without them changed, waits for MessageDetectionBackfill.
+   */
+  @Column({ name: 'detected_entities', type: 'jsonb', nullable: true })
+  detectedEntities: MessageEntity[] | null;
+
+  /**
+   * The md5 of the text `detectedEntities` were found in (a fingerprint, not a secret): an UPDATE of
+   * `text` that leaves it as it was comes from a writer that did not detect, and the database then
+   * drops `detectedEntities` (trigger messages_detection_stale).
+   */
+  @Column({ name: 'detected_text_md5', type: 'uuid', nullable: true })
+  detectedTextMd5: string | null;
 
   @Column({ name: 'file_id', type: 'uuid', nullable: true })
   fileId: string | null;
