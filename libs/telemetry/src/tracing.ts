@@ -1,9 +1,11 @@
 import { Attributes, context, trace, TraceFlags } from '@opentelemetry/api';
 import type { Telemetry } from 'bullmq';
-import type { IncomingMessage } from 'node:http';
 import { samplerOf } from './sampler';
 import { UnsampledShortcutProvider } from './unsampled-shortcut';
 import { readTracingConfig, TracingConfig, TracingConfigError } from './tracing-config';
+import { isProbeScrapeOrWarmUp } from './untraced-requests';
+
+export { isProbeScrapeOrWarmUp };
 
 interface RunningTracing {
   shutdown(): Promise<void>;
@@ -12,16 +14,6 @@ interface RunningTracing {
 
 /** Set once by startTracing when an exporter is configured; while unset, nothing here does any work. */
 let running: RunningTracing | undefined;
-
-/**
- * Probes, scrapes and the app's own warm-up requests (libs/platform/src/warm-up.ts): a span per
- * Kubernetes probe, Prometheus scrape or warm-up call would drown the requests. Only the warm-up header's
- * presence is read here; a caller that sends it merely goes untraced.
- */
-export function isProbeScrapeOrWarmUp(req: IncomingMessage): boolean {
-  const url = req.url ?? '';
-  return url.startsWith('/health') || url.startsWith('/metrics') || req.headers['x-warm-up'] !== undefined;
-}
 
 /**
  * Starts the OpenTelemetry SDK when the OTEL_* variables configure an exporter, and does nothing
