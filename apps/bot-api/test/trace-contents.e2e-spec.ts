@@ -1,18 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import {
-  OtlpReceiver,
-  ReceivedSpan,
-  ServiceProcess,
-  startOtlpReceiver,
-  startServiceProcess,
-  testEnv,
-  waitUntil,
-} from '@app/testing';
+import { OtlpReceiver, ReceivedSpan, ServiceProcess, startOtlpReceiver, waitUntil } from '@app/testing';
 import { BotTestContext, createApprovedBot, startBotApp } from './app-context';
 import { startDispatcher } from './dispatcher-process';
 import { diskStorage, pngOf, StorageUnderTest } from './file-uploads';
 import { DeliveryWorld } from './staff-deliveries-world';
+import { startTracedBotApi, tracingEnv } from './traced-processes';
 
 const SERVER = 2;
 const CLIENT = 3;
@@ -41,27 +34,11 @@ describe('what traces take from callers and carry to receivers', () => {
     world = await DeliveryWorld.start();
     storage = await diskStorage();
     ctx = await startBotApp({ WEBHOOK_ALLOW_PRIVATE: 'true', REDRIVE_WORKER_ENABLED: 'false', ...storage.env });
-    const tracing = {
-      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
-      OTEL_TRACES_SAMPLER: 'parentbased_always_on',
-      OTEL_BSP_SCHEDULE_DELAY: '100',
-    };
-    api = await startServiceProcess(
-      'apps/bot-api/src/main.ts',
-      testEnv(ctx.config.DB_NAME, ctx.config.REDIS_KEY_PREFIX, {
-        COORDINATION_BACKEND: ctx.config.coordinationBackend,
-        WEBHOOK_ALLOW_PRIVATE: 'true',
-        WEBHOOK_SECRET_KEY: ctx.config.WEBHOOK_SECRET_KEY,
-        REDRIVE_WORKER_ENABLED: 'false',
-        ...storage.env,
-        ...tracing,
-      }),
-      60_000,
-    );
+    api = await startTracedBotApi(ctx, otlp, { REDRIVE_WORKER_ENABLED: 'false', ...storage.env });
     apiUrl = `http://127.0.0.1:${api.port}`;
     dispatcher = await startDispatcher(
       ctx,
-      { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_CA_FILE: world.receiver.caFile, ...tracing },
+      { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_CA_FILE: world.receiver.caFile, ...tracingEnv(otlp) },
       60_000,
     );
   }, 150_000);
