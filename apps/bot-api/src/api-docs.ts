@@ -15,7 +15,8 @@ export const BOT_API_DOCS: ApiDocsSpec = {
     'the style of the Telegram Bot API, and client routes through which end users chat. Successes are ' +
     '`{ success: true, data }`, failures `{ success: false, code, message }`. Updates reach the bot by webhook ' +
     '(at-least-once, retried, then dead-lettered) or by getUpdates long polling. Every API route is rate limited ' +
-    'per minute (per account, per bot, or per client address for verifyToken) and answers `X-RateLimit-Limit`, ' +
+    'per minute (per account or per bot; verifyToken and the signed file routes per bot or per URL when the token or ' +
+    'signature checks out, else per client address) and answers `X-RateLimit-Limit`, ' +
     '`X-RateLimit-Remaining` and `X-RateLimit-Reset`; past the limit, 429 `RATE_LIMITED` with `Retry-After`.',
   version: '1.0.0',
   envelope: 'bot',

@@ -6,13 +6,12 @@ import {
   ReceivedSpan,
   ServiceProcess,
   startOtlpReceiver,
-  startServiceProcess,
-  testEnv,
   waitUntil,
 } from '@app/testing';
 import { BotTestContext, startBotApp } from './app-context';
 import { startDispatcher } from './dispatcher-process';
 import { DeliveryWorld, FAST_RETRIES, hookBot, HookBot, STAFF } from './staff-deliveries-world';
+import { startTracedBotApi, tracingEnv } from './traced-processes';
 
 const SERVER = 2;
 const CLIENT = 3;
@@ -66,27 +65,12 @@ describeEachBackend('traces of a message, its deliveries and a redrive', (backen
       REDRIVE_WORKER_ENABLED: 'false',
       COORDINATION_BACKEND: backend,
     });
-    const tracing = {
-      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
-      OTEL_TRACES_SAMPLER: 'parentbased_always_on',
-      OTEL_BSP_SCHEDULE_DELAY: '100',
-      LOG_LEVEL: 'info',
-    };
-    api = await startServiceProcess(
-      'apps/bot-api/src/main.ts',
-      testEnv(ctx.config.DB_NAME, ctx.config.REDIS_KEY_PREFIX, {
-        COORDINATION_BACKEND: backend,
-        WEBHOOK_ALLOW_PRIVATE: 'true',
-        WEBHOOK_SECRET_KEY: ctx.config.WEBHOOK_SECRET_KEY,
-        REDRIVE_STEP_MS: '100',
-        ...tracing,
-      }),
-      60_000,
-    );
+    const logged = { LOG_LEVEL: 'info' };
+    api = await startTracedBotApi(ctx, otlp, { REDRIVE_STEP_MS: '100', ...logged });
     apiUrl = `http://127.0.0.1:${api.port}`;
     dispatcher = await startDispatcher(
       ctx,
-      { ...FAST_RETRIES, WEBHOOK_CA_FILE: world.receiver.caFile, ...tracing },
+      { ...FAST_RETRIES, WEBHOOK_CA_FILE: world.receiver.caFile, ...tracingEnv(otlp), ...logged },
       60_000,
     );
   }, 120_000);

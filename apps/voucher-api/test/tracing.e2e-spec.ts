@@ -17,8 +17,9 @@ const statementOf = (span: ReceivedSpan) =>
   String(span.attributes['db.query.text'] ?? span.attributes['db.statement'] ?? '');
 
 /**
- * voucher-api runs as its own process with tracing on (OTLP/HTTP to a receiver in this test); an
- * untraced in-process instance on the same database seeds the application, template and voucher.
+ * voucher-api runs as its own process with tracing on (OTLP/HTTP to a receiver in this test) behind a
+ * gateway whose trace context it trusts (OTEL_TRUST_INCOMING_CONTEXT); an untraced in-process instance
+ * on the same database seeds the application, template and voucher.
  */
 describe('traces of a redeem', () => {
   let otlp: OtlpReceiver;
@@ -37,6 +38,7 @@ describe('traces of a redeem', () => {
         ...GENEROUS_RATE_LIMITS,
         OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
         OTEL_BSP_SCHEDULE_DELAY: '100',
+        OTEL_TRUST_INCOMING_CONTEXT: 'true',
         LOG_LEVEL: 'info',
       }),
       60_000,
@@ -49,7 +51,7 @@ describe('traces of a redeem', () => {
     await otlp?.close();
   });
 
-  it("continues the caller's trace through the redeem's transaction, one span per statement, and logs its trace id", async () => {
+  it("continues a trusted caller's trace through the redeem's transaction, one span per statement, and logs its trace id", async () => {
     const voucher = await issuedVoucher(ctx, app, await activeTemplate(ctx, app));
     // The till's own trace: the redeem continues it, as a W3C traceparent asks.
     const traceId = randomBytes(16).toString('hex');

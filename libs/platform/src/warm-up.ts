@@ -1,8 +1,7 @@
 import { INestApplication, Logger } from '@nestjs/common';
 import { HealthCheckError, HealthIndicatorResult } from '@nestjs/terminus';
-import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { isWarmUpRequest, WARM_UP_HEADER, WARM_UP_MARK } from '@app/telemetry';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import type { ServiceConfig } from './config';
@@ -41,17 +40,8 @@ export interface WarmUpReport {
 /** Requests in flight at once: enough to use several pool connections, few enough to leave the CPU to the rest. */
 const CONCURRENCY = 4;
 
-const WARM_UP_HEADER = 'x-warm-up';
-/** Known to this process only, so no caller can pass for the warm-up (and skip its log line or limits). */
-const WARM_UP_MARK = randomBytes(24).toString('base64url');
-const MARK_BYTES = Buffer.from(WARM_UP_MARK);
-
-/** Whether a request is this process's own warm-up request. */
-export function isWarmUpRequest(req: { headers: IncomingHttpHeaders }): boolean {
-  const value = req.headers[WARM_UP_HEADER];
-  if (typeof value !== 'string' || value.length !== WARM_UP_MARK.length) return false;
-  return timingSafeEqual(Buffer.from(value), MARK_BYTES);
-}
+// The mark is tracing's (it must recognise warm-up requests before the app is loaded); the apps ask here.
+export { isWarmUpRequest };
 
 /**
  * Holds readiness back while the warm-up runs. An app whose warm-up never began (a test app that does

@@ -62,9 +62,12 @@ export class WindowedRateLimiters<E extends string> {
     return this.limiter(endpoint).get(subject);
   }
 
-  /** Adds points without asking for permission (e.g. a failed look-up that counts against its caller). */
-  async penalty(endpoint: E, subject: string, points = 1): Promise<void> {
-    await this.limiter(endpoint).penalty(subject, points);
+  /**
+   * Adds points without asking for permission (e.g. a failed look-up that counts against its caller);
+   * answers the counter as it stands after them.
+   */
+  penalty(endpoint: E, subject: string, points = 1): Promise<RateLimiterRes> {
+    return this.limiter(endpoint).penalty(subject, points);
   }
 
   private limiter(endpoint: E): RateLimiterAbstract {

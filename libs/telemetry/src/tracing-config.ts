@@ -63,6 +63,15 @@ export class TracingConfig {
   @Max(1, { message: 'OTEL_TRACES_SAMPLER_ARG must be between 0 and 1' })
   OTEL_TRACES_SAMPLER_ARG = 1;
 
+  /**
+   * Whether an incoming request's `traceparent` is trusted: continued, with its sampled flag honoured.
+   * Off by default, as an internet-facing API wants: the request starts its own trace, linked to the
+   * caller's (libs/telemetry/src/incoming-context.ts).
+   */
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: 'OTEL_TRUST_INCOMING_CONTEXT must be true or false' })
+  OTEL_TRUST_INCOMING_CONTEXT: 'true' | 'false' = 'false';
+
   /** How long finished spans wait in the batch before they are sent, in milliseconds. */
   @Type(() => Number)
   @IsInt({ message: 'OTEL_BSP_SCHEDULE_DELAY must be an integer (milliseconds)' })

@@ -1,9 +1,13 @@
 import { Attributes, context, trace, TraceFlags } from '@opentelemetry/api';
 import type { Telemetry } from 'bullmq';
 import type { IncomingMessage } from 'node:http';
+import type { IncomingContextPolicy } from './incoming-context';
 import { samplerOf } from './sampler';
 import { UnsampledShortcutProvider } from './unsampled-shortcut';
 import { readTracingConfig, TracingConfig, TracingConfigError } from './tracing-config';
+import { isProbeScrapeOrWarmUp } from './untraced-requests';
+
+export { isProbeScrapeOrWarmUp };
 
 interface RunningTracing {
   shutdown(): Promise<void>;
@@ -12,16 +16,6 @@ interface RunningTracing {
 
 /** Set once by startTracing when an exporter is configured; while unset, nothing here does any work. */
 let running: RunningTracing | undefined;
-
-/**
- * Probes, scrapes and the app's own warm-up requests (libs/platform/src/warm-up.ts): a span per
- * Kubernetes probe, Prometheus scrape or warm-up call would drown the requests. Only the warm-up header's
- * presence is read here; a caller that sends it merely goes untraced.
- */
-export function isProbeScrapeOrWarmUp(req: IncomingMessage): boolean {
-  const url = req.url ?? '';
-  return url.startsWith('/health') || url.startsWith('/metrics') || req.headers['x-warm-up'] !== undefined;
-}
 
 /**
  * Starts the OpenTelemetry SDK when the OTEL_* variables configure an exporter, and does nothing
@@ -41,20 +35,42 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
     }
     throw error;
   }
-  if (config.enabled) running = startSdk(service, config);
+  if (config.enabled) running = startSdk(service, config, trustedHopsOf(env));
 }
+
+/**
+ * TRUST_PROXY_HOPS as the app reads it (its configuration refuses a bad value at start, so a bad one
+ * here only lasts until then): the request span names the client the app counts.
+ */
+function trustedHopsOf(env: NodeJS.ProcessEnv): number {
+  const hops = Number(env.TRUST_PROXY_HOPS ?? 0);
+  return Number.isInteger(hops) && hops >= 0 && hops <= 10 ? hops : 0;
+}
+
+/**
+ * What a span may hold, whoever fills it: a caller writes headers, paths and queries of up to 16 KB,
+ * and a statement or a job's failure may be long too. Past these, values are cut and attributes,
+ * events and links dropped (and counted as dropped).
+ */
+const SPAN_LIMITS = {
+  attributeCountLimit: 64,
+  attributeValueLengthLimit: 4096,
+  eventCountLimit: 32,
+  linkCountLimit: 8,
+  attributePerEventCountLimit: 16,
+  attributePerLinkCountLimit: 8,
+};
 
 /**
  * The tracer provider, context manager and propagators that `@opentelemetry/sdk-node` would set up, from
  * their own packages: sdk-node also brings every exporter (gRPC, protobuf, Zipkin, Prometheus, logs and
  * metrics), a fifth of each image, of which this build uses the OTLP/HTTP trace exporter alone.
  */
-function startSdk(service: string, config: TracingConfig): RunningTracing {
+function startSdk(service: string, config: TracingConfig, trustedHops: number): RunningTracing {
   const { propagation, trace } = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
   const { AsyncLocalStorageContextManager } =
     require('@opentelemetry/context-async-hooks') as typeof import('@opentelemetry/context-async-hooks');
-  const { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } =
-    require('@opentelemetry/core') as typeof import('@opentelemetry/core');
+  const { W3CTraceContextPropagator } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
   const { defaultResource, detectResources, envDetector, hostDetector, processDetector, resourceFromAttributes } =
     require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
   const { BatchSpanProcessor, TracerProvider } =
@@ -64,6 +80,15 @@ function startSdk(service: string, config: TracingConfig): RunningTracing {
   const { OTLPTraceExporter } =
     require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
   const { BullMQOtel } = require('bullmq-otel') as typeof import('bullmq-otel');
+  const { CallerLinkProcessor, IncomingContextPolicy } =
+    require('./incoming-context') as typeof import('./incoming-context');
+  const { RedactingSpanExporter } = require('./span-redaction') as typeof import('./span-redaction');
+
+  // W3C trace context alone: baggage is neither read from a caller nor passed on to anyone.
+  const contextPolicy = new IncomingContextPolicy(
+    new W3CTraceContextPropagator(),
+    config.OTEL_TRUST_INCOMING_CONTEXT === 'true',
+  );
 
   const provider = new TracerProvider({
     // OTEL_RESOURCE_ATTRIBUTES and the host and process, as sdk-node detects them; the name wins over both.
@@ -71,10 +96,13 @@ function startSdk(service: string, config: TracingConfig): RunningTracing {
       .merge(detectResources({ detectors: [hostDetector, processDetector, envDetector] }))
       .merge(resourceFromAttributes({ 'service.name': config.OTEL_SERVICE_NAME ?? service })),
     sampler: samplerOf(config),
-    // The exporter reads the endpoint, headers and timeout from the standard variables itself.
+    spanLimits: SPAN_LIMITS,
+    // The exporter reads the endpoint, headers and timeout from the standard variables itself; nothing
+    // leaves without passing the redaction.
     spanProcessors: [
+      new CallerLinkProcessor(),
       new BatchSpanProcessor({
-        exporter: new OTLPTraceExporter(),
+        exporter: new RedactingSpanExporter(new OTLPTraceExporter()),
         scheduledDelayMillis: config.OTEL_BSP_SCHEDULE_DELAY,
       }),
     ],
@@ -84,11 +112,12 @@ function startSdk(service: string, config: TracingConfig): RunningTracing {
     : provider;
   const contextManager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(contextManager);
-  propagation.setGlobalPropagator(
-    new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
-  );
+  propagation.setGlobalPropagator(contextPolicy);
   trace.setGlobalTracerProvider(tracerProvider);
-  const unregister = registerInstrumentations({ tracerProvider, instrumentations: instrumentations() });
+  const unregister = registerInstrumentations({
+    tracerProvider,
+    instrumentations: instrumentations(contextPolicy, trustedHops),
+  });
   return {
     shutdown: async () => {
       unregister();
@@ -101,8 +130,13 @@ function startSdk(service: string, config: TracingConfig): RunningTracing {
   };
 }
 
-/** The maintained instrumentations, each patching its library as it is first required. */
-function instrumentations() {
+/**
+ * The maintained instrumentations, each patching its library as it is first required, told to record
+ * nothing a caller's secret or text could be in (RedactingSpanExporter checks again before export).
+ */
+function instrumentations(contextPolicy: IncomingContextPolicy, trustedHops: number) {
+  const { incomingRequestAttributes } = require('./incoming-context') as typeof import('./incoming-context');
+  const { safeUrl } = require('./span-redaction') as typeof import('./span-redaction');
   const { HttpInstrumentation } =
     require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
   const { ExpressInstrumentation, ExpressLayerType } =
@@ -120,6 +154,11 @@ function instrumentations() {
     // carries only the exporter's own requests.
     new HttpInstrumentation({
       ignoreIncomingRequestHook: isProbeScrapeOrWarmUp,
+      // Called just before the instrumentation extracts the caller's context from these headers.
+      startIncomingSpanHook: (request) => {
+        contextPolicy.markIncoming(request.headers);
+        return incomingRequestAttributes(request as IncomingMessage, trustedHops);
+      },
       disableOutgoingRequestInstrumentation: true,
     }),
     // Names the request's span by its route pattern; NestJS's spans below show the controller and
@@ -131,8 +170,19 @@ function instrumentations() {
     // Statements and commands only inside a traced piece of work (never a pool's idle checks or a
     // scrape's gauge query), and never their parameter values.
     new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true }),
-    new IORedisInstrumentation({ requireParentSpan: true }),
-    new UndiciInstrumentation({ requireParentforSpans: true }),
+    // A command's arguments are keys (client addresses, account ids) and values (a queued job's data).
+    new IORedisInstrumentation({
+      requireParentSpan: true,
+      dbStatementSerializer: (command, args) => (args.length > 0 ? `${command} [${args.length} arguments]` : command),
+    }),
+    // An outgoing call's path and query are its receiver's, and a webhook URL may carry the operator's secret.
+    new UndiciInstrumentation({
+      requireParentforSpans: true,
+      startSpanHook: (request) => {
+        const url = safeUrl(`${request.origin}${request.path}`, true);
+        return { 'url.full': url, 'url.path': safeUrl(request.path, true), 'url.query': undefined };
+      },
+    }),
   ];
 }
 

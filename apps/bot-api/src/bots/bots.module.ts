@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { BotTokenCache } from './auth/bot-token-cache';
+import { BotTokenDirectory } from './auth/bot-token-directory';
 import { BotTokenGuard } from './auth/bot-token.guard';
 import { BotTokenService } from './auth/bot-token.service';
 import { TokenFailureLimiter } from './auth/token-failure-limiter';
@@ -22,6 +23,7 @@ import { OneTimeTokenPurgeService } from './one-time-token-purge.service';
     BotCredentialsService,
     OneTimeTokenPurgeService,
     BotTokenCache,
+    BotTokenDirectory,
     BotTokenService,
     TokenFailureLimiter,
     BotTokenGuard,

@@ -202,6 +202,19 @@ export class BotsStore {
       .getOne();
   }
 
+  /**
+   * The first `length` hex characters of every current token's hash, concatenated: one string, so that
+   * even a large table comes back as one value rather than a row per bot.
+   */
+  async currentTokenHashPrefixes(length: number): Promise<string> {
+    const [row]: Array<{ prefixes: string }> = await this.dataSource.query(
+      `SELECT coalesce(string_agg(left(token_hash, $1), ''), '') AS prefixes
+         FROM bots WHERE token_hash IS NOT NULL AND token_revoked_at IS NULL`,
+      [length],
+    );
+    return row.prefixes;
+  }
+
   /** At approval: the token's hash, and its sealed copy for the developer's one read within `ttlMs`. */
   async issueToken(
     manager: EntityManager,

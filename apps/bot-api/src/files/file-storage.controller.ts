@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Put, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, Param, Put, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiPublic } from '@app/platform';
 import type { Request, Response } from 'express';
@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { ApiErrors } from '../bot-errors';
 import { SignedDownloadQuery, SignedUploadQuery } from './dto/upload.dto';
 import { FileTransferService } from './file-transfer.service';
+import { SignedUrlGuard } from './signed-url.guard';
 import { STORAGE_ROUTE } from './storage/disk-file-storage';
 import { userContentHeaders } from './user-content-headers';
 
@@ -18,6 +19,7 @@ const BINARY = { schema: { type: 'string', format: 'binary' } };
  */
 @ApiTags('file storage')
 @ApiPublic()
+@UseGuards(SignedUrlGuard)
 @Controller(STORAGE_ROUTE)
 export class FileStorageController {
   constructor(private readonly transfers: FileTransferService) {}

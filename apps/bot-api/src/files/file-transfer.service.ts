@@ -22,6 +22,9 @@ function mediaTypeOf(header: string | undefined): string {
   return (header ?? '').split(';')[0].trim().toLowerCase();
 }
 
+/** A signed URL's query as it arrived, before validation: any value may be missing or repeated. */
+export type RawSignedQuery = Partial<Record<'type' | 'size' | 'expires' | 'signature', unknown>>;
+
 /**
  * The disk driver's own byte routes: the signed PUT of step 2 and the signed GET of download URLs.
  * Each refusal happens before a byte is kept; with another driver these routes do not exist (404).
@@ -41,13 +44,10 @@ export class FileTransferService {
     body: Readable,
   ): Promise<void> {
     const disk = this.disk();
-    const key = decodeKeySegment(segment);
+    const key = this.signedKey('PUT', segment, query);
+    if (!key) throw BotErrors.error('FILE_URL_INVALID');
     const size = Number(query.size);
-    const expires = Number(query.expires);
-    if (!key || !disk.signer.verify({ method: 'PUT', key, size, type: query.type, expires }, query.signature)) {
-      throw BotErrors.error('FILE_URL_INVALID');
-    }
-    if (expires * 1000 <= Date.now()) throw BotErrors.error('FILE_URL_EXPIRED');
+    if (Number(query.expires) * 1000 <= Date.now()) throw BotErrors.error('FILE_URL_EXPIRED');
     if (mediaTypeOf(headers['content-type']) !== query.type) {
       throw BotErrors.error('UPLOAD_TYPE_MISMATCH', `Send Content-Type: ${query.type}`);
     }
@@ -64,15 +64,33 @@ export class FileTransferService {
 
   async download(segment: string, query: SignedDownloadQuery): Promise<Download> {
     const disk = this.disk();
-    const key = decodeKeySegment(segment);
+    const key = this.signedKey('GET', segment, query);
+    if (!key) throw BotErrors.error('FILE_URL_INVALID');
     const expires = Number(query.expires);
-    if (!key || !disk.signer.verify({ method: 'GET', key, size: null, type: query.type, expires }, query.signature)) {
-      throw BotErrors.error('FILE_URL_INVALID');
-    }
     if (expires * 1000 <= Date.now()) throw BotErrors.error('FILE_URL_EXPIRED');
     const stored = await disk.stat(key);
     if (!stored) throw BotErrors.notFound('File');
     return { body: await disk.read(key), size: stored.size, type: query.type, expires };
+  }
+
+  /**
+   * The storage key a URL of the disk driver grants `method` on, when its signature binds the key and
+   * every field of the query; null otherwise (or with another driver). An HMAC, no I/O.
+   */
+  signedKey(method: 'PUT' | 'GET', segment: string, query: RawSignedQuery): string | null {
+    if (!(this.storage instanceof DiskFileStorage)) return null;
+    const { type, size, expires, signature } = query;
+    if (typeof type !== 'string' || typeof expires !== 'string' || typeof signature !== 'string') return null;
+    if (method === 'PUT' && typeof size !== 'string') return null;
+    const key = decodeKeySegment(segment);
+    const grant = {
+      method,
+      key: key ?? '',
+      size: method === 'PUT' ? Number(size) : null,
+      type,
+      expires: Number(expires),
+    };
+    return key && this.storage.signer.verify(grant, signature) ? key : null;
   }
 
   /** An upload URL works once, before its expiry, for an upload that still exists. */

@@ -1,7 +1,9 @@
-import { Body, Controller, Get, HttpCode, Post, Query, Ip } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiPublic } from '@app/platform';
+import type { Request } from 'express';
 import { BotAuth } from '../bots/auth/bot-auth.decorators';
+import { checkedTokenOf, CheckedTokenGuard } from '../bots/auth/checked-token.guard';
 import { CurrentBot } from '../bots/auth/current-bot.decorator';
 import { ApiErrors } from '../bot-errors';
 import type { Bot } from '../bots/entities/bot.entity';
@@ -33,12 +35,13 @@ export class VerifyTokenController {
   constructor(private readonly profile: ProfileService) {}
 
   @Post('verifyToken')
+  @UseGuards(CheckedTokenGuard)
   @HttpCode(200)
   @ApiOperation({ summary: 'Check a bot token given in the body; answers only valid and bot_id' })
   @ApiErrors('VALIDATION', { code: 'BOT_TOKEN_REQUIRED', when: 'no token in the body' })
   @ApiOkResponse({ description: '`{ valid: true, bot_id }` or `{ valid: false }`', type: VerifyTokenResult })
-  verifyToken(@Body() dto: VerifyTokenDto, @Ip() clientAddress: string): Promise<VerifyTokenResult> {
-    return this.profile.verifyToken(dto.token, clientAddress);
+  verifyToken(@Body() dto: VerifyTokenDto, @Req() req: Request): VerifyTokenResult {
+    return this.profile.verifyToken(dto.token, checkedTokenOf(req)?.bot ?? null);
   }
 }
 

@@ -3,7 +3,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { isBotAvailable } from '@app/bot-delivery';
 import { DataSource } from 'typeorm';
 import { BotTokenCache } from '../bots/auth/bot-token-cache';
-import { BotTokenService } from '../bots/auth/bot-token.service';
 import { BotsStore } from '../bots/bots.store';
 import type { Bot } from '../bots/entities/bot.entity';
 import { BotErrors } from '../bot-errors';
@@ -32,7 +31,6 @@ export class ProfileService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly bots: BotsStore,
     private readonly users: UsersStore,
-    private readonly tokens: BotTokenService,
     private readonly tokenCache: BotTokenCache,
   ) {}
 
@@ -56,12 +54,12 @@ export class ProfileService {
 
   /**
    * Only "usable or not": an unknown, revoked, malformed or unavailable bot's token all answer
-   * `valid: false`, so the answer tells nothing about which bots exist.
+   * `valid: false`, so the answer tells nothing about which bots exist. `named` is the bot the token
+   * names, as CheckedTokenGuard looked it up before the route limit counted the call.
    */
-  async verifyToken(token: string | undefined, clientAddress: string | undefined): Promise<VerifyTokenResult> {
+  verifyToken(token: string | undefined, named: Bot | null): VerifyTokenResult {
     if (!token) throw BotErrors.error('BOT_TOKEN_REQUIRED', 'Give the bot token as `token` in the body');
-    const bot = await this.tokens.findByToken(token, clientAddress);
-    return bot && isBotAvailable(bot) ? { valid: true, bot_id: bot.id } : { valid: false };
+    return named && isBotAvailable(named) ? { valid: true, bot_id: named.id } : { valid: false };
   }
 
   /**

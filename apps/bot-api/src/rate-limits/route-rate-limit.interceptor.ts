@@ -12,7 +12,8 @@ import type { Request, Response } from 'express';
 import { from, Observable, switchMap } from 'rxjs';
 import { BotConfig } from '../config/bot.config';
 import { DEFAULT_ROUTE_RATE_LIMITS, RouteRateLimit } from '../config/route-rate-limits.config';
-import { routeLimitOf } from './route-rate-limits';
+import { credentialOf } from './credential-subject';
+import { RouteLimit, routeLimitOf } from './route-rate-limits';
 
 /**
  * Counts every call of a limited route against its subject once the guards have authenticated it
@@ -47,8 +48,8 @@ export class RouteRateLimitInterceptor implements NestInterceptor {
   }
 }
 
-function subjectOf(req: Request, kind: 'address' | 'bot' | 'account'): string | undefined {
-  if (kind === 'address') return req.ip ?? req.socket.remoteAddress;
+function subjectOf(req: Request, kind: RouteLimit['subject']): string | undefined {
+  if (kind === 'credential') return credentialOf(req) ?? req.ip ?? req.socket.remoteAddress;
   if (kind === 'bot') return principalOf(req)?.tenantId;
   return accountOf(req)?.id;
 }

@@ -22,14 +22,14 @@ describe('routeLimitOf', () => {
     expect(routeLimitOf('POST', '/api/v1/bots/answerCallbackQuery')).toEqual({ endpoint: 'bot', subject: 'bot' });
   });
 
-  it('counts the signed file byte routes per client address, since the URL is their only credential', () => {
+  it('counts the signed file byte routes per checked URL, else per client address, since the URL is their only credential', () => {
     expect(routeLimitOf('PUT', '/api/v1/bots/files/storage/{blob}')).toEqual({
       endpoint: 'file_transfer',
-      subject: 'address',
+      subject: 'credential',
     });
     expect(routeLimitOf('GET', '/api/v1/bots/files/storage/abc')).toEqual({
       endpoint: 'file_transfer',
-      subject: 'address',
+      subject: 'credential',
     });
     expect(routeLimitOf('POST', '/api/v1/bots/files/upload-credentials')).toEqual({ endpoint: 'bot', subject: 'bot' });
     expect(routeLimitOf('POST', '/api/v1/bots/client/files/complete')?.endpoint).toBe('client.write');

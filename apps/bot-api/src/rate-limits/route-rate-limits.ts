@@ -2,8 +2,11 @@ import type { RouteRateLimit } from '../config/route-rate-limits.config';
 
 export interface RouteLimit {
   endpoint: RouteRateLimit;
-  /** Whose counter the call goes to. */
-  subject: 'address' | 'bot' | 'account';
+  /**
+   * Whose counter the call goes to. `credential`: the credential the route's guard checked (the bot of
+   * a valid token, the grant of a signed URL), else the client address (credential-subject.ts).
+   */
+  subject: 'credential' | 'bot' | 'account';
 }
 
 const BASE = '/api/v1/bots/';
@@ -36,8 +39,8 @@ export function routeLimitOf(method: string, spelled: string): RouteLimit | null
   const write = method.toUpperCase() !== 'GET';
   // Platform services behind the internal service token; their own callers are limited where they enter.
   if (first === 'internal') return null;
-  if (first === 'verifyToken') return { endpoint: 'verify_token', subject: 'address' };
-  if (first === 'files' && second === 'storage') return { endpoint: 'file_transfer', subject: 'address' };
+  if (first === 'verifyToken') return { endpoint: 'verify_token', subject: 'credential' };
+  if (first === 'files' && second === 'storage') return { endpoint: 'file_transfer', subject: 'credential' };
   if (first === 'client') {
     if (write && second === 'callback-queries' && third === undefined) {
       return { endpoint: 'client.callback_query', subject: 'account' };

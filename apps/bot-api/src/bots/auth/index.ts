@@ -3,3 +3,4 @@ export * from './bot-request';
 export * from './bot-token.guard';
 export * from './bot-token.service';
 export * from './current-bot.decorator';
+export * from './checked-token.guard';

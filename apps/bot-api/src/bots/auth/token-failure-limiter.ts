@@ -1,35 +1,50 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { RATE_LIMIT_STORE, type RateLimitStore, WindowedRateLimiters } from '@app/rate-limits';
+import { LRUCache } from 'lru-cache';
 import { BotErrors } from '../../bot-errors';
 import { BotConfig } from '../../config/bot.config';
 
+/** Addresses this process refuses until their window ends, without asking the store again. */
+const MAX_REMEMBERED_REFUSALS = 10_000;
+
 /**
- * Counts bot token look-ups that found no bot, per client address. Past the limit an address gets
- * 429 for the rest of the minute before its next look-up reaches the database, so guessing tokens
- * costs the guesser its rate instead of costing the database a query each.
+ * Counts bot tokens that name no bot, per client address; past BOT_TOKEN_FAILURES_PER_MINUTE the
+ * address's next such token gets 429 until the minute ends. It only ever sees tokens already known to
+ * name no bot (BotTokenService checks a token first), so it cannot refuse a real bot, whatever others
+ * sharing its address (an office, a carrier's NAT, a proxy) sent. Once an address is refused, this
+ * process remembers it until its window ends, so a flood costs the store one count per replica past the
+ * limit, not one per request.
  */
 @Injectable()
 export class TokenFailureLimiter {
   private readonly failures: WindowedRateLimiters<'failures'>;
+  private readonly limit: number;
+  private readonly refused = new LRUCache<string, number>({ max: MAX_REMEMBERED_REFUSALS });
 
   constructor(@Inject(RATE_LIMIT_STORE) store: RateLimitStore, config: BotConfig) {
+    this.limit = config.BOT_TOKEN_FAILURES_PER_MINUTE;
     this.failures = new WindowedRateLimiters({
       store,
-      limits: { failures: config.BOT_TOKEN_FAILURES_PER_MINUTE },
+      limits: { failures: this.limit },
       keyPrefix: 'token-failures',
     });
   }
 
-  async assertNotLocked(address: string): Promise<void> {
-    const state = await this.failures.peek('failures', address);
-    if (!state || state.consumedPoints < this.failures.limitOf('failures')) return;
-    const retryAfter = Math.max(Math.ceil(state.msBeforeNext / 1000), 1);
-    throw BotErrors.error('RATE_LIMITED', 'Too many unknown bot tokens from this address; retry later', {
-      headers: { 'Retry-After': String(retryAfter) },
-    });
-  }
-
+  /** Counts an unknown token against the address; throws 429 RATE_LIMITED once the address is past the limit. */
   async recordFailure(address: string): Promise<void> {
-    await this.failures.penalty('failures', address);
+    const refusedUntil = this.refused.get(address);
+    if (refusedUntil !== undefined && refusedUntil > Date.now()) throw lockedOut(refusedUntil - Date.now());
+    const state = await this.failures.penalty('failures', address);
+    if (state.consumedPoints <= this.limit) return;
+    const msBeforeNext = Math.max(state.msBeforeNext, 0);
+    this.refused.set(address, Date.now() + msBeforeNext, { ttl: Math.max(msBeforeNext, 1) });
+    throw lockedOut(msBeforeNext);
   }
+}
+
+function lockedOut(msBeforeNext: number) {
+  const retryAfter = Math.max(Math.ceil(msBeforeNext / 1000), 1);
+  return BotErrors.error('RATE_LIMITED', 'Too many unknown bot tokens from this address; retry later', {
+    headers: { 'Retry-After': String(retryAfter) },
+  });
 }
