@@ -3436,7 +3436,8 @@ export type components = {
             parse_mode?: "HTML" | "MarkdownV2" | "Markdown";
             /** @description Formatting of the text instead of parse_mode; mention, hashtag, bot_command, url and email are also found by themselves */
             entities?: components["schemas"]["MessageEntityDto"][];
-            reply_markup?: components["schemas"]["ReplyMarkupView"];
+            /** @description Omitted keeps the buttons, null removes them, an inline keyboard replaces them */
+            reply_markup?: components["schemas"]["ReplyMarkupView"] | null;
         };
         EditMessageCaptionDto: {
             chat_id?: string;
@@ -3450,7 +3451,8 @@ export type components = {
             parse_mode?: "HTML" | "MarkdownV2" | "Markdown";
             /** @description Formatting of the text instead of parse_mode; mention, hashtag, bot_command, url and email are also found by themselves */
             caption_entities?: components["schemas"]["MessageEntityDto"][];
-            reply_markup?: components["schemas"]["ReplyMarkupView"];
+            /** @description Omitted keeps the buttons, null removes them, an inline keyboard replaces them */
+            reply_markup?: components["schemas"]["ReplyMarkupView"] | null;
         };
         InputMediaEditDto: {
             /** @enum {string} */
@@ -3470,12 +3472,14 @@ export type components = {
             chat_id?: string;
             message_id: number;
             media: components["schemas"]["InputMediaEditDto"];
-            reply_markup?: components["schemas"]["ReplyMarkupView"];
+            /** @description Omitted keeps the buttons, null removes them, an inline keyboard replaces them */
+            reply_markup?: components["schemas"]["ReplyMarkupView"] | null;
         };
         StopPollDto: {
             chat_id?: string;
             message_id: number;
-            reply_markup?: components["schemas"]["ReplyMarkupView"];
+            /** @description Omitted keeps the buttons, null removes them, an inline keyboard replaces them */
+            reply_markup?: components["schemas"]["ReplyMarkupView"] | null;
         };
         DeleteMessagesDto: {
             chat_id: string;

@@ -34,6 +34,7 @@ import {
 } from './dto/edit.dto';
 import { MessageView } from '../messages/dto/message.view';
 import type { IdempotentSend } from './idempotent-send';
+import type { ReplyMarkup } from '../messages/dto/reply-markup';
 
 interface OwnMessage extends Membership {
   message: Message;
@@ -101,7 +102,7 @@ export class MessageEditsService {
       if (!poll) throw BotErrors.invalid('The message is not a poll');
       if (poll.is_closed) throw BotErrors.invalid('The poll has already been closed');
       message.metadata = { ...message.metadata, poll: { ...poll, is_closed: true } };
-      if (dto.reply_markup !== undefined) message.replyMarkup = { ...dto.reply_markup };
+      message.replyMarkup = editedReplyMarkup(message.replyMarkup, dto.reply_markup);
       await this.store.save(manager, message);
       return this.renderer.renderOne(manager, chat, message);
     });
@@ -129,7 +130,7 @@ export class MessageEditsService {
 
   private edit(
     bot: Bot,
-    dto: MessageRefDto & { reply_markup?: EditMessageDto['reply_markup'] },
+    dto: MessageRefDto & { reply_markup?: ReplyMarkup | null },
     key: IdempotentSend | undefined,
     change: (message: Message, manager: EntityManager) => Promise<void>,
   ): Promise<MessageView> {
@@ -139,7 +140,7 @@ export class MessageEditsService {
       await change(message, manager);
       message.editedAt = new Date();
       message.metadata = { ...message.metadata, isEdited: true };
-      if (dto.reply_markup !== undefined) message.replyMarkup = { ...dto.reply_markup };
+      message.replyMarkup = editedReplyMarkup(message.replyMarkup, dto.reply_markup);
       await this.store.save(manager, message);
       await this.events.messageEdited(manager, chat, message);
       return this.completed(manager, key, await this.renderer.renderOne(manager, chat, message));
@@ -263,6 +264,12 @@ function captionOf(
 ): FormattedText {
   if (caption === undefined && entities) throw BotErrors.invalid('caption_entities need a caption');
   return formattedText(caption ?? '', { parse_mode: parseMode, entities }, CAPTION_MAX, 'caption');
+}
+
+/** The buttons after an edit: omitted keeps them, null removes them, a keyboard replaces them. */
+function editedReplyMarkup(current: ReplyMarkup | null, given: ReplyMarkup | null | undefined): ReplyMarkup | null {
+  if (given === undefined) return current;
+  return given === null ? null : { ...given };
 }
 
 function setText(message: Message, formatted: FormattedText): void {
