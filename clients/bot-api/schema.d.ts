@@ -149,7 +149,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Approve: creates the system user and issues the token */
+        /**
+         * Approve: creates the system user and issues the token
+         * @description A bot that applied without a username gets one derived from its name, unique and ending in `bot` (`Latte bot` → `latte_bot`, then `latte_2_bot` … `latte_20_bot`, then `latte_<bot_id>_bot`), so getMe always carries one, as Telegram’s does; the developer may change it with PATCH /my/:botId.
+         */
         post: operations["AdminBots_approve"];
         delete?: never;
         options?: never;
@@ -2074,7 +2077,7 @@ export type components = {
         };
         SubmitBotDto: {
             name: string;
-            /** @description Globally unique, case-insensitive */
+            /** @description Globally unique, case-insensitive. Without one, approval gives the bot a username derived from its name (`Latte bot` → `latte_bot`, or `latte_2_bot` … when taken), which the developer may change */
             username?: string;
             description?: string;
             /** @description http(s) URL of the avatar image */
@@ -2097,6 +2100,7 @@ export type components = {
             /** @description The developer account that applied */
             owner_id: string;
             name: string;
+            /** @description Null only while an application that chose none waits for review: approval gives it one derived from its name */
             username: string | null;
             description: string | null;
             short_description: string | null;
@@ -2162,7 +2166,8 @@ export type components = {
         };
         UpdateBotDto: {
             name?: string;
-            username?: string | null;
+            /** @description Another @username, unique; an approved bot always has one, so it cannot be removed */
+            username?: string;
             description?: string | null;
             short_description?: string | null;
             avatar?: string | null;
@@ -2208,6 +2213,7 @@ export type components = {
             /** @enum {boolean} */
             is_bot: true;
             name: string;
+            /** @description The chosen username, or the one derived from the name on approval when none was chosen */
             username: string | null;
             description: string | null;
             short_description: string | null;
