@@ -1,3 +1,4 @@
+import { DELIVERY_ERROR_CLASSES } from '@app/bot-delivery';
 import { describeEachBackend, quietPeriod } from '@app/testing';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
@@ -219,6 +220,13 @@ describeEachBackend('staff delivery operations across all bots', (backend) => {
     await quietPeriod(300, 'no dead letter is delivered a second time');
     expect([...world.receivedBy('five').values()]).toEqual([6, 6, 6]);
     expect([...world.receivedBy('gone').values()]).toEqual([2, 2]);
+
+    // The gauge the runbook says to watch falls to 0 for every class, instead of losing its series.
+    const metrics = (await request(ctx.app.getHttpServer()).get('/metrics').expect(200)).text;
+    const deadLetters = [...metrics.matchAll(/^bot_webhook_dead_letters\{error_class="(\w+)"\} (\d+)$/gm)];
+    expect(Object.fromEntries(deadLetters.map(([, errorClass, count]) => [errorClass, Number(count)]))).toEqual(
+      Object.fromEntries([...DELIVERY_ERROR_CLASSES, 'none'].map((errorClass) => [errorClass, 0])),
+    );
 
     // The owner sees the staff redrive in the developer delivery list.
     const owners = await request(ctx.app.getHttpServer())
