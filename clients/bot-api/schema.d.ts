@@ -1849,6 +1849,23 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/bots/admin/deliveries/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who is signed in: the staff account the console acts as (shown on the page) */
+        get: operations["StaffDeliveries_session"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/bots/admin/deliveries/summary": {
         parameters: {
             query?: never;
@@ -3706,6 +3723,13 @@ export type components = {
             items: components["schemas"]["StaffDeliveryView"][];
             /** @description Pass as `cursor` for the next page; null on the last */
             next_cursor: string | null;
+        };
+        StaffSessionView: {
+            /** @description The account id (`sub`), as the audit log records it */
+            id: string;
+            /** @description The display name (`name`) */
+            name: string;
+            roles: string[];
         };
         BotDeliveryCountsView: {
             bot_id: string;
@@ -19063,6 +19087,88 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: not platform staff */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    StaffDeliveries_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `id`, `name` and `roles` of the caller */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["StaffSessionView"];
                     };
                 };
             };

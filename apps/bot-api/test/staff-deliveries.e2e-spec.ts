@@ -73,6 +73,7 @@ describeEachBackend('staff delivery operations across all bots', (backend) => {
     const developer = await ctx.jwt(five.owner);
     const routes: Array<['get' | 'post', string]> = [
       ['get', ''],
+      ['get', '/session'],
       ['get', '/summary'],
       ['get', '/audit'],
       ['get', `/updates/${dead[0]}`],
@@ -293,6 +294,10 @@ describeEachBackend('staff delivery operations across all bots', (backend) => {
     const firstPage = await ok('get', '/audit?pageSize=2');
     const rest = await ok('get', `/audit?pageSize=10&cursor=${firstPage.next_cursor}`);
     expect(rest.items.map((entry: { action: string }) => entry.action)).toEqual(actions.slice(2));
+  });
+
+  it('says who is signed in: the staff account the console acts as', async () => {
+    expect(await ok('get', '/session')).toEqual({ id: STAFF, name: 'SRE', roles: ['platform_admin'] });
   });
 
   it('exposes dead letters by error class, running redrive jobs and redeliveries on /metrics', async () => {
