@@ -11,7 +11,7 @@ import {
   startBotApp,
   submitBot,
 } from './app-context';
-import { listenForFrameworks, until } from './telegram-support';
+import { listenForFrameworks, until, whilePolling } from './telegram-support';
 
 /** A bot that applied without a username gets one on approval, so getMe always carries one (as Telegram's). */
 describe('usernames of bots that applied without one', () => {
@@ -117,11 +117,7 @@ describe('usernames of bots that applied without one', () => {
     helper.on('message:text', (c) => {
       heard.push(c.message.text);
     });
-    const started = new Promise<void>((resolve) => {
-      void helper.start({ timeout: 1, onStart: () => resolve() });
-    });
-    try {
-      await started;
+    await whilePolling(helper, async () => {
       expect(helper.botInfo.username).toBe(username);
       await alice.post(`/chats/${groupId}/messages`, { text: 'nobody is asked' }).expect(201);
       await alice.post(`/chats/${groupId}/messages`, { text: `thanks @${username.toUpperCase()}` }).expect(201);
@@ -134,8 +130,6 @@ describe('usernames of bots that applied without one', () => {
       });
       await until(async () => (heard.length > 0 ? true : undefined));
       expect(heard).toEqual([`thanks @${username.toUpperCase()}`]);
-    } finally {
-      await helper.stop();
-    }
+    });
   });
 });

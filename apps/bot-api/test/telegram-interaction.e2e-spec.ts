@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { Bot as GrammyBot, InlineKeyboard } from 'grammy';
 import { ApprovedBot, BotTestContext, createApprovedBot, ensureUsers, startBotApp } from './app-context';
-import { listenForFrameworks, tg, until } from './telegram-support';
+import { listenForFrameworks, tg, until, whilePolling } from './telegram-support';
 
 describe('Telegram face: groups, buttons, chat methods, commands, edits', () => {
   let ctx: BotTestContext;
@@ -71,11 +71,7 @@ describe('Telegram face: groups, buttons, chat methods, commands, edits', () => 
     menu.on('message:text', (ctx) => {
       seen.push(ctx.message.text);
     });
-    const started = new Promise<void>((resolve) => {
-      void menu.start({ timeout: 1, onStart: () => resolve() });
-    });
-    try {
-      await started;
+    await whilePolling(menu, async () => {
       const alice = await client('alice');
       const bob = await client('bob');
       await alice.say('just chatting, no bot here');
@@ -90,9 +86,7 @@ describe('Telegram face: groups, buttons, chat methods, commands, edits', () => 
       });
       expect(answer).toMatchObject({ text: 'Pressed by Bob', show_alert: false });
       expect(seen).not.toContain('just chatting, no bot here');
-    } finally {
-      await menu.stop();
-    }
+    });
   });
 
   it("grammY's editMessageText after a button press removes the inline keyboard (Telegram's rule), so the button cannot be pressed again", async () => {
@@ -104,11 +98,7 @@ describe('Telegram face: groups, buttons, chat methods, commands, edits', () => 
       await ctx.answerCallbackQuery();
       await ctx.editMessageText(`You chose ${ctx.callbackQuery.data}`);
     });
-    const started = new Promise<void>((resolve) => {
-      void order.start({ timeout: 1, onStart: () => resolve() });
-    });
-    try {
-      await started;
+    await whilePolling(order, async () => {
       const alice = await client('alice');
       const bob = await client('bob');
       await alice.say('/order');
@@ -124,9 +114,7 @@ describe('Telegram face: groups, buttons, chat methods, commands, edits', () => 
         .set('Authorization', `Bearer ${await ctx.jwt('bob', 'Bob')}`)
         .send({ chat_id: groupUuid, message_id: question.message_id, data: 'coffee' });
       expect(again.status).toBe(400);
-    } finally {
-      await order.stop();
-    }
+    });
   });
 
   it('reads and governs the group through integer ids', async () => {
@@ -223,11 +211,7 @@ describe('Telegram face: groups, buttons, chat methods, commands, edits', () => 
         { cache_time: 0, is_personal: true },
       ),
     );
-    const started = new Promise<void>((resolve) => {
-      void search.start({ timeout: 1, onStart: () => resolve(), allowed_updates: ['inline_query'] });
-    });
-    try {
-      await started;
+    await whilePolling(search, async () => {
       const bobJwt = await ctx.jwt('bob', 'Bob');
       const asked = await request(ctx.app.getHttpServer())
         .post('/api/v1/bots/client/inline-queries')
@@ -242,8 +226,6 @@ describe('Telegram face: groups, buttons, chat methods, commands, edits', () => 
         return res.body.data.status === 'answered' ? res.body.data : undefined;
       });
       expect(JSON.stringify(read)).toContain('Result for tea');
-    } finally {
-      await search.stop();
-    }
+    }, ['inline_query']);
   });
 });
