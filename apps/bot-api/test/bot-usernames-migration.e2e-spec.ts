@@ -2,7 +2,7 @@ import { createEmptyDatabase, testDataSource, TestDatabase } from '@app/testing'
 import { DataSource } from 'typeorm';
 import { usernameCandidates } from '../src/bots/generated-username';
 import { botMigrations } from '../src/database/migrations';
-import { GeneratedBotUsernames1796200000000 } from '../src/database/migrations/1796200000000-GeneratedBotUsernames';
+import { GeneratedBotUsernames1796300000000 } from '../src/database/migrations/1796300000000-GeneratedBotUsernames';
 
 const id = (n: number) => n.toString(16).padStart(24, '0');
 
@@ -26,7 +26,7 @@ const SEEDS: Seed[] = [
 ];
 
 describe('usernames for approved bots that applied without one, given by a migration', () => {
-  const position = botMigrations.indexOf(GeneratedBotUsernames1796200000000);
+  const position = botMigrations.indexOf(GeneratedBotUsernames1796300000000);
   let database: TestDatabase;
   let dataSource: DataSource;
 

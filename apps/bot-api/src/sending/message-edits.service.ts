@@ -266,12 +266,6 @@ function captionOf(
   return formattedText(caption ?? '', { parse_mode: parseMode, entities }, CAPTION_MAX, 'caption');
 }
 
-/** The buttons after an edit: omitted keeps them, null removes them, a keyboard replaces them. */
-function editedReplyMarkup(current: ReplyMarkup | null, given: ReplyMarkup | null | undefined): ReplyMarkup | null {
-  if (given === undefined) return current;
-  return given === null ? null : { ...given };
-}
-
 function setText(message: Message, formatted: FormattedText): void {
   message.text = formatted.text === '' ? null : formatted.text;
   message.entities = formatted.entities;
@@ -283,4 +277,10 @@ function postedWhileMember(message: Message, member: ChatMember): boolean {
 
 function isPrivate(chat: Chat): boolean {
   return chat.type === 'private';
+}
+
+/** The buttons after an edit: omitted keeps them, null removes them, a keyboard replaces them. */
+function editedReplyMarkup(current: ReplyMarkup | null, given: ReplyMarkup | null | undefined): ReplyMarkup | null {
+  if (given === undefined) return current;
+  return given === null ? null : { ...given };
 }

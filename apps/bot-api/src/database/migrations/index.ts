@@ -17,7 +17,7 @@ import { CreateChatActions1796000000002 } from './1796000000002-CreateChatAction
 import { VirtualMemberAuditRetention1795900000000 } from './1795900000000-VirtualMemberAuditRetention';
 import { FileStorageBounds1795900000001 } from './1795900000001-FileStorageBounds';
 import { CreateBotDeliverySettings1796100000000 } from './1796100000000-CreateBotDeliverySettings';
-import { GeneratedBotUsernames1796200000000 } from './1796200000000-GeneratedBotUsernames';
+import { GeneratedBotUsernames1796300000000 } from './1796300000000-GeneratedBotUsernames';
 
 /** Every migration of the bot database, in order. New migrations are appended here. */
 export const botMigrations = [
@@ -40,5 +40,5 @@ export const botMigrations = [
   CreateRateLimits1796000000001,
   CreateChatActions1796000000002,
   CreateBotDeliverySettings1796100000000,
-  GeneratedBotUsernames1796200000000,
+  GeneratedBotUsernames1796300000000,
 ];

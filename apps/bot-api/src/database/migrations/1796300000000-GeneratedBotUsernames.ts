@@ -9,8 +9,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * previous release reads the rows as before. `down` leaves them: they are valid usernames bots may
  * already be addressed by.
  */
-export class GeneratedBotUsernames1796200000000 implements MigrationInterface {
-  name = 'GeneratedBotUsernames1796200000000';
+export class GeneratedBotUsernames1796300000000 implements MigrationInterface {
+  name = 'GeneratedBotUsernames1796300000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`SET LOCAL lock_timeout = '5s'`);
