@@ -149,7 +149,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Approve: creates the system user and issues the token */
+        /**
+         * Approve: creates the system user and issues the token
+         * @description A bot that applied without a username gets one derived from its name, unique and ending in `bot` (`Latte bot` → `latte_bot`, then `latte_2_bot` … `latte_20_bot`, then `latte_<bot_id>_bot`), so getMe always carries one, as Telegram’s does; the developer may change it with PATCH /my/:botId.
+         */
         post: operations["AdminBots_approve"];
         delete?: never;
         options?: never;
@@ -1846,6 +1849,23 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/bots/admin/deliveries/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who is signed in: the staff account the console acts as (shown on the page) */
+        get: operations["StaffDeliveries_session"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/bots/admin/deliveries/summary": {
         parameters: {
             query?: never;
@@ -2074,7 +2094,7 @@ export type components = {
         };
         SubmitBotDto: {
             name: string;
-            /** @description Globally unique, case-insensitive */
+            /** @description Globally unique, case-insensitive. Without one, approval gives the bot a username derived from its name (`Latte bot` → `latte_bot`, or `latte_2_bot` … when taken), which the developer may change */
             username?: string;
             description?: string;
             /** @description http(s) URL of the avatar image */
@@ -2097,6 +2117,7 @@ export type components = {
             /** @description The developer account that applied */
             owner_id: string;
             name: string;
+            /** @description Null only while an application that chose none waits for review: approval gives it one derived from its name */
             username: string | null;
             description: string | null;
             short_description: string | null;
@@ -2162,7 +2183,8 @@ export type components = {
         };
         UpdateBotDto: {
             name?: string;
-            username?: string | null;
+            /** @description Another @username, unique; an approved bot always has one, so it cannot be removed */
+            username?: string;
             description?: string | null;
             short_description?: string | null;
             avatar?: string | null;
@@ -2208,6 +2230,7 @@ export type components = {
             /** @enum {boolean} */
             is_bot: true;
             name: string;
+            /** @description The chosen username, or the one derived from the name on approval when none was chosen */
             username: string | null;
             description: string | null;
             short_description: string | null;
@@ -3436,7 +3459,8 @@ export type components = {
             parse_mode?: "HTML" | "MarkdownV2" | "Markdown";
             /** @description Formatting of the text instead of parse_mode; mention, hashtag, bot_command, url and email are also found by themselves */
             entities?: components["schemas"]["MessageEntityDto"][];
-            reply_markup?: components["schemas"]["ReplyMarkupView"];
+            /** @description Omitted keeps the buttons, null removes them, an inline keyboard replaces them */
+            reply_markup?: components["schemas"]["ReplyMarkupView"] | null;
         };
         EditMessageCaptionDto: {
             chat_id?: string;
@@ -3450,7 +3474,8 @@ export type components = {
             parse_mode?: "HTML" | "MarkdownV2" | "Markdown";
             /** @description Formatting of the text instead of parse_mode; mention, hashtag, bot_command, url and email are also found by themselves */
             caption_entities?: components["schemas"]["MessageEntityDto"][];
-            reply_markup?: components["schemas"]["ReplyMarkupView"];
+            /** @description Omitted keeps the buttons, null removes them, an inline keyboard replaces them */
+            reply_markup?: components["schemas"]["ReplyMarkupView"] | null;
         };
         InputMediaEditDto: {
             /** @enum {string} */
@@ -3470,12 +3495,14 @@ export type components = {
             chat_id?: string;
             message_id: number;
             media: components["schemas"]["InputMediaEditDto"];
-            reply_markup?: components["schemas"]["ReplyMarkupView"];
+            /** @description Omitted keeps the buttons, null removes them, an inline keyboard replaces them */
+            reply_markup?: components["schemas"]["ReplyMarkupView"] | null;
         };
         StopPollDto: {
             chat_id?: string;
             message_id: number;
-            reply_markup?: components["schemas"]["ReplyMarkupView"];
+            /** @description Omitted keeps the buttons, null removes them, an inline keyboard replaces them */
+            reply_markup?: components["schemas"]["ReplyMarkupView"] | null;
         };
         DeleteMessagesDto: {
             chat_id: string;
@@ -3696,6 +3723,13 @@ export type components = {
             items: components["schemas"]["StaffDeliveryView"][];
             /** @description Pass as `cursor` for the next page; null on the last */
             next_cursor: string | null;
+        };
+        StaffSessionView: {
+            /** @description The account id (`sub`), as the audit log records it */
+            id: string;
+            /** @description The display name (`name`) */
+            name: string;
+            roles: string[];
         };
         BotDeliveryCountsView: {
             bot_id: string;
@@ -19053,6 +19087,88 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {string} */
                         code?: "VALIDATION";
+                    };
+                };
+            };
+            /** @description `UNAUTHORIZED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description `FORBIDDEN`: not platform staff */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Unexpected failure; safe to retry (with the same Idempotency-Key where the operation takes one) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description The service cannot reach its database for the moment; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    StaffDeliveries_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `id`, `name` and `roles` of the caller */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["StaffSessionView"];
                     };
                 };
             };

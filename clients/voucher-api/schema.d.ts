@@ -476,7 +476,10 @@ export type paths = {
         /** List allocations of the application (optionally of one template), newest first */
         get: operations["Allocations_list"];
         put?: never;
-        /** Allocate template stock to a sender; idempotent on the idempotencyKey of the body */
+        /**
+         * Allocate template stock to a sender; idempotent on the idempotencyKey of the body
+         * @description A retry with the same idempotencyKey and the same body answers the stored result with `Idempotent-Replayed: true`: the allocation, or a refusal of the allocation itself (`INSUFFICIENT_STOCK`, `TEMPLATE_NOT_ACTIVE`, `NOT_FOUND`, `APPLICATION_DISABLED`, `FEATURE_DISABLED`). Two refusals are answered before the key is taken and are never stored, as Stripe stores only calls that started executing: a body that fails validation (400 `VALIDATION_FAILED` naming each problem, unknown fields included) and a `recipientUserId` the service does not know yet (400 `VALIDATION_FAILED`: a user becomes known with their first call to the service with their own JWT). Fix the cause and retry with the same key.
+         */
         post: operations["Allocations_create"];
         delete?: never;
         options?: never;
@@ -562,7 +565,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Send one unit of an allocation to a user, who may then claim it */
+        /**
+         * Send one unit of an allocation to a user, who may then claim it
+         * @description One unit leaves `remaining` and waits as a send in status `sending` until the recipient claims it (`claimed`) or the sender cancels it (`cancelled`, the unit returns to `remaining`). Without an `Idempotency-Key` every call sends one more unit, so a retry after a lost answer may send twice; with one, the retry answers the first send. Refusals of the send itself (`NOT_FOUND`, `INSUFFICIENT_STOCK`, …) are stored with the key; a body that fails validation and a `recipient_user_id` the service does not know yet (a user becomes known with their first call to the service with their own JWT) are answered before the key is taken and not stored.
+         */
         post: operations["Sends_send"];
         delete?: never;
         options?: never;
@@ -596,7 +602,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Claim a send addressed to me; creates my voucher (once per send) */
+        /**
+         * Claim a send addressed to me; creates my voucher (once per send)
+         * @description Only the recipient can claim, and only a send in status `sending`. Claiming needs no authorisation of the application by the recipient (POST /holder/authorizations is for issuing): the sender chose them, and claiming is their consent. The per-user limit of the template applies. Claiming again answers 409 `SEND_NOT_CLAIMABLE`.
+         */
         post: operations["Sends_claim"];
         delete?: never;
         options?: never;
@@ -1243,11 +1252,11 @@ export type components = {
              * @description An active template of this application
              */
             templateId: string;
-            /** @description The sender whose backpack receives the stock */
+            /** @description The sender whose backpack receives the stock: a user the service knows, i.e. one who called it once with their own account JWT (else 400, not stored against the idempotencyKey) */
             recipientUserId: string;
             /** @description Not above the remaining stock */
             quantity: number;
-            /** @description Unique request id; a retry after a network error keeps it and the same parameters */
+            /** @description Your own unique id of this allocation; a retry after a network error keeps it and the same parameters and gets the stored answer (see the operation) */
             idempotencyKey: string;
         };
         HolderVoucherTemplateView: {
@@ -1374,7 +1383,10 @@ export type components = {
             allocation_id: string;
             sender_user_id: string;
             recipient_user_id: string;
-            /** @enum {string} */
+            /**
+             * @description `sending`: waiting for the recipient (its unit left the allocation’s `remaining`); `claimed`: the recipient claimed it and `voucher_id` is their voucher (final); `cancelled`: the sender took it back and the unit returned to `remaining` (final). Only `sending` can be claimed or cancelled
+             * @enum {string}
+             */
             status: "sending" | "claimed" | "cancelled";
             /**
              * Format: uuid
@@ -1403,7 +1415,10 @@ export type components = {
             allocation_id: string;
             sender_user_id: string;
             recipient_user_id: string;
-            /** @enum {string} */
+            /**
+             * @description `sending`: waiting for the recipient (its unit left the allocation’s `remaining`); `claimed`: the recipient claimed it and `voucher_id` is their voucher (final); `cancelled`: the sender took it back and the unit returned to `remaining` (final). Only `sending` can be claimed or cancelled
+             * @enum {string}
+             */
             status: "sending" | "claimed" | "cancelled";
             /**
              * Format: uuid
@@ -5594,7 +5609,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input */
+            /** @description `VALIDATION_FAILED`: a bad body, or a recipientUserId the service does not know (not stored) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6179,7 +6194,10 @@ export interface operations {
     Sends_send: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. With a key, a retry of the same send (same key, same body) answers the first send again and sends nothing more; without one, each call sends another unit. Your own unique id of this operation, e.g. a UUID: 1–255 printable ASCII characters (space to `~`). Keys are scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry with the same key and the same body gets the stored answer again with `Idempotent-Replayed: true`; the same key with another body or on another route gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request with it is still running 409 `IDEMPOTENCY_KEY_IN_USE`. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 allocationId: string;
             };
@@ -6191,7 +6209,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The send, in status `sending` */
+            /** @description The send, in status `sending`; a replay carries `Idempotent-Replayed: true` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -6258,7 +6276,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `INSUFFICIENT_STOCK`: nothing remains in the allocation; `TEMPLATE_NOT_ACTIVE`: the template is not active */
+            /** @description `INSUFFICIENT_STOCK`: nothing remains in the allocation; `TEMPLATE_NOT_ACTIVE`: the template is not active; `IDEMPOTENCY_KEY_REUSED`: the key was used with another request; `IDEMPOTENCY_KEY_IN_USE`: a request with the key is still running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6267,7 +6285,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {string} */
-                            code?: "INSUFFICIENT_STOCK" | "TEMPLATE_NOT_ACTIVE";
+                            code?: "INSUFFICIENT_STOCK" | "TEMPLATE_NOT_ACTIVE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE";
                         };
                     };
                 };

@@ -76,6 +76,11 @@ const CROSS_TABLE: AllowedUse[] = [
     reason: 'bots and the system users that carry their names into chats share one username namespace',
   },
   {
+    at: `${BOT_API}bots/bots.store.ts#BotsStore.takenUsernames`,
+    tables: ['users'],
+    reason: 'a derived username is picked from the same namespace: bots and the system users of bots',
+  },
+  {
     at: `${BOT_API}chats/chats.store.ts#ChatsStore.pin`,
     tables: ['messages'],
     reason: 'only a live message of the same chat can be pinned; the statement that pins checks it',

@@ -140,6 +140,47 @@ describe('editing, deleting, forwarding and copying messages', () => {
     expect(cleared.body.data.metadata.isEdited).toBeUndefined();
   });
 
+  it('an edit without reply_markup keeps the buttons, null removes them, a keyboard replaces them (editMessage, editMessageCaption, editMessageMedia, stopPoll)', async () => {
+    const markup = { inline_keyboard: [[{ text: 'A', callback_data: 'a' }]] };
+    const other = { inline_keyboard: [[{ text: 'B', callback_data: 'b' }]] };
+    const photo = await insertFile(ctx, { botId: bot.botId });
+    const sent = async (method: string, body: object) =>
+      (await callBot(ctx, bot.token, method, { chat_id: privateId, ...body, reply_markup: markup }).expect(201)).body
+        .data.message_id as number;
+    const text = await sent('sendMessage', { text: 'choose' });
+    const captioned = await sent('sendPhoto', { file_id: photo, caption: 'choose' });
+    const media = await sent('sendPhoto', { file_id: photo });
+    const edits: Array<[string, (reply: object) => object]> = [
+      ['editMessage', (reply) => ({ message_id: text, text: `choose ${Math.random()}`, ...reply })],
+      ['editMessageCaption', (reply) => ({ message_id: captioned, caption: `choose ${Math.random()}`, ...reply })],
+      ['editMessageMedia', (reply) => ({ message_id: media, media: { type: 'photo', file_id: photo }, ...reply })],
+    ];
+    for (const [method, body] of edits) {
+      const kept = await callBot(ctx, bot.token, method, body({})).expect(200);
+      expect(kept.body.data.reply_markup).toEqual(markup);
+      const replaced = await callBot(ctx, bot.token, method, body({ reply_markup: other })).expect(200);
+      expect(replaced.body.data.reply_markup).toEqual(other);
+      const removed = await callBot(ctx, bot.token, method, body({ reply_markup: null })).expect(200);
+      expect(removed.body.data.reply_markup).toBeUndefined();
+    }
+    const polls = await Promise.all([0, 1].map(() => sent('sendPoll', { question: 'Lunch?', options: ['Yes', 'No'] })));
+    const keptPoll = await callBot(ctx, bot.token, 'stopPoll', { message_id: polls[0] }).expect(200);
+    expect(keptPoll.body.data.reply_markup).toEqual(markup);
+    const clearedPoll = await callBot(ctx, bot.token, 'stopPoll', { message_id: polls[1], reply_markup: null }).expect(
+      200,
+    );
+    expect(clearedPoll.body.data.reply_markup).toBeUndefined();
+    const list = await as(alice).get(`/chats/${privateId}/messages?pageSize=100`).expect(200);
+    const shown = (id: number) => list.body.data.items.find((m: { message_id: number }) => m.message_id === id);
+    expect([text, captioned, media, polls[1]].map((id) => shown(id).reply_markup)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(shown(polls[0]).reply_markup).toEqual(markup);
+  });
+
   it('forwardMessage copies with a forwarded-from mark, copyMessage without it', async () => {
     const original = await as(alice).post(`/chats/${privateId}/messages`, { text: 'worth sharing' }).expect(201);
     const id = original.body.data.message_id;

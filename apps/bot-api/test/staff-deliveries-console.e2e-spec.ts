@@ -101,6 +101,7 @@ describe('staff delivery console in a browser', () => {
     await page.goto(`${base}/console`);
     await page.getByLabel('Staff token').fill(await ctx.jwt(STAFF, 'SRE', ['platform_admin']));
     await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('#who').getByText(`Signed in as SRE (${STAFF})`).waitFor();
     await page.locator('#summary-status').getByText('dead_letter: 15').waitFor();
     await page.locator('#summary-bots tr').first().getByText(noisy.botId).waitFor();
 

@@ -1,3 +1,4 @@
+import { DELIVERY_ERROR_CLASSES } from '@app/bot-delivery';
 import { describeEachBackend, quietPeriod } from '@app/testing';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
@@ -72,6 +73,7 @@ describeEachBackend('staff delivery operations across all bots', (backend) => {
     const developer = await ctx.jwt(five.owner);
     const routes: Array<['get' | 'post', string]> = [
       ['get', ''],
+      ['get', '/session'],
       ['get', '/summary'],
       ['get', '/audit'],
       ['get', `/updates/${dead[0]}`],
@@ -220,6 +222,13 @@ describeEachBackend('staff delivery operations across all bots', (backend) => {
     expect([...world.receivedBy('five').values()]).toEqual([6, 6, 6]);
     expect([...world.receivedBy('gone').values()]).toEqual([2, 2]);
 
+    // The gauge the runbook says to watch falls to 0 for every class, instead of losing its series.
+    const metrics = (await request(ctx.app.getHttpServer()).get('/metrics').expect(200)).text;
+    const deadLetters = [...metrics.matchAll(/^bot_webhook_dead_letters\{error_class="(\w+)"\} (\d+)$/gm)];
+    expect(Object.fromEntries(deadLetters.map(([, errorClass, count]) => [errorClass, Number(count)]))).toEqual(
+      Object.fromEntries([...DELIVERY_ERROR_CLASSES, 'none'].map((errorClass) => [errorClass, 0])),
+    );
+
     // The owner sees the staff redrive in the developer delivery list.
     const owners = await request(ctx.app.getHttpServer())
       .get(`/api/v1/bots/my/${gone.botId}/deliveries`)
@@ -285,6 +294,10 @@ describeEachBackend('staff delivery operations across all bots', (backend) => {
     const firstPage = await ok('get', '/audit?pageSize=2');
     const rest = await ok('get', `/audit?pageSize=10&cursor=${firstPage.next_cursor}`);
     expect(rest.items.map((entry: { action: string }) => entry.action)).toEqual(actions.slice(2));
+  });
+
+  it('says who is signed in: the staff account the console acts as', async () => {
+    expect(await ok('get', '/session')).toEqual({ id: STAFF, name: 'SRE', roles: ['platform_admin'] });
   });
 
   it('exposes dead letters by error class, running redrive jobs and redeliveries on /metrics', async () => {

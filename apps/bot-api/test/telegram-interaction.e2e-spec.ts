@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { Bot as GrammyBot, InlineKeyboard } from 'grammy';
 import { ApprovedBot, BotTestContext, createApprovedBot, ensureUsers, startBotApp } from './app-context';
-import { listenForFrameworks, tg, until } from './telegram-support';
+import { listenForFrameworks, tg, until, whilePolling } from './telegram-support';
 
 describe('Telegram face: groups, buttons, chat methods, commands, edits', () => {
   let ctx: BotTestContext;
@@ -28,10 +28,18 @@ describe('Telegram face: groups, buttons, chat methods, commands, edits', () => 
     const server = ctx.app.getHttpServer();
     return {
       say: (text: string) =>
-        request(server).post(`/api/v1/bots/client/chats/${groupUuid}/messages`).set('Authorization', `Bearer ${jwt}`).send({ text }).expect(201),
+        request(server)
+          .post(`/api/v1/bots/client/chats/${groupUuid}/messages`)
+          .set('Authorization', `Bearer ${jwt}`)
+          .send({ text })
+          .expect(201),
       messages: async () =>
-        (await request(server).get(`/api/v1/bots/client/chats/${groupUuid}/messages`).set('Authorization', `Bearer ${jwt}`).expect(200))
-          .body.data.items as Array<{ message_id: number; text: string; reply_markup?: unknown }>,
+        (
+          await request(server)
+            .get(`/api/v1/bots/client/chats/${groupUuid}/messages`)
+            .set('Authorization', `Bearer ${jwt}`)
+            .expect(200)
+        ).body.data.items as Array<{ message_id: number; text: string; reply_markup?: unknown }>,
       click: (messageId: number, data: string) =>
         request(server)
           .post('/api/v1/bots/client/callback-queries')
@@ -39,8 +47,12 @@ describe('Telegram face: groups, buttons, chat methods, commands, edits', () => 
           .send({ chat_id: groupUuid, message_id: messageId, data })
           .expect(201),
       answer: async (id: string) =>
-        (await request(server).get(`/api/v1/bots/client/callback-queries/${id}`).set('Authorization', `Bearer ${jwt}`).expect(200)).body
-          .data,
+        (
+          await request(server)
+            .get(`/api/v1/bots/client/callback-queries/${id}`)
+            .set('Authorization', `Bearer ${jwt}`)
+            .expect(200)
+        ).body.data,
     };
   }
 
@@ -59,11 +71,7 @@ describe('Telegram face: groups, buttons, chat methods, commands, edits', () => 
     menu.on('message:text', (ctx) => {
       seen.push(ctx.message.text);
     });
-    const started = new Promise<void>((resolve) => {
-      void menu.start({ timeout: 1, onStart: () => resolve() });
-    });
-    try {
-      await started;
+    await whilePolling(menu, async () => {
       const alice = await client('alice');
       const bob = await client('bob');
       await alice.say('just chatting, no bot here');
@@ -78,9 +86,35 @@ describe('Telegram face: groups, buttons, chat methods, commands, edits', () => 
       });
       expect(answer).toMatchObject({ text: 'Pressed by Bob', show_alert: false });
       expect(seen).not.toContain('just chatting, no bot here');
-    } finally {
-      await menu.stop();
-    }
+    });
+  });
+
+  it("grammY's editMessageText after a button press removes the inline keyboard (Telegram's rule), so the button cannot be pressed again", async () => {
+    const order = new GrammyBot(bot.token, { client: { apiRoot } });
+    order.command('order', (ctx) =>
+      ctx.reply('Coffee or tea?', { reply_markup: new InlineKeyboard().text('Coffee', 'coffee').text('Tea', 'tea') }),
+    );
+    order.callbackQuery(['coffee', 'tea'], async (ctx) => {
+      await ctx.answerCallbackQuery();
+      await ctx.editMessageText(`You chose ${ctx.callbackQuery.data}`);
+    });
+    await whilePolling(order, async () => {
+      const alice = await client('alice');
+      const bob = await client('bob');
+      await alice.say('/order');
+      const question = await until(async () => (await bob.messages()).find((m) => m.text === 'Coffee or tea?'));
+      expect(question.reply_markup).toBeDefined();
+      await bob.click(question.message_id, 'tea');
+      const chosen = await until(async () =>
+        (await bob.messages()).find((m) => m.message_id === question.message_id && m.text === 'You chose tea'),
+      );
+      expect(chosen.reply_markup).toBeUndefined();
+      const again = await request(ctx.app.getHttpServer())
+        .post('/api/v1/bots/client/callback-queries')
+        .set('Authorization', `Bearer ${await ctx.jwt('bob', 'Bob')}`)
+        .send({ chat_id: groupUuid, message_id: question.message_id, data: 'coffee' });
+      expect(again.status).toBe(400);
+    });
   });
 
   it('reads and governs the group through integer ids', async () => {
@@ -103,36 +137,56 @@ describe('Telegram face: groups, buttons, chat methods, commands, edits', () => 
   it('sets, reads and deletes commands and the description', async () => {
     const commands = [{ command: 'start', description: 'Start here' }];
     await tg(ctx, bot.token, 'setMyCommands', { commands, scope: { type: 'chat', chat_id: groupChatId } }).expect(200);
-    const scoped = await tg(ctx, bot.token, 'getMyCommands', { scope: JSON.stringify({ type: 'chat', chat_id: groupChatId }) });
+    const scoped = await tg(ctx, bot.token, 'getMyCommands', {
+      scope: JSON.stringify({ type: 'chat', chat_id: groupChatId }),
+    });
     expect(scoped.body).toEqual({ ok: true, result: commands });
     expect((await tg(ctx, bot.token, 'getMyCommands', {}).expect(200)).body.result).toEqual([]);
     await tg(ctx, bot.token, 'deleteMyCommands', { scope: { type: 'chat', chat_id: groupChatId } }).expect(200);
-    expect((await tg(ctx, bot.token, 'getMyCommands', { scope: { type: 'chat', chat_id: groupChatId } })).body.result).toEqual([]);
+    expect(
+      (await tg(ctx, bot.token, 'getMyCommands', { scope: { type: 'chat', chat_id: groupChatId } })).body.result,
+    ).toEqual([]);
     await tg(ctx, bot.token, 'setMyDescription', { description: 'Menus for teams' }).expect(200);
-    expect((await tg(ctx, bot.token, 'getMyDescription').expect(200)).body.result).toEqual({ description: 'Menus for teams' });
+    expect((await tg(ctx, bot.token, 'getMyDescription').expect(200)).body.result).toEqual({
+      description: 'Menus for teams',
+    });
   });
 
   it('edits, forwards, copies and deletes its own messages', async () => {
     const sent = await tg(ctx, bot.token, 'sendMessage', { chat_id: groupChatId, text: 'draft' }).expect(200);
     const messageId = sent.body.result.message_id;
-    const edited = await tg(ctx, bot.token, 'editMessageText', { chat_id: groupChatId, message_id: messageId, text: 'final' }).expect(200);
+    const edited = await tg(ctx, bot.token, 'editMessageText', {
+      chat_id: groupChatId,
+      message_id: messageId,
+      text: 'final',
+    }).expect(200);
     expect(edited.body.result).toMatchObject({ message_id: messageId, text: 'final', edit_date: expect.any(Number) });
     const buttons = await tg(ctx, bot.token, 'editMessageReplyMarkup', {
       chat_id: groupChatId,
       message_id: messageId,
       reply_markup: { inline_keyboard: [[{ text: 'Go', url: 'https://example.com' }]] },
     }).expect(200);
-    expect(buttons.body.result.reply_markup).toEqual({ inline_keyboard: [[{ text: 'Go', url: 'https://example.com' }]] });
+    expect(buttons.body.result.reply_markup).toEqual({
+      inline_keyboard: [[{ text: 'Go', url: 'https://example.com' }]],
+    });
     const forwarded = await tg(ctx, bot.token, 'forwardMessage', {
       chat_id: groupChatId,
       from_chat_id: groupChatId,
       message_id: messageId,
     }).expect(200);
     expect(forwarded.body.result).toMatchObject({ text: 'final', forward_date: expect.any(Number) });
-    const copied = await tg(ctx, bot.token, 'copyMessage', { chat_id: groupChatId, from_chat_id: groupChatId, message_id: messageId }).expect(200);
+    const copied = await tg(ctx, bot.token, 'copyMessage', {
+      chat_id: groupChatId,
+      from_chat_id: groupChatId,
+      message_id: messageId,
+    }).expect(200);
     expect(copied.body.result).toEqual({ message_id: expect.any(Number) });
     await tg(ctx, bot.token, 'deleteMessage', { chat_id: groupChatId, message_id: messageId }).expect(200);
-    const gone = await tg(ctx, bot.token, 'editMessageText', { chat_id: groupChatId, message_id: messageId, text: 'again' });
+    const gone = await tg(ctx, bot.token, 'editMessageText', {
+      chat_id: groupChatId,
+      message_id: messageId,
+      text: 'again',
+    });
     expect(gone.status).toBe(400);
     expect(gone.body.description).toMatch(/^Bad Request: message/);
   });
@@ -146,15 +200,18 @@ describe('Telegram face: groups, buttons, chat methods, commands, edits', () => 
     const search = new GrammyBot(bot.token, { client: { apiRoot } });
     search.on('inline_query', (c) =>
       c.answerInlineQuery(
-        [{ type: 'article', id: 'one', title: `Result for ${c.inlineQuery.query}`, input_message_content: { message_text: 'picked' } }],
+        [
+          {
+            type: 'article',
+            id: 'one',
+            title: `Result for ${c.inlineQuery.query}`,
+            input_message_content: { message_text: 'picked' },
+          },
+        ],
         { cache_time: 0, is_personal: true },
       ),
     );
-    const started = new Promise<void>((resolve) => {
-      void search.start({ timeout: 1, onStart: () => resolve(), allowed_updates: ['inline_query'] });
-    });
-    try {
-      await started;
+    await whilePolling(search, async () => {
       const bobJwt = await ctx.jwt('bob', 'Bob');
       const asked = await request(ctx.app.getHttpServer())
         .post('/api/v1/bots/client/inline-queries')
@@ -169,8 +226,6 @@ describe('Telegram face: groups, buttons, chat methods, commands, edits', () => 
         return res.body.data.status === 'answered' ? res.body.data : undefined;
       });
       expect(JSON.stringify(read)).toContain('Result for tea');
-    } finally {
-      await search.stop();
-    }
+    }, ['inline_query']);
   });
 });

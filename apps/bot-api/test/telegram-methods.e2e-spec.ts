@@ -197,6 +197,50 @@ describe('Telegram face at the root: caption and media edits, polls, bulk deleti
     expect(seen.poll.is_closed).toBe(true);
   });
 
+  it('removes the inline keyboard on every edit that carries no reply_markup, as Telegram does, and replaces it on one that does', async () => {
+    const keyboard = (data: string) => ({ inline_keyboard: [[{ text: 'Pick', callback_data: data }]] });
+    const buttonsOf = async (messageId: number) =>
+      (await owner.get(`/chats/${groupUuid}/messages`).expect(200)).body.data.items.find(
+        (m: { message_id: number }) => m.message_id === messageId,
+      ).reply_markup;
+    const photo = await insertFile(ctx, { botId: bot.botId });
+    const video = await insertFile(ctx, { botId: bot.botId, fileName: 'clip.mp4', mimeType: 'video/mp4' });
+    const sends: Array<[string, object]> = [
+      ['sendMessage', { text: 'menu' }],
+      ['sendPhoto', { photo, caption: 'menu' }],
+      ['sendPhoto', { photo }],
+      ['sendPoll', { question: 'Menu?', options: ['A', 'B'] }],
+    ];
+    const [text, captioned, media, poll] = await Promise.all(
+      sends.map(async ([method, body]) => {
+        const sent = await face(bot.token, method, { chat_id: groupId, ...body, reply_markup: keyboard('a') }).expect(
+          200,
+        );
+        expect(sent.body.result.reply_markup).toEqual(keyboard('a'));
+        return sent.body.result.message_id as number;
+      }),
+    );
+    const edits: Array<[string, number, object]> = [
+      ['editMessageText', text, { text: 'chosen' }],
+      ['editMessageCaption', captioned, { caption: 'chosen' }],
+      ['editMessageMedia', media, { media: { type: 'video', media: video } }],
+      ['stopPoll', poll, {}],
+    ];
+    for (const [method, messageId, body] of edits) {
+      const edited = await face(bot.token, method, { chat_id: groupId, message_id: messageId, ...body }).expect(200);
+      expect(edited.body.result.reply_markup).toBeUndefined();
+      expect(await buttonsOf(messageId)).toBeUndefined();
+    }
+    const replaced = await face(bot.token, 'editMessageText', {
+      chat_id: groupId,
+      message_id: text,
+      text: 'pick again',
+      reply_markup: keyboard('b'),
+    }).expect(200);
+    expect(replaced.body.result.reply_markup).toEqual(keyboard('b'));
+    expect(await buttonsOf(text)).toEqual(keyboard('b'));
+  });
+
   it('deletes several of its messages at once, skipping unknown ids; one of another sender refuses all of them', async () => {
     const ids: number[] = [];
     for (const text of ['a', 'b'])

@@ -1,3 +1,4 @@
+import type { Bot as GrammyBot, PollingOptions } from 'grammy';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { eventually } from '@app/testing';
@@ -28,4 +29,23 @@ export function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000
     timeoutMs,
     100,
   );
+}
+
+/**
+ * Runs `body` while the grammY bot long-polls (from its first getUpdates on), and stops the bot
+ * afterwards whatever happened.
+ */
+export async function whilePolling(
+  bot: GrammyBot,
+  body: () => Promise<void>,
+  allowedUpdates?: PollingOptions['allowed_updates'],
+): Promise<void> {
+  await new Promise<void>((resolve) => {
+    void bot.start({ timeout: 1, onStart: () => resolve(), allowed_updates: allowedUpdates });
+  });
+  try {
+    await body();
+  } finally {
+    await bot.stop();
+  }
 }

@@ -95,7 +95,10 @@ describe('console: stock allocations', () => {
     const templateId = await activeTemplate(ctx, app, { issue_limit: 10 });
     const unknown = await allocate({ templateId, quantity: 1, recipientUserId: 'nobody-here' });
     expectError(unknown, 400, 'VALIDATION_FAILED');
-    expect(unknown.body.error.details).toEqual([{ field: 'recipientUserId', problem: 'is not a known user' }]);
+    expect(unknown.body.error.details).toEqual([
+      { field: 'recipientUserId', problem: expect.stringMatching(/^is not a known user: a user becomes known with/) },
+    ]);
+    expect(unknown.body.message).toMatch(/their first call to this service with their own account JWT/);
 
     const draft = await request(ctx.app.getHttpServer())
       .post(`${API}/vouchers/templates`)
@@ -148,6 +151,62 @@ describe('console: stock allocations', () => {
       .set(owner)
       .expect(200);
     expect(list.body.data.total).toBe(1);
+  });
+
+  it('stores no refusal of an unknown recipient: the same idempotencyKey allocates once the user called the service', async () => {
+    const templateId = await activeTemplate(ctx, app, { issue_limit: 10 });
+    const body = { templateId, recipientUserId: 'late-sender', quantity: 2, idempotencyKey: `late-${randomUUID()}` };
+    const refused = await allocate(body);
+    expectError(refused, 400, 'VALIDATION_FAILED');
+    expect(refused.headers['idempotent-replayed']).toBeUndefined();
+    // The sender's first call with their own JWT makes them known.
+    await request(ctx.app.getHttpServer())
+      .get(`${API}/holder/backpack`)
+      .set(bearer(await ctx.jwt('late-sender', 'Late Sender')))
+      .expect(200);
+    const allocated = await allocate(body).expect(201);
+    expect(allocated.headers['idempotent-replayed']).toBeUndefined();
+    expect(allocated.body.data).toMatchObject({ recipientUserId: 'late-sender', quantity: 2 });
+    const replayed = await allocate(body).expect(201);
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(replayed.body.data).toEqual(allocated.body.data);
+    expect(await templateRow(templateId)).toMatchObject({ allocated_count: 2 });
+  });
+
+  it('stores no refusal of a body that fails validation: the same idempotencyKey works with the corrected body', async () => {
+    const templateId = await activeTemplate(ctx, app, { issue_limit: 10 });
+    const idempotencyKey = `typo-${randomUUID()}`;
+    expectError(await allocate({ templateId, quantity: 0, idempotencyKey }), 400, 'VALIDATION_FAILED');
+    const corrected = await allocate({ templateId, quantity: 1, idempotencyKey }).expect(201);
+    expect(corrected.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('stores a refusal of the allocation itself: the same idempotencyKey replays INSUFFICIENT_STOCK', async () => {
+    const templateId = await activeTemplate(ctx, app, { issue_limit: 1 });
+    const body = { templateId, quantity: 2, idempotencyKey: `short-${randomUUID()}` };
+    expectError(await allocate(body), 409, 'INSUFFICIENT_STOCK');
+    const again = await allocate(body);
+    expectError(again, 409, 'INSUFFICIENT_STOCK');
+    expect(again.headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('answers a snake_case body by naming each unknown field, not only the missing idempotencyKey', async () => {
+    const templateId = await activeTemplate(ctx, app, { issue_limit: 10 });
+    const res = await request(ctx.app.getHttpServer())
+      .post(`${API}/applications/${app.applicationId}/vouchers/allocations`)
+      .set(owner)
+      .send({ template_id: templateId, recipient_user_id: 'sender-1', quantity: 1, idempotency_key: 'snake-1' });
+    expectError(res, 400, 'VALIDATION_FAILED');
+    expect(res.body.error.details).toEqual(
+      expect.arrayContaining([
+        { field: 'template_id', problem: 'is not a known field' },
+        { field: 'recipient_user_id', problem: 'is not a known field' },
+        { field: 'idempotency_key', problem: 'is not a known field' },
+        { field: 'idempotencyKey', problem: 'is required' },
+      ]),
+    );
+    expect(res.body.message).toMatch(/template_id: is not a known field/);
+    expect(await templateRow(templateId)).toMatchObject({ allocated_count: 0 });
   });
 
   it('never allocates more than the stock when 50 creates race for it', async () => {

@@ -107,6 +107,51 @@ describe('holder: backpack, sends, inbox, claim and cancel', () => {
     expect(await counters(allocationId)).toMatchObject({ remaining: 1, sendingCount: 0 });
   });
 
+  it('sends once under an Idempotency-Key: a retry answers the first send and takes no second unit', async () => {
+    const { allocationId } = await allocation(3);
+    const key = `send-${randomUUID()}`;
+    const keyed = () => sendTo(allocationId).set('Idempotency-Key', key);
+    const first = await keyed().expect(201);
+    const again = await keyed().expect(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body.data).toEqual(first.body.data);
+    expect(await counters(allocationId)).toMatchObject({ remaining: 2, sendingCount: 1 });
+    // Without a key each call is another send.
+    await sendTo(allocationId).expect(201);
+    expect(await counters(allocationId)).toMatchObject({ remaining: 1, sendingCount: 2 });
+  });
+
+  it('sends exactly one unit when ten sends with one Idempotency-Key race', async () => {
+    const { allocationId } = await allocation(5);
+    const key = `race-${randomUUID()}`;
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => sendTo(allocationId).set('Idempotency-Key', key)),
+    );
+    const sent = answers.filter((res) => res.status === 201);
+    expect(new Set(sent.map((res) => res.body.data.id)).size).toBe(1);
+    for (const res of answers.filter((r) => r.status !== 201)) {
+      expectError(res, 409, 'IDEMPOTENCY_KEY_IN_USE');
+    }
+    expect(await counters(allocationId)).toMatchObject({ remaining: 4, sendingCount: 1 });
+  });
+
+  it('refuses an unknown recipient saying how a user becomes known, and stores no refusal against the key', async () => {
+    const { allocationId } = await allocation(1);
+    const key = `later-${randomUUID()}`;
+    const refused = await sendTo(allocationId, 'later-friend').set('Idempotency-Key', key);
+    expectError(refused, 400, 'VALIDATION_FAILED');
+    expect(refused.body.message).toMatch(
+      /recipient_user_id is not a known user: a user becomes known with their first call/,
+    );
+    await http()
+      .get(`${API}/holder/inbox`)
+      .set(bearer(await ctx.jwt('later-friend', 'Later')))
+      .expect(200);
+    const sent = await sendTo(allocationId, 'later-friend').set('Idempotency-Key', key).expect(201);
+    expect(sent.headers['idempotent-replayed']).toBeUndefined();
+    expect(sent.body.data).toMatchObject({ recipient_user_id: 'later-friend', status: 'sending' });
+  });
+
   it('claims once (201): a voucher for the recipient, claimedCount +1; a second claim gives 409 SEND_NOT_CLAIMABLE', async () => {
     const { allocationId, templateId } = await allocation(2);
     const sendId = (await sendTo(allocationId).expect(201)).body.data.id as string;

@@ -24,7 +24,13 @@ export class AdminBotsController {
 
   @Post(':botId/approve')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Approve: creates the system user and issues the token' })
+  @ApiOperation({
+    summary: 'Approve: creates the system user and issues the token',
+    description:
+      'A bot that applied without a username gets one derived from its name, unique and ending in `bot` ' +
+      '(`Latte bot` → `latte_bot`, then `latte_2_bot` … `latte_20_bot`, then `latte_<bot_id>_bot`), so getMe always ' +
+      'carries one, as Telegram’s does; the developer may change it with PATCH /my/:botId.',
+  })
   @ApiErrors('NOT_FOUND', { code: 'CONFLICT', when: 'not pending' })
   @ApiOkResponse({
     description: 'The approved bot: status enabled, delivery_mode polling, system_user_id set',

@@ -7,6 +7,7 @@ import { BotCredentialsService } from '../bots/bot-credentials.service';
 import { pageAnswer, pageWindow } from '@app/platform';
 import { botView, BotView } from '../bots/bot.view';
 import { BotsStore } from '../bots/bots.store';
+import { assignGeneratedUsername } from '../bots/bot-usernames';
 import { systemUserIdFor } from '../users/bot-system-user-id';
 import { compactRateLimits } from '../bots/rate-limits';
 import { BotTokenCache } from '../bots/auth/bot-token-cache';
@@ -38,16 +39,18 @@ export class AdminBotsService {
   }
 
   /**
-   * pending → approved, in one transaction with the system user and the token. The conditional
-   * UPDATE lets exactly one of two concurrent approvals through.
+   * pending → approved, in one transaction with the username (a derived one when the developer chose
+   * none), the system user and the token. The conditional UPDATE lets exactly one of two concurrent
+   * approvals through.
    */
   async approve(staffId: string, botId: string): Promise<BotView> {
     try {
       return await this.dataSource.transaction(async (manager) => {
         const moved = await this.bots.approvePending(manager, botId, staffId);
         if (!moved) return this.explainNotPending(botId);
+        const username = moved.username ?? (await assignGeneratedUsername(this.bots, manager, botId, moved.name));
         const systemUserId = systemUserIdFor(botId);
-        await this.users.createBotUser(manager, systemUserId, moved.name, moved.username);
+        await this.users.createBotUser(manager, systemUserId, moved.name, username);
         await this.bots.linkSystemUser(manager, botId, systemUserId);
         await this.credentials.issueForApproval(manager, botId);
         return botView(await this.bots.get(botId, manager), this.config);

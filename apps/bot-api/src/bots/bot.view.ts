@@ -36,7 +36,13 @@ export class BotView {
   @ApiProperty({ maxLength: 100 })
   name: string;
 
-  @ApiProperty({ type: String, nullable: true, maxLength: 64 })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    maxLength: 64,
+    description:
+      'Null only while an application that chose none waits for review: approval gives it one derived from its name',
+  })
   username: string | null;
 
   @ApiProperty({ type: String, nullable: true })

@@ -11,6 +11,7 @@ import { BotDeliverySettingsStore } from '@app/bot-delivery';
 import { PageQueryDto, pageAnswer, pageWindow } from '@app/platform';
 import { botView, BotView } from './bot.view';
 import { BotsStore } from './bots.store';
+import { assignGeneratedUsername } from './bot-usernames';
 import { SubmitBotDto } from './dto/submit-bot.dto';
 import { UpdateBotDto } from './dto/update-bot.dto';
 import { Bot, DEFAULT_BOT_SCOPES } from './entities/bot.entity';
@@ -88,9 +89,11 @@ export class BotsService {
         if (dto.supports_inline_queries !== undefined) bot.supportsInlineQueries = dto.supports_inline_queries;
         if (dto.rate_limits !== undefined) bot.rateLimits = compactRateLimits(dto.rate_limits);
         if (dto.username !== undefined && dto.username !== bot.username) {
-          if (dto.username) await this.assertUsernameFree(manager, dto.username, bot.id);
+          await this.assertUsernameFree(manager, dto.username, bot.id);
           bot.username = dto.username;
         }
+        // A bot approved before approvals gave every bot a username gets one with its next change.
+        bot.username ??= await assignGeneratedUsername(this.bots, manager, bot.id, bot.name);
         await this.bots.save(manager, bot);
         if (dto.auto_redeliver_dead_letters !== undefined) {
           await this.deliverySettings.setAutoRedeliver(manager, bot.id, dto.auto_redeliver_dead_letters);

@@ -5,6 +5,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { MemberRank } from '../chats/entities/chat-member.entity';
 import type { UpdateRecipient } from '../updates/updates.service';
 import { Bot, FriendRequestMode, ReviewStatus } from './entities/bot.entity';
+import { isUniqueViolation } from './bot-errors';
+import { systemUserIdFor } from '../users/bot-system-user-id';
 
 /** What a developer gives when applying for a bot; everything else starts at its default. */
 export type BotApplication = Pick<Bot, 'id' | 'ownerId' | 'name' | 'username' | 'description' | 'avatar' | 'scopes'>;
@@ -97,6 +99,35 @@ export class BotsStore {
       [username, botId, systemUserId],
     );
     return taken.length > 0;
+  }
+
+  /** Which of these usernames (compared in lower case) another bot or its system user holds; answered in lower case. */
+  async takenUsernames(manager: EntityManager, usernames: string[], botId: string): Promise<Set<string>> {
+    const rows: Array<{ username: string }> = await manager.query(
+      `SELECT lower(username) AS username FROM bots
+        WHERE lower(username) = ANY($1) AND review_status <> 'rejected' AND id <> $2
+       UNION SELECT lower(username) FROM users WHERE lower(username) = ANY($1) AND id <> $3`,
+      [usernames.map((username) => username.toLowerCase()), botId, systemUserIdFor(botId)],
+    );
+    return new Set(rows.map((row) => row.username));
+  }
+
+  /**
+   * Gives the bot this username unless the unique index says another bot has it (one that committed, or
+   * one still being approved, which this statement waits for). A savepoint keeps the surrounding
+   * transaction usable after a refusal, so the caller can try the next name.
+   */
+  async claimUsername(manager: EntityManager, botId: string, username: string): Promise<boolean> {
+    await manager.query(`SAVEPOINT claim_username`);
+    try {
+      await manager.query(`UPDATE bots SET username = $2, updated_at = now() WHERE id = $1`, [botId, username]);
+    } catch (error) {
+      if (!isUniqueViolation(error, 'bots_username_lower')) throw error;
+      await manager.query(`ROLLBACK TO SAVEPOINT claim_username`);
+      return false;
+    }
+    await manager.query(`RELEASE SAVEPOINT claim_username`);
+    return true;
   }
 
   /** The owner's bots, newest first. */

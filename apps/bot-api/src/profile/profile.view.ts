@@ -15,7 +15,11 @@ export class BotSelf {
   @ApiProperty()
   name: string;
 
-  @ApiProperty({ type: String, nullable: true })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The chosen username, or the one derived from the name on approval when none was chosen',
+  })
   username: string | null;
 
   @ApiProperty({ type: String, nullable: true })

@@ -35,6 +35,7 @@ import {
 } from './dto/edit.dto';
 import { MessageView } from '../messages/dto/message.view';
 import type { IdempotentSend } from './idempotent-send';
+import type { ReplyMarkup } from '../messages/dto/reply-markup';
 
 interface OwnMessage extends Membership {
   message: Message;
@@ -102,7 +103,7 @@ export class MessageEditsService {
       if (!poll) throw BotErrors.invalid('The message is not a poll');
       if (poll.is_closed) throw BotErrors.invalid('The poll has already been closed');
       message.metadata = { ...message.metadata, poll: { ...poll, is_closed: true } };
-      if (dto.reply_markup !== undefined) message.replyMarkup = { ...dto.reply_markup };
+      message.replyMarkup = editedReplyMarkup(message.replyMarkup, dto.reply_markup);
       await this.store.save(manager, message);
       return this.renderer.renderOne(manager, chat, message);
     });
@@ -130,7 +131,7 @@ export class MessageEditsService {
 
   private edit(
     bot: Bot,
-    dto: MessageRefDto & { reply_markup?: EditMessageDto['reply_markup'] },
+    dto: MessageRefDto & { reply_markup?: ReplyMarkup | null },
     key: IdempotentSend | undefined,
     change: (message: Message, manager: EntityManager) => Promise<void>,
   ): Promise<MessageView> {
@@ -140,7 +141,7 @@ export class MessageEditsService {
       await change(message, manager);
       message.editedAt = new Date();
       message.metadata = { ...message.metadata, isEdited: true };
-      if (dto.reply_markup !== undefined) message.replyMarkup = { ...dto.reply_markup };
+      message.replyMarkup = editedReplyMarkup(message.replyMarkup, dto.reply_markup);
       await this.store.save(manager, message);
       await this.events.messageEdited(manager, chat, message);
       return this.completed(manager, key, await this.renderer.renderOne(manager, chat, message));
@@ -276,4 +277,10 @@ function postedWhileMember(message: Message, member: ChatMember): boolean {
 
 function isPrivate(chat: Chat): boolean {
   return chat.type === 'private';
+}
+
+/** The buttons after an edit: omitted keeps them, null removes them, a keyboard replaces them. */
+function editedReplyMarkup(current: ReplyMarkup | null, given: ReplyMarkup | null | undefined): ReplyMarkup | null {
+  if (given === undefined) return current;
+  return given === null ? null : { ...given };
 }

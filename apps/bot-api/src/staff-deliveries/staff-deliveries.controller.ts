@@ -21,6 +21,7 @@ import {
   StaffDeliveryDetailView,
   StaffDeliveryPage,
   StaffDeliveryView,
+  StaffSessionView,
 } from './staff-deliveries.view';
 
 /** One delivery is addressed as updates/:updateId, so that no path is ambiguous with redrives/:jobId. */
@@ -41,6 +42,13 @@ export class StaffDeliveriesController {
   @ApiOkResponse({ description: '`items` and `next_cursor` (null on the last page)', type: StaffDeliveryPage })
   list(@Query() query: StaffDeliveriesQueryDto): Promise<StaffDeliveryPage> {
     return this.deliveries.list(query);
+  }
+
+  @Get('session')
+  @ApiOperation({ summary: 'Who is signed in: the staff account the console acts as (shown on the page)' })
+  @ApiOkResponse({ description: '`id`, `name` and `roles` of the caller', type: StaffSessionView })
+  session(@CurrentAccount() staff: Account): StaffSessionView {
+    return { id: staff.id, name: staff.name, roles: staff.roles };
   }
 
   @Get('summary')

@@ -1,8 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { METRICS_REGISTRY } from '@app/platform';
-import { StaffDeliveryStore } from '@app/bot-delivery';
+import { DELIVERY_ERROR_CLASSES, StaffDeliveryStore } from '@app/bot-delivery';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { RedriveJobsStore } from './redrive-jobs.store';
+
+/** The error_class values of bot_webhook_dead_letters: the classes, and `none` for a delivery without an error. */
+const DEAD_LETTER_CLASSES = [...DELIVERY_ERROR_CLASSES, 'none'];
 
 /**
  * Figures of staff delivery operations for /metrics. The gauges are platform-wide, read from
@@ -28,14 +31,17 @@ export class StaffDeliveriesMetrics {
     });
     this.deadLetters = new Gauge({
       name: 'bot_webhook_dead_letters',
-      help: 'Dead letters in the delivery log, by error class of their last attempt',
+      help: 'Dead letters in the delivery log, by error class of their last attempt (every class, 0 when it has none)',
       labelNames: ['error_class'],
       registers: [registry],
       async collect() {
         const rows = await deliveries.deadLettersByClass(null, null).catch(() => null);
         if (!rows) return;
+        // Every class reads 0 when it has none, so a redrive shows the count fall to zero, not vanish.
+        const counts = new Map<string, number>(DEAD_LETTER_CLASSES.map((errorClass) => [errorClass, 0]));
+        for (const row of rows) counts.set(row.error_class ?? 'none', row.count);
         this.reset();
-        for (const row of rows) this.set({ error_class: row.error_class ?? 'none' }, row.count);
+        for (const [errorClass, count] of counts) this.set({ error_class: errorClass }, count);
       },
     });
     this.runningJobs = new Gauge({

@@ -287,3 +287,15 @@ export class AuditPage {
   @ApiProperty({ type: String, nullable: true })
   next_cursor: string | null;
 }
+
+/** Who the console acts as: the staff account of the token (or of the SSO proxy's header). */
+export class StaffSessionView {
+  @ApiProperty({ description: 'The account id (`sub`), as the audit log records it' })
+  id: string;
+
+  @ApiProperty({ description: 'The display name (`name`)' })
+  name: string;
+
+  @ApiProperty({ type: [String] })
+  roles: string[];
+}

@@ -33,6 +33,15 @@ export function replyMarkupOf(args: TelegramArgs, name = 'reply_markup'): ReplyM
   return undefined;
 }
 
+/**
+ * reply_markup of an edit (text, caption, media, reply markup, stopPoll): Telegram removes the inline
+ * keyboard when the edit carries none, so an absent one is `null` (removes) for the native edit, whose
+ * omitted reply_markup would keep the buttons.
+ */
+export function editedReplyMarkupOf(args: TelegramArgs): ReplyMarkup | null {
+  return replyMarkupOf(args) ?? null;
+}
+
 /** InlineKeyboardButton fields Telegram defines that have no counterpart here. */
 const UNSUPPORTED_BUTTON_FIELDS = [
   'login_url',

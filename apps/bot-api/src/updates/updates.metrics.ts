@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { METRICS_REGISTRY } from '@app/platform';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { UPDATE_TYPES } from '../update-types';
 
-/** Update outbox and long-poll figures for /metrics. */
+/** Update outbox and long-poll figures for /metrics; every Update type counts from 0. */
 @Injectable()
 export class UpdatesMetrics {
   readonly written: Counter<'type'>;
@@ -16,6 +17,7 @@ export class UpdatesMetrics {
       labelNames: ['type'],
       registers: [registry],
     });
+    for (const type of UPDATE_TYPES) this.written.inc({ type }, 0);
     this.waiting = new Gauge({
       name: 'bot_get_updates_waiting',
       help: 'getUpdates calls of this instance currently waiting for an Update',

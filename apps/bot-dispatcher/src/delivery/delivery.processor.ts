@@ -90,7 +90,11 @@ export class DeliveryProcessor implements OnModuleDestroy {
       queueDepth: async () => {
         const limit = config.METRICS_BACKLOG_BOTS;
         const rows = limit > 0 ? await store.openBacklogByBot(limit) : [];
-        return rows.map((row): [string, number] => [row.bot_id, row.open]);
+        return {
+          depths: rows.map((row): [string, number] => [row.bot_id, row.open]),
+          // Fewer bots than asked for: no other bot has an open delivery.
+          complete: limit > 0 && rows.length < limit,
+        };
       },
     });
     this.loads = new BatchQueue((jobs) => this.store.loadMany(jobs), {
@@ -132,6 +136,7 @@ export class DeliveryProcessor implements OnModuleDestroy {
     if (!this.slots.tryAcquire(delivery.botId, delivery.maxConnections, this.mayBorrow(delivery.botId))) {
       return this.defer(job, token, delivery.botId);
     }
+    this.metrics.botBusy(delivery.botId);
     const started = Date.now();
     let result: SendResult;
     try {

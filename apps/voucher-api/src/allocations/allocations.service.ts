@@ -11,6 +11,7 @@ import { TemplatesStore } from '../templates/templates.store';
 import { UsersStore } from '../users/users.store';
 import { VoucherErrors } from '../voucher-errors';
 import { AllocationsStore } from './allocations.store';
+import { requireKnownRecipient } from './known-recipient';
 import { AllocationPage, toAllocationView } from './dto/allocation.view';
 import { CreateAllocationDto } from './dto/create-allocation.dto';
 import { ListAllocationsDto } from './dto/list-allocations.dto';
@@ -47,11 +48,7 @@ export class AllocationsService {
     return this.dataSource.transaction(async (manager) => {
       assertApplicationIssues(await this.applications.requireOwned(manager, ownerId, applicationId));
       await this.requireActiveTemplate(manager, applicationId, dto.templateId);
-      if (!(await this.users.exists(manager, dto.recipientUserId))) {
-        throw VoucherErrors.invalid('recipientUserId is not a known user', [
-          { field: 'recipientUserId', problem: 'is not a known user' },
-        ]);
-      }
+      await requireKnownRecipient(this.users, manager, dto.recipientUserId, 'recipientUserId');
       if (!(await this.stock.consumeAllocatedStock(manager, dto.templateId, dto.quantity))) {
         throw VoucherErrors.error(
           'INSUFFICIENT_STOCK',

@@ -1,12 +1,19 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account, AccountGuard, CurrentAccount } from '@app/auth';
-import { ApiErrors, HAND_OUT_ERRORS } from '../voucher-errors';
+import { RenderedBody } from '@app/envelope';
+import { Idempotent, IdempotencyKey, IdempotentCall } from '@app/idempotency';
+import { HandOutPreflight } from '../allocations/hand-out-preflight.guard';
+import { ApiErrors, HAND_OUT_ERRORS, IDEMPOTENCY_KEY_ERRORS } from '../voucher-errors';
 import { ResourceIdPipe } from '../resource-id.pipe';
 import { CreateSendDto } from './dto/create-send.dto';
 import { PageQueryDto } from '@app/platform';
 import { BackpackPage, ClaimResult, InboxPage, SendView } from './dto/send.view';
 import { SendsService } from './sends.service';
+
+const SEND_KEY_HINT =
+  'Optional. With a key, a retry of the same send (same key, same body) answers the first send again and sends ' +
+  'nothing more; without one, each call sends another unit';
 
 @ApiTags('holder')
 @ApiBearerAuth()
@@ -23,19 +30,36 @@ export class SendsController {
   }
 
   @Post('backpack/:allocationId/sends')
-  @ApiCreatedResponse({ description: 'The send, in status `sending`', type: SendView })
+  @ApiCreatedResponse({
+    description: 'The send, in status `sending`; a replay carries `Idempotent-Replayed: true`',
+    type: SendView,
+  })
   @ApiErrors(
     { code: 'NOT_FOUND', when: 'not an allocation of the caller' },
     { code: 'INSUFFICIENT_STOCK', when: 'nothing remains in the allocation' },
     ...HAND_OUT_ERRORS,
+    ...IDEMPOTENCY_KEY_ERRORS,
   )
-  @ApiOperation({ summary: 'Send one unit of an allocation to a user, who may then claim it' })
+  @UseGuards(HandOutPreflight(CreateSendDto, 'recipient_user_id'))
+  @Idempotent({ required: false, claim: 'in-transaction', keyHint: SEND_KEY_HINT })
+  @ApiOperation({
+    summary: 'Send one unit of an allocation to a user, who may then claim it',
+    description:
+      'One unit leaves `remaining` and waits as a send in status `sending` until the recipient claims it ' +
+      '(`claimed`) or the sender cancels it (`cancelled`, the unit returns to `remaining`). Without an ' +
+      '`Idempotency-Key` every call sends one more unit, so a retry after a lost answer may send twice; with one, ' +
+      'the retry answers the first send. Refusals of the send itself (`NOT_FOUND`, `INSUFFICIENT_STOCK`, …) are ' +
+      'stored with the key; a body that fails validation and a `recipient_user_id` the service does not know yet ' +
+      '(a user becomes known with their first call to the service with their own JWT) are answered before the key ' +
+      'is taken and not stored.',
+  })
   send(
     @CurrentAccount() account: Account,
     @Param('allocationId', new ResourceIdPipe('Allocation')) allocationId: string,
     @Body() dto: CreateSendDto,
-  ): Promise<SendView> {
-    return this.sends.send(account.id, allocationId, dto.recipient_user_id);
+    @IdempotencyKey() call: IdempotentCall | undefined,
+  ): Promise<SendView | RenderedBody> {
+    return this.sends.send(account.id, allocationId, dto.recipient_user_id, call);
   }
 
   @Get('inbox')
@@ -56,7 +80,14 @@ export class SendsController {
     { code: 'PER_USER_LIMIT_REACHED', when: "the caller holds the template's per-user limit" },
     ...HAND_OUT_ERRORS,
   )
-  @ApiOperation({ summary: 'Claim a send addressed to me; creates my voucher (once per send)' })
+  @ApiOperation({
+    summary: 'Claim a send addressed to me; creates my voucher (once per send)',
+    description:
+      'Only the recipient can claim, and only a send in status `sending`. Claiming needs no authorisation of ' +
+      'the application by the recipient (POST /holder/authorizations is for issuing): the sender chose them, and ' +
+      'claiming is their consent. The per-user limit of the template applies. Claiming again answers 409 ' +
+      '`SEND_NOT_CLAIMABLE`.',
+  })
   claim(
     @CurrentAccount() account: Account,
     @Param('sendId', new ResourceIdPipe('Send')) sendId: string,

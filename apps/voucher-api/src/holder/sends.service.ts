@@ -1,9 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import type { RenderedBody } from '@app/envelope';
+import type { IdempotentCall } from '@app/idempotency';
 import { DataSource, EntityManager } from 'typeorm';
 import { AllocationsStore } from '../allocations/allocations.store';
 import { toAllocationView } from '../allocations/dto/allocation.view';
 import { SendParty, SendsStore } from '../allocations/sends.store';
+import { requireKnownRecipient } from '../allocations/known-recipient';
 import type { Send } from '../allocations/entities/send.entity';
 import { TemplatesService } from '../templates/templates.service';
 import { UsersStore } from '../users/users.store';
@@ -54,21 +57,29 @@ export class SendsService {
     return pageAnswer(items, total, window);
   }
 
-  /** One unit leaves the sender's remaining stock and waits, as `sending`, for the recipient's claim. */
-  send(senderId: string, allocationId: string, recipientUserId: string): Promise<SendView> {
+  /**
+   * One unit leaves the sender's remaining stock and waits, as `sending`, for the recipient's claim.
+   * Under an Idempotency-Key the key is claimed first and the send stored with it, in this transaction.
+   */
+  send(
+    senderId: string,
+    allocationId: string,
+    recipientUserId: string,
+    call?: IdempotentCall,
+  ): Promise<SendView | RenderedBody> {
     return this.dataSource.transaction(async (manager) => {
+      await call?.begin(manager);
       const allocation = await this.allocations.findOfSender(manager, allocationId, senderId);
       if (!allocation) throw VoucherErrors.notFound('Allocation');
       await this.templates.requireIssuable(manager, allocation.templateId);
-      if (!(await this.users.exists(manager, recipientUserId))) {
-        throw VoucherErrors.invalid('recipient_user_id is not a known user', [
-          { field: 'recipient_user_id', problem: 'is not a known user' },
-        ]);
-      }
+      await requireKnownRecipient(this.users, manager, recipientUserId, 'recipient_user_id');
       if (!(await this.allocations.takeUnitToSend(manager, allocationId, senderId))) {
         throw VoucherErrors.error('INSUFFICIENT_STOCK', 'Nothing remains in this allocation to send');
       }
-      return toSendView(await this.sends.insert(manager, { allocationId, senderUserId: senderId, recipientUserId }));
+      const send = toSendView(
+        await this.sends.insert(manager, { allocationId, senderUserId: senderId, recipientUserId }),
+      );
+      return call ? call.complete(manager, send) : send;
     });
   }
 

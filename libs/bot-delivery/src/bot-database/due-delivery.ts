@@ -25,7 +25,9 @@ export interface DueDelivery {
   maxConnections: number;
 }
 
-export type SkipReason = 'gone' | 'finished' | 'superseded' | 'not_webhook' | 'bot_unavailable' | 'paused';
+/** Why a delivery job ended without an attempt; each is a series of bot_webhook_jobs_skipped_total from the start. */
+export const SKIP_REASONS = ['gone', 'finished', 'superseded', 'not_webhook', 'bot_unavailable', 'paused'] as const;
+export type SkipReason = (typeof SKIP_REASONS)[number];
 
 /** The outcome of one POST. */
 export interface AttemptResult {
@@ -38,7 +40,8 @@ export interface AttemptResult {
   retryAfterMs?: number;
 }
 
-export type AttemptOutcome = 'succeeded' | 'retrying' | 'dead_letter';
+export const ATTEMPT_OUTCOMES = ['succeeded', 'retrying', 'dead_letter'] as const;
+export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
 export interface AttemptRecord {
   delivery: Pick<DueDelivery, 'id' | 'series'>;

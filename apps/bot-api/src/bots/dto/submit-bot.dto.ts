@@ -13,7 +13,9 @@ export class SubmitBotDto {
   @ApiPropertyOptional({
     maxLength: 64,
     pattern: BOT_USERNAME_PATTERN.source,
-    description: 'Globally unique, case-insensitive',
+    description:
+      'Globally unique, case-insensitive. Without one, approval gives the bot a username derived from its name ' +
+      '(`Latte bot` → `latte_bot`, or `latte_2_bot` … when taken), which the developer may change',
   })
   @IsOptional()
   @IsString()

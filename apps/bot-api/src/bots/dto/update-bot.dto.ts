@@ -24,13 +24,16 @@ export class UpdateBotDto {
   @MaxLength(100)
   name?: string;
 
-  @ApiPropertyOptional({ type: String, maxLength: 64, nullable: true })
-  @IsOptional()
-  @IsString()
+  @ApiPropertyOptional({
+    maxLength: 64,
+    description: 'Another @username, unique; an approved bot always has one, so it cannot be removed',
+  })
+  @ValidateIf((o: UpdateBotDto) => o.username !== undefined)
+  @IsString({ message: 'username must be a string: an approved bot always has a username' })
   @Matches(BOT_USERNAME_PATTERN, {
     message: 'username must be 3-64 letters, digits or underscores, starting with a letter',
   })
-  username?: string | null;
+  username?: string;
 
   @ApiPropertyOptional({ type: String, maxLength: BOT_DESCRIPTION_MAX, nullable: true })
   @IsOptional()

@@ -19,6 +19,7 @@ import { FileStorageBounds1795900000001 } from './1795900000001-FileStorageBound
 import { CreateBotDeliverySettings1796100000000 } from './1796100000000-CreateBotDeliverySettings';
 import { MessageDetectedEntities1796200000000 } from './1796200000000-MessageDetectedEntities';
 import { MessageDetectionPendingIndex1796200000001 } from './1796200000001-MessageDetectionPendingIndex';
+import { GeneratedBotUsernames1796300000000 } from './1796300000000-GeneratedBotUsernames';
 
 /** Every migration of the bot database, in order. New migrations are appended here. */
 export const botMigrations = [
@@ -43,4 +44,5 @@ export const botMigrations = [
   CreateBotDeliverySettings1796100000000,
   MessageDetectedEntities1796200000000,
   MessageDetectionPendingIndex1796200000001,
+  GeneratedBotUsernames1796300000000,
 ];

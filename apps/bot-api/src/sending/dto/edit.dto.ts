@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -19,6 +20,23 @@ import { CAPTION_MARKUP_MAX, CAPTION_MAX, TEXT_MARKUP_MAX, TEXT_MAX } from '../.
 import { EntitiesField, MessageEntityDto, ParseMode, ParseModeField } from '../../messages/dto/message-entity.dto';
 import { ReplyMarkupView } from '../../messages/dto/message.view';
 import { IsReplyMarkup, ReplyMarkup } from '../../messages/dto/reply-markup';
+
+/**
+ * The buttons of an edited message (editMessage, editMessageCaption, editMessageMedia, stopPoll):
+ * omitted keeps them, `null` removes them, an inline keyboard replaces them. The Telegram face sends
+ * `null` when its call has no reply_markup, as Telegram removes the keyboard then.
+ */
+function EditedReplyMarkupField(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: ReplyMarkupView,
+      nullable: true,
+      description: 'Omitted keeps the buttons, null removes them, an inline keyboard replaces them',
+    }),
+    IsOptional(),
+    IsReplyMarkup({ allowNull: true }),
+  );
+}
 
 /** message_id is unique across chats; chat_id, when given, must be the message's chat. */
 export class MessageRefDto {
@@ -50,10 +68,8 @@ export class EditMessageDto extends MessageRefDto {
   @EntitiesField()
   entities?: MessageEntityDto[];
 
-  @ApiPropertyOptional({ type: ReplyMarkupView })
-  @IsOptional()
-  @IsReplyMarkup()
-  reply_markup?: ReplyMarkup;
+  @EditedReplyMarkupField()
+  reply_markup?: ReplyMarkup | null;
 }
 
 /** The caption of the bot's own media message; omitted or empty removes it. */
@@ -73,10 +89,8 @@ export class EditMessageCaptionDto extends MessageRefDto {
   @EntitiesField()
   caption_entities?: MessageEntityDto[];
 
-  @ApiPropertyOptional({ type: ReplyMarkupView })
-  @IsOptional()
-  @IsReplyMarkup()
-  reply_markup?: ReplyMarkup;
+  @EditedReplyMarkupField()
+  reply_markup?: ReplyMarkup | null;
 }
 
 export class DeleteMessageDto extends MessageRefDto {}
@@ -104,10 +118,8 @@ export class DeleteMessagesDto {
 
 /** Closes a poll of this bot: nobody can answer it any more. */
 export class StopPollDto extends MessageRefDto {
-  @ApiPropertyOptional({ type: ReplyMarkupView })
-  @IsOptional()
-  @IsReplyMarkup()
-  reply_markup?: ReplyMarkup;
+  @EditedReplyMarkupField()
+  reply_markup?: ReplyMarkup | null;
 }
 
 export const EDITABLE_MEDIA_TYPES = ['photo', 'video', 'document', 'audio', 'animation'] as const;
@@ -147,10 +159,8 @@ export class EditMessageMediaDto extends MessageRefDto {
   @Type(() => InputMediaEditDto)
   media: InputMediaEditDto;
 
-  @ApiPropertyOptional({ type: ReplyMarkupView })
-  @IsOptional()
-  @IsReplyMarkup()
-  reply_markup?: ReplyMarkup;
+  @EditedReplyMarkupField()
+  reply_markup?: ReplyMarkup | null;
 }
 
 export class EditMessageReplyMarkupDto extends MessageRefDto {

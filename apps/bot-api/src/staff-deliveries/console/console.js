@@ -244,12 +244,18 @@ async function signIn(event) {
   if (token) sessionStorage.setItem(TOKEN_KEY, token);
   else sessionStorage.removeItem(TOKEN_KEY);
   $('token').value = '';
+  $('who').textContent = '';
   await refreshAll();
-  $('who').textContent = 'Signed in';
+}
+
+/** The account every action is taken (and audited) as: the token's, or the SSO proxy's. */
+async function showWho() {
+  const who = await call('GET', `${API}/session`);
+  $('who').textContent = `Signed in as ${who.name} (${who.id})`;
 }
 
 async function refreshAll() {
-  await Promise.all([loadSummary(), loadDeliveries(false), loadAudit()]);
+  await Promise.all([showWho(), loadSummary(), loadDeliveries(false), loadAudit()]);
 }
 
 const safely = (fn) => (event) => fn(event).catch(() => undefined);

@@ -23,7 +23,7 @@ import { nativeDto } from '../native-dto';
 import type { InputFileRef } from '../telegram-args';
 import type { TelegramCall, TelegramMethod, TelegramMethodGroup } from '../telegram-call';
 import { TelegramError, TELEGRAM_TEXTS } from '../telegram-errors';
-import { formatting, formattingOf, replyMarkupOf, TelegramSends } from '../telegram-sends';
+import { editedReplyMarkupOf, formatting, formattingOf, TelegramSends } from '../telegram-sends';
 import { mimeTypeOf } from './mime-types';
 
 interface MediaMethod {
@@ -158,7 +158,7 @@ export class MediaMethods implements TelegramMethodGroup {
     const refs = {
       chat_id: await this.ids.chatOf(args.chat()),
       message_id: args.requiredInt('message_id'),
-      reply_markup: replyMarkupOf(args),
+      reply_markup: editedReplyMarkupOf(args),
     };
     const item = { type: fields.type, caption: fields.caption, ...mediaFormatting(fields) };
     const placeholder = '00000000-0000-4000-8000-000000000000';

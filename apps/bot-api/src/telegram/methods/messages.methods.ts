@@ -26,7 +26,7 @@ import type { TelegramArgs } from '../telegram-args';
 import type { TelegramCall, TelegramMethod, TelegramMethodGroup } from '../telegram-call';
 import { TelegramError, TELEGRAM_TEXTS } from '../telegram-errors';
 import { TelegramIdsService } from '../telegram-ids.service';
-import { formattingOf, replyMarkupOf, TelegramSends } from '../telegram-sends';
+import { editedReplyMarkupOf, formattingOf, TelegramSends } from '../telegram-sends';
 
 /** Telegram's poll options: strings (older API) or InputPollOption objects `{ text }`. */
 function pollOptions(args: TelegramArgs): string[] {
@@ -147,6 +147,7 @@ export class MessagesMethods implements TelegramMethodGroup {
     return this.sending.sendChatAction(bot, dto);
   }
 
+  /** Without reply_markup the buttons are removed, as in Telegram (and by every edit method below). */
   private async editMessageText({ bot, args }: TelegramCall): Promise<TelegramObject> {
     this.sends.requireSendScope(bot);
     noInlineMessages(args);
@@ -157,12 +158,12 @@ export class MessagesMethods implements TelegramMethodGroup {
       message_id: args.requiredInt('message_id'),
       text,
       ...formattingOf(args, 'entities'),
-      reply_markup: replyMarkupOf(args),
+      reply_markup: editedReplyMarkupOf(args),
     });
     return this.sends.message(await this.edits.editMessage(bot, dto));
   }
 
-  /** A caption edit is an edit of the bot's own media message; no caption removes it. */
+  /** A caption edit is an edit of the bot's own media message; no caption removes it, no reply_markup the buttons. */
   private async editMessageCaption({ bot, args }: TelegramCall): Promise<TelegramObject> {
     this.sends.requireSendScope(bot);
     noInlineMessages(args);
@@ -171,19 +172,18 @@ export class MessagesMethods implements TelegramMethodGroup {
       message_id: args.requiredInt('message_id'),
       caption: args.string('caption'),
       ...formattingOf(args, 'caption_entities'),
-      reply_markup: replyMarkupOf(args),
+      reply_markup: editedReplyMarkupOf(args),
     });
     return this.sends.message(await this.edits.editMessageCaption(bot, dto));
   }
 
-  /** Without reply_markup the buttons are removed, as in Telegram. */
   private async editMessageReplyMarkup({ bot, args }: TelegramCall): Promise<TelegramObject> {
     this.sends.requireSendScope(bot);
     noInlineMessages(args);
     const dto = await nativeDto(EditMessageReplyMarkupDto, {
       chat_id: await this.ids.chatOf(args.chat()),
       message_id: args.requiredInt('message_id'),
-      reply_markup: replyMarkupOf(args) ?? null,
+      reply_markup: editedReplyMarkupOf(args),
     });
     return this.sends.message(await this.edits.editMessageReplyMarkup(bot, dto));
   }
@@ -206,14 +206,14 @@ export class MessagesMethods implements TelegramMethodGroup {
     return this.edits.deleteMessages(bot, dto);
   }
 
-  /** Telegram answers stopPoll with the Poll, closed. */
+  /** Telegram answers stopPoll with the Poll, closed; like an edit, it removes the buttons unless reply_markup is given. */
   private async stopPoll({ bot, args }: TelegramCall): Promise<TelegramObject> {
     this.sends.requireSendScope(bot);
     noInlineMessages(args);
     const dto = await nativeDto(StopPollDto, {
       chat_id: await this.ids.chatOf(args.chat()),
       message_id: args.requiredInt('message_id'),
-      reply_markup: replyMarkupOf(args),
+      reply_markup: editedReplyMarkupOf(args),
     });
     const view = await this.edits.stopPoll(bot, dto);
     return toTelegramPoll({ ...(view as NativeMessage), poll: view.poll! });

@@ -19,7 +19,13 @@ export class SendView {
   @ApiProperty()
   recipient_user_id: string;
 
-  @ApiProperty({ enum: SEND_STATUSES })
+  @ApiProperty({
+    enum: SEND_STATUSES,
+    description:
+      '`sending`: waiting for the recipient (its unit left the allocation’s `remaining`); `claimed`: the recipient ' +
+      'claimed it and `voucher_id` is their voucher (final); `cancelled`: the sender took it back and the unit ' +
+      'returned to `remaining` (final). Only `sending` can be claimed or cancelled',
+  })
   status: SendStatus;
 
   @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The voucher its claim created' })
