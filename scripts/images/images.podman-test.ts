@@ -3,7 +3,7 @@
  * the way the Kubernetes manifests run them, against this machine's PostgreSQL and Redis (databases,
  * roles and a Redis key prefix of the test's own, removed at the end).
  *
- * - The databases and roles come from k8s/platform/bootstrap.sql; each image's migration CLI migrates
+ * - The databases and roles come from k8s/components/database-bootstrap/bootstrap.sql; each image's migration CLI migrates
  *   as the migrator with the database settings alone and NODE_ENV=production; the apps connect as the
  *   application role, which may not create anything.
  * - bot-dispatcher's schema wait (bot-api's image, `migrate.js wait`) holds while bot is unmigrated.
@@ -228,7 +228,7 @@ describe('the container images, built and run as the manifests run them', () => 
         ...['-v', `database=${db.name}`, '-v', `migrator=${db.migrator}`, '-v', `migrator_password=${PASSWORD}`],
         ...['-v', `app=${db.app}`, '-v', `app_password=${PASSWORD}`],
         '-f',
-        join(REPO_ROOT, 'k8s/platform/bootstrap.sql'),
+        join(REPO_ROOT, 'k8s/components/database-bootstrap/bootstrap.sql'),
       ]);
     }
     const record = async (name: string, result: Promise<{ code: number; stdout: string; stderr: string }>) => {
