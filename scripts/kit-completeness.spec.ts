@@ -59,6 +59,7 @@ describe('the Kubernetes kit is complete', () => {
       'bot-api-secrets',
       'bot-dispatcher-secrets',
       'database-admin',
+      'tracing',
       'voucher-api-secrets',
     ]);
     expect([...secrets.get('voucher-api-secrets')!]).toEqual(

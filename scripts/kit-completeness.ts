@@ -286,7 +286,7 @@ export function checkKit(root: string, docs = readFileSync(join(root, 'docs/depl
       const objects = parseManifests(renderOverlay(overlay));
       const result = checkOverlay(objects, secrets);
       const environment = environmentOf(label(overlay));
-      const namespaceEntry = entries.get(`k8s/namespaces/${environment === 'small' ? 'prod' : environment}`) ?? [];
+      const namespaceEntry = entries.get(`k8s/namespaces/${environment}`) ?? [];
       const bootstrap = entries.get(`k8s/bootstrap/${environment}`) ?? [];
       result.problems.push(...environmentProblems(objects, namespaceEntry, bootstrap));
       problems.push(...result.problems.map((problem) => `${label(overlay)}: ${problem}`));
