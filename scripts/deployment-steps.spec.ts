@@ -1,9 +1,13 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ModelCluster, runSteps, selects, StepsContext, stepsUnder } from './deployment-steps';
 import { documentedSecrets } from './kit-completeness';
 import { kitWithTeamSettings, parseManifests, renderOverlay } from './lint-k8s';
+import { copyKit, replaceInFile } from './lint-k8s.testing';
+
+// Each case renders several overlays with kubectl: seconds apiece, more on a loaded box.
+jest.setTimeout(120_000);
 
 const root = resolve(__dirname, '..');
 const guide = readFileSync(join(root, 'docs/deployment.md'), 'utf8');
@@ -32,12 +36,8 @@ describe('the installation and release steps of docs/deployment.md, run as a pip
 
   /** The filled kit with one file changed, as the next release's checkout would have it. */
   function nextRelease(name: string, file: string, from: RegExp, to: string): string {
-    const copy = join(scratch, name);
-    cpSync(join(filled, 'k8s'), join(copy, 'k8s'), { recursive: true });
-    const path = join(copy, file);
-    const text = readFileSync(path, 'utf8');
-    expect(text.replace(from, to)).not.toBe(text);
-    writeFileSync(path, text.replace(from, to));
+    const copy = copyKit(filled, join(scratch, name));
+    replaceInFile(join(copy, file), from, to);
     return copy;
   }
 

@@ -1,8 +1,12 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { checkKit, checkOverlay, documentedSecrets, environmentProblems } from './kit-completeness';
 import { kitWithTeamSettings, parseManifests, renderOverlay } from './lint-k8s';
+import { copyKit, replaceInFile } from './lint-k8s.testing';
+
+// Each case renders several overlays with kubectl: seconds apiece, more on a loaded box.
+jest.setTimeout(120_000);
 
 const root = resolve(__dirname, '..');
 const docs = readFileSync(join(root, 'docs/deployment.md'), 'utf8');
@@ -24,19 +28,9 @@ describe('the Kubernetes kit is complete', () => {
     rmSync(filled, { recursive: true, force: true });
   });
 
-  /** A copy of the kit and its docs to break one thing in. */
-  function copyOfKit(name: string): string {
-    const copy = join(scratch, name);
-    cpSync(join(root, 'k8s'), join(copy, 'k8s'), { recursive: true });
-    return copy;
-  }
-
-  function edit(file: string, from: string | RegExp, to: string): void {
-    const text = readFileSync(file, 'utf8');
-    const changed = text.replace(from, to);
-    expect(changed).not.toBe(text);
-    writeFileSync(file, changed);
-  }
+  /** A copy of the kit to break one thing in. */
+  const copyOfKit = (name: string) => copyKit(root, join(scratch, name));
+  const edit = replaceInFile;
 
   it('gives every container of every overlay what its configuration requires in production, from documented Secrets only', () => {
     const { overlays, problems } = checkKit(root);

@@ -1,9 +1,10 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { RATE_LIMIT_POOL_SIZE } from '@app/rate-limits';
 import { MAX_FILE_SIZE } from '../apps/bot-api/src/files/file-types';
 import { kitWithTeamSettings, overlayProblems, parseManifests, renderOverlay } from './lint-k8s';
+import { copyKit, replaceInFile } from './lint-k8s.testing';
 import {
   collectorEgressProblems,
   connectionBudget,
@@ -16,6 +17,9 @@ import {
   sharedObjectProblems,
 } from './lint-k8s-rules';
 
+// Each case renders several overlays with kubectl: seconds apiece, more on a loaded box.
+jest.setTimeout(120_000);
+
 const root = resolve(__dirname, '..');
 
 describe('the rules a rendered overlay must keep', () => {
@@ -24,18 +28,8 @@ describe('the rules a rendered overlay must keep', () => {
   const render = (kit: string, overlay: string) => parseManifests(renderOverlay(join(kit, 'k8s', overlay)));
 
   /** A copy of the filled kit to change one thing in. */
-  function copyOfKit(name: string): string {
-    const copy = join(scratch, name);
-    cpSync(join(filled, 'k8s'), join(copy, 'k8s'), { recursive: true });
-    return copy;
-  }
-
-  function edit(file: string, from: string | RegExp, to: string): void {
-    const text = readFileSync(file, 'utf8');
-    const changed = text.replace(from, to);
-    expect(changed).not.toBe(text);
-    writeFileSync(file, changed);
-  }
+  const copyOfKit = (name: string) => copyKit(filled, join(scratch, name));
+  const edit = replaceInFile;
 
   beforeAll(() => {
     filled = kitWithTeamSettings(root);
