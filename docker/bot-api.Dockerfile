@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 # bot-api: HTTP API of the bot service; the same image runs the bot database's migration Job (database/migrate.js).
 # Build from the repository root:  docker build -f docker/bot-api.Dockerfile -t bot-api .
-ARG NODE_IMAGE=node:20.20-bookworm-slim
+# The base: Node.js 24, the long-term-support line furthest from its end of life (docs/deployment.md#images).
+ARG NODE_IMAGE=node:24.21-bookworm-slim
 
 # --- build: full dependency tree, compile the app and the libs it imports ---------------------------
 FROM ${NODE_IMAGE} AS build

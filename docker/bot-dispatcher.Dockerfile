@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 # bot-dispatcher: Webhook delivery worker; its port serves only health and metrics.
 # Build from the repository root:  docker build -f docker/bot-dispatcher.Dockerfile -t bot-dispatcher .
-ARG NODE_IMAGE=node:20.20-bookworm-slim
+# The base: Node.js 24, the long-term-support line furthest from its end of life (docs/deployment.md#images).
+ARG NODE_IMAGE=node:24.21-bookworm-slim
 
 # --- build: full dependency tree, compile the app and the libs it imports ---------------------------
 FROM ${NODE_IMAGE} AS build

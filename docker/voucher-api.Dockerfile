@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 # voucher-api: HTTP API of the voucher service; the same image runs its migration Job (database/migrate.js).
 # Build from the repository root:  docker build -f docker/voucher-api.Dockerfile -t voucher-api .
-ARG NODE_IMAGE=node:20.20-bookworm-slim
+# The base: Node.js 24, the long-term-support line furthest from its end of life (docs/deployment.md#images).
+ARG NODE_IMAGE=node:24.21-bookworm-slim
 
 # --- build: full dependency tree, compile the app and the libs it imports ---------------------------
 FROM ${NODE_IMAGE} AS build

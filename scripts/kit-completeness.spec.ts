@@ -1,8 +1,12 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { checkKit, checkOverlay, documentedSecrets } from './kit-completeness';
-import { parseManifests, renderOverlay } from './lint-k8s';
+import { checkKit, checkOverlay, documentedSecrets, environmentProblems } from './kit-completeness';
+import { kitWithTeamSettings, parseManifests, renderOverlay } from './lint-k8s';
+import { copyKit, replaceInFile } from './lint-k8s.testing';
+
+// Each case renders several overlays with kubectl: seconds apiece, more on a loaded box.
+jest.setTimeout(120_000);
 
 const root = resolve(__dirname, '..');
 const docs = readFileSync(join(root, 'docs/deployment.md'), 'utf8');
@@ -10,33 +14,37 @@ const docs = readFileSync(join(root, 'docs/deployment.md'), 'utf8');
 describe('the Kubernetes kit is complete', () => {
   let scratch: string;
 
+  /** The kit with a team's settings filled in, as it renders once a team has set them. */
+  let filled: string;
+  const render = (entry: string) => parseManifests(renderOverlay(join(filled, 'k8s', entry)));
+
   beforeAll(() => {
     scratch = mkdtempSync(join(tmpdir(), 'kit-'));
+    filled = kitWithTeamSettings(root);
   });
 
-  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+  afterAll(() => {
+    rmSync(scratch, { recursive: true, force: true });
+    rmSync(filled, { recursive: true, force: true });
+  });
 
-  /** A copy of the kit and its docs to break one thing in. */
-  function copyOfKit(name: string): string {
-    const copy = join(scratch, name);
-    cpSync(join(root, 'k8s'), join(copy, 'k8s'), { recursive: true });
-    return copy;
-  }
-
-  function edit(file: string, from: string | RegExp, to: string): void {
-    const text = readFileSync(file, 'utf8');
-    const changed = text.replace(from, to);
-    expect(changed).not.toBe(text);
-    writeFileSync(file, changed);
-  }
+  /** A copy of the kit to break one thing in. */
+  const copyOfKit = (name: string) => copyKit(root, join(scratch, name));
+  const edit = replaceInFile;
 
   it('gives every container of every overlay what its configuration requires in production, from documented Secrets only', () => {
     const { overlays, problems } = checkKit(root);
     expect(problems).toEqual([]);
     expect(overlays).toEqual(
-      expect.arrayContaining(['k8s/overlays/dev', 'k8s/overlays/prod', 'k8s/voucher-api/overlays/prod']),
+      expect.arrayContaining([
+        'k8s/overlays/dev',
+        'k8s/overlays/prod',
+        'k8s/overlays/small-postgres-only',
+        'k8s/voucher-api/overlays/prod',
+        'k8s/bot-api/overlays/prod-revert',
+      ]),
     );
-    expect(overlays.length).toBeGreaterThanOrEqual(8);
+    expect(overlays.length).toBeGreaterThanOrEqual(11);
   });
 
   it('reads the secret commands of the deployment guide', () => {
@@ -45,6 +53,7 @@ describe('the Kubernetes kit is complete', () => {
       'bot-api-secrets',
       'bot-dispatcher-secrets',
       'database-admin',
+      'tracing',
       'voucher-api-secrets',
     ]);
     expect([...secrets.get('voucher-api-secrets')!]).toEqual(
@@ -57,13 +66,13 @@ describe('the Kubernetes kit is complete', () => {
 
   it('fails when a setting production requires is removed from a base ConfigMap', () => {
     const copy = copyOfKit('no-issuer');
-    edit(join(copy, 'k8s/voucher-api/base/config.env'), /^ACCOUNT_JWT_ISSUER=.*\n/m, '');
+    edit(join(copy, 'k8s/voucher-api/base/config.env'), /^ACCOUNT_JWT_AUDIENCE=.*\n/m, '');
     const { problems } = checkKit(copy, docs);
     expect(problems).toContain(
-      'k8s/voucher-api/overlays/prod: Deployment/voucher-api container voucher-api: ACCOUNT_JWT_ISSUER: required when NODE_ENV=production',
+      'k8s/voucher-api/overlays/prod: Deployment/voucher-api container voucher-api: ACCOUNT_JWT_AUDIENCE: required when NODE_ENV=production',
     );
     expect(problems).toContain(
-      'k8s/overlays/dev: Deployment/voucher-api container voucher-api: ACCOUNT_JWT_ISSUER: required when NODE_ENV=production',
+      'k8s/overlays/dev: Deployment/voucher-api container voucher-api: ACCOUNT_JWT_AUDIENCE: required when NODE_ENV=production',
     );
   });
 
@@ -79,15 +88,22 @@ describe('the Kubernetes kit is complete', () => {
     );
   });
 
-  it("fails when the database host of one environment is missing, since the default is the developer's machine", () => {
-    const copy = copyOfKit('no-db-host');
-    edit(join(copy, 'k8s/bot-dispatcher/base/config.env'), /^DB_HOST=.*\n/m, '');
-    edit(join(copy, 'k8s/bot-dispatcher/env/prod/kustomization.yaml'), /^ {6}- DB_HOST=.*\n/m, '');
-    const { problems } = checkKit(copy, docs);
-    expect(problems).toContain(
-      "k8s/bot-dispatcher/overlays/prod: Deployment/bot-dispatcher container bot-dispatcher: DB_HOST is not set (its default only fits a developer's machine)",
+  it('does not render a prod overlay while a value only the team knows is missing from its settings, and names it', () => {
+    expect(() => renderOverlay(join(root, 'k8s/overlays/prod'))).toThrow(
+      /fieldPath `data\.(IMAGE_REPOSITORY|PUBLIC_HOST|ACCOUNT_JWT_ISSUER|POSTGRES_HOST|POSTGRES_NAMESPACE|REDIS_NAMESPACE|FILE_S3_BUCKET|FILE_S3_REGION|RUNBOOK_URL)` is missing for replacement source .*open-platform-settings/,
     );
-    expect(problems.filter((problem) => problem.includes('/dev'))).toEqual([]);
+    const copy = copyOfKit('one-setting-missing');
+    const settings = join(copy, 'k8s/settings/prod/settings.env');
+    const team = readFileSync(join(root, 'scripts/lint-k8s.settings.env'), 'utf8');
+    writeFileSync(settings, readFileSync(settings, 'utf8') + team.replace(/^POSTGRES_HOST=.*\n/m, ''));
+    expect(() => renderOverlay(join(copy, 'k8s/bot-dispatcher/overlays/prod'))).toThrow(
+      'fieldPath `data.POSTGRES_HOST` is missing for replacement source',
+    );
+    writeFileSync(settings, readFileSync(settings, 'utf8') + 'POSTGRES_HOST=postgres.databases.svc\n');
+    const config = parseManifests(renderOverlay(join(copy, 'k8s/bot-dispatcher/overlays/prod'))).find(
+      (o) => o.kind === 'ConfigMap',
+    );
+    expect(config?.data.DB_HOST).toBe('postgres.databases.svc');
   });
 
   it('fails when a container needs a Secret key the docs do not tell the operator to create', () => {
@@ -111,35 +127,46 @@ describe('the Kubernetes kit is complete', () => {
   });
 
   it('fails when the bootstrap creates another role than the app or its migration Job connects as', () => {
-    const objects = parseManifests(renderOverlay(join(root, 'k8s/bot-api/overlays/prod')));
-    const migration = objects.find((o) => o.kind === 'Job' && o.metadata.name === 'bot-migrate')!;
+    const overlay = render('bot-api/overlays/prod');
+    const bootstrap = render('bootstrap/prod');
+    const namespace = render('namespaces/prod');
+    expect(environmentProblems(overlay, namespace, bootstrap)).toEqual([]);
+    const migration = overlay.find((o) => o.kind === 'Job' && o.metadata.name === 'bot-migrate')!;
     migration.spec.template.spec.containers[0].env.find((e: { name: string }) => e.name === 'DB_USER').value =
       'postgres';
-    const { problems } = checkOverlay(objects, documentedSecrets(docs));
-    expect(problems).toEqual([
-      'Job/bot-db-bootstrap: creates migrator bot_migrator, but the migration Job connects as postgres',
+    expect(environmentProblems(overlay, namespace, bootstrap)).toEqual([
+      'Job/bot-db-bootstrap: creates migrator bot_migrator, but the migration Job uses postgres',
     ]);
   });
 
-  it('fails when an overlay lacks its namespace, a network policy, a ServiceMonitor or the database bootstrap', () => {
-    const objects = parseManifests(renderOverlay(join(root, 'k8s/voucher-api/overlays/prod'))).filter(
-      (o) =>
-        o.kind !== 'Namespace' &&
-        o.kind !== 'ServiceMonitor' &&
-        !(o.kind === 'NetworkPolicy' && o.metadata.name === 'voucher-api') &&
-        !(o.kind === 'Job' && o.metadata.name === 'voucher-db-bootstrap'),
+  it('fails when the environment lacks the namespace, its default-deny policy or the bootstrap of a migrated database', () => {
+    const overlay = render('voucher-api/overlays/prod');
+    const bootstrap = render('bootstrap/prod').filter((o) => o.metadata.name !== 'voucher-db-bootstrap');
+    const namespace = render('namespaces/prod').filter((o) => o.kind !== 'NetworkPolicy');
+    expect(environmentProblems(overlay, namespace, bootstrap)).toEqual([
+      'its namespace entry renders no default-deny NetworkPolicy',
+      'Job/voucher-migrate: no database bootstrap Job for its database',
+    ]);
+    expect(environmentProblems(overlay, render('namespaces/dev'), render('bootstrap/dev'))).toEqual([
+      'its namespace entry renders no Namespace open-platform',
+      'Job/voucher-db-bootstrap: bootstraps in namespace open-platform-dev, the overlay runs in open-platform',
+    ]);
+  });
+
+  it('fails when an overlay lacks a network policy for a workload or a ServiceMonitor', () => {
+    const objects = render('voucher-api/overlays/prod').filter(
+      (o) => o.kind !== 'ServiceMonitor' && !(o.kind === 'NetworkPolicy' && o.metadata.name.startsWith('voucher-api')),
     );
     const { problems } = checkOverlay(objects, documentedSecrets(docs));
     expect(problems).toEqual([
-      'renders no Namespace',
       'Deployment/voucher-api: no NetworkPolicy opens its traffic',
+      'Job/voucher-migrate: no NetworkPolicy opens its traffic',
       'Deployment/voucher-api: no ServiceMonitor scrapes its Service',
-      'Job/voucher-migrate: no database bootstrap Job for its database',
     ]);
   });
 
   it('fails on a container it does not know rather than passing it unchecked', () => {
-    const objects = parseManifests(renderOverlay(join(root, 'k8s/bot-dispatcher/overlays/dev')));
+    const objects = render('bot-dispatcher/overlays/dev');
     const deployment = objects.find((o) => o.kind === 'Deployment')!;
     deployment.spec.template.spec.containers.push({ name: 'sidecar', image: 'busybox:1.36' });
     const { problems } = checkOverlay(objects, documentedSecrets(docs));

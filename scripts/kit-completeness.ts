@@ -9,17 +9,22 @@
  *   used by some overlay;
  * - the settings whose defaults only make sense on a developer's machine (database host and roles,
  *   Redis) are set;
- * - the database bootstrap creates the roles the app and its migration Job connect as;
- * - the overlay renders its Namespace, the default-deny policy, a policy for each workload, a
- *   ServiceMonitor for each Deployment and the bootstrap Job of each database it migrates.
+ * - the one-time database bootstrap of the overlay's environment (k8s/bootstrap/<env>) creates each
+ *   database it migrates, with the roles the app and its migration Job connect as;
+ * - the environment's namespace entry (k8s/namespaces/<env>) renders the overlay's Namespace and its
+ *   default-deny policy, and the overlay a policy for each workload and a ServiceMonitor for each Deployment.
+ *
+ * The prod and small settings ship without the values only a team knows; the check renders a copy
+ * completed as a team would (kitWithTeamSettings, scripts/lint-k8s.settings.env).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { loadConfig, migrationConfigSchema, ServiceConfig } from '@app/platform';
 import { BotConfig } from '../apps/bot-api/src/config/bot.config';
 import { DispatcherConfig } from '../apps/bot-dispatcher/src/config/dispatcher.config';
 import { VoucherConfig } from '../apps/voucher-api/src/config/voucher.config';
-import { findOverlays, parseManifests, renderOverlay } from './lint-k8s';
+import { findEntryPoints, findOverlays, kitWithTeamSettings, parseManifests, renderOverlay } from './lint-k8s';
+import { appOfImage } from './lint-k8s-rules';
 
 type Json = Record<string, any>;
 
@@ -104,12 +109,6 @@ function containerEnv(container: Json, configMaps: Map<string, Json>, secrets: D
   return { env, secretRefs, problems };
 }
 
-/** `registry/open-platform/bot-api:1.0.0` → `bot-api`, for the images this repository builds. */
-function appOfImage(image: string): string | undefined {
-  const name = /(?:^|\/)open-platform\/([a-z-]+)(?::[^/]*|@sha256:.*)?$/.exec(image)?.[1];
-  return name && APP_CONFIGS[name] ? name : undefined;
-}
-
 /** The configuration class a container runs with, and the settings a cluster must give it. */
 function expectations(container: Json): { schema?: new () => ServiceConfig; required: string[] } | undefined {
   const command: string[] = [...(container.command ?? []), ...(container.args ?? [])];
@@ -142,7 +141,6 @@ export function checkOverlay(objects: Json[], secrets: DocumentedSecrets): KitCh
   const problems: string[] = [];
   const used = new Set<string>();
   const configMaps = new Map(objects.filter((o) => o.kind === 'ConfigMap').map((o) => [o.metadata?.name, o]));
-  const roles: Array<{ app: string; kind: string; user?: string; migrator?: string }> = [];
   for (const object of objects) {
     const pod = podSpecOf(object);
     if (!pod) continue;
@@ -170,11 +168,9 @@ export function checkOverlay(objects: Json[], secrets: DocumentedSecrets): KitCh
           problems.push(...lines.map((line) => `${where}: ${line}`));
         }
       }
-      const app = object.metadata?.labels?.['app.kubernetes.io/name'];
-      if (app) roles.push({ app, kind: object.kind, user: env.DB_USER, migrator: env.DB_MIGRATION_USER });
     }
   }
-  problems.push(...roleProblems(objects, roles), ...structureProblems(objects));
+  problems.push(...structureProblems(objects));
   return { problems, used };
 }
 
@@ -186,13 +182,10 @@ function selects(selector: Json | undefined, labels: Json | undefined): boolean 
   return matchLabels && expressions;
 }
 
-/** What an overlay must hold to apply as it is: its namespace, a policy and a bootstrap for what it runs, monitors. */
+/** What an overlay must hold to apply as it is: a policy for each workload, a monitor for each Deployment. */
 function structureProblems(objects: Json[]): string[] {
   const problems: string[] = [];
-  if (!objects.some((o) => o.kind === 'Namespace')) problems.push('renders no Namespace');
   const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
-  if (!policies.some((p) => Object.keys(p.spec?.podSelector ?? {}).length === 0))
-    problems.push('renders no default-deny NetworkPolicy');
   for (const workload of objects.filter((o) => podSpecOf(o))) {
     const labels = workload.spec.template.metadata?.labels;
     const own = policies.filter((p) => Object.keys(p.spec?.podSelector ?? {}).length > 0);
@@ -207,60 +200,100 @@ function structureProblems(objects: Json[]): string[] {
     );
     if (!monitored) problems.push(`Deployment/${deployment.metadata.name}: no ServiceMonitor scrapes its Service`);
   }
-  const component = (o: Json) => o.metadata?.labels?.['app.kubernetes.io/component'];
-  const appOf = (o: Json) => o.metadata?.labels?.['app.kubernetes.io/name'];
-  for (const migration of objects.filter((o) => o.kind === 'Job' && component(o) === 'migration')) {
-    const bootstrapped = objects.some(
-      (o) => o.kind === 'Job' && component(o) === 'database-bootstrap' && appOf(o) === appOf(migration),
-    );
-    if (!bootstrapped) problems.push(`Job/${migration.metadata.name}: no database bootstrap Job for its database`);
-  }
   return problems;
 }
 
-/** The bootstrap creates the role the app connects as and the one its migration Job connects as. */
-function roleProblems(objects: Json[], roles: Array<{ app: string; kind: string; user?: string; migrator?: string }>) {
+const componentOf = (o: Json) => o.metadata?.labels?.['app.kubernetes.io/component'];
+const appOf = (o: Json) => o.metadata?.labels?.['app.kubernetes.io/name'];
+const envValue = (container: Json, key: string) =>
+  (container?.env ?? []).find((e: Json) => e.name === key)?.value as string | undefined;
+const configValue = (objects: Json[], container: Json, key: string) =>
+  envValue(container, key) ??
+  (container?.envFrom ?? [])
+    .map((source: Json) => objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === source.configMapRef?.name))
+    .map((config: Json | undefined) => config?.data?.[key])
+    .find((value: string | undefined) => value !== undefined);
+
+/**
+ * What the overlay relies on from outside itself: the namespace entry of its environment renders its
+ * Namespace and the default-deny policy, and the bootstrap of its environment creates each database the
+ * overlay migrates with the roles its app and its migration Job connect as.
+ */
+export function environmentProblems(overlay: Json[], namespace: Json[], bootstrap: Json[]): string[] {
   const problems: string[] = [];
-  for (const job of objects.filter(
-    (o) => o.kind === 'Job' && o.metadata?.labels?.['app.kubernetes.io/component'] === 'database-bootstrap',
-  )) {
-    const app = job.metadata.labels['app.kubernetes.io/name'];
-    const bootstrap = roles.find((r) => r.app === app && r.migrator !== undefined);
-    const appUser = roles.find((r) => r.app === app && r.kind === 'Deployment')?.user;
-    const migration = objects.find(
-      (o) =>
-        o.kind === 'Job' &&
-        o.metadata?.labels?.['app.kubernetes.io/name'] === app &&
-        o.metadata.labels['app.kubernetes.io/component'] === 'migration',
-    );
-    const migrationUser = migration?.spec.template.spec.containers[0].env?.find(
-      (e: Json) => e.name === 'DB_USER',
-    )?.value;
-    if (!bootstrap) problems.push(`Job/${job.metadata.name}: sets no DB_MIGRATION_USER`);
-    else {
-      if (appUser && bootstrap.user !== appUser)
-        problems.push(`Job/${job.metadata.name}: creates role ${bootstrap.user}, but ${app} connects as ${appUser}`);
-      if (migration && bootstrap.migrator !== migrationUser)
-        problems.push(
-          `Job/${job.metadata.name}: creates migrator ${bootstrap.migrator}, but the migration Job connects as ${migrationUser}`,
-        );
+  const name = overlay.find((o) => o.metadata?.namespace)?.metadata.namespace;
+  if (!namespace.some((o) => o.kind === 'Namespace' && o.metadata.name === name))
+    problems.push(`its namespace entry renders no Namespace ${name}`);
+  if (!namespace.some((o) => o.kind === 'NetworkPolicy' && Object.keys(o.spec?.podSelector ?? {}).length === 0))
+    problems.push('its namespace entry renders no default-deny NetworkPolicy');
+  for (const migration of overlay.filter((o) => o.kind === 'Job' && componentOf(o) === 'migration')) {
+    const app = appOf(migration);
+    const job = bootstrap.find((o) => o.kind === 'Job' && componentOf(o) === 'database-bootstrap' && appOf(o) === app);
+    if (!job) {
+      problems.push(`Job/${migration.metadata.name}: no database bootstrap Job for its database`);
+      continue;
+    }
+    if (job.metadata.namespace !== name)
+      problems.push(
+        `Job/${job.metadata.name}: bootstraps in namespace ${job.metadata.namespace}, the overlay runs in ${name}`,
+      );
+    const bootstrapper = job.spec.template.spec.containers[0];
+    const migrator = migration.spec.template.spec.containers[0];
+    const deployment = overlay.find((o) => o.kind === 'Deployment' && appOf(o) === app);
+    const appContainer = deployment?.spec.template.spec.containers[0];
+    const expected: Array<[string, string | undefined, string | undefined]> = [
+      ['database', envValue(bootstrapper, 'DB_NAME'), configValue(overlay, migrator, 'DB_NAME')],
+      ['migrator', envValue(bootstrapper, 'DB_MIGRATION_USER'), envValue(migrator, 'DB_USER')],
+    ];
+    if (appContainer)
+      expected.push(['role', envValue(bootstrapper, 'DB_USER'), configValue(overlay, appContainer, 'DB_USER')]);
+    for (const [what, made, used] of expected) {
+      if (made !== used) {
+        const user = what === 'migrator' ? 'the migration Job' : app;
+        problems.push(`Job/${job.metadata.name}: creates ${what} ${made}, but ${user} uses ${used}`);
+      }
     }
   }
   return problems;
 }
 
-/** Every overlay under k8s/, and the documented keys no overlay uses. */
+/** The environment an overlay belongs to, whose namespace entry and bootstrap it relies on. */
+export function environmentOf(overlay: string): string {
+  if (/(^|\/)overlays\/dev(\/|$)/.test(overlay)) return 'dev';
+  if (/small/.test(overlay)) return 'small';
+  return 'prod';
+}
+
+/** Every overlay and entry point under k8s/ (rendered with a team's settings), and the documented keys no overlay uses. */
 export function checkKit(root: string, docs = readFileSync(join(root, 'docs/deployment.md'), 'utf8')) {
   const secrets = documentedSecrets(docs);
   const problems: string[] = [];
   const used = new Set<string>();
   if (secrets.size === 0) problems.push('docs/deployment.md: no `kubectl create secret generic` command found');
-  const overlays = findOverlays(join(root, 'k8s'));
-  for (const overlay of overlays) {
-    const label = relative(root, overlay);
-    const result = checkOverlay(parseManifests(renderOverlay(overlay)), secrets);
-    problems.push(...result.problems.map((problem) => `${label}: ${problem}`));
-    for (const key of result.used) used.add(key);
+  const filled = kitWithTeamSettings(root);
+  const label = (path: string) => relative(filled, path);
+  const overlays = findOverlays(join(filled, 'k8s'));
+  try {
+    const entries = new Map(
+      findEntryPoints(join(filled, 'k8s')).map((entry) => [label(entry), parseManifests(renderOverlay(entry))]),
+    );
+    for (const [entry, objects] of entries) {
+      const result = checkOverlay(objects, secrets);
+      problems.push(...result.problems.map((problem) => `${entry}: ${problem}`));
+      for (const key of result.used) used.add(key);
+    }
+    for (const overlay of overlays) {
+      const objects = parseManifests(renderOverlay(overlay));
+      const result = checkOverlay(objects, secrets);
+      const environment = environmentOf(label(overlay));
+      const namespaceEntry = entries.get(`k8s/namespaces/${environment}`) ?? [];
+      const bootstrap = entries.get(`k8s/bootstrap/${environment}`) ?? [];
+      result.problems.push(...environmentProblems(objects, namespaceEntry, bootstrap));
+      problems.push(...result.problems.map((problem) => `${label(overlay)}: ${problem}`));
+      for (const key of result.used) used.add(key);
+    }
+  } finally {
+    rmSync(filled, { recursive: true, force: true });
   }
   for (const [secret, keys] of secrets) {
     for (const key of keys) {
@@ -268,7 +301,7 @@ export function checkKit(root: string, docs = readFileSync(join(root, 'docs/depl
         problems.push(`docs/deployment.md: key ${key} of Secret ${secret} is created but no manifest reads it`);
     }
   }
-  return { overlays: overlays.map((overlay) => relative(root, overlay)), problems };
+  return { overlays: overlays.map(label), problems };
 }
 
 function main(): void {

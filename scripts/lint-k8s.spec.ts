@@ -2,28 +2,46 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { lintDockerfile, lintKubernetes, parseManifests, policyProblems, renderOverlay } from './lint-k8s';
+import {
+  kitWithTeamSettings,
+  kubectlCommand,
+  lintDockerfile,
+  lintKubernetes,
+  parseManifests,
+  policyProblems,
+  renderOverlay,
+} from './lint-k8s';
 
 const root = resolve(__dirname, '..');
-/** Rendering the overlays needs kubectl (CI's machine has it); without it those tests are skipped, not failed. */
-const kubectl = spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status === 0;
+/**
+ * Rendering the overlays needs kubectl (KUBECTL or the PATH); without it those tests are skipped on a developer's
+ * machine, never in CI (CI=true), where .ci/run installs one.
+ */
+const kubectl = spawnSync(kubectlCommand(), ['version', '--client'], { stdio: 'ignore' }).status === 0;
+if (!kubectl && process.env.CI) throw new Error('kubectl not found (set KUBECTL or put it on the PATH)');
 const withKubectl = kubectl ? it : it.skip;
 
 describe('lint:k8s', () => {
   let scratch: string;
+  /** The kit with a team's settings filled in (the prod and small settings ship without them). */
+  let filled: string;
 
   beforeAll(() => {
     scratch = mkdtempSync(join(tmpdir(), 'lint-k8s-'));
-    // The per-service overlays take the namespace and the bootstrap SQL from k8s/platform, next to them.
-    cpSync(join(root, 'k8s/platform'), join(scratch, 'platform'), { recursive: true });
+    // The per-service overlays take their settings from k8s/settings, next to them.
+    cpSync(join(root, 'k8s/settings'), join(scratch, 'settings'), { recursive: true });
+    filled = kubectl ? kitWithTeamSettings(root) : '';
   });
 
-  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+  afterAll(() => {
+    rmSync(scratch, { recursive: true, force: true });
+    if (filled) rmSync(filled, { recursive: true, force: true });
+  });
 
   withKubectl('passes the checked-in voucher-api dev overlay (needs kubectl)', () => {
     const result = lintKubernetes([join(root, 'k8s/voucher-api/overlays/dev')], root);
     expect(result.problems).toEqual([]);
-    expect(result.checked).toEqual(['k8s/voucher-api/overlays/dev (14 objects)']);
+    expect(result.checked).toEqual(['k8s/voucher-api/overlays/dev (13 objects)']);
   });
 
   withKubectl(
@@ -54,8 +72,8 @@ describe('lint:k8s', () => {
   withKubectl(
     'passes the PostgreSQL-only small overlay, whose pods choose postgres and get no REDIS_URL (needs kubectl)',
     () => {
-      const overlay = join(root, 'k8s/overlays/small-postgres-only');
-      expect(lintKubernetes([overlay], root).problems).toEqual([]);
+      const overlay = join(filled, 'k8s/overlays/small-postgres-only');
+      expect(lintKubernetes([overlay], filled).problems).toEqual([]);
       const objects = parseManifests(renderOverlay(overlay));
       const configs = objects.filter(
         (o) => o.kind === 'ConfigMap' && /^(voucher-api|bot-api|bot-dispatcher)-config/.test(o.metadata.name),
@@ -76,7 +94,7 @@ describe('lint:k8s', () => {
     'refuses a production overlay that makes no coordination choice, or chooses redis without REDIS_URL (needs kubectl)',
     () => {
       const copy = join(scratch, 'no-choice');
-      cpSync(join(root, 'k8s'), copy, { recursive: true });
+      cpSync(join(filled, 'k8s'), copy, { recursive: true });
       const component = join(copy, 'voucher-api/env/prod/kustomization.yaml');
       const chosen = readFileSync(component, 'utf8');
       writeFileSync(component, chosen.replace('      - COORDINATION_BACKEND=redis\n', ''));
@@ -98,7 +116,7 @@ describe('lint:k8s', () => {
     'composes the postgres-only component with a single-service overlay, overriding its redis choice (needs kubectl)',
     () => {
       const copy = join(scratch, 'composed');
-      cpSync(join(root, 'k8s'), copy, { recursive: true });
+      cpSync(join(filled, 'k8s'), copy, { recursive: true });
       const overlay = join(copy, 'voucher-api/overlays/prod/kustomization.yaml');
       const composed = readFileSync(overlay, 'utf8').replace(
         'components:\n  - ../../env/prod\n',

@@ -9,14 +9,33 @@
  *   against the package's generated type declarations with the TypeScript checker, so that an unknown
  *   or misspelt field (`livenesProbe`) is an error, as with kubeconform -strict.
  * - Policy: what docs/operations.md promises (non-root, read-only root filesystem, probes on the health
- *   routes, resources, no Secret values, selectors that match).
+ *   routes, resources, no Secret values, selectors that match), and the rules of lint-k8s-rules.ts (routes and
+ *   body sizes at the edge, the connection budget, egress to the tracing collector, placeholders, shared
+ *   objects, memory floor).
+ * - Settings: the prod and small settings ship without the values only a team knows, so those overlays do
+ *   not render as they are; the lint renders a copy completed with the values of lint-k8s.settings.env, as
+ *   a team's filled-in settings would be.
  * - Dockerfiles: `dockerfile-utils` (the Dockerfile language server's validator) plus the image policy.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
+import { MAX_FILE_SIZE } from '../apps/bot-api/src/files/file-types';
+import {
+  collectorEgressProblems,
+  connectionBudget,
+  edgeProblems,
+  givenSettings,
+  memoryFloorProblems,
+  placeholderProblems,
+  publicRoutes,
+  requiredSettings,
+  runbookProblems,
+  sharedObjectProblems,
+} from './lint-k8s-rules';
 
 type Json = Record<string, any>;
 
@@ -45,9 +64,53 @@ export function findOverlays(k8sDir: string): string[] {
   return found.sort();
 }
 
+/**
+ * What a team applies besides the service overlays: each environment's namespace (k8s/namespaces/<env>), its
+ * one-time database bootstrap (k8s/bootstrap/<env>) and the dashboards (k8s/monitoring).
+ */
+export function findEntryPoints(k8sDir: string): string[] {
+  const under = (dir: string) =>
+    existsSync(join(k8sDir, dir))
+      ? readdirSync(join(k8sDir, dir))
+          .map((entry) => join(k8sDir, dir, entry))
+          .filter((path) => existsSync(join(path, 'kustomization.yaml')))
+      : [];
+  const monitoring = existsSync(join(k8sDir, 'monitoring/kustomization.yaml')) ? [join(k8sDir, 'monitoring')] : [];
+  return [...under('namespaces'), ...under('bootstrap'), ...monitoring].sort();
+}
+
+/** kubectl from `KUBECTL` (.ci/run installs one there when the machine has none) or the PATH. */
+export function kubectlCommand(env: NodeJS.ProcessEnv = process.env): string {
+  return env.KUBECTL || 'kubectl';
+}
+
+/** Values of the shape a team gives the settings that ship empty (k8s/settings/<env>/settings.env). */
+export const TEAM_SETTINGS = resolve(__dirname, 'lint-k8s.settings.env');
+
+/**
+ * A copy of `<root>/k8s` whose settings files hold every required value: those a file lacks are taken from
+ * TEAM_SETTINGS. Returns the copy's root (its k8s/ mirrors the original's paths); remove it when done.
+ */
+export function kitWithTeamSettings(root: string): string {
+  const copy = mkdtempSync(join(tmpdir(), 'k8s-settings-'));
+  cpSync(join(root, 'k8s'), join(copy, 'k8s'), { recursive: true });
+  const team = givenSettings(TEAM_SETTINGS);
+  const settingsDir = join(copy, 'k8s/settings');
+  for (const env of readdirSync(settingsDir)) {
+    const file = join(settingsDir, env, 'settings.env');
+    if (!existsSync(file)) continue;
+    const given = givenSettings(file);
+    const missing = requiredSettings(file).filter((key) => given[key] === undefined);
+    const lacking = missing.filter((key) => team[key] === undefined);
+    if (lacking.length > 0) throw new Error(`${relative(copy, file)}: no value of the team for ${lacking.join(', ')}`);
+    appendFileSync(file, missing.map((key) => `${key}=${team[key]}\n`).join(''));
+  }
+  return copy;
+}
+
 export function renderOverlay(dir: string): string {
   try {
-    return execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    return execFileSync(kubectlCommand(), ['kustomize', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (error) {
     const failure = error as { code?: string; stderr?: string; message: string };
     if (failure.code === 'ENOENT') throw new Error('kubectl is not installed: it renders the Kustomize overlays');
@@ -215,7 +278,7 @@ function coordinationProblems(where: string, container: Json, configMaps: Map<st
 }
 
 export function policyProblems(objects: Json[]): string[] {
-  const problems: string[] = [];
+  const problems: string[] = [...memoryFloorProblems(objects)];
   const name = (o: Json) => `${o.kind}/${o.metadata?.name}`;
   const deployments = objects.filter((o) => o.kind === 'Deployment');
   const configMaps = new Map(objects.filter((o) => o.kind === 'ConfigMap').map((o) => [o.metadata?.name, o]));
@@ -295,6 +358,23 @@ export function policyProblems(objects: Json[]): string[] {
   return problems;
 }
 
+/**
+ * The rules a service overlay's rendering must keep (lint-k8s-rules.ts). The dev overlays stand for a shared
+ * development cluster and keep its example hosts; every other overlay is one a team applies as it is.
+ */
+export function overlayProblems(label: string, objects: Json[], root = resolve(__dirname, '..')): string[] {
+  if (!/(^|\/)overlays\//.test(label)) return [];
+  const development = /(^|\/)overlays\/dev(\/|$)/.test(label);
+  return [
+    ...edgeProblems(objects, publicRoutes(root), MAX_FILE_SIZE),
+    ...connectionBudget(objects).problems,
+    ...collectorEgressProblems(objects),
+    ...runbookProblems(objects),
+    ...sharedObjectProblems(objects),
+    ...(development ? [] : placeholderProblems(objects)),
+  ];
+}
+
 /** Renders and validates overlays; returns every problem instead of stopping at the first. */
 export function lintKubernetes(overlays: string[], base = process.cwd()): LintResult {
   const rendered: Array<{ overlay: string; objects: Json[] }> = [];
@@ -317,7 +397,9 @@ export function lintKubernetes(overlays: string[], base = process.cwd()): LintRe
       problems.push(...schemaErrors(object).map((problem) => `${where}: ${problem}`));
       problems.push(...strict.unknownFields(object).map((problem) => `${where}: ${problem}`));
     }
-    problems.push(...policyProblems(objects).map((problem) => `${overlay}: ${problem}`));
+    problems.push(
+      ...[...policyProblems(objects), ...overlayProblems(overlay, objects)].map((problem) => `${overlay}: ${problem}`),
+    );
   }
   return { checked: rendered.map((r) => `${r.overlay} (${r.objects.length} objects)`), problems };
 }
@@ -413,7 +495,14 @@ export function lintDocker(dockerDir: string, base = process.cwd()): LintResult 
 
 function main(): void {
   const root = resolve(__dirname, '..');
-  const k8s = lintKubernetes(findOverlays(join(root, 'k8s')), root);
+  const filled = kitWithTeamSettings(root);
+  let k8s: LintResult;
+  try {
+    const k8sDir = join(filled, 'k8s');
+    k8s = lintKubernetes([...findOverlays(k8sDir), ...findEntryPoints(k8sDir)], filled);
+  } finally {
+    rmSync(filled, { recursive: true, force: true });
+  }
   const docker = lintDocker(join(root, 'docker'), root);
   for (const line of [...k8s.checked, ...docker.checked]) console.log(`checked ${line}`);
   const problems = [...k8s.problems, ...docker.problems];

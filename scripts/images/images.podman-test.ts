@@ -3,12 +3,13 @@
  * the way the Kubernetes manifests run them, against this machine's PostgreSQL and Redis (databases,
  * roles and a Redis key prefix of the test's own, removed at the end).
  *
- * - The databases and roles come from k8s/platform/bootstrap.sql; each image's migration CLI migrates
+ * - The databases and roles come from k8s/components/database-bootstrap/bootstrap.sql; each image's migration CLI migrates
  *   as the migrator with the database settings alone and NODE_ENV=production; the apps connect as the
  *   application role, which may not create anything.
  * - bot-dispatcher's schema wait (bot-api's image, `migrate.js wait`) holds while bot is unmigrated.
  * - Each container runs as the manifests' user, with a read-only root filesystem where they say so, no
- *   capabilities and no privilege escalation; the test checks both from inside the container.
+ *   capabilities and no privilege escalation; the test checks both from inside the container, and the
+ *   Node.js release line the image runs (a supported long-term-support one, docs/deployment.md#images).
  * - The README quickstarts run against the containers; then the three restart in the PostgreSQL-only mode
  *   (queues, limits and wake-ups in each service's database, as the application role) and the bot
  *   quickstart runs again.
@@ -168,6 +169,8 @@ describe('the container images, built and run as the manifests run them', () => 
     // webhook receiver listens on this machine and production refuses private webhook addresses.
     await start('voucher-api', {
       NODE_ENV: 'production',
+      // Its first lines (the coordination mode, Nest's boot) are the ones the JSON check below reads.
+      LOG_LEVEL: 'info',
       PORT: String(ports['voucher-api']),
       DB_NAME: databases.voucher.name,
       DB_USER: databases.voucher.app,
@@ -228,7 +231,7 @@ describe('the container images, built and run as the manifests run them', () => 
         ...['-v', `database=${db.name}`, '-v', `migrator=${db.migrator}`, '-v', `migrator_password=${PASSWORD}`],
         ...['-v', `app=${db.app}`, '-v', `app_password=${PASSWORD}`],
         '-f',
-        join(REPO_ROOT, 'k8s/platform/bootstrap.sql'),
+        join(REPO_ROOT, 'k8s/components/database-bootstrap/bootstrap.sql'),
       ]);
     }
     const record = async (name: string, result: Promise<{ code: number; stdout: string; stderr: string }>) => {
@@ -313,8 +316,29 @@ describe('the container images, built and run as the manifests run them', () => 
     await podman(['exec', container(app), 'node', '-e', "require('fs').writeFileSync('/tmp/probe', 'x')"]);
   });
 
+  it.each(APPS)('runs %s on a supported Node.js long-term-support line (22 or later, even)', async (app) => {
+    const [version, lts] = (
+      await podman(['exec', container(app), 'node', '-p', "process.versions.node + ' ' + (process.release.lts || '')"])
+    ).split(' ');
+    const major = Number(version.split('.')[0]);
+    expect({ app, major, even: major % 2 === 0, lts: lts !== '' }).toEqual({
+      app,
+      major: expect.any(Number),
+      even: true,
+      lts: true,
+    });
+    expect(major).toBeGreaterThanOrEqual(22);
+  });
+
   it.each(APPS)('passes the HEALTHCHECK of the %s image', async (app) => {
     expect(await podmanResult(['healthcheck', 'run', container(app)])).toMatchObject({ code: 0 });
+  });
+
+  it('logs JSON from the first line of a production container on (defect: the first line was coloured text)', async () => {
+    const lines = (await podmanResult(['logs', container('voucher-api')])).stdout.split('\n').filter(Boolean);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(() => lines.map((line) => JSON.parse(line))).not.toThrow();
+    expect(JSON.parse(lines[0])).toMatchObject({ level: 30, context: 'Coordination' });
   });
 
   it('runs the voucher quickstart against the voucher-api container', async () => {

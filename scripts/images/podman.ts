@@ -5,8 +5,8 @@ import { resolve } from 'node:path';
 
 export const REPO_ROOT = resolve(__dirname, '..', '..');
 export const CONTAINERS_CONF = resolve(__dirname, 'containers.conf');
-/** What build-base-image.sh imports: Debian bookworm with Node.js 20.20.2 and its npm. */
-export const LOCAL_NODE_BASE = 'localhost/open-platform-node-base:20.20.2';
+/** What build-base-image.sh imports: Debian bookworm with Node.js 24.21.0 and an npm of its line. */
+export const LOCAL_NODE_BASE = 'localhost/open-platform-node-base:24.21.0';
 
 const env = () => ({ ...process.env, CONTAINERS_CONF });
 

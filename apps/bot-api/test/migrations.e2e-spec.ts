@@ -1,4 +1,4 @@
-import { migrationRoundTrip } from '@app/testing';
+import { lastMigrationRevert, migrationRoundTrip } from '@app/testing';
 import { botMigrations } from '../src/database/migrations';
 
 describe('bot database migrations', () => {
@@ -8,5 +8,18 @@ describe('bot database migrations', () => {
     expect(trip.tablesAfterUp).toEqual(expect.arrayContaining(['idempotency_keys', 'users']));
     expect(trip.tablesAfterDown).toEqual([]);
     expect(trip.tablesAfterSecondUp).toEqual(trip.tablesAfterUp);
+  });
+
+  it('reverts exactly the last migration with the migration CLI, then applies it again', async () => {
+    const trip = await lastMigrationRevert('bot_rev', botMigrations);
+    const last = botMigrations[botMigrations.length - 1].name;
+    expect(trip.output).toEqual([
+      expect.stringMatching(new RegExp(`^applied ${botMigrations.length} migration\\(s\\) to `)),
+      expect.stringMatching(new RegExp(`^reverted ${last} of `)),
+      expect.stringMatching(/^applied 1 migration\(s\) to /),
+    ]);
+    expect(trip.afterRevert).toEqual(trip.beforeLast);
+    expect(trip.afterRevert).not.toEqual(trip.afterRun);
+    expect(trip.afterRunAgain).toEqual(trip.afterRun);
   });
 });

@@ -1,4 +1,4 @@
-import { migrationRoundTrip } from '@app/testing';
+import { lastMigrationRevert, migrationRoundTrip } from '@app/testing';
 import { voucherMigrations } from '../src/database/migrations';
 
 describe('voucher database migrations', () => {
@@ -8,5 +8,18 @@ describe('voucher database migrations', () => {
     expect(trip.tablesAfterUp).toEqual(expect.arrayContaining(['idempotency_keys', 'users']));
     expect(trip.tablesAfterDown).toEqual([]);
     expect(trip.tablesAfterSecondUp).toEqual(trip.tablesAfterUp);
+  });
+
+  it('reverts exactly the last migration with the migration CLI, then applies it again', async () => {
+    const trip = await lastMigrationRevert('voucher_rev', voucherMigrations);
+    const last = voucherMigrations[voucherMigrations.length - 1].name;
+    expect(trip.output).toEqual([
+      expect.stringMatching(new RegExp(`^applied ${voucherMigrations.length} migration\\(s\\) to `)),
+      expect.stringMatching(new RegExp(`^reverted ${last} of `)),
+      expect.stringMatching(/^applied 1 migration\(s\) to /),
+    ]);
+    expect(trip.afterRevert).toEqual(trip.beforeLast);
+    expect(trip.afterRevert).not.toEqual(trip.afterRun);
+    expect(trip.afterRunAgain).toEqual(trip.afterRun);
   });
 });

@@ -4,13 +4,19 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import express from 'express';
 import { Logger } from 'nestjs-pino';
 import { ApiExpressAdapter } from './api-express-adapter';
+import { useBootLogger } from './boot-logger';
 import { ConfigError, loadConfig, ServiceConfig } from './config';
 import { WarmUpGate, warmUpApp, WarmUpReport } from './warm-up';
 
-/** Reads the configuration or exits non-zero with a message that names every bad variable. */
+/**
+ * Reads the configuration or exits non-zero with a message that names every bad variable; in production, it
+ * also makes the lines Nest writes before the app exists JSON (useBootLogger).
+ */
 export function loadConfigOrExit<T extends ServiceConfig>(schema: new () => T): T {
   try {
-    return loadConfig(schema);
+    const config = loadConfig(schema);
+    useBootLogger(config);
+    return config;
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);

@@ -172,20 +172,56 @@ async function waitUntilMigrated(settings: DatabaseSettings, migrations: Migrati
   }
 }
 
+const USAGE = 'usage: migrate.js run | revert | show | wait [seconds]';
+
+/** The commands of the migration CLI and how many arguments each takes after its name. */
+const COMMANDS: Record<string, number> = { run: 0, revert: 0, show: 0, wait: 1 };
+
+/**
+ * Undoes the last applied migration, exactly one, as TypeORM's `undoLastMigration` does, but refuses
+ * what that call lets through silently: nothing to revert, or a last migration this image does not
+ * carry (it was applied by a newer release, whose image holds its `down`). A migration that runs
+ * outside a transaction (`transaction = false`, an index built CONCURRENTLY) is reverted outside one too.
+ */
+async function revertLastMigration(dataSource: DataSource, database: string): Promise<string> {
+  const [table] = await dataSource.query("SELECT to_regclass('migrations') IS NOT NULL AS present");
+  const [last]: Array<{ name: string }> = table.present
+    ? await dataSource.query('SELECT name FROM migrations ORDER BY id DESC LIMIT 1')
+    : [];
+  if (!last) throw new Error(`nothing to revert: no migration is applied to ${database}`);
+  const migration = dataSource.migrations.find(
+    (candidate) => (candidate.name ?? candidate.constructor.name) === last.name,
+  );
+  if (!migration) {
+    throw new Error(
+      `the last migration applied to ${database}, ${last.name}, is not in this image: ` +
+        'revert it with the image of the release that applied it',
+    );
+  }
+  await dataSource.undoLastMigration({ transaction: migration.transaction === false ? 'none' : 'each' });
+  return last.name;
+}
+
 /**
  * `node migrate.js run|revert|show|wait [seconds]`: the entry point of the Kubernetes migration Job, of
  * the schema check another process of the same database runs before it starts (`wait`, default 600 s),
- * and of the Nx targets.
+ * of a rollback (`revert`: exactly the last applied migration) and of the Nx targets. Each command takes
+ * only its own arguments: a stray word (`run revert`) is refused, so no command runs as another.
  */
 export async function migrationCli(
   config: ServiceConfig,
   migrations: MigrationList,
   argv = process.argv,
 ): Promise<void> {
-  const command = argv[2] ?? 'run';
+  const [command = 'run', ...args] = argv.slice(2);
+  if (!(command in COMMANDS)) throw new Error(`unknown command "${command}"; ${USAGE}`);
+  if (args.length > COMMANDS[command]) {
+    const allowed = COMMANDS[command] === 0 ? 'no argument' : 'at most one argument';
+    throw new Error(`${command} takes ${allowed}, got "${args.join(' ')}"; ${USAGE}`);
+  }
   const settings = databaseSettings(config);
   if (command === 'wait') {
-    const seconds = Number(argv[3] ?? 600);
+    const seconds = Number(args[0] ?? 600);
     if (!Number.isInteger(seconds) || seconds < 1) throw new Error('wait takes a whole number of seconds');
     await waitUntilMigrated(settings, migrations, seconds * 1000);
     console.log(`${settings.database} is up to date`);
@@ -200,13 +236,11 @@ export async function migrationCli(
       const applied = await dataSource.runMigrations();
       console.log(`applied ${applied.length} migration(s) to ${settings.database}`);
     } else if (command === 'revert') {
-      await dataSource.undoLastMigration();
-      console.log(`reverted the last migration of ${settings.database}`);
-    } else if (command === 'show') {
+      const reverted = await revertLastMigration(dataSource, settings.database);
+      console.log(`reverted ${reverted} of ${settings.database}`);
+    } else {
       const pending = await dataSource.showMigrations();
       console.log(pending ? 'pending migrations exist' : 'database is up to date');
-    } else {
-      throw new Error(`unknown command "${command}" (expected run, revert, show or wait)`);
     }
   } finally {
     await dataSource.destroy();

@@ -1,4 +1,4 @@
--- One service's database and its two roles, run by the bootstrap Job of the service with psql as a
+-- One service's database and its two roles, run by the bootstrap Job of the service (k8s/bootstrap/<env>) with psql as a
 -- role that may create roles and databases (docs/deployment.md#databases-and-roles):
 --   :migrator  owns the database and its schema and applies the migrations (the migration Job);
 --   :app       is what the service connects as: it reads and writes rows, and creates nothing.
