@@ -116,6 +116,8 @@ const exitCodeOf = (events) =>
 async function main() {
   if ((process.env.NODE_ENV || 'development') === 'development') developmentWebhookSettings();
   const postgres = await localPostgres.ensureLocalPostgres();
+  // The apps and the migrations log in with the embedded server's password.
+  if (postgres) process.env.DB_PASSWORD = postgres.password;
   try {
     if (!['false', '0'].includes(process.env.MIGRATIONS_RUN ?? '')) await migrateDatabases();
   } catch (error) {
