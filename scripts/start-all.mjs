@@ -7,8 +7,12 @@ import { relative } from 'node:path';
 import { promisify } from 'node:util';
 import concurrently from 'concurrently';
 import localPostgres from './local-postgres.js';
+import developmentEnvironment from './development-environment.js';
+
+const { DEFAULT_SECRETS_FILE, developmentSecrets } = developmentEnvironment;
 
 const require = createRequire(import.meta.url);
+const development = (process.env.NODE_ENV || 'development') === 'development';
 
 const APPS = [
   { name: 'voucher-api', port: 3001, shown: (url) => `${url} (docs /docs)` },
@@ -51,6 +55,18 @@ function developmentWebhookSettings() {
 }
 
 /**
+ * The rest of a development machine's settings, each only when not set already: this checkout's generated
+ * secrets (with the public defaults, anyone who reaches the apps could sign in as staff). Said in one line.
+ */
+function developmentSettings() {
+  for (const [name, value] of Object.entries(developmentSecrets())) process.env[name] ||= value;
+  const host = process.env.HOST ? `HOST=${process.env.HOST}` : 'loopback only (HOST=0.0.0.0 opens them to the network)';
+  console.log(
+    `development: the apps listen on ${host} and take their secrets from ${relative('.', DEFAULT_SECRETS_FILE)}`,
+  );
+}
+
+/**
  * The coordination backend of all three apps, settled once here so that they cannot disagree: an explicit
  * COORDINATION_BACKEND wins; otherwise Redis when it answers, else the PostgreSQL-only mode. The probe is
  * the apps' own (libs/coordination, from the build that `npm start` has just made).
@@ -82,9 +98,16 @@ async function migrateDatabases() {
   );
 }
 
+/** Where this machine reaches the apps: HOST when it names one address, else loopback. */
+function probeHost() {
+  const host = process.env.HOST;
+  if (!host || host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
 async function ready(port) {
   try {
-    return (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200;
+    return (await fetch(`http://${probeHost()}:${port}/health/ready`)).status === 200;
   } catch {
     return false;
   }
@@ -114,7 +137,10 @@ const exitCodeOf = (events) =>
   events.some((e) => e.exitCode !== 0 && e.exitCode !== 'SIGTERM' && e.exitCode !== 'SIGINT') ? 1 : 0;
 
 async function main() {
-  if ((process.env.NODE_ENV || 'development') === 'development') developmentWebhookSettings();
+  if (development) {
+    developmentWebhookSettings();
+    developmentSettings();
+  }
   const postgres = await localPostgres.ensureLocalPostgres();
   // The apps and the migrations log in with the embedded server's password.
   if (postgres) process.env.DB_PASSWORD = postgres.password;

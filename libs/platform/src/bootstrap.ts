@@ -2,6 +2,7 @@ import { INestApplication, Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import express from 'express';
+import type { AddressInfo } from 'node:net';
 import { Logger } from 'nestjs-pino';
 import { ApiExpressAdapter } from './api-express-adapter';
 import { ConfigError, loadConfig, ServiceConfig } from './config';
@@ -74,12 +75,15 @@ export async function runHttpApp(
 }
 
 /**
- * Listens on PORT, then warms up (see warmUpApp). Readiness answers 503 from the first probe until
- * the warm-up has finished, since the gate closes before the server accepts a connection.
+ * Listens on HOST:PORT (see ServiceConfig.listenHost: loopback outside production unless HOST says
+ * otherwise), then warms up (see warmUpApp). Readiness answers 503 from the first probe until the
+ * warm-up has finished, since the gate closes before the server accepts a connection.
  */
 export async function listenAndWarmUp(app: INestApplication, config: ServiceConfig): Promise<WarmUpReport | undefined> {
   if (config.WARM_UP) app.get(WarmUpGate, { strict: false }).begin();
-  await app.listen(config.PORT);
-  new NestLogger('Bootstrap').log(`listening on port ${config.PORT}`);
+  const host = config.listenHost;
+  await (host === undefined ? app.listen(config.PORT) : app.listen(config.PORT, host));
+  const { address, port } = app.getHttpServer().address() as AddressInfo;
+  new NestLogger('Bootstrap').log(`listening on ${host === undefined ? 'every interface' : address}, port ${port}`);
   return warmUpApp(app, config);
 }
