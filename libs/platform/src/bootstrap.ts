@@ -6,12 +6,19 @@ import type { AddressInfo } from 'node:net';
 import { Logger } from 'nestjs-pino';
 import { ApiExpressAdapter } from './api-express-adapter';
 import { ConfigError, loadConfig, ServiceConfig } from './config';
+import { processLogger } from './logging';
 import { WarmUpGate, warmUpApp, WarmUpReport } from './warm-up';
 
-/** Reads the configuration or exits non-zero with a message that names every bad variable. */
-export function loadConfigOrExit<T extends ServiceConfig>(schema: new () => T): T {
+/**
+ * Reads the configuration or exits non-zero with a message that names every bad variable. Given the
+ * service's name (an app's main.ts), it also makes the lines logged before the app exists (the
+ * coordination backend, a failed boot) the app's own: JSON in production, never Nest's coloured text.
+ */
+export function loadConfigOrExit<T extends ServiceConfig>(schema: new () => T, service?: string): T {
   try {
-    return loadConfig(schema);
+    const config = loadConfig(schema);
+    if (service) NestLogger.overrideLogger(processLogger(service, config.LOG_LEVEL));
+    return config;
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
