@@ -6,17 +6,6 @@ import { __resetOutOfContextForTests } from 'nestjs-pino/PinoLogger';
 import request from 'supertest';
 import { REDACTED_PATHS, requestLogMiddleware, requestLogRecord, rootLogger, ServiceLogger } from './logging';
 
-function capture() {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(chunk.toString());
-      done();
-    },
-  });
-  return { logger: pino({ redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, stream), lines };
-}
-
 /** A stream that keeps what it is given, in the order given. */
 function sink() {
   const written: string[] = [];
@@ -26,7 +15,12 @@ function sink() {
       done();
     },
   });
-  return { stream, lines: () => written.join('').split('\n').filter(Boolean) };
+  return { stream, written, lines: () => written.join('').split('\n').filter(Boolean) };
+}
+
+function capture() {
+  const { stream, written } = sink();
+  return { logger: pino({ redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, stream), lines: written };
 }
 
 describe('log redaction', () => {
