@@ -2,7 +2,7 @@
  * `npm run smoke:bare` (root, Linux): the README's two-command promise on a machine with nothing but
  * Node.js, as root in a checkout inside a private folder (0700, as root's home is).
  *
- * This checkout's HEAD is cloned into a fresh 0700 folder and installed from the npm cache. In a fresh
+ * This checkout's HEAD is cloned into a fresh 0700 folder, with a copy of its node_modules. In a fresh
  * network namespace nothing listens on 5432 or 6379, so `npm start` must start its embedded PostgreSQL
  * (whose `postgres` user cannot enter the private folder: the server's binaries and cluster go elsewhere)
  * and choose the PostgreSQL-only mode by itself, saying so in a few lines; the README quickstarts then run
@@ -11,10 +11,11 @@
  * apps and then the database. Last, test files run from the clone as `npm test` runs them, on the tests'
  * own embedded PostgreSQL. The namespaces and folders are deleted whatever happens.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connectsFrom, LinkedNamespaces, linkedNamespaces } from '@app/testing';
 import { CommandProcess, REPO_ROOT, startCommand } from './e2e-support';
 import { rootRuntimeDir } from './local-postgres';
 import {
@@ -51,9 +52,6 @@ const CLEARED = [
   'TEST_REDIS_AVAILABLE',
 ];
 const APP_PORTS = [3001, 3002, 3003];
-/** The apps' namespace and the other machine's, on a veth pair. */
-const APP_ADDRESS = '10.198.0.1';
-const PEER_ADDRESS = '10.198.0.2';
 /** Test files run from the clone: the embedded PostgreSQL's own, and an app's e2e file on the tests' cluster. */
 const TEST_FILES = ['scripts/local-postgres.spec.ts', 'apps/voucher-api/test/foundation.e2e-spec.ts'];
 
@@ -67,57 +65,31 @@ function log(line: string): void {
 
 const seconds = (since: number) => `${Math.round((Date.now() - since) / 1000)} s`;
 
-/** This checkout's HEAD (committed work only) cloned into `folder`, its dependencies installed from the npm cache. */
+/**
+ * This checkout's HEAD (committed work only) cloned into `folder`, with a copy of this checkout's installed
+ * node_modules (the same lock file; a copy takes a fraction of an `npm ci`, and shares no file with it).
+ */
 function cloneInto(folder: string): string {
   const checkout = join(folder, 'open-platform');
   const git = (...args: string[]) => execFileSync('git', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   git('clone', '--quiet', '--no-checkout', REPO_ROOT, checkout);
   git('-C', checkout, 'fetch', '--quiet', REPO_ROOT, 'HEAD');
   git('-C', checkout, 'checkout', '--quiet', '--detach', 'FETCH_HEAD');
-  execFileSync('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], {
-    cwd: checkout,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  execFileSync('cp', ['-a', join(REPO_ROOT, 'node_modules'), join(checkout, 'node_modules')], { stdio: 'pipe' });
   return checkout;
 }
 
-/** Two namespaces joined by a veth pair: the apps' machine and another one on its network. */
-function createNetwork(namespace: string, peer: string, tag: number): void {
-  ip('netns', 'add', namespace);
-  ip('netns', 'add', peer);
-  ip('link', 'add', `ops${tag}a`, 'type', 'veth', 'peer', 'name', `ops${tag}b`);
-  ip('link', 'set', `ops${tag}a`, 'netns', namespace);
-  ip('link', 'set', `ops${tag}b`, 'netns', peer);
-  ip('-n', namespace, 'addr', 'add', `${APP_ADDRESS}/30`, 'dev', `ops${tag}a`);
-  ip('-n', peer, 'addr', 'add', `${PEER_ADDRESS}/30`, 'dev', `ops${tag}b`);
-  for (const [name, link] of [
-    [namespace, `ops${tag}a`],
-    [peer, `ops${tag}b`],
-  ]) {
-    ip('-n', name, 'link', 'set', 'lo', 'up');
-    ip('-n', name, 'link', 'set', link, 'up');
-  }
-}
-
-/** Runs `command` inside the namespace, in `cwd`, as a process group of its own, with the cleared settings unset. */
+/**
+ * Runs `command` inside the namespace, in `cwd`, as a process group of its own, with the cleared settings
+ * unset (not empty: `npm test`'s setup takes an empty TEST_REDIS_AVAILABLE as an answer).
+ */
 function inNamespace(namespace: string, command: string[], env: NodeJS.ProcessEnv, cwd: string): CommandProcess {
-  const cleared = Object.fromEntries(CLEARED.map((name) => [name, '']));
-  return startCommand('ip', ['netns', 'exec', namespace, ...command], { ...cleared, ...env }, cwd);
-}
-
-/** Whether a TCP connection from `namespace` to host:port is accepted. */
-function connects(namespace: string, host: string, port: number): boolean {
-  const probe = `const socket = require('net').connect(${port}, '${host}');
-    socket.once('connect', () => process.exit(0));
-    socket.once('error', () => process.exit(1));
-    socket.setTimeout(3000, () => process.exit(2));`;
-  const { status } = spawnSync('ip', ['netns', 'exec', namespace, process.execPath, '-e', probe]);
-  if (status === 2) throw new Error(`${host}:${port} neither accepted nor refused a connection from ${namespace}`);
-  return status === 0;
+  const unset = CLEARED.filter((name) => env[name] === undefined).flatMap((name) => ['-u', name]);
+  return startCommand('ip', ['netns', 'exec', namespace, 'env', ...unset, ...command], env, cwd);
 }
 
 function nothingListens(namespace: string): void {
-  if ([5432, 6379].some((port) => connects(namespace, '127.0.0.1', port))) {
+  if ([5432, 6379].some((port) => connectsFrom(namespace, '127.0.0.1', port))) {
     throw new Error(`something listens on 5432 or 6379 in ${namespace}`);
   }
 }
@@ -142,8 +114,8 @@ async function stopLikeCtrlC(start: CommandProcess): Promise<void> {
  * on a port of its own, on the same database, with the checkout's password through the tools' wrapper)
  * answers it.
  */
-async function checkServedNetworks(namespace: string, peer: string, checkout: string): Promise<void> {
-  const answering = APP_PORTS.filter((port) => connects(peer, APP_ADDRESS, port));
+async function checkServedNetworks(network: LinkedNamespaces, checkout: string): Promise<void> {
+  const answering = APP_PORTS.filter((port) => connectsFrom(network.peer, network.address, port));
   if (answering.length > 0) {
     throw new Error(
       `another machine reaches npm start's apps on ports ${answering.join(', ')}: loopback only expected`,
@@ -152,17 +124,19 @@ async function checkServedNetworks(namespace: string, peer: string, checkout: st
   const port = 3013;
   const main = 'dist/apps/bot-dispatcher/apps/bot-dispatcher/src/main.js';
   const open = inNamespace(
-    namespace,
+    network.name,
     [process.execPath, 'scripts/development-environment.js', process.execPath, main],
     { HOST: '0.0.0.0', PORT: String(port), COORDINATION_BACKEND: 'postgres' },
     checkout,
   );
   try {
-    for (let waited = 0; !connects(namespace, '127.0.0.1', port); waited += 200) {
+    for (let waited = 0; !connectsFrom(network.name, '127.0.0.1', port); waited += 200) {
       if (waited > 60_000) throw new Error(`bot-dispatcher with HOST=0.0.0.0 did not listen:\n${open.output()}`);
       await new Promise((resolveWait) => setTimeout(resolveWait, 200));
     }
-    if (!connects(peer, APP_ADDRESS, port)) throw new Error('another machine cannot reach an app told HOST=0.0.0.0');
+    if (!connectsFrom(network.peer, network.address, port)) {
+      throw new Error('another machine cannot reach an app told HOST=0.0.0.0');
+    }
   } finally {
     await open.stop();
   }
@@ -195,7 +169,7 @@ async function main(): Promise<void> {
   }
   const tag = process.pid % 100_000;
   const namespace = `op-smoke-${tag}`;
-  const peer = `${namespace}-peer`;
+  let network: LinkedNamespaces | undefined;
   // A private folder, as root's home is: mkdtemp makes it 0700.
   const privateDir = mkdtempSync(join(tmpdir(), 'smoke-bare-'));
   const checkout = join(privateDir, 'open-platform');
@@ -205,10 +179,8 @@ async function main(): Promise<void> {
     if ((statSync(privateDir).mode & 0o777) !== 0o700) throw new Error(`${privateDir} is not 0700`);
     const cloning = Date.now();
     cloneInto(privateDir);
-    log(
-      `cloned HEAD into ${checkout}, inside a 0700 folder, and installed it from the npm cache in ${seconds(cloning)}`,
-    );
-    createNetwork(namespace, peer, tag);
+    log(`cloned HEAD into ${checkout}, inside a 0700 folder, with a copy of node_modules, in ${seconds(cloning)}`);
+    network = linkedNamespaces(namespace, tag);
     nothingListens(namespace);
     log(`network namespace ${namespace}: nothing listens on 5432 or 6379; npm start`);
 
@@ -226,8 +198,8 @@ async function main(): Promise<void> {
     }
     if (!/PostgreSQL-only mode/.test(readyLine)) throw new Error('the apps did not choose the PostgreSQL-only mode');
 
-    await checkServedNetworks(namespace, peer, checkout);
-    log(`from ${peer} the apps are unreachable, and an app told HOST=0.0.0.0 is reachable`);
+    await checkServedNetworks(network, checkout);
+    log(`from ${network.peer} the apps are unreachable, and an app told HOST=0.0.0.0 is reachable`);
 
     const launch = (command: string[], env: NodeJS.ProcessEnv) => inNamespace(namespace, command, env, checkout);
     const voucherScript = quickstartScript(VOUCHER_QUICKSTART, {}, join(privateDir, 'unused.log'));
@@ -266,9 +238,9 @@ async function main(): Promise<void> {
     throw error;
   } finally {
     for (const command of started) await command.stop('SIGKILL').catch(() => undefined);
-    for (const name of [namespace, peer]) {
-      await emptyNamespace(name);
-      spawnSync('ip', ['netns', 'delete', name]);
+    if (network) {
+      for (const name of [network.name, network.peer]) await emptyNamespace(name);
+      network.remove();
     }
     rmSync(privateDir, { recursive: true, force: true });
     rmSync(rootRuntimeDir(join(checkout, '.data', 'postgres')), { recursive: true, force: true });

@@ -1,5 +1,6 @@
-import { ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import { canCreateNetworkNamespaces, connectsFrom, linkedNamespaces, LinkedNamespaces } from '@app/testing';
 
 /**
  * Which networks an app serves, seen from another machine: a second network namespace joined to the
@@ -8,38 +9,19 @@ import { resolve } from 'node:path';
  */
 const REPO_ROOT = resolve(__dirname, '../../..');
 const FIXTURE = resolve(__dirname, 'fixtures/listening-app.main.ts');
-const namespaces =
-  process.platform === 'linux' &&
-  process.getuid?.() === 0 &&
-  spawnSync('ip', ['netns', 'list'], { stdio: 'ignore' }).status === 0;
-
-const tag = process.pid % 100_000;
-const APP_NS = `op-listen-${tag}`;
-const PEER_NS = `op-listen-${tag}-peer`;
-const APP_ADDRESS = '10.199.0.1';
-
-function ip(...args: string[]): void {
-  execFileSync('ip', args, { stdio: 'pipe' });
-}
-
-/** Whether a TCP connection from `namespace` to host:port is accepted (the answer of a process run there). */
-function connects(namespace: string, host: string, port: number): boolean {
-  const probe = `const s = require('net').connect(${port}, '${host}');
-    s.once('connect', () => process.exit(0)); s.once('error', () => process.exit(1));
-    s.setTimeout(3000, () => process.exit(2));`;
-  const { status } = spawnSync('ip', ['netns', 'exec', namespace, process.execPath, '-e', probe]);
-  if (status === 2) throw new Error(`no answer at all from ${host}:${port} in ${namespace}`);
-  return status === 0;
-}
 
 /** Starts the app in the app's namespace and resolves once it says where it listens. */
-function startApp(port: number, env: Record<string, string>): Promise<ChildProcess & { output: () => string }> {
+function startApp(
+  namespace: string,
+  port: number,
+  env: Record<string, string>,
+): Promise<ChildProcess & { output: () => string }> {
   const child = spawn(
     'ip',
     [
       'netns',
       'exec',
-      APP_NS,
+      namespace,
       process.execPath,
       '-r',
       'ts-node/register/transpile-only',
@@ -79,43 +61,31 @@ async function stopApp(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-(namespaces ? describe : describe.skip)(
+(canCreateNetworkNamespaces() ? describe : describe.skip)(
   'where an app listens, seen from another machine (needs root and ip netns)',
   () => {
     const started: ChildProcess[] = [];
+    let network: LinkedNamespaces;
 
     beforeAll(() => {
-      ip('netns', 'add', APP_NS);
-      ip('netns', 'add', PEER_NS);
-      ip('link', 'add', `opl${tag}a`, 'type', 'veth', 'peer', 'name', `opl${tag}b`);
-      ip('link', 'set', `opl${tag}a`, 'netns', APP_NS);
-      ip('link', 'set', `opl${tag}b`, 'netns', PEER_NS);
-      ip('-n', APP_NS, 'addr', 'add', `${APP_ADDRESS}/30`, 'dev', `opl${tag}a`);
-      ip('-n', PEER_NS, 'addr', 'add', '10.199.0.2/30', 'dev', `opl${tag}b`);
-      for (const [namespace, link] of [
-        [APP_NS, `opl${tag}a`],
-        [PEER_NS, `opl${tag}b`],
-      ]) {
-        ip('-n', namespace, 'link', 'set', 'lo', 'up');
-        ip('-n', namespace, 'link', 'set', link, 'up');
-      }
+      network = linkedNamespaces(`op-listen-${process.pid % 100_000}`, process.pid % 100_000);
     });
 
     afterAll(async () => {
       await Promise.all(started.map(stopApp));
-      // Deleting a namespace deletes the end of the veth pair inside it, and with it the other end.
-      for (const namespace of [APP_NS, PEER_NS]) spawnSync('ip', ['netns', 'delete', namespace]);
+      network?.remove();
     });
 
     it('serves only loopback in development unless HOST says otherwise, and every interface in production (defect: npm start served every network)', async () => {
       const apps = await Promise.all([
-        startApp(3001, { NODE_ENV: 'development' }),
-        startApp(3002, { NODE_ENV: 'development', HOST: '0.0.0.0' }),
-        startApp(3003, { NODE_ENV: 'production', COORDINATION_BACKEND: 'postgres' }),
+        startApp(network.name, 3001, { NODE_ENV: 'development' }),
+        startApp(network.name, 3002, { NODE_ENV: 'development', HOST: '0.0.0.0' }),
+        startApp(network.name, 3003, { NODE_ENV: 'production', COORDINATION_BACKEND: 'postgres' }),
       ]);
       started.push(...apps);
-      expect([3001, 3002, 3003].map((port) => connects(APP_NS, '127.0.0.1', port))).toEqual([true, true, true]);
-      expect([3001, 3002, 3003].map((port) => connects(PEER_NS, APP_ADDRESS, port))).toEqual([false, true, true]);
+      const ports = [3001, 3002, 3003];
+      expect(ports.map((port) => connectsFrom(network.name, '127.0.0.1', port))).toEqual([true, true, true]);
+      expect(ports.map((port) => connectsFrom(network.peer, network.address, port))).toEqual([false, true, true]);
       expect(apps[0].output()).toContain('"msg":"listening on 127.0.0.1, port 3001"');
     }, 90_000);
   },
