@@ -1,6 +1,7 @@
 // Runs once before every test file: records contract coverage per run (libs/testing/src/contract.ts,
 // scripts/contract-coverage.ts), starts an embedded PostgreSQL when none answers at the test DB_HOST:DB_PORT
-// (stopped by jest.global-teardown.js), and records whether Redis answers, so suites know which backends to cover.
+// (stopped by jest.global-teardown.js, with the folder that holds it and its password), and records whether
+// Redis answers, so suites know which backends to cover.
 const { chmodSync, mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
@@ -24,17 +25,20 @@ function redisAnswers(url) {
 }
 
 /**
- * A throwaway cluster in a temporary folder when nothing answers where the tests look for PostgreSQL;
- * the workers inherit DB_HOST/DB_PORT. The teardown stops it even when tests fail, and its helper stops
- * it by itself if this process dies first (Ctrl-C).
+ * A throwaway cluster in a temporary folder when nothing answers where the tests look for PostgreSQL,
+ * with a password of its own (in the folder, 0600); the workers inherit DB_HOST, DB_PORT and DB_PASSWORD.
+ * The teardown stops it and removes the folder even when tests fail, and its helper stops it by itself
+ * if this process dies first (Ctrl-C).
  */
 async function testPostgres() {
   const dir = mkdtempSync(join(tmpdir(), 'open-platform-test-postgres-'));
-  // As root the server runs as the `postgres` user, which must reach the data folder inside.
+  // As root the server runs as the `postgres` user, which must reach the data folder inside (the files
+  // beside it are 0600); from a checkout it cannot reach, the server's binaries are copied here too.
   chmodSync(dir, 0o755);
   try {
     const postgres = await ensureLocalPostgres({
       dataDir: join(dir, 'postgres'),
+      runtimeDir: dir,
       log: (line) => console.log(`\n${line}`),
     });
     if (!postgres) {
@@ -43,6 +47,8 @@ async function testPostgres() {
     }
     process.env.DB_HOST = postgres.host;
     process.env.DB_PORT = String(postgres.port);
+    process.env.DB_USER = postgres.user;
+    process.env.DB_PASSWORD = postgres.password;
     globalThis.testPostgres = { postgres, dir };
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });

@@ -1,16 +1,19 @@
 /**
- * Prints a development account JWT signed with ACCOUNT_JWT_SECRET (or the dev default).
+ * Prints a development account JWT signed with ACCOUNT_JWT_SECRET, or with this checkout's generated
+ * development secret, the one `npm start` gives the apps (scripts/development-environment.js).
  *   npm run token -- --sub u1 --name Alice [--admin] [--expires 12h]
  */
 import { parseArgs } from 'node:util';
-import { DEV_ACCOUNT_JWT_SECRET, PLATFORM_ADMIN_ROLE, signAccountJwt } from '@app/auth';
+import { PLATFORM_ADMIN_ROLE, signAccountJwt } from '@app/auth';
+import { DEFAULT_SECRETS_FILE, developmentSecrets } from './development-environment';
 
 export const DEFAULT_TOKEN_LIFETIME = '12h';
 
 export const TOKEN_USAGE = `usage: npm run token -- --sub <user id> [--name <display name>] [--admin] [--expires <lifetime>]
 
-Prints an account JWT for the development services (HS256 with ACCOUNT_JWT_SECRET, or the
-development default when it is unset; ACCOUNT_JWT_ISSUER and ACCOUNT_JWT_AUDIENCE are added when set).
+Prints an account JWT for the development services (HS256 with ACCOUNT_JWT_SECRET, or, when it is
+unset, with this checkout's development secret in .data/development-secrets.env, which npm start gives
+the apps; ACCOUNT_JWT_ISSUER and ACCOUNT_JWT_AUDIENCE are added when set).
 
   --sub <user id>        the account's user id (claim sub); required
   --name <name>          display name (claim name); defaults to the user id
@@ -55,8 +58,12 @@ export function parseTokenArgs(args: string[]): TokenCommand {
   };
 }
 
-export function signDevToken(command: Extract<TokenCommand, { help: false }>, env: NodeJS.ProcessEnv): Promise<string> {
-  return signAccountJwt(env.ACCOUNT_JWT_SECRET || DEV_ACCOUNT_JWT_SECRET, {
+export function signDevToken(
+  command: Extract<TokenCommand, { help: false }>,
+  env: NodeJS.ProcessEnv,
+  secretsFile = DEFAULT_SECRETS_FILE,
+): Promise<string> {
+  return signAccountJwt(env.ACCOUNT_JWT_SECRET || developmentSecrets(secretsFile).ACCOUNT_JWT_SECRET, {
     sub: command.sub,
     name: command.name,
     roles: command.admin ? [PLATFORM_ADMIN_ROLE] : [],

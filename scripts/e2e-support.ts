@@ -26,12 +26,17 @@ export interface CommandProcess {
 }
 
 /**
- * Runs a command the way a developer's terminal would, as a process group of its own, so `stop` ends
- * npm together with the program npm started (npm does not pass SIGTERM on).
+ * Runs a command the way a developer's terminal would (in `cwd`, this checkout by default), as a process
+ * group of its own, so `stop` ends npm together with the program npm started (npm does not pass SIGTERM on).
  */
-export function startCommand(command: string, args: string[], env: NodeJS.ProcessEnv = {}): CommandProcess {
+export function startCommand(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  cwd = REPO_ROOT,
+): CommandProcess {
   const child: ChildProcess = spawn(command, args, {
-    cwd: REPO_ROOT,
+    cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,

@@ -11,6 +11,8 @@ import { LocalPostgres, startEmbeddedPostgres } from '../../scripts/local-postgr
  */
 export class TestPostgres {
   private server?: LocalPostgres;
+  /** The superuser's password, generated at the first start and kept beside the data folder. */
+  private password = '';
 
   private constructor(
     readonly port: number,
@@ -28,7 +30,7 @@ export class TestPostgres {
 
   /** The environment that points the test helpers and the apps at this server. */
   get env(): Record<string, string> {
-    return { DB_HOST: '127.0.0.1', DB_PORT: String(this.port), DB_USER: 'postgres', DB_PASSWORD: '' };
+    return { DB_HOST: '127.0.0.1', DB_PORT: String(this.port), DB_USER: 'postgres', DB_PASSWORD: this.password };
   }
 
   async start(): Promise<void> {
@@ -36,9 +38,10 @@ export class TestPostgres {
       host: '127.0.0.1',
       port: this.port,
       user: 'postgres',
-      password: '',
       dataDir: join(this.folder, 'data'),
+      runtimeDir: this.folder,
     });
+    this.password = this.server.password;
   }
 
   async stop(): Promise<void> {

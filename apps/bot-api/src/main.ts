@@ -6,7 +6,7 @@ import { BOT_API_DOCS } from './api-docs';
 import { AppModule } from './app.module';
 import { BotConfig } from './config/bot.config';
 
-const config = loadConfigOrExit(BotConfig);
+const config = loadConfigOrExit(BotConfig, 'bot-api');
 resolveCoordinationBackend(config)
   .then(() => runHttpApp(AppModule.forRoot(config), config, (app) => setupOpenApi(app, BOT_API_DOCS)))
   .catch((error: Error) => {

@@ -1,4 +1,4 @@
-import { DEV_ACCOUNT_JWT_SECRET, signAccountJwt } from '@app/auth';
+import { signAccountJwt } from '@app/auth';
 import {
   createEmptyDatabase,
   deleteRedisKeys,
@@ -9,6 +9,9 @@ import {
   testRedisPrefix,
 } from '@app/testing';
 import { until } from './telegram-support';
+
+/** The account secret the test gives the process, rather than relying on its public development default. */
+const ACCOUNT_JWT_SECRET = 'telegram-root-logs-account-secret';
 
 /**
  * The request log of the real process, as deployed: a bot token in a Telegram-style path (at the root
@@ -25,7 +28,12 @@ describe('bot-api request log with the Telegram face at the root', () => {
     prefix = testRedisPrefix();
     service = await startServiceProcess(
       'apps/bot-api/src/main.ts',
-      testEnv(database.name, prefix, { LOG_LEVEL: 'info', MIGRATIONS_RUN: 'true', REDRIVE_WORKER_ENABLED: 'false' }),
+      testEnv(database.name, prefix, {
+        LOG_LEVEL: 'info',
+        MIGRATIONS_RUN: 'true',
+        REDRIVE_WORKER_ENABLED: 'false',
+        ACCOUNT_JWT_SECRET,
+      }),
       60_000,
     );
     url = `http://127.0.0.1:${service.port}`;
@@ -51,8 +59,8 @@ describe('bot-api request log with the Telegram face at the root', () => {
   }
 
   it('logs root and /telegram paths with the token replaced, for successes and refusals alike', async () => {
-    const developer = await signAccountJwt(DEV_ACCOUNT_JWT_SECRET, { sub: 'dev-1', name: 'Dev', roles: [] });
-    const staff = await signAccountJwt(DEV_ACCOUNT_JWT_SECRET, {
+    const developer = await signAccountJwt(ACCOUNT_JWT_SECRET, { sub: 'dev-1', name: 'Dev', roles: [] });
+    const staff = await signAccountJwt(ACCOUNT_JWT_SECRET, {
       sub: 'staff-1',
       name: 'Staff',
       roles: ['platform_admin'],

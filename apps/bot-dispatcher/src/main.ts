@@ -5,7 +5,7 @@ import { loadConfigOrExit, runHttpApp } from '@app/platform';
 import { AppModule } from './app.module';
 import { DispatcherConfig } from './config/dispatcher.config';
 
-const config = loadConfigOrExit(DispatcherConfig);
+const config = loadConfigOrExit(DispatcherConfig, 'bot-dispatcher');
 resolveCoordinationBackend(config)
   .then(() => runHttpApp(AppModule.forRoot(config), config))
   .catch((error: Error) => {

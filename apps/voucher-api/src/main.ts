@@ -6,7 +6,7 @@ import { VOUCHER_API_DOCS } from './api-docs';
 import { AppModule } from './app.module';
 import { VoucherConfig } from './config/voucher.config';
 
-const config = loadConfigOrExit(VoucherConfig);
+const config = loadConfigOrExit(VoucherConfig, 'voucher-api');
 resolveCoordinationBackend(config)
   .then(() => runHttpApp(AppModule.forRoot(config), config, (app) => setupOpenApi(app, VOUCHER_API_DOCS)))
   .catch((error: Error) => {

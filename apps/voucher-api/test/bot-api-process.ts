@@ -1,4 +1,4 @@
-import { DEV_ACCOUNT_JWT_SECRET, signAccountJwt } from '@app/auth';
+import { signAccountJwt } from '@app/auth';
 import {
   createEmptyDatabase,
   ServiceProcess,
@@ -13,6 +13,8 @@ import { DataSource } from 'typeorm';
 
 /** The shared secret a test gives both services, as Kubernetes gives both the same Secret key. */
 export const TEST_INTERNAL_API_TOKEN = 'voucher-e2e-internal-token-0123456789';
+/** bot-api's account secret in these tests, given explicitly rather than left to its public development default. */
+const TEST_ACCOUNT_JWT_SECRET = 'voucher-e2e-bot-api-account-secret';
 
 export interface BotApiProcess {
   url: string;
@@ -39,6 +41,7 @@ export async function startBotApiProcess(): Promise<BotApiProcess> {
         LOG_LEVEL: process.env.TEST_DEBUG ? 'info' : 'warn',
         MIGRATIONS_RUN: 'true',
         INTERNAL_API_TOKEN: TEST_INTERNAL_API_TOKEN,
+        ACCOUNT_JWT_SECRET: TEST_ACCOUNT_JWT_SECRET,
         REDRIVE_WORKER_ENABLED: 'false',
       }),
       60_000,
@@ -56,7 +59,7 @@ export async function startBotApiProcess(): Promise<BotApiProcess> {
   return {
     url,
     async createBot(ownerId) {
-      const jwt = await signAccountJwt(DEV_ACCOUNT_JWT_SECRET, { sub: ownerId, name: ownerId, roles: [] });
+      const jwt = await signAccountJwt(TEST_ACCOUNT_JWT_SECRET, { sub: ownerId, name: ownerId, roles: [] });
       const res = await fetch(`${url}/api/v1/bots/my`, {
         method: 'POST',
         headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },

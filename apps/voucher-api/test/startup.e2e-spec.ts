@@ -42,7 +42,7 @@ describe('voucher-api process', () => {
     for (const variable of ['DB_PORT', 'NODE_ENV', 'CREDENTIAL_KEY']) expect(service.output()).toContain(variable);
   });
 
-  it('in production exits non-zero naming DB_HOST and DB_PORT when no database answers, and starts no embedded one', async () => {
+  it('in production logs JSON from its first line, exits non-zero naming DB_HOST and DB_PORT when no database answers, and starts no embedded one', async () => {
     const closedPort = await freePort();
     const service = spawnServiceMain(MAIN, {
       NODE_ENV: 'production',
@@ -62,6 +62,8 @@ describe('voucher-api process', () => {
     expect(service.output()).toContain(`no PostgreSQL answers at DB_HOST=127.0.0.1 DB_PORT=${closedPort}`);
     expect(service.output()).toContain('production never starts an embedded PostgreSQL');
     expect(await listening(closedPort)).toBe(false);
+    // Logged before the app exists (the coordination backend): the app's JSON, never Nest's coloured text.
+    expect(JSON.parse(service.output().split('\n')[0])).toMatchObject({ level: 30, name: 'voucher-api' });
   }, 30_000);
 
   it('in production with sealed transport on, refuses to start without its own keys or with the development key', async () => {

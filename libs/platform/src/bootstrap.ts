@@ -2,20 +2,22 @@ import { INestApplication, Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import express from 'express';
+import type { AddressInfo } from 'node:net';
 import { Logger } from 'nestjs-pino';
 import { ApiExpressAdapter } from './api-express-adapter';
-import { useBootLogger } from './boot-logger';
 import { ConfigError, loadConfig, ServiceConfig } from './config';
+import { processLogger } from './logging';
 import { WarmUpGate, warmUpApp, WarmUpReport } from './warm-up';
 
 /**
- * Reads the configuration or exits non-zero with a message that names every bad variable; in production, it
- * also makes the lines Nest writes before the app exists JSON (useBootLogger).
+ * Reads the configuration or exits non-zero with a message that names every bad variable. Given the
+ * service's name (an app's main.ts), it also makes the lines logged before the app exists (the
+ * coordination backend, a failed boot) the app's own: JSON in production, never Nest's coloured text.
  */
-export function loadConfigOrExit<T extends ServiceConfig>(schema: new () => T): T {
+export function loadConfigOrExit<T extends ServiceConfig>(schema: new () => T, service?: string): T {
   try {
     const config = loadConfig(schema);
-    useBootLogger(config);
+    if (service) NestLogger.overrideLogger(processLogger(service, config.LOG_LEVEL));
     return config;
   } catch (error) {
     if (error instanceof ConfigError) {
@@ -80,12 +82,15 @@ export async function runHttpApp(
 }
 
 /**
- * Listens on PORT, then warms up (see warmUpApp). Readiness answers 503 from the first probe until
- * the warm-up has finished, since the gate closes before the server accepts a connection.
+ * Listens on HOST:PORT (see ServiceConfig.listenHost: loopback outside production unless HOST says
+ * otherwise), then warms up (see warmUpApp). Readiness answers 503 from the first probe until the
+ * warm-up has finished, since the gate closes before the server accepts a connection.
  */
 export async function listenAndWarmUp(app: INestApplication, config: ServiceConfig): Promise<WarmUpReport | undefined> {
   if (config.WARM_UP) app.get(WarmUpGate, { strict: false }).begin();
-  await app.listen(config.PORT);
-  new NestLogger('Bootstrap').log(`listening on port ${config.PORT}`);
+  const host = config.listenHost;
+  await (host === undefined ? app.listen(config.PORT) : app.listen(config.PORT, host));
+  const { address, port } = app.getHttpServer().address() as AddressInfo;
+  new NestLogger('Bootstrap').log(`listening on ${host === undefined ? 'every interface' : address}, port ${port}`);
   return warmUpApp(app, config);
 }

@@ -19,6 +19,15 @@ describe('loadConfig', () => {
     expect(config.dbAutoCreate).toBe(false);
   });
 
+  it('listens on loopback outside production unless HOST says otherwise, and on every interface in production', () => {
+    const production = { NODE_ENV: 'production', COORDINATION_BACKEND: 'redis' };
+    expect(loadConfig(ServiceConfig, {}).listenHost).toBe('127.0.0.1');
+    expect(loadConfig(ServiceConfig, { NODE_ENV: 'test' }).listenHost).toBe('127.0.0.1');
+    expect(loadConfig(ServiceConfig, { HOST: '0.0.0.0' }).listenHost).toBe('0.0.0.0');
+    expect(loadConfig(ServiceConfig, production).listenHost).toBeUndefined();
+    expect(loadConfig(ServiceConfig, { ...production, HOST: '10.0.0.5' }).listenHost).toBe('10.0.0.5');
+  });
+
   it('turns database auto-creation off by default in production', () => {
     expect(loadConfig(ServiceConfig, { NODE_ENV: 'production', COORDINATION_BACKEND: 'redis' }).dbAutoCreate).toBe(
       false,

@@ -55,6 +55,16 @@ export class ServiceConfig {
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 
+  /**
+   * The address the HTTP server listens on. Unset: every interface in production, where a container's
+   * port must be reachable from outside it, and loopback only elsewhere, so that a development machine
+   * serves nobody else on its network. `0.0.0.0` (or `::`) serves every interface.
+   */
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  HOST?: string;
+
   @Type(() => Number)
   @IsInt()
   @Min(1)
@@ -162,6 +172,11 @@ export class ServiceConfig {
   @Min(100)
   @Max(120000)
   WARM_UP_TIMEOUT_MS = 10000;
+
+  /** Where `listen` binds: HOST, else loopback outside production; undefined is every interface (Node's `::`). */
+  get listenHost(): string | undefined {
+    return this.HOST ?? (this.NODE_ENV === 'production' ? undefined : '127.0.0.1');
+  }
 
   get dbAutoCreate(): boolean {
     return this.DB_AUTO_CREATE ?? this.NODE_ENV !== 'production';

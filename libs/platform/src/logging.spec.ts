@@ -1,18 +1,26 @@
 import pino from 'pino';
 import { Writable } from 'node:stream';
 import express from 'express';
+import { PinoLogger } from 'nestjs-pino';
+import { __resetOutOfContextForTests } from 'nestjs-pino/PinoLogger';
 import request from 'supertest';
-import { REDACTED_PATHS, requestLogMiddleware, requestLogRecord } from './logging';
+import { REDACTED_PATHS, requestLogMiddleware, requestLogRecord, rootLogger, ServiceLogger } from './logging';
 
-function capture() {
-  const lines: string[] = [];
+/** A stream that keeps what it is given, in the order given. */
+function sink() {
+  const written: string[] = [];
   const stream = new Writable({
     write(chunk, _encoding, done) {
-      lines.push(chunk.toString());
+      written.push(chunk.toString());
       done();
     },
   });
-  return { logger: pino({ redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, stream), lines };
+  return { stream, written, lines: () => written.join('').split('\n').filter(Boolean) };
+}
+
+function capture() {
+  const { stream, written } = sink();
+  return { logger: pino({ redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, stream), lines: written };
 }
 
 describe('log redaction', () => {
@@ -117,5 +125,47 @@ describe('request log line', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(lines()).toHaveLength(1);
     expect(lines()[0]).toMatchObject({ level: 50, msg: 'request errored', res: { statusCode: 500 } });
+  });
+});
+
+describe('the start-up lines of Nest', () => {
+  // nestjs-pino keeps the first root logger it is given for the whole process.
+  beforeEach(() => __resetOutOfContextForTests());
+  afterAll(() => __resetOutOfContextForTests());
+
+  it("keeps Nest's route mappings and module lines out of the info level, in production's JSON too", () => {
+    const { stream, lines } = sink();
+    const logger = new ServiceLogger(
+      new PinoLogger({
+        pinoHttp: { logger: rootLogger('bot-api', 'info', stream) },
+      }),
+      {},
+    );
+    logger.log('Mapped {/api/v1/bots/my, POST} route', 'RouterExplorer');
+    logger.log('BotsController {/api/v1/bots}:', 'RoutesResolver');
+    logger.log('AppModule dependencies initialized', 'InstanceLoader');
+    logger.log('Starting Nest application...', 'NestFactory');
+    logger.log('listening on 127.0.0.1, port 3002', 'Bootstrap');
+    logger.warn('warm-up cut off', 'WarmUp');
+    expect(lines().map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({
+        level: 30,
+        name: 'bot-api',
+        context: 'Bootstrap',
+        msg: 'listening on 127.0.0.1, port 3002',
+      }),
+      expect.objectContaining({ level: 40, context: 'WarmUp', msg: 'warm-up cut off' }),
+    ]);
+
+    __resetOutOfContextForTests();
+    const verbose = sink();
+    const debugLogger = new ServiceLogger(
+      new PinoLogger({
+        pinoHttp: { logger: rootLogger('bot-api', 'debug', verbose.stream) },
+      }),
+      {},
+    );
+    debugLogger.log('Mapped {/api/v1/bots/my, POST} route', 'RouterExplorer');
+    expect(JSON.parse(verbose.lines()[0])).toMatchObject({ level: 20, context: 'RouterExplorer' });
   });
 });

@@ -14,6 +14,19 @@ import { flushTracing, traceLogFields, tracingActive } from '@app/telemetry';
 import type { NextFunction, Request, Response } from 'express';
 import { isWarmUpRequest } from './warm-up';
 
+/**
+ * Nest's own start-up chatter: a line per module, controller and route (hundreds of route mappings).
+ * Logged at debug rather than info, so that a start says what matters: where the app listens, how its
+ * warm-up went, warnings and errors.
+ */
+const FRAMEWORK_CONTEXTS = new Set([
+  'NestFactory',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestApplication',
+]);
+
 /** Anything that can carry a credential is removed before a line is written. */
 export const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -68,10 +81,27 @@ const LOG_ROOT = Symbol('LOG_ROOT');
  * While tracing is on, every line written inside traced work carries its `trace_id` and `span_id`;
  * while it is off, lines are built exactly as before (no mixin at all).
  */
-function rootLogger(service: string, level: string): PinoInstance {
+export function rootLogger(service: string, level: string, destination?: NodeJS.WritableStream): PinoInstance {
   const options: pino.LoggerOptions = { level, name: service, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
   if (tracingActive()) options.mixin = traceLogFields;
-  return pino(options);
+  return destination ? pino(options, destination) : pino(options);
+}
+
+/** nestjs-pino's Nest logger, with Nest's start-up chatter (FRAMEWORK_CONTEXTS) moved to debug. */
+export class ServiceLogger extends Logger {
+  override log(message: unknown, ...optionalParams: unknown[]): void {
+    const context = optionalParams[optionalParams.length - 1];
+    if (typeof context === 'string' && FRAMEWORK_CONTEXTS.has(context)) this.debug(message, ...optionalParams);
+    else super.log(message, ...optionalParams);
+  }
+}
+
+/**
+ * The Nest logger of a process before its app exists (main.ts, through loadConfigOrExit): the lines it
+ * writes then (the coordination backend, a failed boot) have the app's format, not Nest's coloured text.
+ */
+export function processLogger(service: string, level: string): ServiceLogger {
+  return new ServiceLogger(new PinoLogger({ pinoHttp: { logger: rootLogger(service, level) } }), {});
 }
 
 /**
@@ -118,7 +148,10 @@ class RequestLoggingModule implements NestModule, OnApplicationShutdown {
   }
 }
 
-/** Nest's logger (nestjs-pino's `Logger`, used by `app.useLogger`) over one pino instance, plus the request line. */
+/**
+ * Nest's logger (ServiceLogger, under nestjs-pino's `Logger` token, used by `app.useLogger`) over one pino
+ * instance, plus the request line.
+ */
 export function loggingModule(service: string, level: string): DynamicModule {
   return {
     module: RequestLoggingModule,
@@ -131,7 +164,11 @@ export function loggingModule(service: string, level: string): DynamicModule {
         inject: [LOG_ROOT],
       },
       PinoLogger,
-      Logger,
+      {
+        provide: Logger,
+        useFactory: (logger: PinoLogger, params: { renameContext?: string }) => new ServiceLogger(logger, params),
+        inject: [PinoLogger, PARAMS_PROVIDER_TOKEN],
+      },
     ],
     exports: [PinoLogger, Logger],
   };
