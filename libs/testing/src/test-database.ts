@@ -1,7 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { dataSourceOptions, DatabaseSettings, MigrationList } from '@app/platform';
+import {
+  dataSourceOptions,
+  DatabaseSettings,
+  DEFAULT_MIGRATION_TIMEOUTS,
+  MigrationList,
+  migrationDataSourceOptions,
+} from '@app/platform';
 
 /** Read at each use, so that a test which starts a server of its own can point the helpers at it. */
 function admin() {
@@ -50,7 +56,10 @@ async function ensureTemplate(service: string, migrations: MigrationList): Promi
       const building = `${template}_building`;
       await admin.query(`DROP DATABASE IF EXISTS "${building}" WITH (FORCE)`);
       await admin.query(`CREATE DATABASE "${building}"`);
-      const dataSource = new DataSource(dataSourceOptions(settings(building, 2), migrations));
+      // The migrations run as the migration Job runs them, each bounded by the default timeouts.
+      const dataSource = new DataSource(
+        migrationDataSourceOptions(settings(building, 2), migrations, DEFAULT_MIGRATION_TIMEOUTS),
+      );
       await dataSource.initialize();
       try {
         await dataSource.runMigrations();
