@@ -7,14 +7,12 @@ export interface CoordinationSettings {
   redisUrl: string;
   /** Prefix of every Redis key and BullMQ queue (Redis mode); PostgreSQL namespaces by database and schema. */
   redisKeyPrefix: string;
-  /**
-   * The service's own database, which also holds the PostgreSQL-only mode's queues, counters and
-   * channels, at DB_HOST:DB_PORT (a pooler or the server): where the counters and NOTIFY go.
-   */
+  /** The service's own database at DB_HOST:DB_PORT, a pooler or the server. */
   database: DatabaseSettings;
   /**
-   * The same database on the server itself (DB_DIRECT_HOST, DB_DIRECT_PORT): where what needs a
-   * session goes, the LISTEN connections and BullMQ's queues (a search_path set at connect, LISTEN).
+   * The same database on the server itself (DB_DIRECT_HOST, DB_DIRECT_PORT), where the PostgreSQL-only
+   * mode keeps its queues, counters and channels: they need sessions (LISTEN, a schema set at connect)
+   * or pools of their own that must not wait on the app's.
    */
   directDatabase: DatabaseSettings;
   /** Names this process's connections: the Redis client name, PostgreSQL's application_name. */

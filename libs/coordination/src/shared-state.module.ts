@@ -1,14 +1,19 @@
 import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import type Redis from 'ioredis';
-import { CHANNEL_BUS, type ChannelBus, type DatabaseSettings, preparedStatementsOf, REDIS } from '@app/platform';
+import { CHANNEL_BUS, type ChannelBus, REDIS } from '@app/platform';
 import { PostgresRateLimitStore, RATE_LIMIT_STORE, RedisRateLimitStore, type RateLimitStore } from '@app/rate-limits';
 import { PostgresChannelBus } from './channels/postgres-channel-bus';
 import { RedisChannelBus } from './channels/redis-channel-bus';
-import { DataSource } from 'typeorm';
 import type { CoordinationSettings } from './coordination-settings';
 
-/** The service database as a `pg` connection config, named for pg_stat_activity. */
-function postgresConfig(settings: CoordinationSettings, role: string, db: DatabaseSettings = settings.database) {
+/**
+ * The service database on the server itself, past any pooler at DB_HOST, as a `pg` connection config
+ * named for pg_stat_activity. LISTEN needs a session; and a send's quota is counted on the store's own
+ * pool inside the send's transaction, so the two pools must not wait on one pooler's server connections
+ * (N transactions holding all of them, each waiting for one more for its count).
+ */
+function postgresConfig(settings: CoordinationSettings, role: string) {
+  const db = settings.directDatabase;
   return {
     host: db.host,
     port: db.port,
@@ -22,17 +27,11 @@ function postgresConfig(settings: CoordinationSettings, role: string, db: Databa
 /**
  * The one place that picks the rate-limit store and the channel bus for the backend chosen at boot;
  * services inject RATE_LIMIT_STORE and CHANNEL_BUS and never ask which it is. In Redis mode both use
- * the shared client (auto-pipelining on), which RedisModule closes. In the PostgreSQL-only mode the
- * counters go where the app's own statements go (a pooler or the server), prepared as those are.
+ * the shared client (auto-pipelining on), which RedisModule closes.
  */
-export function rateLimitStoreFor(
-  settings: CoordinationSettings,
-  redis: Redis | undefined,
-  dataSource?: DataSource,
-): RateLimitStore {
+export function rateLimitStoreFor(settings: CoordinationSettings, redis: Redis | undefined): RateLimitStore {
   if (settings.backend === 'redis') return new RedisRateLimitStore(requireRedis(redis));
-  const preparedStatements = dataSource ? preparedStatementsOf(dataSource) : 'named';
-  return PostgresRateLimitStore.connect(postgresConfig(settings, 'rate-limits'), preparedStatements);
+  return PostgresRateLimitStore.connect(postgresConfig(settings, 'rate-limits'));
 }
 
 export function channelBusFor(settings: CoordinationSettings, redis: Redis | undefined): ChannelBus {
@@ -44,11 +43,7 @@ export function channelBusFor(settings: CoordinationSettings, redis: Redis | und
     };
     return new RedisChannelBus(options, requireRedis(redis));
   }
-  // NOTIFY is one statement that any pooler carries; LISTEN needs a session on the server itself.
-  return new PostgresChannelBus(
-    postgresConfig(settings, 'channels'),
-    postgresConfig(settings, 'channels', settings.directDatabase),
-  );
+  return new PostgresChannelBus(postgresConfig(settings, 'channels'));
 }
 
 function requireRedis(redis: Redis | undefined): Redis {
@@ -79,8 +74,8 @@ export class SharedStateModule {
       providers: [
         {
           provide: RATE_LIMIT_STORE,
-          inject: [redis, { token: DataSource, optional: true }],
-          useFactory: (client?: Redis, dataSource?: DataSource) => rateLimitStoreFor(settings, client, dataSource),
+          inject: [redis],
+          useFactory: (client?: Redis) => rateLimitStoreFor(settings, client),
         },
         { provide: CHANNEL_BUS, inject: [redis], useFactory: (client?: Redis) => channelBusFor(settings, client) },
         SharedStateCloser,

@@ -11,8 +11,6 @@ const RECONNECT_MS = { first: 100, max: 5000 };
  * growing pause and LISTENing again after any loss; NOTIFY goes out through a small pool as
  * `pg_notify($1, $2)`, so neither name nor payload is ever spliced into SQL. A NOTIFY sent outside a
  * transaction is delivered as soon as it runs; one sent inside a transaction only when it commits.
- * The pool may go through a transaction-mode pooler (`config`); the LISTEN connection needs a session
- * on the server itself (`listenConfig`, by default the same address).
  */
 export class PostgresChannelBus implements ChannelBus {
   readonly description = 'PostgreSQL LISTEN/NOTIFY';
@@ -26,10 +24,7 @@ export class PostgresChannelBus implements ChannelBus {
   private reconnectTimer?: NodeJS.Timeout;
   private closed = false;
 
-  private readonly listenConfig: ClientConfig & { application_name: string };
-
-  constructor(config: ClientConfig & { application_name: string }, listenConfig = config) {
-    this.listenConfig = listenConfig;
+  constructor(private readonly config: ClientConfig & { application_name: string }) {
     this.pool = new Pool({ ...config, application_name: `${config.application_name}-notify`, max: 2 });
     // A pooled connection that breaks while idle emits here; without a listener it would end the process.
     this.pool.on('error', (error) => this.logger.warn(`notify connection: ${error.message}`));
@@ -76,8 +71,8 @@ export class PostgresChannelBus implements ChannelBus {
   private async connect(): Promise<Client> {
     if (this.closed) throw new Error('channel bus closed');
     const client = new Client({
-      ...this.listenConfig,
-      application_name: `${this.listenConfig.application_name}-listen`,
+      ...this.config,
+      application_name: `${this.config.application_name}-listen`,
       keepAlive: true,
     });
     client.on('notification', (message) => this.listeners.deliver(message.channel, message.payload ?? ''));

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Pool, type PoolConfig, type QueryConfig } from 'pg';
+import { Pool, type PoolConfig } from 'pg';
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import { InsuranceLimiter, OutageLog } from './insurance-limiter';
 import type { FixedWindow, RateLimitStore } from './rate-limit-store';
@@ -14,13 +14,6 @@ export const RATE_LIMIT_TABLE = 'rate_limits';
  */
 export const RATE_LIMIT_POOL_SIZE = 4;
 
-/** The pool as the library uses it (`query` alone), with the name of each statement dropped. */
-function unnamedStatements(pool: Pool): Pick<Pool, 'query'> {
-  return {
-    query: ((query: QueryConfig) => pool.query({ text: query.text, values: query.values })) as Pool['query'],
-  };
-}
-
 /**
  * Counters in the service's own database (rate-limiter-flexible's RateLimiterPostgres: one
  * `INSERT … ON CONFLICT … RETURNING` per consume, a prepared statement). The table comes from the
@@ -33,22 +26,16 @@ export class PostgresRateLimitStore implements RateLimitStore {
   private readonly outage = new OutageLog(new Logger('RateLimitStore'), this.description);
   private cleaning = false;
 
-  constructor(
-    private readonly pool: Pool,
-    private readonly preparedStatements: 'named' | 'unnamed' = 'named',
-  ) {
+  constructor(private readonly pool: Pool) {
     // An idle connection that breaks emits here; without a listener it would end the process.
     pool.on('error', () => this.outage.unreachable());
     pool.on('connect', () => this.outage.reachable());
   }
 
-  /**
-   * `unnamed` where the pool goes through a pooler that keeps no prepared statements: the library
-   * names each of its statements, so they are passed on without the name (parsed on every call).
-   */
-  static connect(config: PoolConfig, preparedStatements: 'named' | 'unnamed' = 'named'): PostgresRateLimitStore {
-    const pool = new Pool({ max: RATE_LIMIT_POOL_SIZE, connectionTimeoutMillis: 2000, ...config });
-    return new PostgresRateLimitStore(pool, preparedStatements);
+  static connect(config: PoolConfig): PostgresRateLimitStore {
+    return new PostgresRateLimitStore(
+      new Pool({ max: RATE_LIMIT_POOL_SIZE, connectionTimeoutMillis: 2000, ...config }),
+    );
   }
 
   limiter(window: FixedWindow): RateLimiterPostgres {
@@ -56,7 +43,7 @@ export class PostgresRateLimitStore implements RateLimitStore {
     this.cleaning = true;
     return new RateLimiterPostgres({
       ...window,
-      storeClient: this.preparedStatements === 'named' ? this.pool : unnamedStatements(this.pool),
+      storeClient: this.pool,
       storeType: 'pool',
       tableName: RATE_LIMIT_TABLE,
       tableCreated: true,
