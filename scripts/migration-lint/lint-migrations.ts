@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { MigrationList } from '@app/platform';
-import { createEmptyDatabase } from '@app/testing';
+import { createEmptyDatabase, testDatabaseSettings } from '@app/testing';
 import { botMigrations } from '../../apps/bot-api/src/database/migrations';
 import { voucherMigrations } from '../../apps/voucher-api/src/database/migrations';
 import { recordMigrationSql, sqlFile } from './migration-sql';
@@ -29,17 +29,6 @@ export interface LintResult {
   output: string;
 }
 
-function databaseSettings(database: string) {
-  return {
-    host: process.env.DB_HOST ?? '127.0.0.1',
-    port: Number(process.env.DB_PORT ?? 5432),
-    user: process.env.DB_USER ?? 'postgres',
-    password: process.env.DB_PASSWORD ?? '',
-    database,
-    poolSize: 2,
-  };
-}
-
 /** Records each service's migrations into `outDir/<service>/NNN-<name>.sql` and returns the files, in order. */
 export async function writeMigrationSql(services: Record<string, MigrationList>, outDir: string): Promise<string[]> {
   rmSync(outDir, { recursive: true, force: true });
@@ -47,7 +36,7 @@ export async function writeMigrationSql(services: Record<string, MigrationList>,
   for (const [service, migrations] of Object.entries(services)) {
     const scratch = await createEmptyDatabase(`${service}_lint`);
     try {
-      const recorded = await recordMigrationSql(databaseSettings(scratch.name), migrations);
+      const recorded = await recordMigrationSql(testDatabaseSettings(scratch.name, 2), migrations);
       mkdirSync(join(outDir, service), { recursive: true });
       recorded.forEach((migration, index) => {
         const file = join(outDir, service, `${String(index + 1).padStart(3, '0')}-${migration.name}.sql`);

@@ -8,7 +8,7 @@ import {
   runNamed,
   usePreparedStatements,
 } from '@app/platform';
-import { createEmptyDatabase, TestDatabase } from '@app/testing';
+import { createEmptyDatabase, TestDatabase, testDatabaseSettings } from '@app/testing';
 import { installedPgbouncer, Pgbouncer, startPgbouncer } from './pgbouncer';
 
 const binary = installedPgbouncer();
@@ -17,11 +17,8 @@ const binary = installedPgbouncer();
 if (!binary && process.env.CI) throw new Error('pgbouncer not found (set PGBOUNCER or put it on the PATH)');
 const withPgbouncer = binary ? describe : describe.skip;
 
-const server = {
-  host: process.env.DB_HOST ?? '127.0.0.1',
-  port: Number(process.env.DB_PORT ?? 5432),
-  user: process.env.DB_USER ?? 'postgres',
-};
+const { host, port, user } = testDatabaseSettings('postgres');
+const server = { host, port, user };
 const countRow = namedStatement('test.pooler.count', 'SELECT count(*)::int AS n FROM generate_series(1, $1::int)');
 const silent = { log: () => undefined };
 
@@ -30,13 +27,7 @@ withPgbouncer('behind PgBouncer in transaction mode', () => {
   let database: TestDatabase;
   const replicas: DataSource[] = [];
 
-  const at = (port: number): DatabaseSettings => ({
-    ...server,
-    port,
-    password: '',
-    database: database.name,
-    poolSize: 1,
-  });
+  const at = (port: number): DatabaseSettings => ({ ...testDatabaseSettings(database.name, 1), port });
 
   /** A replica of an app: a pool of one connection through the pooler, preparing statements as told. */
   async function replica(mode: 'named' | 'unnamed'): Promise<DataSource> {

@@ -1,7 +1,6 @@
 import { Client } from 'pg';
-import type { DatabaseSettings } from '@app/platform';
 import { rateLimitTableMigration } from '@app/rate-limits';
-import { createTestDatabase, TestDatabase, waitUntil } from '@app/testing';
+import { createTestDatabase, TestDatabase, testDatabaseSettings, waitUntil } from '@app/testing';
 import type { CoordinationSettings } from './coordination-settings';
 import { channelBusFor, rateLimitStoreFor } from './shared-state.module';
 
@@ -11,14 +10,7 @@ describe('the PostgreSQL-only mode behind a transaction-mode pooler', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase('ratelimits', [rateLimitTableMigration('CreateRateLimits1796000000000')]);
-    const server: DatabaseSettings = {
-      host: process.env.DB_HOST ?? '127.0.0.1',
-      port: Number(process.env.DB_PORT ?? 5432),
-      user: process.env.DB_USER ?? 'postgres',
-      password: process.env.DB_PASSWORD ?? '',
-      database: database.name,
-      poolSize: 2,
-    };
+    const server = testDatabaseSettings(database.name, 2);
     // DB_HOST:DB_PORT names a port where nothing answers: whatever goes there fails at once.
     settings = {
       backend: 'postgres',

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { createEmptyDatabase, TestDatabase } from '@app/testing';
+import { createEmptyDatabase, TestDatabase, testDatabaseSettings } from '@app/testing';
 import { applyMigrations, DatabaseSettings } from './database';
 import { MigrationTimeouts, runsLongWithoutBlocking } from './migration-runner';
 
@@ -84,14 +84,7 @@ describe('the migration runner', () => {
 
   beforeAll(async () => {
     database = await createEmptyDatabase('platform');
-    settings = {
-      host: process.env.DB_HOST ?? '127.0.0.1',
-      port: Number(process.env.DB_PORT ?? 5432),
-      user: process.env.DB_USER ?? 'postgres',
-      password: process.env.DB_PASSWORD ?? '',
-      database: database.name,
-      poolSize: 2,
-    };
+    settings = testDatabaseSettings(database.name, 2);
   });
 
   afterAll(() => database.drop());

@@ -19,7 +19,8 @@ function admin() {
   };
 }
 
-function settings(database: string, poolSize = 20): DatabaseSettings {
+/** The test PostgreSQL (DB_HOST, DB_PORT, …: the server itself, never a pooler) for `database`. */
+export function testDatabaseSettings(database: string, poolSize = 20): DatabaseSettings {
   return { ...admin(), database, poolSize };
 }
 
@@ -58,7 +59,7 @@ async function ensureTemplate(service: string, migrations: MigrationList): Promi
       await admin.query(`CREATE DATABASE "${building}"`);
       // The migrations run as the migration Job runs them, each bounded by the default timeouts.
       const dataSource = new DataSource(
-        migrationDataSourceOptions(settings(building, 2), migrations, DEFAULT_MIGRATION_TIMEOUTS),
+        migrationDataSourceOptions(testDatabaseSettings(building, 2), migrations, DEFAULT_MIGRATION_TIMEOUTS),
       );
       await dataSource.initialize();
       try {
@@ -112,5 +113,5 @@ export async function createEmptyDatabase(service: string): Promise<TestDatabase
 }
 
 export function testDataSource(database: string, migrations: MigrationList = []): DataSource {
-  return new DataSource(dataSourceOptions(settings(database, 4), migrations));
+  return new DataSource(dataSourceOptions(testDatabaseSettings(database, 4), migrations));
 }
