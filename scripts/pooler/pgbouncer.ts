@@ -5,10 +5,10 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { Client } from 'pg';
+import { freePort } from '@app/testing';
 
 const REPO_ROOT = resolve(__dirname, '../..');
 /** Where Debian's package is unpacked when the machine has no pgbouncer (git-ignored, kept between runs). */
@@ -51,17 +51,6 @@ export function installedPgbouncer(env = process.env): string | undefined {
   if (env.PGBOUNCER) return existsSync(env.PGBOUNCER) ? env.PGBOUNCER : undefined;
   const candidates = [...(env.PATH ?? '').split(delimiter), '/usr/sbin'].map((dir) => join(dir, 'pgbouncer'));
   return [...candidates, join(UNPACK_DIR, 'pgbouncer')].find((candidate) => existsSync(candidate));
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
 }
 
 /**
