@@ -1,6 +1,6 @@
 /**
  * npm run bench -- [--only redeem,sealed-redeem,issue,verify,send,intake,drain,latency,wakeup,statements,growth,fresh,
- *                          formatting,hostile-read]
+ *                          formatting,hostile-read,unnamed-statements]
  *                  [--duration <s>] [--skip-growth] [--no-build] [--drain-updates <n>] [--backend redis|postgres]
  *                  [--tracing <ratio>] [--driver autocannon|wrk] [--rate <n>] [--find-rate]
  *
@@ -28,6 +28,7 @@ import { startWebhookReceiver, WebhookReceiver } from './lib/receiver';
 import { formatTable, Report } from './lib/report';
 import { probeInstanceEnv, StackSettings, startApp, throwAwaySecrets, traceApps } from './lib/stack';
 import { startTraceSink } from './lib/trace-sink';
+import { benchPreparedStatements } from './prepared-statements';
 import { probeStatements, ProbeResult, statementReport } from './probe';
 import {
   runVoucherPaths,
@@ -53,6 +54,7 @@ const ALL_PATHS = [
   'fresh',
   'formatting',
   'hostile-read',
+  'unnamed-statements',
 ];
 
 function options() {
@@ -153,19 +155,24 @@ async function main(): Promise<void> {
     const probeOrGrowth = needs('statements', 'growth');
 
     let vouchers: VoucherSection | undefined;
-    if (needs('issue', 'verify', 'redeem', 'sealed-redeem') || probeOrGrowth) {
+    if (needs('issue', 'verify', 'redeem', 'sealed-redeem', 'unnamed-statements') || probeOrGrowth) {
       console.log('voucher-api: preparing data through the public API…');
       vouchers = await startVoucherSection(settings);
       started.push(vouchers.app);
       await runVoucherPaths(vouchers, settings, report, selected, durationSeconds, driver);
     }
     let bots: BotSection | undefined;
-    if (needs('send', 'intake', 'drain', 'latency', 'find-rate', 'wakeup', 'fresh', 'hostile-read') || probeOrGrowth) {
+    const botPaths = ['send', 'intake', 'drain', 'latency', 'find-rate', 'wakeup', 'fresh', 'hostile-read'];
+    if (needs(...botPaths, 'unnamed-statements') || probeOrGrowth) {
       console.log('bot-api: preparing bots and chats through the public API…');
       bots = await startBotSection(settings, receiver);
       started.push(bots.app);
       await runBotPaths(bots, settings, receiver, report, selected, { durationSeconds, drainUpdates, driver, rate });
       if (bots.dispatcher) started.push(bots.dispatcher);
+    }
+    if (selected('unnamed-statements')) {
+      console.log('verify, redeem and sendMessage with unnamed statements (DB_PREPARED_STATEMENTS=unnamed)…');
+      await benchPreparedStatements({ vouchers, bots }, settings, report, durationSeconds, driver);
     }
 
     const probes: ProbeResult[] = [];

@@ -33,6 +33,7 @@ export function baselineQueueOptions(env: Env, role: QueueRole, name: string): Q
     redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? '',
     database,
+    directDatabase: database,
     connectionName: name,
   } as const;
   return queueClientOptions(settings, role, name);

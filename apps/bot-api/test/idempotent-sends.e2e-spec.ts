@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { declaredNameOf } from '@app/platform';
 import { ApprovedBot, BotTestContext, createApprovedBot, insertFile, STAFF_ID, startBotApp } from './app-context';
 
 jest.setTimeout(60_000);
@@ -300,7 +301,10 @@ describe('idempotent sends (Idempotency-Key on the native bot API)', () => {
         const [first] = args as [string | { text?: string; name?: string }];
         const coordination = (this as unknown as { connectionParameters?: { application_name?: string } })
           .connectionParameters?.application_name;
-        if (!coordination) seen.push(typeof first === 'string' ? first : (first?.name ?? first?.text ?? '?'));
+        // A hot-path statement run unnamed (behind a pooler) is known by the name it was declared with.
+        const text = typeof first === 'string' ? first : (first?.text ?? '?');
+        const name = typeof first === 'string' ? undefined : (first?.name ?? declaredNameOf(text));
+        if (!coordination) seen.push(name ?? text);
         return (original as (...a: unknown[]) => unknown).apply(this, args);
       } as typeof Client.prototype.query;
     });

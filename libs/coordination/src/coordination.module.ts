@@ -35,7 +35,7 @@ export class CoordinationModule {
           // migrations left to a Job that has not run) stops the boot with one clear error.
           inject: [{ token: DataSource, optional: true }],
           useFactory: async () => {
-            if (settings.backend === 'postgres') await prepareQueueSchema(settings.database, false);
+            if (settings.backend === 'postgres') await prepareQueueSchema(settings.directDatabase, false);
             return queueClientOptions(settings, 'worker', `${settings.connectionName}-queues`);
           },
         }),

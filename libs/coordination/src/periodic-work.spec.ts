@@ -55,6 +55,7 @@ describeEachBackend('periodic work', (backend: CoordinationBackend) => {
       redisUrl: REDIS_URL,
       redisKeyPrefix: prefix,
       database: databaseSettings(),
+      directDatabase: databaseSettings(),
       connectionName: `periodic-${name}`,
     };
     const replica = await Test.createTestingModule({

@@ -5,7 +5,8 @@ const settings: CoordinationSettings = {
   backend: 'redis',
   redisUrl: 'redis://127.0.0.1:6379/2',
   redisKeyPrefix: 'staging:',
-  database: { host: 'db', port: 5433, user: 'bot', password: 'secret', database: 'bot', poolSize: 10 },
+  database: { host: 'pgbouncer', port: 6432, user: 'bot', password: 'secret', database: 'bot', poolSize: 10 },
+  directDatabase: { host: 'db', port: 5433, user: 'bot', password: 'secret', database: 'bot', poolSize: 10 },
   connectionName: 'bot-api',
 };
 
@@ -24,7 +25,7 @@ describe('queue connections', () => {
     expect(queueClientOptions(settings, 'worker', 'q').connection).toMatchObject({ maxRetriesPerRequest: null });
   });
 
-  it("puts PostgreSQL-mode queues in the service database's bullmq schema, with no key prefix", () => {
+  it("puts PostgreSQL-mode queues in the service database's bullmq schema on the server itself, never the pooler, with no key prefix", () => {
     const options = queueClientOptions({ ...settings, backend: 'postgres' }, 'worker', 'q');
     expect(options.prefix).toBeUndefined();
     expect(options.connection).toMatchObject({ host: 'db', port: 5433, database: 'bot', schema: 'bullmq' });

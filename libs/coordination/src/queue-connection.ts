@@ -36,12 +36,15 @@ export function queueKeyPrefix(redisKeyPrefix: string): string {
  * Connection options for a Queue or Worker that BullMQ itself opens and closes. On Redis a producer
  * fails fast while Redis is down (an API request never waits on it; an outbox sweep enqueues later)
  * and a worker blocks and reconnects, as BullMQ requires. On PostgreSQL each client gets a small pool
- * of its own in the service database, with BullMQ's tables in their own schema. While tracing is on,
+ * of its own in the service database, on the server itself (never through a pooler), with BullMQ's
+ * tables in their own schema. While tracing is on,
  * a job carries the trace context of the work that added it, and its runs continue that trace.
  */
 export function queueClientOptions(settings: CoordinationSettings, role: QueueRole, name: string): QueueClientOptions {
   if (settings.backend === 'postgres') {
-    const db = settings.database;
+    // The server itself: BullMQ sets its schema as a connection option and waits with LISTEN, which a
+    // transaction-mode pooler can carry neither of.
+    const db = settings.directDatabase;
     const pool = {
       host: db.host,
       port: db.port,

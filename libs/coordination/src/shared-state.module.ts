@@ -6,9 +6,14 @@ import { PostgresChannelBus } from './channels/postgres-channel-bus';
 import { RedisChannelBus } from './channels/redis-channel-bus';
 import type { CoordinationSettings } from './coordination-settings';
 
-/** The service database as a `pg` connection config, named for pg_stat_activity. */
+/**
+ * The service database on the server itself, past any pooler at DB_HOST, as a `pg` connection config
+ * named for pg_stat_activity. LISTEN needs a session; and a send's quota is counted on the store's own
+ * pool inside the send's transaction, so the two pools must not wait on one pooler's server connections
+ * (N transactions holding all of them, each waiting for one more for its count).
+ */
 function postgresConfig(settings: CoordinationSettings, role: string) {
-  const db = settings.database;
+  const db = settings.directDatabase;
   return {
     host: db.host,
     port: db.port,

@@ -47,6 +47,10 @@ export function EnvIntList(): PropertyDecorator {
 export const COORDINATION_BACKENDS = ['redis', 'postgres'] as const;
 export type CoordinationBackend = (typeof COORDINATION_BACKENDS)[number];
 
+/** How the hot paths prepare their statements (see DB_PREPARED_STATEMENTS). */
+export const PREPARED_STATEMENT_SETTINGS = ['auto', 'named', 'unnamed'] as const;
+export type PreparedStatementSetting = (typeof PREPARED_STATEMENT_SETTINGS)[number];
+
 /** Settings every service process shares. Apps extend it with their own variables and defaults. */
 export class ServiceConfig {
   @IsIn(['development', 'test', 'production'])
@@ -107,6 +111,49 @@ export class ServiceConfig {
   @Min(0)
   @Max(200)
   DB_POOL_MIN = 2;
+
+  /**
+   * Address of the PostgreSQL server itself, for what a transaction-mode pooler at DB_HOST:DB_PORT
+   * cannot carry: migrations, and in the PostgreSQL-only mode the LISTEN connections and BullMQ's
+   * queues. Each defaults to its DB_ counterpart (no pooler in between).
+   */
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  DB_DIRECT_HOST?: string;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  DB_DIRECT_PORT?: number;
+
+  /**
+   * How the hot paths' statements are prepared: `named` (parsed and planned once per connection),
+   * `unnamed` (each call parses again; what a transaction-mode pooler that keeps no prepared
+   * statements can carry), or `auto`: named when DB_HOST:DB_PORT is the server itself, unnamed when
+   * a pooler answers there.
+   */
+  @IsIn(PREPARED_STATEMENT_SETTINGS, { message: 'DB_PREPARED_STATEMENTS must be auto, named or unnamed' })
+  DB_PREPARED_STATEMENTS: PreparedStatementSetting = 'auto';
+
+  /** Longest wait of a migration's statement for a lock before the migration fails (and can be run again). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  @Max(600000)
+  MIGRATION_LOCK_TIMEOUT_MS = 5000;
+
+  /**
+   * Longest run of a migration's statement; builds and validations that block no reader or writer
+   * (CREATE INDEX CONCURRENTLY and the like) are not bounded by it.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1000)
+  @Max(86400000)
+  MIGRATION_STATEMENT_TIMEOUT_MS = 60000;
 
   /** Create the database when it does not exist; on by default outside production. */
   @IsOptional()

@@ -1,10 +1,10 @@
 import { DynamicModule, Logger } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Client, DatabaseError } from 'pg';
-import { DataSource, DataSourceOptions, MixedList } from 'typeorm';
-import { ServiceConfig } from './config';
-
-export type MigrationList = MixedList<Function>;
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { PreparedStatementSetting, ServiceConfig } from './config';
+import { boundedMigrations, MigrationList, MigrationTimeouts } from './migration-runner';
+import { PreparedStatements, usePreparedStatements } from './sql';
 
 export interface DatabaseSettings {
   host: string;
@@ -29,17 +29,39 @@ export function databaseSettings(config: ServiceConfig): DatabaseSettings {
   };
 }
 
+/**
+ * The server itself (DB_DIRECT_HOST, DB_DIRECT_PORT, each defaulting to its DB_ counterpart), for what a
+ * transaction-mode pooler cannot carry: migrations, LISTEN and the PostgreSQL-only mode's queues.
+ */
+export function directDatabaseSettings(config: ServiceConfig): DatabaseSettings {
+  return {
+    ...databaseSettings(config),
+    host: config.DB_DIRECT_HOST ?? config.DB_HOST,
+    port: config.DB_DIRECT_PORT ?? config.DB_PORT,
+  };
+}
+
+/** The variables that name the server's address in `config`, for error messages. */
+function directVariables(config: ServiceConfig): string {
+  return config.DB_DIRECT_HOST || config.DB_DIRECT_PORT ? 'DB_DIRECT' : 'DB';
+}
+
+export function migrationTimeouts(config: ServiceConfig): MigrationTimeouts {
+  return { lockTimeoutMs: config.MIGRATION_LOCK_TIMEOUT_MS, statementTimeoutMs: config.MIGRATION_STATEMENT_TIMEOUT_MS };
+}
+
 function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
 /** Nothing accepts connections at DB_HOST:DB_PORT: a boot error that says where it looked and what to do. */
 export class DatabaseUnreachableError extends Error {
-  constructor(settings: DatabaseSettings, production: boolean, cause: Error) {
+  constructor(settings: DatabaseSettings, production: boolean, cause: Error, variables = 'DB') {
+    const [host, port] = [`${variables}_HOST`, `${variables}_PORT`];
     super(
-      `no PostgreSQL answers at DB_HOST=${settings.host} DB_PORT=${settings.port} (${cause.message || cause.name}); ` +
+      `no PostgreSQL answers at ${host}=${settings.host} ${port}=${settings.port} (${cause.message || cause.name}); ` +
         (production
-          ? 'production never starts an embedded PostgreSQL: point DB_HOST and DB_PORT at the database'
+          ? `production never starts an embedded PostgreSQL: point ${host} and ${port} at the database`
           : 'start PostgreSQL there, or use `npm start`, which starts an embedded one when nothing answers ' +
             'at a loopback DB_HOST'),
     );
@@ -55,7 +77,11 @@ const REACH_RETRY_MS = 1000;
  * attempts, instead of TypeORM's retries ending in a bare ECONNREFUSED. Any answer from a server (even a
  * refused login or a missing database) counts: those errors surface later with their own message.
  */
-export async function assertDatabaseReachable(settings: DatabaseSettings, production: boolean): Promise<void> {
+export async function assertDatabaseReachable(
+  settings: DatabaseSettings,
+  production: boolean,
+  variables = 'DB',
+): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const client = new Client({ ...settings, connectionTimeoutMillis: 5000, application_name: 'reachability' });
     client.on('error', () => undefined);
@@ -64,7 +90,8 @@ export async function assertDatabaseReachable(settings: DatabaseSettings, produc
       return;
     } catch (error) {
       if (error instanceof DatabaseError) return;
-      if (attempt >= REACH_ATTEMPTS) throw new DatabaseUnreachableError(settings, production, error as Error);
+      if (attempt >= REACH_ATTEMPTS)
+        throw new DatabaseUnreachableError(settings, production, error as Error, variables);
       await new Promise((resolve) => setTimeout(resolve, REACH_RETRY_MS));
     } finally {
       await client.end().catch(() => undefined);
@@ -107,22 +134,99 @@ export function dataSourceOptions(settings: DatabaseSettings, migrations: Migrat
   };
 }
 
-/** TypeORM for one service: entities come from each feature module's forFeature(). */
+/**
+ * The options of a data source that runs migrations: each migration bounded by the timeouts (see
+ * boundedMigration). Give it the server's address (directDatabaseSettings), never a pooler's.
+ */
+export function migrationDataSourceOptions(
+  settings: DatabaseSettings,
+  migrations: MigrationList,
+  timeouts: MigrationTimeouts,
+): DataSourceOptions {
+  return dataSourceOptions(settings, boundedMigrations(migrations, timeouts));
+}
+
+/** Applies the pending migrations, each in its own transaction and bounded by the timeouts; returns their names. */
+export async function applyMigrations(
+  settings: DatabaseSettings,
+  migrations: MigrationList,
+  timeouts: MigrationTimeouts,
+): Promise<string[]> {
+  const dataSource = new DataSource(migrationDataSourceOptions({ ...settings, poolMin: 0 }, migrations, timeouts));
+  await dataSource.initialize();
+  try {
+    return (await dataSource.runMigrations()).map((migration) => migration.name);
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+/**
+ * Whether a pooler, not the server, answers at `settings`. A server announces its own process id
+ * when a connection opens (for cancel requests), the one `pg_backend_pid()` returns. A pooler that
+ * hands a connection's transactions to several server connections cannot announce theirs and makes one
+ * up (PgBouncer, pgcat, Supavisor, RDS Proxy and Odyssey do), so the two differ.
+ */
+export async function answeredByPooler(settings: DatabaseSettings): Promise<boolean> {
+  const client = new Client({ ...settings, connectionTimeoutMillis: 5000, application_name: 'pooler-probe' });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    return rows[0].pid !== (client as unknown as { processID: number }).processID;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** DB_PREPARED_STATEMENTS settled: `auto` becomes named on the server itself and unnamed behind a pooler. */
+export async function resolvePreparedStatements(
+  setting: PreparedStatementSetting,
+  settings: DatabaseSettings,
+  logger: Pick<Logger, 'log'> = new Logger('Database'),
+): Promise<PreparedStatements> {
+  if (setting !== 'auto') return setting;
+  const pooler = await answeredByPooler(settings);
+  logger.log(
+    pooler
+      ? `a pooler answers at ${settings.host}:${settings.port}: hot-path statements run unnamed (DB_PREPARED_STATEMENTS=auto; set named where the pooler keeps prepared statements)`
+      : `PostgreSQL answers at ${settings.host}:${settings.port} itself: hot-path statements run as named prepared statements (DB_PREPARED_STATEMENTS=auto)`,
+  );
+  return pooler ? 'unnamed' : 'named';
+}
+
+/**
+ * TypeORM for one service: entities come from each feature module's forFeature(). Migrations (when
+ * the process runs them) and the creation of a missing database go to the server directly
+ * (DB_DIRECT_HOST, DB_DIRECT_PORT); the app's own pool goes to DB_HOST, a pooler or the server.
+ */
 export function databaseModule(config: ServiceConfig, migrations: MigrationList): DynamicModule {
   const settings = databaseSettings(config);
+  const direct = directDatabaseSettings(config);
+  const production = config.NODE_ENV === 'production';
+  let preparedStatements: PreparedStatements = 'named';
   return TypeOrmModule.forRootAsync({
     useFactory: async () => {
-      await assertDatabaseReachable(settings, config.NODE_ENV === 'production');
-      if (config.dbAutoCreate && (await ensureDatabase(settings))) {
+      await assertDatabaseReachable(settings, production);
+      if (directVariables(config) === 'DB_DIRECT' && (config.dbAutoCreate || config.MIGRATIONS_RUN)) {
+        await assertDatabaseReachable(direct, production, 'DB_DIRECT');
+      }
+      if (config.dbAutoCreate && (await ensureDatabase(direct))) {
         new Logger('Database').log(`created database ${settings.database}`);
       }
+      if (config.MIGRATIONS_RUN) await applyMigrations(direct, migrations, migrationTimeouts(config));
+      preparedStatements = await resolvePreparedStatements(config.DB_PREPARED_STATEMENTS, settings);
       return {
         ...dataSourceOptions(settings, migrations),
         autoLoadEntities: true,
-        migrationsRun: config.MIGRATIONS_RUN,
         retryAttempts: 3,
         retryDelay: 1000,
       };
+    },
+    dataSourceFactory: async (options) => {
+      const dataSource = await new DataSource(options!).initialize();
+      usePreparedStatements(dataSource, preparedStatements);
+      return dataSource;
     },
   });
 }
@@ -219,7 +323,7 @@ export async function migrationCli(
     const allowed = COMMANDS[command] === 0 ? 'no argument' : 'at most one argument';
     throw new Error(`${command} takes ${allowed}, got "${args.join(' ')}"; ${USAGE}`);
   }
-  const settings = databaseSettings(config);
+  const settings = directDatabaseSettings(config);
   if (command === 'wait') {
     const seconds = Number(args[0] ?? 600);
     if (!Number.isInteger(seconds) || seconds < 1) throw new Error('wait takes a whole number of seconds');
@@ -227,9 +331,9 @@ export async function migrationCli(
     console.log(`${settings.database} is up to date`);
     return;
   }
-  await assertDatabaseReachable(settings, config.NODE_ENV === 'production');
+  await assertDatabaseReachable(settings, config.NODE_ENV === 'production', directVariables(config));
   if (config.dbAutoCreate) await ensureDatabase(settings);
-  const dataSource = new DataSource(dataSourceOptions(settings, migrations));
+  const dataSource = new DataSource(migrationDataSourceOptions(settings, migrations, migrationTimeouts(config)));
   await dataSource.initialize();
   try {
     if (command === 'run') {

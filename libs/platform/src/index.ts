@@ -3,6 +3,7 @@ export * from './api-express-adapter';
 export * from './channel-bus';
 export * from './config';
 export * from './database';
+export * from './migration-runner';
 export * from './health.module';
 export * from './ids';
 export * from './http-foundation.module';

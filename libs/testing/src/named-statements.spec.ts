@@ -1,4 +1,4 @@
-import { namedStatement, runNamed } from '@app/platform';
+import { namedStatement, runNamed, usePreparedStatements } from '@app/platform';
 import { DataSource } from 'typeorm';
 import { createEmptyDatabase, TestDatabase, testDataSource } from './test-database';
 
@@ -49,6 +49,23 @@ describe('named statements', () => {
       ]);
       expect(prepared).toEqual([{ name: insertCounter.name }]);
     });
+  });
+
+  it('runs unnamed on a data source set to unnamed statements, so no connection keeps it prepared', async () => {
+    const unnamed = testDataSource(database.name);
+    await unnamed.initialize();
+    try {
+      usePreparedStatements(unnamed, 'unnamed');
+      await unnamed.transaction(async (manager) => {
+        const inserted = await runNamed<{ n: number }>(manager, insertCounter, ['unnamed', 5]);
+        expect(inserted.rows).toEqual([{ n: 5 }]);
+        expect(await manager.query(`SELECT name FROM pg_prepared_statements`)).toEqual([]);
+      });
+      const bumped = await runNamed<{ n: number }>(unnamed, bumpCounter, ['unnamed']);
+      expect(bumped.rows).toEqual([{ n: 6 }]);
+    } finally {
+      await unnamed.destroy();
+    }
   });
 
   it('refuses one name declared with two different texts', () => {

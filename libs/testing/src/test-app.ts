@@ -52,6 +52,21 @@ export async function deleteRedisKeys(url: string, prefix: string): Promise<void
 }
 
 /**
+ * Where the apps of this run reach PostgreSQL. With `TEST_DB_POOLER=host:port` (set by
+ * `npm run test:pooler`) their pools go through that pooler and only what must reach the server itself
+ * (migrations, LISTEN, the PostgreSQL-only mode's queues) goes to DB_HOST:DB_PORT; the helpers that
+ * create and drop test databases always talk to the server.
+ */
+export function testDatabaseAddress(): Record<string, string> {
+  const server = { DB_HOST: process.env.DB_HOST ?? '127.0.0.1', DB_PORT: process.env.DB_PORT ?? '5432' };
+  const pooler = process.env.TEST_DB_POOLER;
+  if (!pooler) return server;
+  const match = /^(.+):(\d+)$/.exec(pooler);
+  if (!match) throw new Error(`TEST_DB_POOLER must be host:port, not "${pooler}"`);
+  return { DB_HOST: match[1], DB_PORT: match[2], DB_DIRECT_HOST: server.DB_HOST, DB_DIRECT_PORT: server.DB_PORT };
+}
+
+/**
  * The environment a test app boots with: quiet logs, its own database and Redis prefix, and the
  * coordination backend of the suite (`COORDINATION_BACKEND` in `extra`) or of the run.
  */
@@ -59,8 +74,7 @@ export function testEnv(database: string, redisPrefix: string, extra: Record<str
   return {
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
-    DB_HOST: process.env.DB_HOST ?? '127.0.0.1',
-    DB_PORT: process.env.DB_PORT ?? '5432',
+    ...testDatabaseAddress(),
     DB_USER: process.env.DB_USER ?? 'postgres',
     DB_PASSWORD: process.env.DB_PASSWORD ?? '',
     DB_NAME: database,

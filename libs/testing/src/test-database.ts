@@ -1,7 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { dataSourceOptions, DatabaseSettings, MigrationList } from '@app/platform';
+import {
+  dataSourceOptions,
+  DatabaseSettings,
+  DEFAULT_MIGRATION_TIMEOUTS,
+  MigrationList,
+  migrationDataSourceOptions,
+} from '@app/platform';
 
 /** Read at each use, so that a test which starts a server of its own can point the helpers at it. */
 function admin() {
@@ -13,7 +19,8 @@ function admin() {
   };
 }
 
-function settings(database: string, poolSize = 20): DatabaseSettings {
+/** The test PostgreSQL (DB_HOST, DB_PORT, …: the server itself, never a pooler) for `database`. */
+export function testDatabaseSettings(database: string, poolSize = 20): DatabaseSettings {
   return { ...admin(), database, poolSize };
 }
 
@@ -50,7 +57,10 @@ async function ensureTemplate(service: string, migrations: MigrationList): Promi
       const building = `${template}_building`;
       await admin.query(`DROP DATABASE IF EXISTS "${building}" WITH (FORCE)`);
       await admin.query(`CREATE DATABASE "${building}"`);
-      const dataSource = new DataSource(dataSourceOptions(settings(building, 2), migrations));
+      // The migrations run as the migration Job runs them, each bounded by the default timeouts.
+      const dataSource = new DataSource(
+        migrationDataSourceOptions(testDatabaseSettings(building, 2), migrations, DEFAULT_MIGRATION_TIMEOUTS),
+      );
       await dataSource.initialize();
       try {
         await dataSource.runMigrations();
@@ -103,5 +113,5 @@ export async function createEmptyDatabase(service: string): Promise<TestDatabase
 }
 
 export function testDataSource(database: string, migrations: MigrationList = []): DataSource {
-  return new DataSource(dataSourceOptions(settings(database, 4), migrations));
+  return new DataSource(dataSourceOptions(testDatabaseSettings(database, 4), migrations));
 }
