@@ -19,7 +19,8 @@ describe('bot database migrations', () => {
       expect.stringMatching(/^applied 1 migration\(s\) to /),
     ]);
     expect(trip.afterRevert).toEqual(trip.beforeLast);
-    expect(trip.afterRevert).not.toEqual(trip.afterRun);
+    // A migration may change data alone (its schema then equals the run's): the record says what was undone.
+    expect(trip.appliedAfterRevert).toEqual(botMigrations.slice(0, -1).map((migration) => migration.name));
     expect(trip.afterRunAgain).toEqual(trip.afterRun);
   });
 });

@@ -33,15 +33,31 @@ export async function migrationRoundTrip(service: string, migrations: MigrationL
   }
 }
 
-/** Every object of the database's own schemas as one line each, sorted: equal lists mean equal schemas. */
-async function schemaOf(database: string): Promise<string[]> {
-  const client = new Client({
+function clientOf(database: string): Client {
+  return new Client({
     host: process.env.DB_HOST ?? '127.0.0.1',
     port: Number(process.env.DB_PORT ?? 5432),
     user: process.env.DB_USER ?? 'postgres',
     password: process.env.DB_PASSWORD ?? '',
     database,
   });
+}
+
+/** The names TypeORM records as applied, oldest first. */
+async function appliedMigrations(database: string): Promise<string[]> {
+  const client = clientOf(database);
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>('SELECT name FROM migrations ORDER BY timestamp, id');
+    return rows.map((row) => row.name);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Every object of the database's own schemas as one line each, sorted: equal lists mean equal schemas. */
+async function schemaOf(database: string): Promise<string[]> {
+  const client = clientOf(database);
   await client.connect();
   const own = `n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')`;
   try {
@@ -88,6 +104,8 @@ export interface LastMigrationRevert {
   /** After the CLI's `run` on an empty database, its `revert`, and `run` again. */
   afterRun: string[];
   afterRevert: string[];
+  /** The migrations the database records as applied after the revert, oldest first. */
+  appliedAfterRevert: string[];
   afterRunAgain: string[];
   /** What the CLI printed for each of the three commands. */
   output: string[];
@@ -123,11 +141,13 @@ export async function lastMigrationRevert(service: string, migrations: Migration
     const afterRun = await schemaOf(database.name);
     await cli('revert');
     const afterRevert = await schemaOf(database.name);
+    const appliedAfterRevert = await appliedMigrations(database.name);
     await cli('run');
     return {
       beforeLast: await schemaOf(reference.name),
       afterRun,
       afterRevert,
+      appliedAfterRevert,
       afterRunAgain: await schemaOf(database.name),
       output,
     };
