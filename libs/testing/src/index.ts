@@ -20,3 +20,4 @@ export * from './letter-case';
 export * from './otlp-receiver';
 export * from './code-map';
 export * from './warm-up-suite';
+export * from './release-reported';
