@@ -1,6 +1,5 @@
-import { createConnection } from 'node:net';
 import { join } from 'node:path';
-import { ProcessExit, ServiceProcess, startServiceProcess, waitUntil } from '@app/testing';
+import { acceptsConnections, ProcessExit, ServiceProcess, startServiceProcess, waitUntil } from '@app/testing';
 import { AppBuild, AppName, run } from './previous-release';
 import type { RoundRobinProxy } from './round-robin-proxy';
 
@@ -30,18 +29,6 @@ export interface Retirement {
 const START_TIMEOUT_MS = 90_000;
 
 const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
-
-/** Whether anything accepts a TCP connection at `port`: false once a shutting-down server closed its port. */
-function accepting(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 function distOf(build: AppBuild): string {
   return join(build.root, 'dist', 'apps', build.app, 'apps', build.app, 'src');
@@ -109,7 +96,11 @@ export class Fleet {
     await inFlight?.sent;
     const exited = replica.process.stop('SIGTERM');
     if (inFlight) {
-      await waitUntil(async () => !(await accepting(replica.process.port)), `${replica.name} closing its port`, 30_000);
+      await waitUntil(
+        async () => !(await acceptsConnections(replica.process.port)),
+        `${replica.name} closing its port`,
+        30_000,
+      );
       await inFlight.finish();
     }
     const exit = await exited;

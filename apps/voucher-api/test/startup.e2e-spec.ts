@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createConnection } from 'node:net';
 import {
+  acceptsConnections,
   createTestDatabase,
   defaultTestBackend,
   freePort,
@@ -16,18 +17,6 @@ import { voucherMigrations } from '../src/database/migrations';
 import { DEV_SEALING_KEY } from '../src/config/sealing-keys';
 
 const MAIN = 'apps/voucher-api/src/main.ts';
-
-/** Whether anything accepts a TCP connection on 127.0.0.1:`port`. */
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 describe('voucher-api process', () => {
   let database: TestDatabase;
@@ -63,7 +52,7 @@ describe('voucher-api process', () => {
     expect(exit.code).not.toBeNull();
     expect(service.output()).toContain(`no PostgreSQL answers at DB_HOST=127.0.0.1 DB_PORT=${closedPort}`);
     expect(service.output()).toContain('production never starts an embedded PostgreSQL');
-    expect(await listening(closedPort)).toBe(false);
+    expect(await acceptsConnections(closedPort)).toBe(false);
   }, 30_000);
 
   it('in production with sealed transport on, refuses to start without its own keys or with the development key', async () => {
@@ -116,7 +105,7 @@ describe('voucher-api process', () => {
     );
     const exit = service.stop('SIGTERM');
     // The rest of the body once the server has closed its port: the answer then comes after the server's close.
-    await waitUntil(async () => !(await listening(service.port)), 'the port closed by the shutdown', 10_000);
+    await waitUntil(async () => !(await acceptsConnections(service.port)), 'the port closed by the shutdown', 10_000);
     socket.write(body.slice(10));
     await waitUntil(() => received.includes('\r\n\r\n'), 'the answer to the request in flight', 10_000);
     const answeredAt = Date.now();

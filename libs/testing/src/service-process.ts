@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createConnection, createServer } from 'node:net';
 import { resolve } from 'node:path';
 
 /** The repository root, from which app entry points are started. */
@@ -17,6 +17,18 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<ProcessExit>;
   exited: Promise<ProcessExit>;
   output(): string;
+}
+
+/** Whether anything accepts a TCP connection on 127.0.0.1:`port` (false once a server closed its port). */
+export function acceptsConnections(port: number): Promise<boolean> {
+  return new Promise((resolveCheck) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolveCheck(true);
+    });
+    socket.once('error', () => resolveCheck(false));
+  });
 }
 
 /** The first port the kernel hands out for outgoing connections and `listen(0)`. */
