@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import {
   createEmptyDatabase,
   deleteRedisKeys,
@@ -10,6 +9,8 @@ import {
   quietPeriod,
   startHttpsReceiver,
   TestDatabase,
+  testDataSource,
+  testEnv,
   waitUntil,
 } from '@app/testing';
 import { Fleet, migrate } from './fleet';
@@ -59,42 +60,26 @@ function line(text: string): void {
   process.stdout.write(`[upgrade ${Math.round((Date.now() - began) / 1000)} s] ${text}\n`);
 }
 
-async function migrationCount(database: string): Promise<number> {
-  const client = new Client({
-    host: process.env.DB_HOST ?? '127.0.0.1',
-    port: Number(process.env.DB_PORT ?? 5432),
-    user: process.env.DB_USER ?? 'postgres',
-    password: process.env.DB_PASSWORD ?? '',
-    database,
-  });
-  await client.connect();
+/** The one number a counting query answers in `database`. */
+async function count(database: string, sql: string): Promise<number> {
+  const dataSource = testDataSource(database);
+  await dataSource.initialize();
   try {
-    const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM migrations');
-    return rows[0].n;
+    const [row]: Array<{ n: number }> = await dataSource.query(sql);
+    return row.n;
   } finally {
-    await client.end();
+    await dataSource.destroy();
   }
 }
 
+const migrationCount = (database: string) => count(database, 'SELECT count(*)::int AS n FROM migrations');
+
 /** Vouchers with more than one redemption row, whatever the API answered. */
-async function vouchersRedeemedTwice(database: string): Promise<number> {
-  const client = new Client({
-    host: process.env.DB_HOST ?? '127.0.0.1',
-    port: Number(process.env.DB_PORT ?? 5432),
-    user: process.env.DB_USER ?? 'postgres',
-    password: process.env.DB_PASSWORD ?? '',
+const vouchersRedeemedTwice = (database: string) =>
+  count(
     database,
-  });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM (SELECT voucher_id FROM redemptions GROUP BY voucher_id HAVING count(*) > 1) twice',
-    );
-    return rows[0].n;
-  } finally {
-    await client.end();
-  }
-}
+    'SELECT count(*)::int AS n FROM (SELECT voucher_id FROM redemptions GROUP BY voucher_id HAVING count(*) > 1) twice',
+  );
 
 describe('upgrade from the previous release to this build, and back', () => {
   let previous: PreviousBuilds | undefined;
@@ -140,47 +125,33 @@ describe('upgrade from the previous release to this build, and back', () => {
     const voucherProxy = await RoundRobinProxy.start();
     const botProxy = await RoundRobinProxy.start();
     proxies.push(voucherProxy, botProxy);
-    const shared = {
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'warn',
-      DB_HOST: process.env.DB_HOST ?? '127.0.0.1',
-      DB_PORT: process.env.DB_PORT ?? '5432',
-      DB_USER: process.env.DB_USER ?? 'postgres',
-      DB_PASSWORD: process.env.DB_PASSWORD ?? '',
-      DB_AUTO_CREATE: 'false',
-      // Migrations are the Job's, applied while the old replicas serve, never a replica's own.
-      MIGRATIONS_RUN: 'false',
-      // Up to three replicas of each app at once (during a rollout) on a PostgreSQL others use too.
-      DB_POOL_SIZE: '3',
-      DB_POOL_MIN: '1',
-      REDIS_URL,
-      COORDINATION_BACKEND: 'redis',
-      ACCOUNT_JWT_SECRET,
-      INTERNAL_API_TOKEN: 'upgrade-internal-token-0123456789',
-    };
+    // As each test app's environment, but migrations are the Job's, run while the old replicas serve, and
+    // up to three replicas of each app at once (during a rollout) share a PostgreSQL others use too.
+    const envOf = (database: string, prefix: string, extra: Record<string, string>) =>
+      testEnv(database, `${redisPrefix}${prefix}`, {
+        LOG_LEVEL: 'warn',
+        MIGRATIONS_RUN: 'false',
+        DB_POOL_SIZE: '3',
+        DB_POOL_MIN: '1',
+        COORDINATION_BACKEND: 'redis',
+        ACCOUNT_JWT_SECRET,
+        INTERNAL_API_TOKEN: 'upgrade-internal-token-0123456789',
+        ...extra,
+      });
     const env: Record<AppName, NodeJS.ProcessEnv> = {
-      'voucher-api': {
-        ...shared,
-        DB_NAME: voucherDb.name,
-        REDIS_KEY_PREFIX: `${redisPrefix}voucher:`,
+      'voucher-api': envOf(voucherDb.name, 'voucher:', {
         BOT_API_URL: botProxy.url,
         RATE_LIMITS: 'issue=1000000,redeem=1000000,me=1000000',
-      },
-      'bot-api': {
-        ...shared,
-        DB_NAME: botDb.name,
-        REDIS_KEY_PREFIX: `${redisPrefix}bot:`,
+      }),
+      'bot-api': envOf(botDb.name, 'bot:', {
         RATE_LIMITS: 'client.read=1000000,client.write=1000000,bot=1000000',
         WEBHOOK_ALLOW_PRIVATE: 'true',
         FILE_STORAGE_DIR: fileDir,
-      },
-      'bot-dispatcher': {
-        ...shared,
-        DB_NAME: botDb.name,
-        REDIS_KEY_PREFIX: `${redisPrefix}bot:`,
+      }),
+      'bot-dispatcher': envOf(botDb.name, 'bot:', {
         WEBHOOK_ALLOW_PRIVATE: 'true',
         WEBHOOK_CA_FILE: receiver.caFile,
-      },
+      }),
     };
     const migrateWith = (builds: Record<AppName, AppBuild>) =>
       Promise.all([migrate(builds['voucher-api'], env['voucher-api']), migrate(builds['bot-api'], env['bot-api'])]);
