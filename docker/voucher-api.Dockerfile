@@ -14,6 +14,9 @@ COPY nx.json tsconfig.base.json ./
 COPY libs ./libs
 COPY clients/bot-api ./clients/bot-api
 COPY apps/voucher-api ./apps/voucher-api
+# The commit the image is built from (its context holds no .git): the build writes it into build-info.json
+# beside main.js, with the app's version from its package.json, for /health/live and app_build_info.
+ARG BUILD_COMMIT=unknown
 RUN npx nx run voucher-api:build --outputStyle=static
 
 # --- prod-deps: runtime dependencies only, no install scripts ---------------------------------------

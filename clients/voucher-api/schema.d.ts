@@ -8,7 +8,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process runs */
+        /** Liveness: the process runs, and which release */
         get: operations["Health_live"];
         put?: never;
         post?: never;
@@ -1470,7 +1470,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The process is alive */
+            /** @description The process is alive; the release it runs */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1478,7 +1478,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        status?: "ok";
+                        status: "ok";
+                        /**
+                         * @description The release version of this app (each app is versioned on its own)
+                         * @example 1.0.0
+                         */
+                        version: string;
+                        /**
+                         * @description The git commit the build was made from (`unknown` when the build could not tell)
+                         * @example 2cd3c68e0b1f4f6a9d2c1e8b7a6f5d4c3b2a1908
+                         */
+                        commit: string;
                     };
                 };
             };

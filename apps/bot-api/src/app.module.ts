@@ -3,7 +3,14 @@ import { CoordinationModule, coordinationSettings } from '@app/coordination';
 import { AuthModule } from '@app/auth';
 import { EnvelopeModule, botEnvelope } from '@app/envelope';
 import { IdempotencyModule } from '@app/idempotency';
-import { databaseModule, HealthModule, HttpFoundationModule, loggingModule, MetricsModule } from '@app/platform';
+import {
+  databaseModule,
+  HealthModule,
+  HttpFoundationModule,
+  loggingModule,
+  MetricsModule,
+  readBuildInfo,
+} from '@app/platform';
 import { AdminModule } from './admin/admin.module';
 import { BotsModule } from './bots/bots.module';
 import { BotConfig } from './config/bot.config';
@@ -66,7 +73,7 @@ export class AppModule {
           internalApiToken: config.INTERNAL_API_TOKEN,
         }),
         IdempotencyModule.forRoot({ ttlMs: config.IDEMPOTENCY_TTL_MS }),
-        HealthModule.forRoot(config.coordinationBackend, botWarmUp()),
+        HealthModule.forRoot(config.coordinationBackend, botWarmUp(), readBuildInfo(__dirname)),
         MetricsModule,
         botApiPeriodicWork(),
         RateLimitsModule,

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { createTestApp, readinessInfo } from '@app/testing';
+import { checkoutRelease, createTestApp, expectReleaseReported, readinessInfo } from '@app/testing';
 import { AppModule } from '../src/app.module';
 import { BotTestContext, startBotApp } from './app-context';
 
@@ -14,6 +14,10 @@ describe('bot-api foundation', () => {
   it('answers readiness 200 naming the coordination mode, with what that mode depends on up', async () => {
     const res = await request(ctx.app.getHttpServer()).get('/health/ready').expect(200);
     expect(res.body.info).toEqual(readinessInfo(ctx.config.coordinationBackend));
+  });
+
+  it('reports the release it runs, version and commit, on liveness and in app_build_info', async () => {
+    await expectReleaseReported(ctx.app.getHttpServer(), checkoutRelease('bot-api'));
   });
 
   it('renders an unknown route in the bot envelope with an X-Service-Request-Id UUID', async () => {

@@ -3,7 +3,14 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { WEBHOOK_QUEUE } from '@app/bot-delivery';
 import { CoordinationModule, coordinationSettings, PeriodicWorkModule } from '@app/coordination';
 import { botEnvelope, EnvelopeModule } from '@app/envelope';
-import { databaseModule, HealthModule, HttpFoundationModule, loggingModule, MetricsModule } from '@app/platform';
+import {
+  databaseModule,
+  HealthModule,
+  HttpFoundationModule,
+  loggingModule,
+  MetricsModule,
+  readBuildInfo,
+} from '@app/platform';
 import { DispatcherConfig } from './config/dispatcher.config';
 import { DeliveryLogPurge } from './delivery/delivery-log-purge';
 import { DeliveryModule } from './delivery/delivery.module';
@@ -23,7 +30,11 @@ export class AppModule {
         databaseModule(config, []),
         CoordinationModule.forRoot(coordinationSettings(config, 'bot-dispatcher')),
         // The worker has no hot HTTP route: its warm-up opens the pool and the queue's connection.
-        HealthModule.forRoot(config.coordinationBackend, { queues: [getQueueToken(WEBHOOK_QUEUE)] }),
+        HealthModule.forRoot(
+          config.coordinationBackend,
+          { queues: [getQueueToken(WEBHOOK_QUEUE)] },
+          readBuildInfo(__dirname),
+        ),
         MetricsModule,
         DeliveryModule,
         PeriodicWorkModule.forRoot({

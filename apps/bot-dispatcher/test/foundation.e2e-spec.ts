@@ -1,10 +1,12 @@
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@app/platform';
 import {
+  checkoutRelease,
   createTestApp,
   createTestDatabase,
   deleteRedisKeys,
   describeEachBackend,
+  expectReleaseReported,
   readinessInfo,
   TestDatabase,
   testEnv,
@@ -34,6 +36,10 @@ describeEachBackend('bot-dispatcher foundation', (backend) => {
   it('answers readiness 200 naming the coordination mode, with what that mode depends on up', async () => {
     const res = await request(app.getHttpServer()).get('/health/ready').expect(200);
     expect(res.body.info).toEqual(readinessInfo(backend));
+  });
+
+  it('reports the release it runs, version and commit, on liveness and in app_build_info', async () => {
+    await expectReleaseReported(app.getHttpServer(), checkoutRelease('bot-dispatcher'));
   });
 
   it('does not create or migrate the bot database on its own by default', () => {

@@ -3,7 +3,14 @@ import { CoordinationModule, coordinationSettings, PeriodicWorkModule } from '@a
 import { AuthModule } from '@app/auth';
 import { EnvelopeModule, voucherEnvelope } from '@app/envelope';
 import { IdempotencyModule, IdempotencyPurge } from '@app/idempotency';
-import { databaseModule, HealthModule, HttpFoundationModule, loggingModule, MetricsModule } from '@app/platform';
+import {
+  databaseModule,
+  HealthModule,
+  HttpFoundationModule,
+  loggingModule,
+  MetricsModule,
+  readBuildInfo,
+} from '@app/platform';
 import { AdminModule } from './admin/admin.module';
 import { AllocationsModule } from './allocations/allocations.module';
 import { AppAuthModule } from './app-auth/app-auth.module';
@@ -43,7 +50,7 @@ export class AppModule {
         CoordinationModule.forRoot(coordinationSettings(config, 'voucher-api')),
         AuthModule.forRoot({ config, directory: UsersDirectory, imports: [UsersModule] }),
         IdempotencyModule.forRoot({ ttlMs: config.IDEMPOTENCY_TTL_MS }),
-        HealthModule.forRoot(config.coordinationBackend, voucherWarmUp()),
+        HealthModule.forRoot(config.coordinationBackend, voucherWarmUp(), readBuildInfo(__dirname)),
         MetricsModule,
         UsersModule,
         ApplicationsModule,

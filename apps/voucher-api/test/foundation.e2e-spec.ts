@@ -1,4 +1,4 @@
-import { readinessInfo } from '@app/testing';
+import { checkoutRelease, expectReleaseReported, readinessInfo } from '@app/testing';
 import request from 'supertest';
 import { startVoucherApp, VoucherTestContext } from './app-context';
 
@@ -16,8 +16,8 @@ describe('voucher-api foundation', () => {
     expect(res.body.info).toEqual(readinessInfo(ctx.config.coordinationBackend));
   });
 
-  it('answers liveness 200', async () => {
-    await request(ctx.app.getHttpServer()).get('/health/live').expect(200, { status: 'ok' });
+  it('answers liveness 200 with the release it runs, version and commit, also reported in app_build_info', async () => {
+    await expectReleaseReported(ctx.app.getHttpServer(), checkoutRelease('voucher-api'));
   });
 
   it('answers without an ETag, so no body is hashed for a validator nobody sends back', async () => {

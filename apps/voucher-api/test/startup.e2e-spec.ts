@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { createConnection } from 'node:net';
 import {
+  acceptsConnections,
   createTestDatabase,
   defaultTestBackend,
   freePort,
@@ -9,23 +11,12 @@ import {
   TestDatabase,
   testEnv,
   testRedisPrefix,
+  waitUntil,
 } from '@app/testing';
 import { voucherMigrations } from '../src/database/migrations';
 import { DEV_SEALING_KEY } from '../src/config/sealing-keys';
 
 const MAIN = 'apps/voucher-api/src/main.ts';
-
-/** Whether anything accepts a TCP connection on 127.0.0.1:`port`. */
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 describe('voucher-api process', () => {
   let database: TestDatabase;
@@ -61,7 +52,7 @@ describe('voucher-api process', () => {
     expect(exit.code).not.toBeNull();
     expect(service.output()).toContain(`no PostgreSQL answers at DB_HOST=127.0.0.1 DB_PORT=${closedPort}`);
     expect(service.output()).toContain('production never starts an embedded PostgreSQL');
-    expect(await listening(closedPort)).toBe(false);
+    expect(await acceptsConnections(closedPort)).toBe(false);
     // Logged before the app exists (the coordination backend): the app's JSON, never Nest's coloured text.
     expect(JSON.parse(service.output().split('\n')[0])).toMatchObject({ level: 30, name: 'voucher-api' });
   }, 30_000);
@@ -97,6 +88,34 @@ describe('voucher-api process', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     // Nest re-raises the signal once every module has closed: death by SIGTERM after a clean close, or code 0.
     expect(exit.signal === 'SIGTERM' || exit.code === 0).toBe(true);
+    expect(service.output()).not.toMatch(/exceeded|ERROR/);
+  });
+
+  it('closes the connection of a request in flight at SIGTERM once it is answered rather than 6 s later, so the drain ends with the last answer', async () => {
+    const service = await startServiceProcess(MAIN, testEnv(database.name, testRedisPrefix(), { LOG_LEVEL: 'warn' }));
+    const socket = createConnection({ host: '127.0.0.1', port: service.port });
+    await once(socket, 'connect');
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+    const closedAt = once(socket, 'close').then(() => Date.now());
+    // A keep-alive request whose body is still on its way when the signal comes: the server holds it.
+    const body = JSON.stringify({ credential: { type: 'redeem_code', value: 'ABC234' } });
+    socket.write(
+      'POST /api/v1/open-platform/vouchers/verify HTTP/1.1\r\nHost: voucher-api\r\nConnection: keep-alive\r\n' +
+        `Authorization: Bearer sop_unknown\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n` +
+        body.slice(0, 10),
+    );
+    const exit = service.stop('SIGTERM');
+    // The rest of the body once the server has closed its port: the answer then comes after the server's close.
+    await waitUntil(async () => !(await acceptsConnections(service.port)), 'the port closed by the shutdown', 10_000);
+    socket.write(body.slice(10));
+    await waitUntil(() => received.includes('\r\n\r\n'), 'the answer to the request in flight', 10_000);
+    const answeredAt = Date.now();
+    expect(received).toMatch(/^HTTP\/1\.1 401 /);
+    // Node would keep the connection for its keep-alive timeout and a second (6 s), and the close would wait for it.
+    expect((await closedAt) - answeredAt).toBeLessThan(2500);
+    const ended = await exit;
+    expect(ended.signal === 'SIGTERM' || ended.code === 0).toBe(true);
     expect(service.output()).not.toMatch(/exceeded|ERROR/);
   });
 });

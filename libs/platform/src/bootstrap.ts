@@ -2,6 +2,7 @@ import { INestApplication, Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import express from 'express';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Logger } from 'nestjs-pino';
 import { ApiExpressAdapter } from './api-express-adapter';
@@ -52,6 +53,23 @@ export function configureHttpApp(app: INestApplication): void {
   (app as NestExpressApplication).set('etag', false);
 }
 
+/** How soon a connection whose answer was sent is closed once the shutdown has begun. */
+const IDLE_CONNECTION_SWEEP_MS = 50;
+
+/**
+ * From the shutdown on, no connection outlives its answer. Node keeps an idle keep-alive connection for
+ * keepAliveTimeout plus a second (6 s) even once the server is closing, and the server's close waits for
+ * it: the drain lasted 6 s past the last answer and ran into SHUTDOWN_TIMEOUT_MS on a busy process. A
+ * request that comes in now is answered with `Connection: close`; the connection of one already in
+ * flight is closed as soon as it falls idle.
+ */
+function closeConnectionsOnceAnswered(server: Server): void {
+  server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => {
+    if (!response.headersSent) response.setHeader('connection', 'close');
+  });
+  setInterval(() => server.closeIdleConnections(), IDLE_CONNECTION_SWEEP_MS).unref();
+}
+
 /**
  * Boots an app and guarantees a bounded shutdown: on SIGTERM/SIGINT Nest stops accepting
  * connections, drains in-flight requests and closes pools; a stuck drain is cut off after the timeout.
@@ -69,8 +87,11 @@ export async function runHttpApp(
   configureHttpApp(app);
   afterCreate(app);
   app.enableShutdownHooks();
+  let shuttingDown = false;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
+      if (!shuttingDown) closeConnectionsOnceAnswered(app.getHttpServer() as Server);
+      shuttingDown = true;
       setTimeout(() => {
         new NestLogger('Shutdown').error(`graceful shutdown exceeded ${config.SHUTDOWN_TIMEOUT_MS} ms; exiting`);
         process.exit(1);

@@ -9,8 +9,9 @@ import {
 } from '@nestjs/terminus';
 import type { Response } from 'express';
 import type Redis from 'ioredis';
-import type { Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import type { BuildInfo } from './build-info';
 import type { CoordinationBackend } from './config';
 import { DependencyMetrics } from './dependency-metrics';
 import { METRICS_REGISTRY } from './metrics.module';
@@ -18,6 +19,8 @@ import { REDIS } from './redis';
 import { WarmUpGate, WarmUpPlan } from './warm-up';
 
 const HEALTH_BACKEND = Symbol('HEALTH_BACKEND');
+const BUILD_INFO = Symbol('BUILD_INFO');
+const BUILD_INFO_METRIC = Symbol('BUILD_INFO_METRIC');
 
 @Injectable()
 class RedisHealthIndicator {
@@ -36,15 +39,17 @@ class RedisHealthIndicator {
 }
 
 /**
- * Liveness says the process runs; readiness says it can serve: its warm-up has finished (a
- * `warm_up` entry is down until then), the database answers and so does whatever the coordination
- * backend adds (Redis in Redis mode; nothing more in the PostgreSQL-only mode, whose queues and
- * limits live in that database). The `coordination` entry names the mode. Both answer in Terminus'
- * own format, which probes and operators expect, not in the API envelope.
+ * Liveness says the process runs, and which release it runs (version and commit); readiness says it
+ * can serve: its warm-up has finished (a `warm_up` entry is down until then), the database answers and
+ * so does whatever the coordination backend adds (Redis in Redis mode; nothing more in the
+ * PostgreSQL-only mode, whose queues and limits live in that database). The `coordination` entry names
+ * the mode. Both answer in Terminus' own format, which probes and operators expect, not in the API
+ * envelope.
  */
 @Controller('health')
 class HealthController {
   private readonly checks: HealthIndicatorFunction[];
+  private readonly liveBody: { status: 'ok' } & BuildInfo;
 
   constructor(
     private readonly health: HealthCheckService,
@@ -52,7 +57,9 @@ class HealthController {
     redis: RedisHealthIndicator,
     @Inject(HEALTH_BACKEND) backend: CoordinationBackend,
     warmUp: WarmUpGate,
+    @Inject(BUILD_INFO) build: BuildInfo,
   ) {
+    this.liveBody = { status: 'ok', version: build.version, commit: build.commit };
     this.checks = [
       () => warmUp.check('warm_up'),
       () => ({ coordination: { status: 'up', backend } }),
@@ -63,7 +70,7 @@ class HealthController {
 
   @Get('live')
   live(@Res() res: Response): void {
-    res.status(200).json({ status: 'ok' });
+    res.status(200).json(this.liveBody);
   }
 
   @Get('ready')
@@ -79,8 +86,11 @@ class HealthController {
 
 @Module({})
 export class HealthModule {
-  /** `warmUp`: what the app sends itself and connects before it reports ready (see warmUpApp). */
-  static forRoot(backend: CoordinationBackend, warmUp: WarmUpPlan = {}): DynamicModule {
+  /**
+   * `warmUp`: what the app sends itself and connects before it reports ready (see warmUpApp); `build`:
+   * the release the process runs (readBuildInfo), shown by liveness and the `app_build_info` metric.
+   */
+  static forRoot(backend: CoordinationBackend, warmUp: WarmUpPlan, build: BuildInfo): DynamicModule {
     return {
       module: HealthModule,
       imports: [TerminusModule.forRoot({ errorLogStyle: 'json', logger: false })],
@@ -88,6 +98,22 @@ export class HealthModule {
       providers: [
         RedisHealthIndicator,
         { provide: HEALTH_BACKEND, useValue: backend },
+        { provide: BUILD_INFO, useValue: build },
+        // The usual build-info series: constant 1, the release in its labels, for joins and dashboards.
+        {
+          provide: BUILD_INFO_METRIC,
+          inject: [METRICS_REGISTRY],
+          useFactory: (registry: Registry) => {
+            const gauge = new Gauge({
+              name: 'app_build_info',
+              help: 'The release this process runs: its version and the commit it was built from (always 1)',
+              labelNames: ['version', 'commit'],
+              registers: [registry],
+            });
+            gauge.set({ version: build.version, commit: build.commit }, 1);
+            return gauge;
+          },
+        },
         { provide: WarmUpGate, useValue: new WarmUpGate(warmUp) },
         // The same questions as readiness, asked on each scrape, for the alerts (see docs/operations.md).
         {

@@ -1,4 +1,5 @@
 export * from './bootstrap';
+export * from './build-info';
 export * from './api-express-adapter';
 export * from './channel-bus';
 export * from './config';

@@ -218,12 +218,30 @@ const terminusBody = {
 /** The platform's own routes answer in the formats probes and Prometheus expect, so they are described here. */
 const OPERATIONS_ROUTES: Record<string, Json> = {
   '/health/live': {
-    summary: 'Liveness: the process runs',
+    summary: 'Liveness: the process runs, and which release',
     responses: {
       '200': {
-        description: 'The process is alive',
+        description: 'The process is alive; the release it runs',
         content: {
-          'application/json': { schema: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } } } },
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['status', 'version', 'commit'],
+              properties: {
+                status: { type: 'string', enum: ['ok'] },
+                version: {
+                  type: 'string',
+                  description: 'The release version of this app (each app is versioned on its own)',
+                  example: '1.0.0',
+                },
+                commit: {
+                  type: 'string',
+                  description: 'The git commit the build was made from (`unknown` when the build could not tell)',
+                  example: '2cd3c68e0b1f4f6a9d2c1e8b7a6f5d4c3b2a1908',
+                },
+              },
+            },
+          },
         },
       },
     },

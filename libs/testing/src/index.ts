@@ -21,3 +21,4 @@ export * from './otlp-receiver';
 export * from './code-map';
 export * from './warm-up-suite';
 export * from './network-namespaces';
+export * from './release-reported';

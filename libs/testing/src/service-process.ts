@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createConnection, createServer } from 'node:net';
 import { resolve } from 'node:path';
 
 /** The repository root, from which app entry points are started. */
@@ -17,6 +17,18 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<ProcessExit>;
   exited: Promise<ProcessExit>;
   output(): string;
+}
+
+/** Whether anything accepts a TCP connection on 127.0.0.1:`port` (false once a server closed its port). */
+export function acceptsConnections(port: number): Promise<boolean> {
+  return new Promise((resolveCheck) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolveCheck(true);
+    });
+    socket.once('error', () => resolveCheck(false));
+  });
 }
 
 /** The first port the kernel hands out for outgoing connections and `listen(0)`. */
@@ -73,18 +85,30 @@ export async function reservePort(): Promise<{ port: number; release(): Promise<
   return { port, release: () => new Promise((resolveClose) => server.close(() => resolveClose())) };
 }
 
-/** Runs an app's `main.ts` as its own process, exactly as deployed but without a build step. */
-export function spawnServiceMain(mainPath: string, env: NodeJS.ProcessEnv): Omit<ServiceProcess, 'port'> {
+/**
+ * What to run: an app's `main.ts` of this checkout (a path from the repository root, run with ts-node), or
+ * a compiled `main.js` of a build with the folder it runs in (a build of another release, say).
+ */
+export type ServiceEntry = string | { builtMain: string; cwd: string };
+
+function commandOf(entry: ServiceEntry): { args: string[]; cwd: string; env: NodeJS.ProcessEnv } {
+  if (typeof entry !== 'string') return { args: [entry.builtMain], cwd: entry.cwd, env: {} };
+  return {
+    args: ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', resolve(REPO_ROOT, entry)],
+    cwd: REPO_ROOT,
+    env: { TS_NODE_TRANSPILE_ONLY: 'true' },
+  };
+}
+
+/** Runs an app's `main.ts` (or a built `main.js`) as its own process, exactly as deployed. */
+export function spawnServiceMain(entry: ServiceEntry, env: NodeJS.ProcessEnv): Omit<ServiceProcess, 'port'> {
   let output = '';
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', resolve(REPO_ROOT, mainPath)],
-    {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ...env, TS_NODE_TRANSPILE_ONLY: 'true' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const command = commandOf(entry);
+  const child: ChildProcess = spawn(process.execPath, command.args, {
+    cwd: command.cwd,
+    env: { ...process.env, ...env, ...command.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<ProcessExit>((resolveExit) =>
@@ -104,32 +128,34 @@ export function spawnServiceMain(mainPath: string, env: NodeJS.ProcessEnv): Omit
 const PORT_ATTEMPTS = 3;
 
 /**
- * Starts `mainPath` on a free port and waits until `/health/ready` answers 200. A port probed free can
+ * Starts the entry on a free port and waits until `/health/ready` answers 200. A port probed free can
  * be taken before the process listens (any outgoing connection of a parallel test may get it as its
  * local port while ts-node compiles the app): such an exit is retried on another port.
  */
 export async function startServiceProcess(
-  mainPath: string,
+  entry: ServiceEntry,
   env: NodeJS.ProcessEnv,
   timeoutMs = 25_000,
 ): Promise<ServiceProcess> {
+  const name = typeof entry === 'string' ? entry : entry.builtMain;
   for (let attempt = 1; ; attempt++) {
-    const started = await startOnFreePort(mainPath, env, timeoutMs);
+    const started = await startOnFreePort(entry, name, env, timeoutMs);
     if ('port' in started) return started;
     const output = started.output();
     if (!output.includes('EADDRINUSE') || attempt === PORT_ATTEMPTS) {
-      throw new Error(`${mainPath} exited with ${started.exit.code ?? started.exit.signal}:\n${output}`);
+      throw new Error(`${name} exited with ${started.exit.code ?? started.exit.signal}:\n${output}`);
     }
   }
 }
 
 async function startOnFreePort(
-  mainPath: string,
+  entry: ServiceEntry,
+  name: string,
   env: NodeJS.ProcessEnv,
   timeoutMs: number,
 ): Promise<ServiceProcess | { exit: ProcessExit; output(): string }> {
   const port = await freePort();
-  const service = spawnServiceMain(mainPath, { ...env, PORT: String(port) });
+  const service = spawnServiceMain(entry, { ...env, PORT: String(port) });
   let exit: ProcessExit | undefined;
   void service.exited.then((result) => (exit = result));
   const deadline = Date.now() + timeoutMs;
@@ -143,7 +169,7 @@ async function startOnFreePort(
     }
     if (Date.now() > deadline) {
       await service.stop('SIGKILL');
-      throw new Error(`${mainPath} did not become ready:\n${service.output()}`);
+      throw new Error(`${name} did not become ready:\n${service.output()}`);
     }
     await new Promise((r) => setTimeout(r, 200));
   }
