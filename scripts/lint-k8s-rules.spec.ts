@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { parse } from 'yaml';
 import { RATE_LIMIT_POOL_SIZE } from '@app/rate-limits';
 import { MAX_FILE_SIZE } from '../apps/bot-api/src/files/file-types';
 import { kitWithTeamSettings, overlayProblems, parseManifests, renderOverlay } from './lint-k8s';
@@ -12,6 +13,7 @@ import {
   memoryFloorProblems,
   placeholderProblems,
   POSTGRES_ONLY_POOLS,
+  releasePinProblems,
   publicRoutes,
   runbookProblems,
   sharedObjectProblems,
@@ -189,6 +191,45 @@ describe('the rules a rendered overlay must keep', () => {
             /^ConfigMap\/bot-api-config-\w+ \/data\/FILE_PUBLIC_BASE_URL: placeholder "https:\/\/api\.example\.com" left/,
           ),
           'Ingress/open-platform /spec/rules/0/host: placeholder "api.example.com" left (set it in k8s/settings/<env>/settings.env)',
+        ]),
+      );
+      expect(overlayProblems('k8s/overlays/prod', render(copy, 'overlays/prod'))).toEqual(
+        expect.arrayContaining(problems),
+      );
+    });
+
+    it('pins every image of the prod and small overlays to a version its app has released', () => {
+      for (const overlay of ['overlays/prod', 'bot-dispatcher/overlays/prod', 'overlays/small-postgres-only'])
+        expect(releasePinProblems(render(filled, overlay), root)).toEqual([]);
+    });
+
+    it('pins each app to one version in every env Component of an environment (bot-dispatcher pins bot-api for its schema wait)', () => {
+      for (const env of ['prod', 'dev']) {
+        const pins = new Map<string, Set<string>>();
+        for (const app of ['voucher-api', 'bot-api', 'bot-dispatcher']) {
+          const component = parse(readFileSync(join(root, 'k8s', app, 'env', env, 'kustomization.yaml'), 'utf8'));
+          for (const { name, newTag } of component.images ?? [])
+            pins.set(name, (pins.get(name) ?? new Set()).add(newTag));
+        }
+        for (const [image, tags] of pins)
+          expect({ env, image, tags: [...tags] }).toEqual({ env, image, tags: [expect.any(String)] });
+      }
+    });
+
+    it('fails an image pinned to a version that was never released, or to a moving tag', () => {
+      const copy = copyOfKit('pins');
+      edit(join(copy, 'k8s/bot-api/env/prod/kustomization.yaml'), /newTag: "1\.0\.0"/, 'newTag: "9.9.9"');
+      edit(join(copy, 'k8s/bot-dispatcher/env/prod/kustomization.yaml'), /newTag: "1\.0\.0"/, 'newTag: "9.9.9"');
+      edit(join(copy, 'k8s/voucher-api/env/prod/kustomization.yaml'), /newTag: "1\.0\.0"/, 'newTag: latest');
+      const problems = releasePinProblems(render(copy, 'overlays/prod'), root);
+      expect(problems).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(
+            /^Deployment\/bot-api container bot-api: image \S+bot-api:9\.9\.9 is not a released bot-api version/,
+          ),
+          expect.stringMatching(
+            /^Deployment\/voucher-api container voucher-api: image \S+voucher-api:latest is not a released/,
+          ),
         ]),
       );
       expect(overlayProblems('k8s/overlays/prod', render(copy, 'overlays/prod'))).toEqual(

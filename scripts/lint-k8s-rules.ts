@@ -377,6 +377,40 @@ export function collectorEgressProblems(objects: Json[]): string[] {
 const PLACEHOLDER =
   /(^|[./@:])(example\.(com|net|org|internal)|[a-z0-9-]+\.example|[a-z0-9.-]+\.invalid)(?=$|[/:.?#"'\s])/i;
 
+/** The versions an app has released: the headings `# <version>` of its CHANGELOG.md, which `nx release` writes. */
+export function releasedVersions(root: string, app: App): Set<string> {
+  const changelog = readFileSync(join(root, 'apps', app, 'CHANGELOG.md'), 'utf8');
+  return new Set([...changelog.matchAll(/^#{1,2} \[?(\d+\.\d+\.\d+(?:-[\w.]+)?)\]?/gm)].map((match) => match[1]));
+}
+
+/**
+ * Every image of this repository in an overlay a team applies is pinned to a version its app has released
+ * (docs/deployment.md#releases): never `latest`, a branch name or a version nobody built.
+ */
+export function releasePinProblems(objects: Json[], root: string): string[] {
+  const problems: string[] = [];
+  const released = new Map(APPS.map((app) => [app, releasedVersions(root, app)]));
+  const tags = new Map<App, Set<string>>();
+  for (const object of objects) {
+    const pod = podSpec(object);
+    for (const container of [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])]) {
+      const app = appOfImage(container.image);
+      if (!app) continue;
+      const tag = /:([^/:@]+)$/.exec(container.image)?.[1];
+      tags.set(app, (tags.get(app) ?? new Set()).add(tag ?? ''));
+      if (!tag || !released.get(app)!.has(tag)) {
+        problems.push(
+          `${name(object)} container ${container.name}: image ${container.image} is not a released ${app} version (apps/${app}/CHANGELOG.md)`,
+        );
+      }
+    }
+  }
+  for (const [app, seen] of tags) {
+    if (seen.size > 1) problems.push(`the ${app} images carry different tags: ${[...seen].sort().join(', ')}`);
+  }
+  return problems;
+}
+
 export function placeholderProblems(objects: Json[]): string[] {
   const problems: string[] = [];
   const walk = (value: unknown, path: string, object: Json) => {

@@ -31,6 +31,7 @@ import {
   givenSettings,
   memoryFloorProblems,
   placeholderProblems,
+  releasePinProblems,
   publicRoutes,
   requiredSettings,
   runbookProblems,
@@ -371,7 +372,7 @@ export function overlayProblems(label: string, objects: Json[], root = resolve(_
     ...collectorEgressProblems(objects),
     ...runbookProblems(objects),
     ...sharedObjectProblems(objects),
-    ...(development ? [] : placeholderProblems(objects)),
+    ...(development ? [] : [...placeholderProblems(objects), ...releasePinProblems(objects, root)]),
   ];
 }
 

@@ -37,7 +37,14 @@ const APPS = ['voucher-api', 'bot-api', 'bot-dispatcher'] as const;
 type App = (typeof APPS)[number];
 
 const run = randomBytes(4).toString('hex');
-const image = (app: App) => `localhost/open-platform/${app}:test-${run}`;
+/** Each app's version (its package.json, which `nx release` bumps) and this checkout's commit. */
+const release = (app: App) => ({
+  version: (JSON.parse(readFileSync(join(REPO_ROOT, 'apps', app, 'package.json'), 'utf8')) as { version: string })
+    .version,
+  commit: execFileSync('git', ['rev-parse', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim(),
+});
+// Tagged with the version, as a release tags them; the run's suffix keeps parallel runs apart.
+const image = (app: App) => `localhost/open-platform/${app}:${release(app).version}-test-${run}`;
 const container = (app: App) => `open-platform-images-${run}-${app}`;
 const hex = () => randomBytes(32).toString('hex');
 
@@ -221,7 +228,13 @@ describe('the container images, built and run as the manifests run them', () => 
   beforeAll(async () => {
     for (const app of APPS) {
       const started = Date.now();
-      await buildImage(`docker/${app}.Dockerfile`, image(app), LOCAL_NODE_BASE, join(workDir, `build-${app}.log`));
+      await buildImage(
+        `docker/${app}.Dockerfile`,
+        image(app),
+        LOCAL_NODE_BASE,
+        join(workDir, `build-${app}.log`),
+        release(app),
+      );
       sizes[app] = Number(await podman(['image', 'inspect', '--format={{.Size}}', image(app)]));
       console.log(`built ${app} in ${Math.round((Date.now() - started) / 1000)} s`);
     }
@@ -328,6 +341,19 @@ describe('the container images, built and run as the manifests run them', () => 
       lts: true,
     });
     expect(major).toBeGreaterThanOrEqual(22);
+  });
+
+  it.each(APPS)('labels the %s image with its version and commit, and the container reports both', async (app) => {
+    const { version, commit } = release(app);
+    const labels = JSON.parse(await podman(['image', 'inspect', '--format={{json .Labels}}', image(app)]));
+    expect(labels).toMatchObject({
+      'org.opencontainers.image.version': version,
+      'org.opencontainers.image.revision': commit,
+    });
+    const live = (await fetch(`${urls[app]}/health/live`).then((res) => res.json())) as object;
+    expect(live).toMatchObject({ status: 'ok', version, commit });
+    const metrics = await fetch(`${urls[app]}/metrics`).then((res) => res.text());
+    expect(metrics).toContain(`app_build_info{version="${version}",commit="${commit}"} 1`);
   });
 
   it.each(APPS)('passes the HEALTHCHECK of the %s image', async (app) => {

@@ -35,8 +35,24 @@ export async function podman(args: string[]): Promise<string> {
   return result.stdout.trim();
 }
 
-/** Builds one image from the repository root into `log`; rejects with the log's end when the build fails. */
-export function buildImage(dockerfile: string, tag: string, baseImage: string, log: string): Promise<void> {
+/** The release an image is built from: its app's version and the commit (docs/deployment.md#releases). */
+export interface ImageRelease {
+  version: string;
+  commit: string;
+}
+
+/**
+ * Builds one image from the repository root into `log`, with the release's version and commit as the
+ * OCI labels and the commit as the build argument the app reports it from (the build context has no .git);
+ * rejects with the log's end when the build fails.
+ */
+export function buildImage(
+  dockerfile: string,
+  tag: string,
+  baseImage: string,
+  log: string,
+  release: ImageRelease,
+): Promise<void> {
   const args = [
     'build',
     // Keeps HEALTHCHECK (the OCI format has no such field).
@@ -44,6 +60,9 @@ export function buildImage(dockerfile: string, tag: string, baseImage: string, l
     // Build steps reach the npm registry through the host's network, as in the runs below.
     '--network=host',
     `--build-arg=NODE_IMAGE=${baseImage}`,
+    `--build-arg=BUILD_COMMIT=${release.commit}`,
+    `--label=org.opencontainers.image.version=${release.version}`,
+    `--label=org.opencontainers.image.revision=${release.commit}`,
     `--file=${dockerfile}`,
     `--tag=${tag}`,
     '.',
