@@ -37,11 +37,12 @@ const APPS = ['voucher-api', 'bot-api', 'bot-dispatcher'] as const;
 type App = (typeof APPS)[number];
 
 const run = randomBytes(4).toString('hex');
-/** Each app's version (its package.json, which `nx release` bumps) and this checkout's commit. */
+/** Each app's version (its package.json, which `nx release` bumps) and this checkout's commit, read once. */
+const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
 const release = (app: App) => ({
   version: (JSON.parse(readFileSync(join(REPO_ROOT, 'apps', app, 'package.json'), 'utf8')) as { version: string })
     .version,
-  commit: execFileSync('git', ['rev-parse', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim(),
+  commit,
 });
 // Tagged with the version, as a release tags them; the run's suffix keeps parallel runs apart.
 const image = (app: App) => `localhost/open-platform/${app}:${release(app).version}-test-${run}`;
