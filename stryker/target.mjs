@@ -1,0 +1,41 @@
+/*
+ * What every mutation-testing target shares: Jest run per test (coverageAnalysis perTest, so a
+ * mutant runs only the tests that reach it), the project's own Jest config, reports under
+ * reports/mutation/<target>/ (git-ignored) and an incremental file there, so a rerun tests only the
+ * mutants whose code or tests changed. A score under 90 fails the run.
+ */
+export const BREAK_BELOW = 90;
+
+/**
+ * @param {object} target
+ * @param {string} target.name           folder of its reports, and its name on `npm run test:mutation -- <name>`
+ * @param {string} target.jestConfig     the Jest project whose tests kill its mutants
+ * @param {string[]} target.mutate       the files (and line ranges) mutated
+ * @param {string[]} [target.testMatch]  narrows the project's tests to those that reach the code
+ */
+export function mutationTarget({ name, jestConfig, mutate, testMatch }) {
+  const reports = `reports/mutation/${name}`;
+  return {
+    $schema: '../node_modules/@stryker-mutator/core/schema/stryker-schema.json',
+    packageManager: 'npm',
+    testRunner: 'jest',
+    coverageAnalysis: 'perTest',
+    concurrency: 2,
+    mutate,
+    jest: {
+      projectType: 'custom',
+      configFile: jestConfig,
+      ...(testMatch ? { config: { testMatch } } : {}),
+    },
+    reporters: ['clear-text', 'progress', 'html', 'json'],
+    htmlReporter: { fileName: `${reports}/index.html` },
+    jsonReporter: { fileName: `${reports}/mutation.json` },
+    incremental: true,
+    incrementalFile: `${reports}/stryker-incremental.json`,
+    thresholds: { high: 95, low: BREAK_BELOW, break: BREAK_BELOW },
+    tempDirName: '.stryker-tmp',
+    cleanTempDir: 'always',
+    // The sandbox copies only what the tests import; the rest of the repository is left where it is.
+    ignorePatterns: ['**', '!libs/**', '!apps/**', '!scripts/**', '!jest.preset.js', '!jest.config.ts', '!tsconfig*.json', '!package.json', 'apps/*/dist/**', '**/.data/**'],
+  };
+}
