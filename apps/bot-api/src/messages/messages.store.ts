@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { isUuid, namedStatement, runNamed } from '@app/platform';
 import { DataSource, EntityManager, In, IsNull } from 'typeorm';
-import { botsInChatJson, ChatBot, ChatBotRow, toChatBot } from '../bots/bots.store';
+import { botsInChatJson, ChatBot, ChatBotRow, toChatBot } from '../chats/chats.store';
 import { UpdateColumns, updatesWriteSql, WRITTEN_UPDATE_COLUMNS, WrittenUpdateRow } from '@app/bot-delivery';
 import type { Person } from '../users/person';
 import { Message, MessageKind, MessageMetadata } from './entities/message.entity';

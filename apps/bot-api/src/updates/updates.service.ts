@@ -1,29 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import type { Bot } from '../bots/entities/bot.entity';
 import { WebhookOutbox } from '../deliveries/webhook-outbox';
 import { UpdateNotifier } from './update-notifier';
 import { UpdatesMetrics } from './updates.metrics';
 import { updateIdFor } from './update-id';
-import { isSubscribed, UpdateMembers, UpdateType } from '../update-types';
+import { isSubscribed } from '../update-types';
+import { EmittedUpdate, UpdateEvent } from './update-event';
 import { UpdateColumns, UpdatesStore, WrittenUpdateRow } from '@app/bot-delivery';
-
-/** What emit needs to know about the receiving bot. */
-export type UpdateRecipient = Pick<Bot, 'id' | 'scopes' | 'allowedUpdates'>;
-
-export interface UpdateEvent {
-  bot: UpdateRecipient;
-  type: UpdateType;
-  /** The members named for the type, e.g. `{ message: {...} }` or `{ friend_request: {...} }` (spec 6.2). */
-  payload: UpdateMembers;
-  /** Required for message, photo, document, video, audio and location: it derives the update_id. */
-  messageId?: number;
-}
-
-export interface EmittedUpdate {
-  updateSeq: number;
-  updateId: string;
-}
 
 export const RECEIVE_SCOPE = 'messages:receive';
 
