@@ -3,6 +3,7 @@ export * from './producer';
 export * from './signature';
 export * from './webhook-secret';
 export * from './address-policy';
+export * from './entities/update.entity';
 export * from './entities/webhook-delivery.entity';
 export * from './entities/webhook-delivery-attempt.entity';
 export * from './host-resolver';

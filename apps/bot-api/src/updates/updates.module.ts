@@ -1,8 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { UpdateOutbox, UpdatesStore } from '@app/bot-delivery';
+import { UpdateOutbox, UpdateRecord, UpdatesStore } from '@app/bot-delivery';
 import { DeliveriesModule } from '../deliveries/deliveries.module';
-import { UpdateRecord } from './entities/update.entity';
 import { UpdateNotifier } from './update-notifier';
 import { UpdatesMetrics } from './updates.metrics';
 import { UpdatesService } from './updates.service';
