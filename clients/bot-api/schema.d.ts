@@ -3693,14 +3693,11 @@ export type components = {
         StaffDeliveryView: {
             /** Format: uuid */
             update_id: string;
-            bot_id: string;
-            bot_name: string;
-            /** @description The bot owner's account id */
-            owner_id: string;
-            update_type: string;
+            /** @enum {string} */
+            update_type: "message" | "photo" | "document" | "video" | "audio" | "location" | "edited_message" | "message_deleted" | "message_read" | "message_delivered" | "callback_query" | "inline_query" | "friend_request" | "my_chat_member" | "chat_member" | "chat_join_request";
             /** @enum {string} */
             status: "pending" | "retrying" | "succeeded" | "dead_letter";
-            /** @description Attempts of the current series */
+            /** @description Attempts of the current series (a manual redelivery starts a new one) */
             attempts: number;
             series: number;
             /**
@@ -3711,13 +3708,18 @@ export type components = {
             /** Format: date-time */
             dead_letter_at: string | null;
             last_error: string | null;
+            /** @description HTTP status of the last attempt */
             last_status_code: number | null;
-            /** @description Class of the last failed attempt: timeout, connection_refused, tls, http_4xx, http_5xx, http_410, address_refused, other */
-            error_class: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            bot_id: string;
+            bot_name: string;
+            /** @description The bot owner's account id */
+            owner_id: string;
+            /** @description Class of the last failed attempt: timeout, connection_refused, tls, http_4xx, http_5xx, http_410, address_refused, other */
+            error_class: string | null;
         };
         StaffDeliveryPage: {
             items: components["schemas"]["StaffDeliveryView"][];
@@ -3910,14 +3912,11 @@ export type components = {
         StaffDeliveryDetailView: {
             /** Format: uuid */
             update_id: string;
-            bot_id: string;
-            bot_name: string;
-            /** @description The bot owner's account id */
-            owner_id: string;
-            update_type: string;
+            /** @enum {string} */
+            update_type: "message" | "photo" | "document" | "video" | "audio" | "location" | "edited_message" | "message_deleted" | "message_read" | "message_delivered" | "callback_query" | "inline_query" | "friend_request" | "my_chat_member" | "chat_member" | "chat_join_request";
             /** @enum {string} */
             status: "pending" | "retrying" | "succeeded" | "dead_letter";
-            /** @description Attempts of the current series */
+            /** @description Attempts of the current series (a manual redelivery starts a new one) */
             attempts: number;
             series: number;
             /**
@@ -3928,15 +3927,18 @@ export type components = {
             /** Format: date-time */
             dead_letter_at: string | null;
             last_error: string | null;
+            /** @description HTTP status of the last attempt */
             last_status_code: number | null;
-            /** @description Class of the last failed attempt: timeout, connection_refused, tls, http_4xx, http_5xx, http_410, address_refused, other */
-            error_class: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
-            /** @description The bot’s delivery mode now (redelivery needs webhook) */
-            delivery_mode: string;
+            bot_id: string;
+            bot_name: string;
+            /** @description The bot owner's account id */
+            owner_id: string;
+            /** @description Class of the last failed attempt: timeout, connection_refused, tls, http_4xx, http_5xx, http_410, address_refused, other */
+            error_class: string | null;
             /**
              * Format: date-time
              * @description Only while pending or retrying
@@ -3944,6 +3946,8 @@ export type components = {
             next_attempt_at: string | null;
             /** Format: date-time */
             succeeded_at: string | null;
+            /** @description The bot’s delivery mode now (redelivery needs webhook) */
+            delivery_mode: string;
             /** @description The Update as delivered */
             update: {
                 [key: string]: unknown;

@@ -55,19 +55,19 @@ const OWNERS: Record<string, string> = {
 /** Reads that span tables of several owners: each lives with the rule it enforces. Writes never do. */
 const CROSS_TABLE: AllowedUse[] = [
   {
-    at: `${BOT_API}bots/bots.store.ts#botsInChatJson`,
-    tables: ['chat_members', 'bot_delivery_settings'],
+    at: `${BOT_API}chats/chats.store.ts#botsInChatJson`,
+    tables: ['bots', 'bot_delivery_settings'],
     reason: "the available bots among a chat's active members, read by the statement that reserves a message",
   },
   {
-    at: `${BOT_API}bots/bots.store.ts#BotsStore.inChat`,
-    tables: ['chat_members', 'bot_delivery_settings'],
+    at: `${BOT_API}chats/chats.store.ts#ChatsStore.botsInChat`,
+    tables: ['bots', 'bot_delivery_settings'],
     reason:
       "the available bots among a chat's active members, with the Update types they take: who receives the chat's Updates",
   },
   {
-    at: `${BOT_API}bots/bots.store.ts#BotsStore.ofUser`,
-    tables: ['chat_members', 'bot_delivery_settings'],
+    at: `${BOT_API}chats/chats.store.ts#ChatsStore.botOfUser`,
+    tables: ['bots', 'bot_delivery_settings'],
     reason: 'the bot behind a system user, with its rank in the chat for the Update it receives',
   },
   {

@@ -4,36 +4,60 @@ import { join } from 'node:path';
 /** A folder (or a file at the top of `src/`) of an app, and the ones its files import. */
 export type FolderGraph = Map<string, Set<string>>;
 
+/** The modules dependency-cruiser found, each with the modules it imports (resolved paths from the root). */
+type CruisedModules = Array<{ source: string; dependencies: Array<{ resolved: string }> }>;
+
 /**
- * The import graph between the top-level folders of each app's `src/` (tests left out), from
- * dependency-cruiser, which resolves TypeScript imports (type-only ones included) as the compiler does.
- * Files at the top of `src/` (app.module.ts, bot-errors.ts, …) are nodes of their own.
+ * Runs dependency-cruiser over `roots` (paths from `root`), tests left out. `--ts-pre-compilation-deps`
+ * makes it read the TypeScript source before compilation, so `import type` and imports used only as
+ * types count: without it they are erased first and a cycle made of them is invisible.
  */
-export function folderGraph(root: string, apps: readonly string[]): FolderGraph {
+function cruise(root: string, roots: readonly string[], options: readonly string[], exclude?: string): CruisedModules {
   // The package exports only its ESM API, which Jest's CommonJS runtime cannot load: run its CLI.
   const cli = join(root, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs');
   const output = execFileSync(
     process.execPath,
     [
       cli,
-      ...apps.map((app) => `apps/${app}/src`),
+      ...roots,
       '--no-config',
+      '--ts-pre-compilation-deps',
       '--ts-config',
       'tsconfig.base.json',
-      '--include-only',
-      '^apps/',
       '--exclude',
-      '\\.(e2e-)?spec\\.ts$',
-      '--collapse',
-      '^apps/[^/]+/src/[^/]+',
+      ['\\.(e2e-)?spec\\.ts$', ...(exclude ? [exclude] : [])].join('|'),
+      ...options,
       '--output-type',
       'json',
     ],
     { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
   );
-  const { modules } = JSON.parse(output) as {
-    modules: Array<{ source: string; dependencies: Array<{ resolved: string }> }>;
-  };
+  return (JSON.parse(output) as { modules: CruisedModules }).modules;
+}
+
+const escaped = (path: string): string => path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The import graph between the top-level folders of each source folder in `sources` (an app's
+ * `apps/<app>/src`), type-only imports included. Files at the top of a source folder (app.module.ts,
+ * bot-errors.ts, …) are nodes of their own.
+ */
+export function folderGraph(root: string, sources: readonly string[]): FolderGraph {
+  const within = `^(${sources.map(escaped).join('|')})/`;
+  return graphOf(cruise(root, sources, ['--include-only', within, '--collapse', `${within}[^/]+`]));
+}
+
+/**
+ * The import graph between the files under `folders` (each lib's `libs/<lib>/src`), type-only imports
+ * included, with imports through a lib's path alias resolved to the file they name. `exclude` leaves
+ * out files by a regular expression on their path (the fixtures that hold cycles on purpose).
+ */
+export function fileGraph(root: string, folders: readonly string[], exclude?: string): FolderGraph {
+  const within = `^(${folders.map(escaped).join('|')})/`;
+  return graphOf(cruise(root, folders, ['--include-only', within], exclude));
+}
+
+function graphOf(modules: CruisedModules): FolderGraph {
   return new Map(
     modules.map((module) => [
       module.source,

@@ -198,11 +198,9 @@ export function fragmentUses(sources: readonly Source[], uses: readonly TableUse
   };
   for (const hole of holes) {
     const fragment = resolve(hole.path, hole.name);
-    if (
-      fragment &&
-      fragment !== hole.at &&
-      uses.some((use) => use.at === fragment || use.at.startsWith(`${fragment}.`))
-    ) {
+    // Kept even when the fragment names no table itself: it may splice fragments that do (a composition
+    // of two tables' fragments), and the walk below follows it to them.
+    if (fragment && fragment !== hole.at) {
       fragmentsOf.set(hole.at, [...new Set([...(fragmentsOf.get(hole.at) ?? []), fragment])]);
     }
   }

@@ -2,8 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { botAvailableSql } from '@app/bot-delivery';
 import { DataSource, EntityManager } from 'typeorm';
-import type { MemberRank } from '../chats/entities/chat-member.entity';
-import type { UpdateRecipient } from '../updates/updates.service';
 import { Bot, FriendRequestMode, ReviewStatus } from './entities/bot.entity';
 import { isUniqueViolation } from './bot-errors';
 import { systemUserIdFor } from '../users/bot-system-user-id';
@@ -11,52 +9,11 @@ import { systemUserIdFor } from '../users/bot-system-user-id';
 /** What a developer gives when applying for a bot; everything else starts at its default. */
 export type BotApplication = Pick<Bot, 'id' | 'ownerId' | 'name' | 'username' | 'description' | 'avatar' | 'scopes'>;
 
-/** A bot that is an active member of a chat, with what fan-out and privacy need. */
-export interface ChatBot extends UpdateRecipient {
-  username: string | null;
-  systemUserId: string;
-  rank: MemberRank;
-}
-
-export interface ChatBotRow {
-  id: string;
-  scopes: string[];
-  allowed_updates: string[] | null;
-  username: string | null;
-  system_user_id: string;
-  rank: MemberRank;
-}
-
-export function toChatBot(row: ChatBotRow): ChatBot {
-  return {
-    id: row.id,
-    scopes: row.scopes,
-    allowedUpdates: row.allowed_updates,
-    username: row.username,
-    systemUserId: row.system_user_id,
-    rank: row.rank,
-  };
-}
-
 /** The sealed one-time token of a bot, locked for its single read. */
 export interface TokenCopy {
   review_status: ReviewStatus;
   one_time_token_ciphertext: string | null;
   expired: boolean;
-}
-
-const CHAT_BOT_COLUMNS = `b.id, b.scopes, s.allowed_updates, b.username, b.system_user_id`;
-
-/**
- * SQL expression: the ChatBotRow objects (a JSON array) of the available bots that are active members
- * of the chat `chatIdSql`, for statements that read them together with other rows.
- */
-export function botsInChatJson(chatIdSql: string): string {
-  return `(SELECT coalesce(json_agg(json_build_object('id', b.id, 'scopes', b.scopes,
-            'allowed_updates', s.allowed_updates, 'username', b.username, 'system_user_id', b.system_user_id,
-            'rank', cm.rank) ORDER BY b.id), '[]'::json)
-       FROM chat_members cm JOIN bots b ON b.system_user_id = cm.user_id JOIN bot_delivery_settings s ON s.bot_id = b.id
-      WHERE cm.chat_id = ${chatIdSql} AND cm.state = 'active' AND ${botAvailableSql('b')})`;
 }
 
 /** Every statement on `bots`; a bot's delivery settings are @app/bot-delivery's (BotDeliverySettingsStore). */
@@ -358,29 +315,5 @@ export class BotsStore {
       [botId],
     );
     return rows[0]?.virtual_members_enabled === true;
-  }
-
-  /** Available bots that are active members of the chat. */
-  async inChat(manager: EntityManager, chatId: string): Promise<ChatBot[]> {
-    const rows: ChatBotRow[] = await manager.query(
-      `SELECT ${CHAT_BOT_COLUMNS}, cm.rank
-         FROM chat_members cm JOIN bots b ON b.system_user_id = cm.user_id JOIN bot_delivery_settings s ON s.bot_id = b.id
-        WHERE cm.chat_id = $1 AND cm.state = 'active' AND ${botAvailableSql('b')}
-        ORDER BY b.id`,
-      [chatId],
-    );
-    return rows.map(toChatBot);
-  }
-
-  /** The available bot speaking as this user, if the user is a bot's system user. */
-  async ofUser(manager: EntityManager, userId: string, chatId: string): Promise<ChatBot | null> {
-    const rows: ChatBotRow[] = await manager.query(
-      `SELECT ${CHAT_BOT_COLUMNS}, COALESCE(cm.rank, 'member') AS rank
-         FROM bots b JOIN bot_delivery_settings s ON s.bot_id = b.id
-         LEFT JOIN chat_members cm ON cm.user_id = b.system_user_id AND cm.chat_id = $2
-        WHERE b.system_user_id = $1 AND ${botAvailableSql('b')}`,
-      [userId, chatId],
-    );
-    return rows.length > 0 ? toChatBot(rows[0]) : null;
   }
 }

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { BotsStore } from '../bots/bots.store';
 import { unixSeconds } from '../unix-time';
 import { chatRefView, ChatRef } from './chat-view';
+import { ChatsStore } from './chats.store';
 import { UpdatesService } from '../updates/updates.service';
 import { Person, userView } from '../users/person';
 import { UsersStore } from '../users/users.store';
@@ -23,7 +23,7 @@ export interface MemberChange {
 export class ChatEventsService {
   constructor(
     private readonly updates: UpdatesService,
-    private readonly bots: BotsStore,
+    private readonly chats: ChatsStore,
     private readonly users: UsersStore,
   ) {}
 
@@ -52,10 +52,10 @@ export class ChatEventsService {
       new_chat_member: { user: userView(change.target), status: change.newStatus },
     };
     if (change.target.isBot) {
-      const bot = await this.bots.ofUser(manager, change.target.id, change.chat.id);
+      const bot = await this.chats.botOfUser(manager, change.target.id, change.chat.id);
       if (bot) await this.updates.emit(manager, { bot, type: 'my_chat_member', payload: { my_chat_member: body } });
     }
-    for (const bot of await this.bots.inChat(manager, change.chat.id)) {
+    for (const bot of await this.chats.botsInChat(manager, change.chat.id)) {
       if (bot.systemUserId === change.target.id) continue;
       await this.updates.emit(manager, { bot, type: 'chat_member', payload: { chat_member: body } });
     }
@@ -70,7 +70,7 @@ export class ChatEventsService {
       user_chat_id: user.id,
       date: unixSeconds(at),
     };
-    for (const bot of await this.bots.inChat(manager, chat.id)) {
+    for (const bot of await this.chats.botsInChat(manager, chat.id)) {
       if (bot.rank !== 'owner' && bot.rank !== 'administrator') continue;
       await this.updates.emit(manager, { bot, type: 'chat_join_request', payload: { chat_join_request: body } });
     }

@@ -3,7 +3,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { Account } from '@app/auth';
 import { DataSource } from 'typeorm';
 import { BotErrors } from '../bot-errors';
-import { BotsStore } from '../bots/bots.store';
 import type { Bot } from '../bots/entities/bot.entity';
 import { ChatsStore } from '../chats/chats.store';
 import { BotConfig } from '../config/bot.config';
@@ -30,7 +29,6 @@ export class CallbackQueriesService {
     private readonly store: CallbackQueriesStore,
     private readonly chats: ChatsStore,
     private readonly messages: MessagesService,
-    private readonly bots: BotsStore,
     private readonly users: UsersStore,
     private readonly updates: UpdatesService,
     private readonly chatInstances: ChatInstances,
@@ -50,7 +48,7 @@ export class CallbackQueriesService {
           { field: 'data', problem: 'no button of the message carries this callback_data' },
         ]);
       }
-      const bot = await this.bots.ofUser(manager, message.senderId, chat.id);
+      const bot = await this.chats.botOfUser(manager, message.senderId, chat.id);
       if (!bot) throw BotErrors.notFound('Bot');
       const id = await this.store.insert(
         manager,

@@ -1,15 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { withDetectedEntities } from '@app/telegram-shapes';
 import { EntityManager } from 'typeorm';
-import { BotsStore, ChatBot } from '../bots/bots.store';
 import type { StoredFile } from '../files/entities/file.entity';
-import { UpdateEvent, UpdatesService } from '../updates/updates.service';
+import type { UpdateEvent } from '../updates/update-event';
+import { UpdatesService } from '../updates/updates.service';
 import type { UpdateColumns, WrittenUpdateRow } from '@app/bot-delivery';
 import { UpdateType } from '../update-types';
 import { userView } from '../users/person';
 import { UsersStore } from '../users/users.store';
 import { Message, MessageKind } from './entities/message.entity';
 import { ChatRef } from '../chats/chat-view';
+import { ChatBot, ChatsStore } from '../chats/chats.store';
 import { unixSeconds } from '../unix-time';
 import { messageView } from './message-view';
 import { MessagesStore, ReservedMessage } from './messages.store';
@@ -36,7 +37,7 @@ export class MessageEventsService {
   constructor(
     private readonly updates: UpdatesService,
     private readonly store: MessagesStore,
-    private readonly bots: BotsStore,
+    private readonly chats: ChatsStore,
     private readonly users: UsersStore,
   ) {}
 
@@ -116,7 +117,7 @@ export class MessageEventsService {
 
   /** Read and delivered receipts go only to the bot that sent the message. */
   async receipt(manager: EntityManager, chat: ChatRef, message: Message, kind: 'read' | 'delivered', at: Date) {
-    const bot = await this.bots.ofUser(manager, message.senderId, chat.id);
+    const bot = await this.chats.botOfUser(manager, message.senderId, chat.id);
     if (!bot) return;
     const body = { message_id: message.id, chat: { id: chat.id, type: chat.type }, date: unixSeconds(at) };
     const type = kind === 'read' ? 'message_read' : 'message_delivered';
@@ -128,7 +129,7 @@ export class MessageEventsService {
    * for a person's message every bot of a private chat, or of a group when privacy lets the message through.
    */
   private async audience(manager: EntityManager, chat: ChatRef, message: Message): Promise<ChatBot[]> {
-    const bots = await this.bots.inChat(manager, chat.id);
+    const bots = await this.chats.botsInChat(manager, chat.id);
     const senderBot = bots.find((bot) => bot.systemUserId === message.senderId);
     if (senderBot) return [senderBot];
     if (await this.users.isBot(manager, message.senderId)) return [];

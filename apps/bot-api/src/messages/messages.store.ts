@@ -1,9 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { isUuid, namedStatement, runNamed } from '@app/platform';
+import {
+  composedStatement,
+  NO_UPDATES,
+  OUTBOX_WRITTEN,
+  OUTBOX_WRITTEN_COLUMNS,
+  outboxWriteSql,
+  UpdateColumns,
+  WrittenUpdateRow,
+} from '@app/bot-delivery';
 import { DataSource, EntityManager, In, IsNull } from 'typeorm';
-import { botsInChatJson, ChatBot, ChatBotRow, toChatBot } from '../bots/bots.store';
-import { UpdateColumns, updatesWriteSql, WRITTEN_UPDATE_COLUMNS, WrittenUpdateRow } from '@app/bot-delivery';
+import { botsInChatJson, ChatBot, ChatBotRow, toChatBot } from '../chats/chats.store';
 import type { Person } from '../users/person';
 import { Message, MessageKind, MessageMetadata } from './entities/message.entity';
 import { ChatRef } from '../chats/chat-view';
@@ -74,20 +82,23 @@ const RESERVE_AS_MEMBER = namedStatement(
  * Step two: the message under its reserved id with all its Updates and outbox rows, in one statement
  * (so one transaction), written only while the sender is still an active member of the chat.
  */
-const INSERT_RESERVED = namedStatement(
+const INSERT_RESERVED = composedStatement<MessageColumns & { id: number; created_at: Date } & UpdateColumns>(
   'bot_api_message_insert_reserved',
-  `WITH message AS (
+  (p) => `WITH message AS (
      INSERT INTO messages (id, chat_id, sender_id, kind, text, file_id, reply_to_message_id, mentions, metadata,
                            reply_markup, entities, detected_entities, detected_text_md5, created_at)
      OVERRIDING SYSTEM VALUE
-     SELECT $1::bigint, $2::uuid, $3::varchar, $4::varchar, $5::text, $6::uuid, $7::bigint, $8::jsonb, $9::jsonb,
-            $10::jsonb, $11::jsonb, $12::jsonb, $13::uuid, $14::timestamptz
-      WHERE EXISTS (SELECT 1 FROM chat_members WHERE chat_id = $2::uuid AND user_id = $3::varchar AND state = 'active')
+     SELECT ${p.id}::bigint, ${p.chat_id}::uuid, ${p.sender_id}::varchar, ${p.kind}::varchar, ${p.text}::text,
+            ${p.file_id}::uuid, ${p.reply_to_message_id}::bigint, ${p.mentions}::jsonb, ${p.metadata}::jsonb,
+            ${p.reply_markup}::jsonb, ${p.entities}::jsonb, ${p.detected_entities}::jsonb,
+            ${p.detected_text_md5}::uuid, ${p.created_at}::timestamptz
+      WHERE EXISTS (SELECT 1 FROM chat_members
+                     WHERE chat_id = ${p.chat_id}::uuid AND user_id = ${p.sender_id}::varchar AND state = 'active')
      RETURNING id
-   ), ${updatesWriteSql(15, 'message')}
-   SELECT EXISTS (SELECT 1 FROM message) AS message_written, ${WRITTEN_UPDATE_COLUMNS}
+   ), ${outboxWriteSql(p, 'message')}
+   SELECT EXISTS (SELECT 1 FROM message) AS message_written, ${OUTBOX_WRITTEN_COLUMNS}
      FROM (SELECT 1) one
-     LEFT JOIN (written_updates w LEFT JOIN delivered d ON d.update_id = w.update_id) ON true`,
+     LEFT JOIN (${OUTBOX_WRITTEN}) ON true`,
 );
 
 /**
@@ -260,12 +271,16 @@ export class MessagesStore {
     message: Message,
     updates: UpdateColumns | null,
   ): Promise<WrittenUpdateRow[] | null> {
-    const { rows } = await runNamed<WrittenUpdateRow & { message_written: boolean }>(on, INSERT_RESERVED, [
-      message.id,
-      ...messageColumnValues(message),
-      message.createdAt,
-      ...(updates ?? [[], [], [], []]),
-    ]);
+    const { rows } = await runNamed<WrittenUpdateRow & { message_written: boolean }>(
+      on,
+      INSERT_RESERVED,
+      INSERT_RESERVED.values({
+        id: message.id,
+        created_at: message.createdAt,
+        ...messageColumns(message),
+        ...(updates ?? NO_UPDATES),
+      }),
+    );
     if (!rows[0]?.message_written) return null;
     return rows.filter((row) => row.update_id !== null);
   }
@@ -336,21 +351,55 @@ export class MessagesStore {
   }
 }
 
-/** A message's written columns, from chat_id to detected_text_md5, in the order both insert statements take them. */
+/** A message's written columns as statement parameters, from chat_id to detected_text_md5. */
+interface MessageColumns {
+  chat_id: string;
+  sender_id: string;
+  kind: MessageKind;
+  text: string | null;
+  file_id: string | null;
+  reply_to_message_id: number | null;
+  mentions: string;
+  metadata: string;
+  reply_markup: string | null;
+  entities: string;
+  detected_entities: string | null;
+  detected_text_md5: string | null;
+}
+
+function messageColumns(message: Pick<Message, MessageColumn>): MessageColumns {
+  return {
+    chat_id: message.chatId,
+    sender_id: message.senderId,
+    kind: message.kind,
+    text: message.text,
+    file_id: message.fileId,
+    reply_to_message_id: message.replyToMessageId,
+    mentions: JSON.stringify(message.mentions),
+    metadata: JSON.stringify(message.metadata),
+    reply_markup: message.replyMarkup === null ? null : JSON.stringify(message.replyMarkup),
+    entities: JSON.stringify(message.entities),
+    detected_entities: message.detectedEntities === null ? null : JSON.stringify(message.detectedEntities),
+    detected_text_md5: message.detectedTextMd5,
+  };
+}
+
+/** The same columns in the order INSERT_AS_MEMBER numbers them ($1 … $12). */
 function messageColumnValues(message: Pick<Message, MessageColumn>): unknown[] {
+  const columns = messageColumns(message);
   return [
-    message.chatId,
-    message.senderId,
-    message.kind,
-    message.text,
-    message.fileId,
-    message.replyToMessageId,
-    JSON.stringify(message.mentions),
-    JSON.stringify(message.metadata),
-    message.replyMarkup === null ? null : JSON.stringify(message.replyMarkup),
-    JSON.stringify(message.entities),
-    message.detectedEntities === null ? null : JSON.stringify(message.detectedEntities),
-    message.detectedTextMd5,
+    columns.chat_id,
+    columns.sender_id,
+    columns.kind,
+    columns.text,
+    columns.file_id,
+    columns.reply_to_message_id,
+    columns.mentions,
+    columns.metadata,
+    columns.reply_markup,
+    columns.entities,
+    columns.detected_entities,
+    columns.detected_text_md5,
   ];
 }
 

@@ -1,13 +1,6 @@
-import { ApiProperty } from '@nestjs/swagger';
-import {
-  DELIVERY_ERROR_CLASSES,
-  DELIVERY_STATUSES,
-  DELIVERY_TRIGGERS,
-  DeliveryErrorClass,
-  DeliveryStatus,
-  DeliveryTrigger,
-} from '@app/bot-delivery';
-import { AttemptSeriesView, AttemptView, TRIGGER_DESCRIPTION } from '../deliveries/delivery.view';
+import { ApiProperty, IntersectionType, PickType } from '@nestjs/swagger';
+import { DELIVERY_ERROR_CLASSES, DeliveryErrorClass } from '@app/bot-delivery';
+import { AttemptSeriesView, AttemptView, DeliveryView } from '../deliveries/delivery.view';
 import { REDRIVE_JOB_KINDS, RedriveJobKind } from './redrive-jobs.store';
 
 const countsMap = (description: string) => ({
@@ -22,11 +15,8 @@ const openObject = (description: string, nullable = false) => ({
   description,
 });
 
-/** A delivery of any bot, as the staff list shows it. */
-export class StaffDeliveryView {
-  @ApiProperty({ format: 'uuid' })
-  update_id: string;
-
+/** What staff see of a delivery beyond what its bot's developer sees: whose it is and why it failed. */
+class StaffDeliveryFacts {
   @ApiProperty()
   bot_id: string;
 
@@ -36,53 +26,41 @@ export class StaffDeliveryView {
   @ApiProperty({ description: "The bot owner's account id" })
   owner_id: string;
 
-  @ApiProperty()
-  update_type: string;
-
-  @ApiProperty({ enum: DELIVERY_STATUSES })
-  status: DeliveryStatus;
-
-  @ApiProperty({ type: 'integer', description: 'Attempts of the current series' })
-  attempts: number;
-
-  @ApiProperty({ type: 'integer' })
-  series: number;
-
-  @ApiProperty({ enum: DELIVERY_TRIGGERS, description: TRIGGER_DESCRIPTION })
-  trigger: DeliveryTrigger;
-
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
-  dead_letter_at: string | null;
-
-  @ApiProperty({ type: String, nullable: true })
-  last_error: string | null;
-
-  @ApiProperty({ type: 'integer', nullable: true })
-  last_status_code: number | null;
-
   @ApiProperty({
     type: String,
     nullable: true,
     description: `Class of the last failed attempt: ${DELIVERY_ERROR_CLASSES.join(', ')}`,
   })
   error_class: DeliveryErrorClass | null;
-
-  @ApiProperty({ format: 'date-time' })
-  created_at: string;
-
-  @ApiProperty({ format: 'date-time' })
-  updated_at: string;
 }
 
-export class StaffDeliveryDetailView extends StaffDeliveryView {
+/**
+ * A delivery of any bot, as the staff list shows it: the developer's delivery record (its fields and
+ * their documentation derived from DeliveryView, so the two cannot drift) with the staff facts.
+ */
+export class StaffDeliveryView extends IntersectionType(
+  PickType(DeliveryView, [
+    'update_id',
+    'update_type',
+    'status',
+    'attempts',
+    'series',
+    'trigger',
+    'dead_letter_at',
+    'last_error',
+    'last_status_code',
+    'created_at',
+    'updated_at',
+  ] as const),
+  StaffDeliveryFacts,
+) {}
+
+export class StaffDeliveryDetailView extends IntersectionType(
+  StaffDeliveryView,
+  PickType(DeliveryView, ['next_attempt_at', 'succeeded_at'] as const),
+) {
   @ApiProperty({ description: 'The bot’s delivery mode now (redelivery needs webhook)' })
   delivery_mode: string;
-
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Only while pending or retrying' })
-  next_attempt_at: string | null;
-
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
-  succeeded_at: string | null;
 
   @ApiProperty(openObject('The Update as delivered'))
   update: Record<string, unknown>;

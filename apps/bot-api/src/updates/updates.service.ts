@@ -1,29 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import type { Bot } from '../bots/entities/bot.entity';
 import { WebhookOutbox } from '../deliveries/webhook-outbox';
 import { UpdateNotifier } from './update-notifier';
 import { UpdatesMetrics } from './updates.metrics';
 import { updateIdFor } from './update-id';
-import { isSubscribed, UpdateMembers, UpdateType } from '../update-types';
-import { UpdateColumns, UpdatesStore, WrittenUpdateRow } from '@app/bot-delivery';
-
-/** What emit needs to know about the receiving bot. */
-export type UpdateRecipient = Pick<Bot, 'id' | 'scopes' | 'allowedUpdates'>;
-
-export interface UpdateEvent {
-  bot: UpdateRecipient;
-  type: UpdateType;
-  /** The members named for the type, e.g. `{ message: {...} }` or `{ friend_request: {...} }` (spec 6.2). */
-  payload: UpdateMembers;
-  /** Required for message, photo, document, video, audio and location: it derives the update_id. */
-  messageId?: number;
-}
-
-export interface EmittedUpdate {
-  updateSeq: number;
-  updateId: string;
-}
+import { isSubscribed } from '../update-types';
+import { EmittedUpdate, UpdateEvent } from './update-event';
+import { UpdateColumns, UpdateOutbox, WrittenUpdateRow } from '@app/bot-delivery';
 
 export const RECEIVE_SCOPE = 'messages:receive';
 
@@ -34,7 +17,7 @@ export class UpdatesService {
     private readonly notifier: UpdateNotifier,
     private readonly metrics: UpdatesMetrics,
     private readonly webhookOutbox: WebhookOutbox,
-    private readonly store: UpdatesStore,
+    private readonly outbox: UpdateOutbox,
   ) {}
 
   /**
@@ -54,7 +37,7 @@ export class UpdatesService {
   async emitAll(manager: EntityManager, events: readonly UpdateEvent[]): Promise<Map<string, EmittedUpdate>> {
     const columns = this.columnsOf(events);
     if (columns === null) return new Map();
-    return this.written(manager, await this.store.write(manager, columns));
+    return this.written(manager, await this.outbox.write(manager, columns));
   }
 
   /** The events' Updates as statement parameters; null when no bot receives any of them. */
@@ -63,19 +46,19 @@ export class UpdatesService {
       ({ bot, type }) => bot.scopes.includes(RECEIVE_SCOPE) && isSubscribed(bot.allowedUpdates, type),
     );
     if (wanted.length === 0) return null;
-    const columns: UpdateColumns = [[], [], [], []];
+    const columns: UpdateColumns = { update_ids: [], update_bot_ids: [], update_types: [], update_payloads: [] };
     for (const { bot, type, payload, messageId } of wanted) {
       const updateId = updateIdFor(bot.id, type, messageId);
-      columns[0].push(updateId);
-      columns[1].push(bot.id);
-      columns[2].push(type);
-      columns[3].push(JSON.stringify({ update_id: updateId, type, bot_id: bot.id, ...payload }));
+      columns.update_ids.push(updateId);
+      columns.update_bot_ids.push(bot.id);
+      columns.update_types.push(type);
+      columns.update_payloads.push(JSON.stringify({ update_id: updateId, type, bot_id: bot.id, ...payload }));
     }
     return columns;
   }
 
   /**
-   * After a statement built with `updatesWriteSql` (@app/bot-delivery's updates store) wrote these rows: the bots' pollers are woken and
+   * After a statement built with `outboxWriteSql` (@app/bot-delivery's Update outbox) wrote these rows: the bots' pollers are woken and
    * the deliveries queued once `manager`'s transaction commits (at once when it has none).
    */
   written(manager: EntityManager, rows: readonly WrittenUpdateRow[]): Map<string, EmittedUpdate> {

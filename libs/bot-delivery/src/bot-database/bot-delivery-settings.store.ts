@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { namedStatement, runNamed } from '@app/platform';
+import type { Placeholders } from './composed-statement';
 import type { WebhookFormat } from './due-delivery';
 
 /** What setWebhook stores; `allowedUpdates` undefined keeps the bot's list. */
@@ -56,19 +57,23 @@ export function botDeliverySettingSql(bot: string, setting: BotRowSetting): stri
  * largest Retry-After and whether a delivery succeeded; `recovered` lists the bots whose receiver
  * recovered with dead letters waiting. The bot keeps its last error and the latest Retry-After (as the
  * earliest time of its next attempt); any answer but 410 ends a run of 410 Gone answers, and a run of
- * `pauseAfterGone` pauses the bot's deliveries until setWebhook.
+ * `pause_after_gone` pauses the bot's deliveries until setWebhook.
  */
-export function recordBotOutcomesSql(perBot: string, recovered: string, pauseAfterGone: string): string {
+export function recordBotOutcomesSql(
+  perBot: string,
+  recovered: string,
+  params: Placeholders<{ pause_after_gone: number }>,
+): string {
   return `UPDATE bot_delivery_settings s
         SET webhook_last_error_at = CASE WHEN p.error IS NULL THEN s.webhook_last_error_at ELSE now() END,
             webhook_last_error_message = CASE
-              WHEN NOT p.other_answer AND s.webhook_gone_streak + p.gone >= ${pauseAfterGone} THEN
+              WHEN NOT p.other_answer AND s.webhook_gone_streak + p.gone >= ${params.pause_after_gone} THEN
                 format('webhook paused: %s consecutive deliveries were answered 410 Gone; set the webhook again to resume',
                        s.webhook_gone_streak + p.gone)
               WHEN p.error IS NULL THEN s.webhook_last_error_message
               ELSE p.error END,
             webhook_gone_streak = CASE WHEN p.other_answer THEN 0 ELSE s.webhook_gone_streak + p.gone END,
-            webhook_paused_at = CASE WHEN NOT p.other_answer AND s.webhook_gone_streak + p.gone >= ${pauseAfterGone}
+            webhook_paused_at = CASE WHEN NOT p.other_answer AND s.webhook_gone_streak + p.gone >= ${params.pause_after_gone}
                                      THEN coalesce(s.webhook_paused_at, now()) ELSE s.webhook_paused_at END,
             webhook_not_before = CASE WHEN p.retry_after_ms IS NULL THEN s.webhook_not_before
               ELSE greatest(s.webhook_not_before, now() + make_interval(secs => p.retry_after_ms::double precision / 1000))

@@ -174,20 +174,24 @@ export class DeliveryStore {
       .map((_, index) => index)
       .sort((a, b) => compare(records[a].delivery.id, records[b].delivery.id));
     const column = <T>(pick: (record: AttemptRecord) => T): T[] => order.map((index) => pick(records[index]));
-    const { rows } = await runNamed<{ arrival: number }>(this.dataSource, deliveries.RECORD_ATTEMPTS, [
-      order,
-      column((r) => r.delivery.id),
-      column((r) => r.delivery.series),
-      column((r) => r.attempt),
-      column((r) => r.outcome),
-      column((r) => (r.outcome === 'dead_letter' ? deadLetterReason(r) : r.result.error)),
-      column((r) => r.result.statusCode),
-      column((r) => r.retryDelayMs),
-      column((r) => r.result.latencyMs),
-      column((r) => r.result.error),
-      column((r) => r.result.retryAfterMs ?? null),
-      pauseAfterGone,
-    ]);
+    const { rows } = await runNamed<{ arrival: number }>(
+      this.dataSource,
+      deliveries.RECORD_ATTEMPTS,
+      deliveries.RECORD_ATTEMPTS.values({
+        arrivals: order,
+        ids: column((r) => r.delivery.id),
+        series: column((r) => r.delivery.series),
+        attempts: column((r) => r.attempt),
+        statuses: column((r) => r.outcome),
+        last_errors: column((r) => (r.outcome === 'dead_letter' ? deadLetterReason(r) : r.result.error)),
+        status_codes: column((r) => r.result.statusCode),
+        retry_delays_ms: column((r) => r.retryDelayMs),
+        latencies_ms: column((r) => r.result.latencyMs),
+        errors: column((r) => r.result.error),
+        retry_afters_ms: column((r) => r.result.retryAfterMs ?? null),
+        pause_after_gone: pauseAfterGone,
+      }),
+    );
     const recorded = new Array<boolean>(records.length).fill(false);
     for (const row of rows) recorded[row.arrival] = true;
     return recorded;

@@ -2,18 +2,26 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { namedStatement, runNamed } from '@app/platform';
 import { DataSource, EntityManager } from 'typeorm';
-import { namedOnFirstUse } from './named-on-first-use';
-import { insertDeliveriesSql } from './webhook-deliveries.store';
+import type { Placeholders } from './composed-statement';
+
+/** The Updates of one or more events as parallel arrays, one element per Update. */
+export interface UpdateColumns {
+  update_ids: string[];
+  update_bot_ids: string[];
+  update_types: string[];
+  /** Each the Update as JSON text, without its update_seq. */
+  update_payloads: string[];
+}
 
 /**
- * CTEs writing the Updates given as four parallel arrays from parameter `first` on (update ids, bot
- * ids, types, payloads) and the deliveries of those whose bot is in webhook mode, ending in
- * `written_updates` and `delivered`. With `gate`, nothing is written unless that CTE has a row.
+ * CTEs writing the Updates given as the parameters of UpdateColumns, ending in `written_updates`
+ * (update_seq, update_id, bot_id, type, payload of each row written). With `gate`, nothing is written
+ * unless that CTE has a row. The outbox (update-outbox.ts) writes their deliveries in the same statement.
  */
-export function updatesWriteSql(first: number, gate?: string): string {
-  const [ids, bots, types, payloads] = [first, first + 1, first + 2, first + 3].map((n) => `$${n}`);
+export function updatesWriteSql(p: Placeholders<UpdateColumns>, gate?: string): string {
   return `update_input AS (
-     SELECT * FROM unnest(${ids}::uuid[], ${bots}::varchar[], ${types}::varchar[], ${payloads}::jsonb[])
+     SELECT * FROM unnest(${p.update_ids}::uuid[], ${p.update_bot_ids}::varchar[], ${p.update_types}::varchar[],
+                          ${p.update_payloads}::jsonb[])
          AS t(update_id, bot_id, type, payload)
       ${gate ? `WHERE EXISTS (SELECT 1 FROM ${gate})` : ''}
    ), written_updates AS (
@@ -21,13 +29,8 @@ export function updatesWriteSql(first: number, gate?: string): string {
      SELECT update_id, bot_id, type, payload FROM update_input
      ON CONFLICT (update_id) DO NOTHING
      RETURNING update_seq, update_id, bot_id, type, payload
-   ), delivered AS (
-     ${insertDeliveriesSql('written_updates')}
    )`;
 }
-
-/** Result columns of `updatesWriteSql`, selected `FROM written_updates w LEFT JOIN delivered d`. */
-export const WRITTEN_UPDATE_COLUMNS = `w.update_seq, w.update_id, w.bot_id, w.type, d.id AS delivery_id`;
 
 /**
  * The one way an Update is confirmed, however it reached the bot: getUpdates with an offset,
@@ -39,12 +42,6 @@ export function acknowledgeUpdatesSql(where: string, from?: string): string {
   return `UPDATE updates u SET acknowledged = true${from ? ` FROM ${from}` : ''}
     WHERE ${where} AND NOT u.acknowledged`;
 }
-
-const WRITE_UPDATES = namedOnFirstUse(
-  'bot_api_updates_write',
-  () => `WITH ${updatesWriteSql(1)}
-   SELECT ${WRITTEN_UPDATE_COLUMNS} FROM written_updates w LEFT JOIN delivered d ON d.update_id = w.update_id`,
-);
 
 /** Walks updates_pending (bot_id, update_seq) WHERE NOT acknowledged: the bot's own backlog only. */
 const PENDING_UPDATES = namedStatement(
@@ -81,17 +78,6 @@ export const COUNT_WAITING_UPDATES = `SELECT count(*) FROM updates
 
 const PURGE_OLDER_THAN = `DELETE FROM updates WHERE created_at < now() - make_interval(hours => $1)`;
 
-/** The Updates of one event, as the four array parameters of `updatesWriteSql`. */
-export type UpdateColumns = [string[], string[], string[], string[]];
-
-export interface WrittenUpdateRow {
-  update_seq: string;
-  update_id: string;
-  bot_id: string;
-  type: string;
-  delivery_id: string | null;
-}
-
 /**
  * The payload was written (by bot-api's UpdatesService) as the Update without its update_seq; the
  * reader names the shape it documents.
@@ -102,20 +88,13 @@ export interface PendingUpdateRow<Payload> {
 }
 
 /**
- * Every statement that writes `updates`: the Update outbox bot-api writes in each event's transaction
- * and bots read with getUpdates, and the confirmation of Updates, which bot-dispatcher runs too when a
- * webhook delivery succeeds.
+ * The statements on `updates` that read and confirm them: getUpdates' backlog, and the confirmation of
+ * Updates, which bot-dispatcher runs too when a webhook delivery succeeds. They are written with their
+ * deliveries by the outbox (update-outbox.ts), from `updatesWriteSql`.
  */
 @Injectable()
 export class UpdatesStore {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
-
-  /** Writes the Updates and their deliveries in one statement, in the manager's transaction. */
-  async write(manager: EntityManager, columns: UpdateColumns): Promise<WrittenUpdateRow[]> {
-    const { rows } = await runNamed<WrittenUpdateRow>(manager, WRITE_UPDATES, columns);
-    return rows;
-  }
-
   /** Unconfirmed Updates of the bot from `offset` on, within the retention, oldest first. */
   async pending<Payload>(
     botId: string,

@@ -3,8 +3,8 @@ import { EntityManager } from 'typeorm';
 import { WebhookDelivery } from '../entities/webhook-delivery.entity';
 import { botAvailableSql } from './bot-availability';
 import { recordBotOutcomesSql } from './bot-delivery-settings.store';
+import { composedStatement } from './composed-statement';
 import { errorClassSql } from './delivery-error-class';
-import { namedOnFirstUse } from './named-on-first-use';
 import { acknowledgeUpdatesSql } from './updates.store';
 import { logAttemptsSql } from './webhook-delivery-attempts.store';
 
@@ -12,7 +12,8 @@ import { logAttemptsSql } from './webhook-delivery-attempts.store';
  * Every statement on `webhook_deliveries`, one row per Update a webhook bot is to receive. DeliveryStore
  * runs them for bot-api and bot-dispatcher, StaffDeliveryStore for platform staff; bot-api's redrive
  * jobs splice the redrivable relations. A statement that also writes another table splices that
- * table's store fragment (the attempt log, the Updates a success confirms, the bot side of an outcome).
+ * table's store fragment (the attempt log, the Updates a success confirms, the bot side of an outcome);
+ * the Update outbox (update-outbox.ts) splices `insertDeliveriesSql` into the statement that writes Updates.
  */
 
 // Creation
@@ -62,6 +63,24 @@ export const ADOPT_ORPHANS = insertDeliveriesSql(`(
 
 // The dispatcher
 
+/** The parameters of RECORD_ATTEMPTS: one element per attempt in each array, in the order of `arrivals`. */
+export interface AttemptColumns {
+  /** The index of each attempt in the caller's batch, returned for those recorded. */
+  arrivals: number[];
+  ids: string[];
+  series: number[];
+  attempts: number[];
+  statuses: string[];
+  last_errors: Array<string | null>;
+  status_codes: Array<number | null>;
+  retry_delays_ms: number[];
+  latencies_ms: number[];
+  errors: Array<string | null>;
+  retry_afters_ms: Array<number | null>;
+  /** The run of consecutive 410 Gone answers that pauses a bot's deliveries. */
+  pause_after_gone: number;
+}
+
 /**
  * The deliveries of a batch of jobs with their bots' current webhook configuration: the previous secret
  * only while its rotation overlap lasts, the earliest next attempt a receiver asked for, the 410 pause.
@@ -87,17 +106,20 @@ export const LOAD_DELIVERIES = namedStatement(
  * deleteWebhook that happened meanwhile wins and a duplicate run of the same job cannot count twice.
  * Only the deliveries that moved get their attempt row, their Update confirmed (success) or their
  * bot's last error (failure; the latest of the batch per bot). The bot also keeps the latest Retry-After
- * its receiver sent ($11, as the earliest time of its next attempt) and its run of consecutive 410 Gone
- * answers: any other answer ends the run, and a run of $12 pauses the bot's deliveries until setWebhook.
+ * its receiver sent (as the earliest time of its next attempt) and its run of consecutive 410 Gone
+ * answers: any other answer ends the run, and a run of `pause_after_gone` pauses the bot's deliveries
+ * until setWebhook.
  * A success of a bot that redelivers its dead letters by itself marks the bot recovered (see `recovered`).
  * Returns the arrival index of each recorded input.
  */
-export const RECORD_ATTEMPTS = namedOnFirstUse(
+export const RECORD_ATTEMPTS = composedStatement<AttemptColumns>(
   'bot_deliveries_record_attempts',
-  () => `WITH outcome AS (
+  (params) => `WITH outcome AS (
      SELECT *
-       FROM unnest($1::int[], $2::uuid[], $3::int[], $4::int[], $5::varchar[], $6::text[], $7::int[], $8::int[],
-                   $9::int[], $10::text[], $11::int[])
+       FROM unnest(${params.arrivals}::int[], ${params.ids}::uuid[], ${params.series}::int[], ${params.attempts}::int[],
+                   ${params.statuses}::varchar[], ${params.last_errors}::text[], ${params.status_codes}::int[],
+                   ${params.retry_delays_ms}::int[], ${params.latencies_ms}::int[], ${params.errors}::text[],
+                   ${params.retry_afters_ms}::int[])
          AS o(arrival, id, series, attempt, status, last_error, status_code, retry_delay_ms, latency_ms, error,
               retry_after_ms)
    ),
@@ -142,7 +164,7 @@ export const RECORD_ATTEMPTS = namedOnFirstUse(
                      WHERE x.bot_id = s.bot_id AND x.status = 'dead_letter' AND x."trigger" <> 'auto')
    ),
    bot_state AS (
-     ${recordBotOutcomesSql('per_bot', 'recovered', '$12')}
+     ${recordBotOutcomesSql('per_bot', 'recovered', params)}
    )
    SELECT arrival FROM moved`,
 );

@@ -1,7 +1,15 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
-import { bigintNumber } from '../../database/bigint-number';
+import { Column, CreateDateColumn, Entity, PrimaryColumn, ValueTransformer } from 'typeorm';
 
-/** One event for one bot; written in the transaction of the event itself (outbox). */
+/** update_seq is bigint in PostgreSQL but a plain number on the wire, as Telegram's update_id is. */
+const bigintNumber: ValueTransformer = {
+  to: (value: number | null | undefined) => value,
+  from: (value: string | null) => (value === null ? null : Number(value)),
+};
+
+/**
+ * One event for one bot; written in the transaction of the event itself (the Update outbox,
+ * update-outbox.ts). Its statements are bot delivery's (updates.store.ts).
+ */
 @Entity({ name: 'updates' })
 export class UpdateRecord {
   @PrimaryColumn({ name: 'update_seq', type: 'bigint', generated: 'increment', transformer: bigintNumber })

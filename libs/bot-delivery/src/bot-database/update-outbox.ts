@@ -1,0 +1,62 @@
+import { Injectable } from '@nestjs/common';
+import { runNamed } from '@app/platform';
+import { EntityManager } from 'typeorm';
+import { composedStatement, Placeholders } from './composed-statement';
+import { UpdateColumns, updatesWriteSql } from './updates.store';
+import { insertDeliveriesSql } from './webhook-deliveries.store';
+
+/*
+ * The Update outbox: each Update is written in its event's transaction together with its delivery when
+ * its bot is in webhook mode. It composes the two tables' fragments, so neither store imports the other
+ * (the deliveries store imports the Updates store for the confirmation a success writes).
+ */
+
+/**
+ * CTEs writing the Updates given as UpdateColumns parameters and the deliveries of those whose bot is
+ * in webhook mode, ending in `written_updates` and `delivered`; select OUTBOX_WRITTEN_COLUMNS from
+ * them. With `gate`, nothing is written unless that CTE has a row (a message statement gates its
+ * Updates on the message it writes).
+ */
+export function outboxWriteSql(p: Placeholders<UpdateColumns>, gate?: string): string {
+  return `${updatesWriteSql(p, gate)}, delivered AS (
+     ${insertDeliveriesSql('written_updates')}
+   )`;
+}
+
+/** What a statement built with `outboxWriteSql` selects per Update written. */
+export const OUTBOX_WRITTEN_COLUMNS = `w.update_seq, w.update_id, w.bot_id, w.type, d.id AS delivery_id`;
+
+/** The relation to select OUTBOX_WRITTEN_COLUMNS from. */
+export const OUTBOX_WRITTEN = `written_updates w LEFT JOIN delivered d ON d.update_id = w.update_id`;
+
+/** One Update written, with its delivery when its bot is in webhook mode. */
+export interface WrittenUpdateRow {
+  update_seq: string;
+  update_id: string;
+  bot_id: string;
+  type: string;
+  delivery_id: string | null;
+}
+
+/** No Updates: what a statement that may write them binds when an event has none. */
+export const NO_UPDATES: Readonly<UpdateColumns> = Object.freeze({
+  update_ids: [],
+  update_bot_ids: [],
+  update_types: [],
+  update_payloads: [],
+});
+
+const WRITE_UPDATES = composedStatement<UpdateColumns>(
+  'bot_api_updates_write',
+  (p) => `WITH ${outboxWriteSql(p)}
+   SELECT ${OUTBOX_WRITTEN_COLUMNS} FROM ${OUTBOX_WRITTEN}`,
+);
+
+@Injectable()
+export class UpdateOutbox {
+  /** Writes the Updates and their deliveries in one statement, in the manager's transaction. */
+  async write(manager: EntityManager, columns: UpdateColumns): Promise<WrittenUpdateRow[]> {
+    const { rows } = await runNamed<WrittenUpdateRow>(manager, WRITE_UPDATES, WRITE_UPDATES.values(columns));
+    return rows;
+  }
+}
