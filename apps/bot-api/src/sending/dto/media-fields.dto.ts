@@ -1,0 +1,33 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { CAPTION_MARKUP_MAX, CAPTION_MAX } from '../../messages/dto/client-messages.dto';
+import { EntitiesField, MessageEntityDto, ParseMode, ParseModeField } from '../../messages/dto/message-entity.dto';
+
+/** A stored file, by the id its upload answered: what a file send or a media item carries. */
+export class FileIdDto {
+  @ApiProperty()
+  @IsString()
+  @Length(1, 64)
+  file_id: string;
+}
+
+/**
+ * The caption of a media message and how it is formatted, one block for every send and edit that
+ * carries a caption (the file sends, media-group items, editMessageCaption, editMessageMedia).
+ */
+export class CaptionDto {
+  @ApiPropertyOptional({
+    maxLength: CAPTION_MARKUP_MAX,
+    description: `At most ${CAPTION_MAX} characters after parse_mode markup is parsed`,
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(CAPTION_MARKUP_MAX)
+  caption?: string;
+
+  @ParseModeField()
+  parse_mode?: ParseMode;
+
+  @EntitiesField()
+  caption_entities?: MessageEntityDto[];
+}
