@@ -5,14 +5,12 @@ import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
-  IsIn,
   IsInt,
   IsObject,
   IsOptional,
   IsString,
   Length,
   Max,
-  MaxLength,
   Min,
   ValidateNested,
 } from 'class-validator';
@@ -20,7 +18,7 @@ import { CAPTION_MAX, TEXT_MARKUP_MAX, TEXT_MAX } from '../../messages/dto/clien
 import { EntitiesField, MessageEntityDto, ParseMode, ParseModeField } from '../../messages/dto/message-entity.dto';
 import { ReplyMarkupView } from '../../messages/dto/message.view';
 import { IsReplyMarkup, ReplyMarkup } from '../../messages/dto/reply-markup';
-import { CaptionDto, FileIdDto } from './media-fields.dto';
+import { CaptionDto, InputMediaOf } from './media-fields.dto';
 
 /**
  * The buttons of an edited message (editMessage, editMessageCaption, editMessageMedia, stopPoll):
@@ -116,14 +114,8 @@ export class StopPollDto extends MessageRefDto {
 
 export const EDITABLE_MEDIA_TYPES = ['photo', 'video', 'document', 'audio', 'animation'] as const;
 
-class EditableMediaTypeDto {
-  @ApiProperty({ enum: EDITABLE_MEDIA_TYPES })
-  @IsIn(EDITABLE_MEDIA_TYPES)
-  type: (typeof EDITABLE_MEDIA_TYPES)[number];
-}
-
 /** The new file of a media message, and its caption (none when omitted). */
-export class InputMediaEditDto extends IntersectionType(EditableMediaTypeDto, FileIdDto, CaptionDto) {}
+export class InputMediaEditDto extends InputMediaOf(EDITABLE_MEDIA_TYPES) {}
 
 /** Replaces the file (and caption) of a media message of this bot. */
 export class EditMessageMediaDto extends MessageRefDto {

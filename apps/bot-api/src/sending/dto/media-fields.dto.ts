@@ -1,5 +1,6 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { Type } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
+import { IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
 import { CAPTION_MARKUP_MAX, CAPTION_MAX } from '../../messages/dto/client-messages.dto';
 import { EntitiesField, MessageEntityDto, ParseMode, ParseModeField } from '../../messages/dto/message-entity.dto';
 
@@ -30,4 +31,16 @@ export class CaptionDto {
 
   @EntitiesField()
   caption_entities?: MessageEntityDto[];
+}
+
+/** A media item of a group or of an edit: its kind (one of `types`), its file and its caption. */
+export function InputMediaOf<const Kinds extends readonly string[]>(
+  types: Kinds,
+): Type<{ type: Kinds[number] } & FileIdDto & CaptionDto> {
+  class MediaTypeDto {
+    @ApiProperty({ enum: types })
+    @IsIn(types)
+    type: Kinds[number];
+  }
+  return IntersectionType(MediaTypeDto, FileIdDto, CaptionDto);
 }

@@ -8,7 +8,6 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
-  IsNumber,
   IsOptional,
   IsString,
   Length,
@@ -22,7 +21,7 @@ import { EntitiesField, MessageEntityDto, ParseMode, ParseModeField } from '../.
 import { ReplyMarkupView } from '../../messages/dto/message.view';
 import { DICE_EMOJI, DiceEmoji } from '../dice';
 import { IsReplyMarkup, ReplyMarkup } from '../../messages/dto/reply-markup';
-import { CaptionDto, FileIdDto } from './media-fields.dto';
+import { CaptionDto, FileIdDto, InputMediaOf } from './media-fields.dto';
 
 const REPLY_MARKUP_DOC = { description: 'Inline keyboard under the message', type: ReplyMarkupView };
 
@@ -232,14 +231,8 @@ export class SendContactDto extends SendBaseDto {
 
 export const MEDIA_GROUP_TYPES = ['photo', 'video', 'document', 'audio'] as const;
 
-class MediaGroupTypeDto {
-  @ApiProperty({ enum: MEDIA_GROUP_TYPES })
-  @IsIn(MEDIA_GROUP_TYPES)
-  type: (typeof MEDIA_GROUP_TYPES)[number];
-}
-
-/** One item of a media group: its kind, its file and its caption. */
-export class InputMediaDto extends IntersectionType(MediaGroupTypeDto, FileIdDto, CaptionDto) {}
+/** One item of a media group. */
+export class InputMediaDto extends InputMediaOf(MEDIA_GROUP_TYPES) {}
 
 export class SendMediaGroupDto extends SendBaseDto {
   @ApiProperty({ type: [InputMediaDto], minItems: 2, maxItems: 10 })
