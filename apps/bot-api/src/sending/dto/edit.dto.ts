@@ -14,11 +14,10 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { CAPTION_MAX, TEXT_MARKUP_MAX, TEXT_MAX } from '../../messages/dto/client-messages.dto';
-import { EntitiesField, MessageEntityDto, ParseMode, ParseModeField } from '../../messages/dto/message-entity.dto';
+import { CAPTION_MAX } from '../../messages/dto/client-messages.dto';
 import { ReplyMarkupView } from '../../messages/dto/message.view';
 import { IsReplyMarkup, ReplyMarkup } from '../../messages/dto/reply-markup';
-import { CaptionDto, InputMediaOf } from './media-fields.dto';
+import { CaptionDto, InputMediaOf, MessageTextDto } from './message-fields.dto';
 
 /**
  * The buttons of an edited message (editMessage, editMessageCaption, editMessageMedia, stopPoll):
@@ -52,21 +51,7 @@ export class MessageRefDto {
   message_id: number;
 }
 
-export class EditMessageDto extends MessageRefDto {
-  @ApiProperty({
-    maxLength: TEXT_MARKUP_MAX,
-    description: `At most ${TEXT_MAX} characters after parse_mode markup is parsed`,
-  })
-  @IsString()
-  @Length(1, TEXT_MARKUP_MAX)
-  text: string;
-
-  @ParseModeField()
-  parse_mode?: ParseMode;
-
-  @EntitiesField()
-  entities?: MessageEntityDto[];
-
+export class EditMessageDto extends IntersectionType(MessageRefDto, MessageTextDto) {
   @EditedReplyMarkupField()
   reply_markup?: ReplyMarkup | null;
 }

@@ -16,12 +16,11 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { LocationDto, TEXT_MARKUP_MAX, TEXT_MAX } from '../../messages/dto/client-messages.dto';
-import { EntitiesField, MessageEntityDto, ParseMode, ParseModeField } from '../../messages/dto/message-entity.dto';
+import { LocationDto } from '../../messages/dto/client-messages.dto';
 import { ReplyMarkupView } from '../../messages/dto/message.view';
 import { DICE_EMOJI, DiceEmoji } from '../dice';
 import { IsReplyMarkup, ReplyMarkup } from '../../messages/dto/reply-markup';
-import { CaptionDto, FileIdDto, InputMediaOf } from './media-fields.dto';
+import { CaptionDto, FileIdDto, InputMediaOf, MessageTextDto } from './message-fields.dto';
 
 const REPLY_MARKUP_DOC = { description: 'Inline keyboard under the message', type: ReplyMarkupView };
 
@@ -45,24 +44,7 @@ export class SendBaseDto {
   reply_markup?: ReplyMarkup;
 }
 
-/** The text of a message, how it is formatted. */
-const TEXT_DOC = {
-  maxLength: TEXT_MARKUP_MAX,
-  description: `At most ${TEXT_MAX} characters after parse_mode markup is parsed`,
-};
-
-export class SendMessageDto extends SendBaseDto {
-  @ApiProperty(TEXT_DOC)
-  @IsString()
-  @Length(1, TEXT_MARKUP_MAX)
-  text: string;
-
-  @ParseModeField()
-  parse_mode?: ParseMode;
-
-  @EntitiesField()
-  entities?: MessageEntityDto[];
-
+export class SendMessageDto extends IntersectionType(SendBaseDto, MessageTextDto) {
   @ApiPropertyOptional({ type: [String], description: 'User ids or usernames' })
   @IsOptional()
   @IsArray()

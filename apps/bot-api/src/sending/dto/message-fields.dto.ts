@@ -1,8 +1,25 @@
 import { Type } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
-import { CAPTION_MARKUP_MAX, CAPTION_MAX } from '../../messages/dto/client-messages.dto';
+import { CAPTION_MARKUP_MAX, CAPTION_MAX, TEXT_MARKUP_MAX, TEXT_MAX } from '../../messages/dto/client-messages.dto';
 import { EntitiesField, MessageEntityDto, ParseMode, ParseModeField } from '../../messages/dto/message-entity.dto';
+
+/** The text of a text message and how it is formatted, one block for sendMessage and editMessage. */
+export class MessageTextDto {
+  @ApiProperty({
+    maxLength: TEXT_MARKUP_MAX,
+    description: `At most ${TEXT_MAX} characters after parse_mode markup is parsed`,
+  })
+  @IsString()
+  @Length(1, TEXT_MARKUP_MAX)
+  text: string;
+
+  @ParseModeField()
+  parse_mode?: ParseMode;
+
+  @EntitiesField()
+  entities?: MessageEntityDto[];
+}
 
 /** A stored file, by the id its upload answered: what a file send or a media item carries. */
 export class FileIdDto {
