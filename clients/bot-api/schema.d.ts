@@ -3481,7 +3481,7 @@ export type components = {
             /** @enum {string} */
             type: "photo" | "video" | "document" | "audio" | "animation";
             file_id: string;
-            /** @description At most 1024 characters after parsing */
+            /** @description At most 1024 characters after parse_mode markup is parsed */
             caption?: string;
             /**
              * @description Markup of the text, parsed as Telegram parses it; malformed markup answers VALIDATION `Can't parse entities: …`

@@ -1272,21 +1272,12 @@ export type components = {
             /** Format: uuid */
             id: string;
             /** Format: uuid */
-            application_id: string;
-            application_name: string;
-            /** Format: uuid */
             template_id: string;
-            template: components["schemas"]["HolderVoucherTemplateView"];
             /**
              * @description expired as soon as the validity ends, verified or not
              * @enum {string}
              */
             status: "available" | "redeemed" | "expired" | "revoked";
-            /**
-             * Format: uuid
-             * @description The send it was claimed from, if any
-             */
-            send_id: string | null;
             /** Format: date-time */
             valid_from: string;
             /** Format: date-time */
@@ -1295,6 +1286,15 @@ export type components = {
             issued_at: string;
             /** Format: date-time */
             redeemed_at: string | null;
+            /** Format: uuid */
+            application_id: string;
+            application_name: string;
+            template: components["schemas"]["HolderVoucherTemplateView"];
+            /**
+             * Format: uuid
+             * @description The send it was claimed from, if any
+             */
+            send_id: string | null;
             /** @description The QR token to show; only while the voucher can still be redeemed, null otherwise */
             qr_token: string | null;
             /** @description The six-character code; only while the voucher can still be redeemed, null otherwise */

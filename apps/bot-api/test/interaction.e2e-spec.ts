@@ -380,7 +380,7 @@ describe('Interaction queries past the retention', () => {
       const fresh = (await ask()).body.data.id;
       const db = ctx.app.get(DataSource);
       await db.query(`UPDATE inline_queries SET created_at = now() - interval '25 hours' WHERE id = $1`, [old]);
-      expect(await ctx.app.get(QueriesPurgeService).purge()).toBe(1);
+      expect(await ctx.app.get(QueriesPurgeService).sweep()).toBe(1);
       const left: Array<{ id: string }> = await db.query(`SELECT id FROM inline_queries`);
       expect(left.map((row) => row.id)).toEqual([fresh]);
     } finally {

@@ -1,6 +1,9 @@
 import request from 'supertest';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import type { SchemaObject } from '@nestjs/swagger';
+import { buildOpenApiDocument } from '@app/platform';
+import { VOUCHER_API_DOCS } from '../src/api-docs';
 import { seedApplication, SeededApplication, startVoucherApp, VoucherTestContext } from './app-context';
 import {
   activeTemplate,
@@ -11,6 +14,27 @@ import {
   issueRequest,
   redeemRequest,
 } from './runtime-fixtures';
+
+/**
+ * A holder voucher, in the order the wallet's answer carries them: the voucher's own fields, whose
+ * application it is, its template, the send it came from, and the credentials (spec: the only place
+ * plaintext appears). Never who holds it nor the application's issue number.
+ */
+const HOLDER_VOUCHER_FIELDS = [
+  'id',
+  'application_id',
+  'application_name',
+  'template_id',
+  'template',
+  'status',
+  'send_id',
+  'valid_from',
+  'valid_to',
+  'issued_at',
+  'redeemed_at',
+  'qr_token',
+  'redeem_code',
+];
 
 describe('holder: own vouchers and authorisations', () => {
   let ctx: VoucherTestContext;
@@ -156,5 +180,27 @@ describe('holder: own vouchers and authorisations', () => {
     expect(beyond.body.data).toMatchObject({ items: [], total: 3 });
     expectError(await http().get(`${API}/holder/vouchers`).query({ pageSize: 0 }).set(me), 400, 'VALIDATION_FAILED');
     expectError(await http().get(`${API}/holder/vouchers`).query({ page: 'x' }).set(me), 400, 'VALIDATION_FAILED');
+  });
+
+  it('answers a holder voucher with exactly the documented fields, the ones it shares with the voucher view documented alike', async () => {
+    const me = await user('hv-fields');
+    await http().post(`${API}/holder/authorizations`).set(me).send({ application_id: app.applicationId }).expect(200);
+    await issueRequest(ctx, app, { template_id: templateId, recipient_user_id: 'hv-fields' }).expect(201);
+    const item = (await http().get(`${API}/holder/vouchers`).set(me).expect(200)).body.data.items[0];
+    expect(Object.keys(item)).toEqual(HOLDER_VOUCHER_FIELDS);
+
+    const schemas = buildOpenApiDocument(ctx.app, VOUCHER_API_DOCS).components?.schemas as Record<string, SchemaObject>;
+    const holder = schemas.HolderVoucherView;
+    const voucher = schemas.VoucherView;
+    expect(Object.keys(holder.properties ?? {}).sort()).toEqual([...HOLDER_VOUCHER_FIELDS].sort());
+    expect([...(holder.required ?? [])].sort()).toEqual([...HOLDER_VOUCHER_FIELDS].sort());
+    for (const field of ['id', 'template_id', 'valid_from', 'valid_to', 'issued_at', 'redeemed_at']) {
+      expect(holder.properties?.[field]).toEqual(voucher.properties?.[field]);
+    }
+    // The wallet's status differs only in saying that it shows expiry before any verify.
+    expect(holder.properties?.status).toEqual({
+      ...(voucher.properties?.status as SchemaObject),
+      description: expect.stringContaining('expired as soon as the validity ends'),
+    });
   });
 });

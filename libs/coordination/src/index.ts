@@ -4,6 +4,7 @@ export * from './queue-connection';
 export * from './queue-schema';
 export * from './resolve-backend';
 export * from './periodic-work.module';
+export * from './periodic-sweep';
 export * from './channels/postgres-channel-bus';
 export * from './channels/redis-channel-bus';
 export * from './shared-state.module';

@@ -1,4 +1,4 @@
-import { Injectable, Module } from '@nestjs/common';
+import { Injectable, Module, Type } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';
 import type { CoordinationBackend } from '@app/platform';
 import {
@@ -14,6 +14,7 @@ import { CoordinationModule } from './coordination.module';
 import type { CoordinationSettings } from './coordination-settings';
 import { PeriodicTask, PeriodicWorkModule } from './periodic-work.module';
 import { prepareQueueSchema } from './queue-schema';
+import { GatedSweep } from '../test/gated-sweep';
 
 const EVERY_MS = 250;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -33,7 +34,10 @@ class CountingTask implements PeriodicTask {
   }
 }
 
-@Module({ providers: [CountingTask], exports: [CountingTask] })
+@Module({
+  providers: [CountingTask, { provide: GatedSweep, useFactory: () => new GatedSweep() }],
+  exports: [CountingTask, GatedSweep],
+})
 class TasksModule {}
 
 describeEachBackend('periodic work', (backend: CoordinationBackend) => {
@@ -49,7 +53,7 @@ describeEachBackend('periodic work', (backend: CoordinationBackend) => {
     poolSize: 2,
   });
 
-  async function startReplica(name: string, tasks: Record<string, typeof CountingTask>): Promise<TestingModule> {
+  async function startReplica(name: string, tasks: Record<string, Type<PeriodicTask>>): Promise<TestingModule> {
     const settings: CoordinationSettings = {
       backend,
       redisUrl: REDIS_URL,
@@ -105,5 +109,18 @@ describeEachBackend('periodic work', (backend: CoordinationBackend) => {
     const seen = runs.length;
     await quietPeriod(EVERY_MS * 3, 'a task the new deploy no longer has never runs again');
     expect(runs.length).toBe(seen);
+  });
+
+  it('lets a direct call made during a scheduled run of a sweep share that run, not start a second pass', async () => {
+    for (const replica of replicas.splice(0)) await replica.close();
+    // The sweep's interval (a minute) is far beyond the test: only the first scheduled run is due.
+    const replica = await startReplica('d', { sweep: GatedSweep });
+    const sweep = replica.get(GatedSweep);
+    await waitUntil(() => sweep.passes === 1, 'the first scheduled pass of the sweep', 15_000);
+    const direct = sweep.sweep();
+    expect(sweep.passes).toBe(1);
+    sweep.open();
+    await expect(direct).resolves.toBe(2);
+    expect(sweep.passes).toBe(1);
   });
 });

@@ -1,5 +1,5 @@
-import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import type { PeriodicTask } from '@app/coordination';
+import { Injectable } from '@nestjs/common';
+import { PeriodicSweep } from '@app/coordination';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { BotConfig } from '../config/bot.config';
@@ -14,47 +14,21 @@ import { purgeStoredBytes } from './stored-bytes-purge';
  * rows another caller holds.
  */
 @Injectable()
-export class FileRetentionPurgeService implements PeriodicTask, OnApplicationShutdown {
-  private readonly logger = new Logger(FileRetentionPurgeService.name);
-  private running?: Promise<number>;
-  readonly everyMs: number;
-
+export class FileRetentionPurgeService extends PeriodicSweep {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly storage: FileStorage,
     private readonly files: FilesStore,
     private readonly config: BotConfig,
   ) {
-    this.everyMs = config.FILE_UPLOAD_PURGE_INTERVAL_MS;
+    super(config.FILE_UPLOAD_PURGE_INTERVAL_MS, { name: 'unreferenced file purge', removed: 'unreferenced file(s)' });
   }
 
-  run(): Promise<number> {
-    return this.sweep();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.running;
-  }
-
-  /** One pass; answers how many unreferenced files were removed. */
-  async sweep(): Promise<number> {
-    if (this.running) return this.running;
-    this.running = this.purge()
-      .catch((error: Error) => {
-        this.logger.warn(`unreferenced file purge failed: ${error.message}`);
-        return 0;
-      })
-      .finally(() => (this.running = undefined));
-    return this.running;
-  }
-
-  private async purge(): Promise<number> {
-    const purged = await purgeStoredBytes(this.dataSource, this.storage, {
+  protected pass(): Promise<number> {
+    return purgeStoredBytes(this.dataSource, this.storage, {
       lock: (manager, limit) =>
         this.files.lockUnreferenced(manager, this.config.FILE_UNREFERENCED_RETENTION_HOURS, limit),
       deleteByIds: (manager, ids) => this.files.deleteByIds(manager, ids),
     });
-    if (purged > 0) this.logger.log(`purged ${purged} unreferenced file(s)`);
-    return purged;
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { PeriodicTask } from '@app/coordination';
+import { PeriodicSweep } from '@app/coordination';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { BotConfig } from '../config/bot.config';
@@ -11,23 +11,17 @@ import { CallbackQueriesStore, InlineQueriesStore } from './interaction-queries.
  * once per cluster (periodic work).
  */
 @Injectable()
-export class QueriesPurgeService implements PeriodicTask {
-  readonly everyMs: number;
-
+export class QueriesPurgeService extends PeriodicSweep {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly callbacks: CallbackQueriesStore,
     private readonly inline: InlineQueriesStore,
     private readonly config: BotConfig,
   ) {
-    this.everyMs = config.UPDATES_PURGE_INTERVAL_MS;
+    super(config.UPDATES_PURGE_INTERVAL_MS, { name: 'queries purge' });
   }
 
-  run(): Promise<number> {
-    return this.purge();
-  }
-
-  async purge(): Promise<number> {
+  protected async pass(): Promise<number> {
     const hours = this.config.UPDATES_RETENTION_HOURS;
     const manager = this.dataSource.manager;
     return (await this.callbacks.purgeOlderThan(manager, hours)) + (await this.inline.purgeOlderThan(manager, hours));

@@ -1,6 +1,7 @@
-import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath, PickType } from '@nestjs/swagger';
 import { PageOf } from '@app/platform';
 import { ChatRefView } from '../../chats/dto/chat.view';
+import { FileInfoView } from '../../files/dto/file.view';
 import { UserView } from '../../users/user.view';
 import { ENTITY_TYPES, EntityType } from '@app/telegram-shapes';
 import { MESSAGE_KINDS, MessageKind } from '../entities/message.entity';
@@ -27,20 +28,11 @@ export class MessageEntityView {
   language?: string;
 }
 
-/** The file block of spec 2.3; per-message values win over the stored file's metadata. */
-export class FileView {
-  @ApiProperty({ format: 'uuid' })
-  file_id: string;
-
-  @ApiProperty()
-  file_name: string;
-
-  @ApiProperty()
-  mime_type: string;
-
-  @ApiProperty({ type: 'integer', description: 'Bytes' })
-  file_size: number;
-
+/**
+ * The file block of spec 2.3: the stored file's identity as getFile shows it, and per-message values
+ * that win over the stored file's metadata.
+ */
+export class FileView extends PickType(FileInfoView, ['file_id', 'file_name', 'mime_type', 'file_size'] as const) {
   @ApiProperty({ type: String, nullable: true, description: 'Temporary download URL; null until files are served' })
   url: string | null;
 

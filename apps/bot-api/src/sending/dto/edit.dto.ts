@@ -1,25 +1,23 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
-  IsIn,
   IsInt,
   IsObject,
   IsOptional,
   IsString,
   Length,
   Max,
-  MaxLength,
   Min,
   ValidateNested,
 } from 'class-validator';
-import { CAPTION_MARKUP_MAX, CAPTION_MAX, TEXT_MARKUP_MAX, TEXT_MAX } from '../../messages/dto/client-messages.dto';
-import { EntitiesField, MessageEntityDto, ParseMode, ParseModeField } from '../../messages/dto/message-entity.dto';
+import { CAPTION_MAX } from '../../messages/dto/client-messages.dto';
 import { ReplyMarkupView } from '../../messages/dto/message.view';
 import { IsReplyMarkup, ReplyMarkup } from '../../messages/dto/reply-markup';
+import { CaptionDto, InputMediaOf, MessageTextDto } from './message-fields.dto';
 
 /**
  * The buttons of an edited message (editMessage, editMessageCaption, editMessageMedia, stopPoll):
@@ -53,41 +51,18 @@ export class MessageRefDto {
   message_id: number;
 }
 
-export class EditMessageDto extends MessageRefDto {
-  @ApiProperty({
-    maxLength: TEXT_MARKUP_MAX,
-    description: `At most ${TEXT_MAX} characters after parse_mode markup is parsed`,
-  })
-  @IsString()
-  @Length(1, TEXT_MARKUP_MAX)
-  text: string;
-
-  @ParseModeField()
-  parse_mode?: ParseMode;
-
-  @EntitiesField()
-  entities?: MessageEntityDto[];
-
+export class EditMessageDto extends IntersectionType(MessageRefDto, MessageTextDto) {
   @EditedReplyMarkupField()
   reply_markup?: ReplyMarkup | null;
 }
 
 /** The caption of the bot's own media message; omitted or empty removes it. */
-export class EditMessageCaptionDto extends MessageRefDto {
+export class EditMessageCaptionDto extends IntersectionType(MessageRefDto, CaptionDto) {
+  // Only the description differs from a send's caption: an edit's absent caption removes the old one.
   @ApiPropertyOptional({
-    maxLength: CAPTION_MARKUP_MAX,
     description: `At most ${CAPTION_MAX} characters after parse_mode markup is parsed; omitted or empty removes the caption`,
   })
-  @IsOptional()
-  @IsString()
-  @MaxLength(CAPTION_MARKUP_MAX)
-  caption?: string;
-
-  @ParseModeField()
-  parse_mode?: ParseMode;
-
-  @EntitiesField()
-  caption_entities?: MessageEntityDto[];
+  override caption?: string;
 
   @EditedReplyMarkupField()
   reply_markup?: ReplyMarkup | null;
@@ -125,31 +100,7 @@ export class StopPollDto extends MessageRefDto {
 export const EDITABLE_MEDIA_TYPES = ['photo', 'video', 'document', 'audio', 'animation'] as const;
 
 /** The new file of a media message, and its caption (none when omitted). */
-export class InputMediaEditDto {
-  @ApiProperty({ enum: EDITABLE_MEDIA_TYPES })
-  @IsIn(EDITABLE_MEDIA_TYPES)
-  type: (typeof EDITABLE_MEDIA_TYPES)[number];
-
-  @ApiProperty()
-  @IsString()
-  @Length(1, 64)
-  file_id: string;
-
-  @ApiPropertyOptional({
-    maxLength: CAPTION_MARKUP_MAX,
-    description: `At most ${CAPTION_MAX} characters after parsing`,
-  })
-  @IsOptional()
-  @IsString()
-  @MaxLength(CAPTION_MARKUP_MAX)
-  caption?: string;
-
-  @ParseModeField()
-  parse_mode?: ParseMode;
-
-  @EntitiesField()
-  caption_entities?: MessageEntityDto[];
-}
+export class InputMediaEditDto extends InputMediaOf(EDITABLE_MEDIA_TYPES) {}
 
 /** Replaces the file (and caption) of a media message of this bot. */
 export class EditMessageMediaDto extends MessageRefDto {

@@ -8,7 +8,6 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
-  IsNumber,
   IsOptional,
   IsString,
   Length,
@@ -17,17 +16,11 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import {
-  CAPTION_MARKUP_MAX,
-  CAPTION_MAX,
-  LocationDto,
-  TEXT_MARKUP_MAX,
-  TEXT_MAX,
-} from '../../messages/dto/client-messages.dto';
-import { EntitiesField, MessageEntityDto, ParseMode, ParseModeField } from '../../messages/dto/message-entity.dto';
+import { LocationDto } from '../../messages/dto/client-messages.dto';
 import { ReplyMarkupView } from '../../messages/dto/message.view';
 import { DICE_EMOJI, DiceEmoji } from '../dice';
 import { IsReplyMarkup, ReplyMarkup } from '../../messages/dto/reply-markup';
+import { CaptionDto, FileIdDto, InputMediaOf, MessageTextDto } from './message-fields.dto';
 
 const REPLY_MARKUP_DOC = { description: 'Inline keyboard under the message', type: ReplyMarkupView };
 
@@ -51,28 +44,7 @@ export class SendBaseDto {
   reply_markup?: ReplyMarkup;
 }
 
-/** The text of a message or the caption of a media message, how it is formatted. */
-const TEXT_DOC = {
-  maxLength: TEXT_MARKUP_MAX,
-  description: `At most ${TEXT_MAX} characters after parse_mode markup is parsed`,
-};
-const CAPTION_DOC = {
-  maxLength: CAPTION_MARKUP_MAX,
-  description: `At most ${CAPTION_MAX} characters after parse_mode markup is parsed`,
-};
-
-export class SendMessageDto extends SendBaseDto {
-  @ApiProperty(TEXT_DOC)
-  @IsString()
-  @Length(1, TEXT_MARKUP_MAX)
-  text: string;
-
-  @ParseModeField()
-  parse_mode?: ParseMode;
-
-  @EntitiesField()
-  entities?: MessageEntityDto[];
-
+export class SendMessageDto extends IntersectionType(SendBaseDto, MessageTextDto) {
   @ApiPropertyOptional({ type: [String], description: 'User ids or usernames' })
   @IsOptional()
   @IsArray()
@@ -83,24 +55,7 @@ export class SendMessageDto extends SendBaseDto {
 }
 
 /** file_id based sends; each operation accepts the media fields of spec 2.3 that apply to it. */
-export class SendFileDto extends SendBaseDto {
-  @ApiProperty()
-  @IsString()
-  @Length(1, 64)
-  file_id: string;
-
-  @ApiPropertyOptional(CAPTION_DOC)
-  @IsOptional()
-  @IsString()
-  @MaxLength(CAPTION_MARKUP_MAX)
-  caption?: string;
-
-  @ParseModeField()
-  parse_mode?: ParseMode;
-
-  @EntitiesField()
-  caption_entities?: MessageEntityDto[];
-}
+export class SendFileDto extends IntersectionType(SendBaseDto, FileIdDto, CaptionDto) {}
 
 export class SendPhotoDto extends SendFileDto {
   @ApiPropertyOptional({ description: 'pixels; taken from the stored file when omitted' })
@@ -157,12 +112,7 @@ export class SendVoiceDto extends IntersectionType(
   AudioTagsDto,
 ) {}
 
-export class SendStickerDto extends SendBaseDto {
-  @ApiProperty()
-  @IsString()
-  @Length(1, 64)
-  file_id: string;
-
+export class SendStickerDto extends IntersectionType(SendBaseDto, FileIdDto) {
   @ApiPropertyOptional()
   @IsOptional()
   @IsInt()
@@ -263,28 +213,8 @@ export class SendContactDto extends SendBaseDto {
 
 export const MEDIA_GROUP_TYPES = ['photo', 'video', 'document', 'audio'] as const;
 
-export class InputMediaDto {
-  @ApiProperty({ enum: MEDIA_GROUP_TYPES })
-  @IsIn(MEDIA_GROUP_TYPES)
-  type: (typeof MEDIA_GROUP_TYPES)[number];
-
-  @ApiProperty()
-  @IsString()
-  @Length(1, 64)
-  file_id: string;
-
-  @ApiPropertyOptional(CAPTION_DOC)
-  @IsOptional()
-  @IsString()
-  @MaxLength(CAPTION_MARKUP_MAX)
-  caption?: string;
-
-  @ParseModeField()
-  parse_mode?: ParseMode;
-
-  @EntitiesField()
-  caption_entities?: MessageEntityDto[];
-}
+/** One item of a media group. */
+export class InputMediaDto extends InputMediaOf(MEDIA_GROUP_TYPES) {}
 
 export class SendMediaGroupDto extends SendBaseDto {
   @ApiProperty({ type: [InputMediaDto], minItems: 2, maxItems: 10 })

@@ -1,7 +1,8 @@
 import { ApiProperty, PickType } from '@nestjs/swagger';
 import { PageOf } from '@app/platform';
 import { TemplateView } from '../../templates/template.view';
-import { VOUCHER_STATUSES, type VoucherStatus } from '../../vouchers/entities/voucher.entity';
+import type { VoucherStatus } from '../../vouchers/entities/voucher.entity';
+import { VoucherView } from '../../vouchers/voucher.view';
 
 /** What the wallet shows of a voucher's template. */
 export class HolderVoucherTemplateView extends PickType(TemplateView, [
@@ -13,10 +14,23 @@ export class HolderVoucherTemplateView extends PickType(TemplateView, [
   'cover_file_id',
 ] as const) {}
 
-/** The holder's own voucher: the one shape that carries the plaintext credentials, for display. */
-export class HolderVoucherView {
-  @ApiProperty({ format: 'uuid' })
-  id: string;
+/**
+ * The holder's own voucher: the one shape that carries the plaintext credentials, for display. It is
+ * the voucher as applications see it (the same fields, declared once in VoucherView) without who holds
+ * it and the application's issue number, plus the wallet's own fields.
+ */
+export class HolderVoucherView extends PickType(VoucherView, [
+  'id',
+  'template_id',
+  'status',
+  'valid_from',
+  'valid_to',
+  'issued_at',
+  'redeemed_at',
+] as const) {
+  // The wallet derives expiry itself, so its status says expired before any verify has marked it.
+  @ApiProperty({ description: 'expired as soon as the validity ends, verified or not' })
+  override status: VoucherStatus;
 
   @ApiProperty({ format: 'uuid' })
   application_id: string;
@@ -24,29 +38,11 @@ export class HolderVoucherView {
   @ApiProperty()
   application_name: string;
 
-  @ApiProperty({ format: 'uuid' })
-  template_id: string;
-
   @ApiProperty({ type: HolderVoucherTemplateView })
   template: HolderVoucherTemplateView;
 
-  @ApiProperty({ enum: VOUCHER_STATUSES, description: 'expired as soon as the validity ends, verified or not' })
-  status: VoucherStatus;
-
   @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The send it was claimed from, if any' })
   send_id: string | null;
-
-  @ApiProperty({ format: 'date-time' })
-  valid_from: string;
-
-  @ApiProperty({ format: 'date-time' })
-  valid_to: string;
-
-  @ApiProperty({ format: 'date-time' })
-  issued_at: string;
-
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
-  redeemed_at: string | null;
 
   @ApiProperty({
     type: String,
