@@ -1,8 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import {
-  BotDeliverySettingsStore,
-  DeliveryStore,
+  DeliveryDomain,
   registerWebhookQueue,
   WebhookDelivery,
   WebhookDeliveryAttempt,
@@ -15,7 +14,7 @@ import { WebhookOutbox } from './webhook-outbox';
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookDelivery, WebhookDeliveryAttempt]), registerWebhookQueue('producer')],
   controllers: [DeliveriesController],
-  providers: [DeliveryStore, BotDeliverySettingsStore, DeliveriesService, DeliveryQueue, WebhookOutbox],
-  exports: [DeliveryStore, BotDeliverySettingsStore, DeliveryQueue, WebhookOutbox],
+  providers: [DeliveryDomain, DeliveriesService, DeliveryQueue, WebhookOutbox],
+  exports: [DeliveryDomain, DeliveryQueue, WebhookOutbox],
 })
 export class DeliveriesModule {}
