@@ -58,10 +58,13 @@ export class DeliveryDomain {
   }
 
   /** Unconfirmed Updates of the bot from `offset` on, within the retention, oldest first. */
-  pendingUpdates<Payload>(botId: string, offset: number, retentionHours: number, limit: number) {
-    return this.updates.pending<Payload>(botId, offset, retentionHours, limit) as Promise<
-      Array<PendingUpdateRow<Payload>>
-    >;
+  pendingUpdates<Payload>(
+    botId: string,
+    offset: number,
+    retentionHours: number,
+    limit: number,
+  ): Promise<Array<PendingUpdateRow<Payload>>> {
+    return this.updates.pending<Payload>(botId, offset, retentionHours, limit);
   }
 
   /** getUpdates' offset: every Update of the bot below it is confirmed. */
@@ -106,7 +109,13 @@ export class DeliveryDomain {
   }
 
   /** A page of the owner's bot's delivery log, newest first; null when the bot is not theirs. */
-  deliveryPage(ownerId: string, botId: string, status: DeliveryStatus | null, limit: number, offset: number) {
+  deliveryPage(
+    ownerId: string,
+    botId: string,
+    status: DeliveryStatus | null,
+    limit: number,
+    offset: number,
+  ): Promise<WebhookDelivery[] | null> {
     return this.deliveries.page(ownerId, botId, status, limit, offset);
   }
 
@@ -132,7 +141,12 @@ export class DeliveryDomain {
   }
 
   /** The developer's bulk redelivery: the bot's dead letters within [since, until). */
-  redeliverDeadLetters(manager: EntityManager, botId: string, since: string | null, until: string | null) {
+  redeliverDeadLetters(
+    manager: EntityManager,
+    botId: string,
+    since: string | null,
+    until: string | null,
+  ): Promise<OpenedDelivery[]> {
     return this.deliveries.restartDeadLetters(manager, botId, since, until);
   }
 
@@ -170,7 +184,11 @@ export class DeliveryDomain {
 
   // Platform staff: every bot's deliveries, and redrives (staff and automatic).
 
-  staffPage(filter: StaffDeliveryFilter, after: StaffDeliveryCursor | null, limit: number): Promise<StaffDeliveryRow[]> {
+  staffPage(
+    filter: StaffDeliveryFilter,
+    after: StaffDeliveryCursor | null,
+    limit: number,
+  ): Promise<StaffDeliveryRow[]> {
     return this.staff.page(filter, after, limit);
   }
 
@@ -182,10 +200,11 @@ export class DeliveryDomain {
     return this.staff.statusCounts(since, until);
   }
 
-  deadLettersByClass(since: string | null, until: string | null) {
-    return this.staff.deadLettersByClass(since, until) as Promise<
-      Array<{ error_class: DeliveryErrorClass | null; count: number }>
-    >;
+  deadLettersByClass(
+    since: string | null,
+    until: string | null,
+  ): Promise<Array<{ error_class: DeliveryErrorClass | null; count: number }>> {
+    return this.staff.deadLettersByClass(since, until);
   }
 
   topBots(since: string | null, until: string | null, limit: number): Promise<BotDeliveryCounts[]> {
@@ -232,7 +251,12 @@ export class DeliveryDomain {
   }
 
   /** Undefined when the bot is not the owner's. `lock` keeps a concurrent mode switch out until commit. */
-  deliveryModeOfOwned(manager: EntityManager, ownerId: string, botId: string, lock = false) {
+  deliveryModeOfOwned(
+    manager: EntityManager,
+    ownerId: string,
+    botId: string,
+    lock = false,
+  ): Promise<string | undefined> {
     return this.settings.deliveryModeOfOwned(manager, ownerId, botId, lock);
   }
 
@@ -259,7 +283,11 @@ export class DeliveryDomain {
 
   // The integer aliases of the Telegram-compatible face.
 
-  telegramAliasesOf(wanted: { chat: Iterable<string>; user: Iterable<string> }) {
+  /** The aliases of the wanted chats and users, given on first use. */
+  telegramAliasesOf(wanted: {
+    chat: Iterable<string>;
+    user: Iterable<string>;
+  }): Promise<Record<TelegramAliasKind, Map<string, number>>> {
     return this.telegramAliases.aliases(wanted);
   }
 

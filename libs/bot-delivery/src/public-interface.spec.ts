@@ -53,7 +53,12 @@ function importsOfTheLibrary(): Array<{ file: string; name: string }> {
     return [...text.matchAll(/import\s+(?:type\s+)?\{([^}]*)\}\s*from\s*'@app\/bot-delivery'/g)].flatMap((m) =>
       m[1]
         .split(',')
-        .map((part) => part.replace(/^\s*type\s+/, '').split(/\s+as\s+/)[0].trim())
+        .map((part) =>
+          part
+            .replace(/^\s*type\s+/, '')
+            .split(/\s+as\s+/)[0]
+            .trim(),
+        )
         .filter((name) => name.length > 0)
         .map((name) => ({ file, name })),
     );

@@ -1,11 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import {
-  DeliveryDomain,
-  registerWebhookQueue,
-  WebhookDelivery,
-  WebhookDeliveryAttempt,
-} from '@app/bot-delivery';
+import { DeliveryDomain, registerWebhookQueue, WebhookDelivery, WebhookDeliveryAttempt } from '@app/bot-delivery';
 import { DeliveriesController } from './deliveries.controller';
 import { DeliveriesService } from './deliveries.service';
 import { DeliveryQueue } from './delivery-queue';

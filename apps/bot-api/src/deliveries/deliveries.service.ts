@@ -2,12 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
 import { pageAnswer, pageWindow } from '@app/platform';
-import {
-  deliverJobFor,
-  DeliveryStatus,
-  DeliveryDomain,
-  WebhookDelivery,
-} from '@app/bot-delivery';
+import { deliverJobFor, DeliveryStatus, DeliveryDomain, WebhookDelivery } from '@app/bot-delivery';
 import { DataSource, EntityManager } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { DeliveryQueue } from './delivery-queue';

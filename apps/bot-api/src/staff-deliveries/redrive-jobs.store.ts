@@ -123,7 +123,11 @@ export class RedriveJobsStore {
     if (!job) return { busy: true };
     const {
       rows: [updated],
-    } = await runNamed<RedriveJobRow>(manager, TAKE_AUTO_REDRIVABLE, TAKE_AUTO_REDRIVABLE.values({ botId, jobId: job.id }));
+    } = await runNamed<RedriveJobRow>(
+      manager,
+      TAKE_AUTO_REDRIVABLE,
+      TAKE_AUTO_REDRIVABLE.values({ botId, jobId: job.id }),
+    );
     if (updated.total > 0) return { job: updated, busy: false };
     await manager.query(`DELETE FROM delivery_redrive_jobs WHERE id = $1`, [job.id]);
     return { busy: false };

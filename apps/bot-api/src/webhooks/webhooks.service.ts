@@ -1,12 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { SecretCipher } from '@app/auth';
-import {
-  deliverJobFor,
-  DeliveryDomain,
-  webhookSecretContext,
-  WebhookFormat,
-} from '@app/bot-delivery';
+import { deliverJobFor, DeliveryDomain, webhookSecretContext, WebhookFormat } from '@app/bot-delivery';
 import { DataSource, EntityManager } from 'typeorm';
 import { BotTokenCache } from '../bots/auth/bot-token-cache';
 import { BotsStore } from '../bots/bots.store';

@@ -57,9 +57,10 @@ export class DeliverySweeper implements PeriodicTask {
     if (adopted.length > 0) {
       this.logger.warn(`${adopted.length} Updates of webhook bots had no delivery; delivering them now`);
     }
-    const overdue = [...adopted, ...(await this.delivery.overdue(this.config.DELIVERY_SWEEP_GRACE_MS, SWEEP_BATCH))].map(
-      deliverJobFor,
-    );
+    const overdue = [
+      ...adopted,
+      ...(await this.delivery.overdue(this.config.DELIVERY_SWEEP_GRACE_MS, SWEEP_BATCH)),
+    ].map(deliverJobFor);
     let enqueued = 0;
     for (const data of overdue) {
       const existing = await this.queue.getJob(deliverJobId(data.deliveryId, data.series));
