@@ -4,7 +4,7 @@ import { loadConfig } from '@app/platform';
 import { DataSource } from 'typeorm';
 import { DispatcherConfig } from '../src/config/dispatcher.config';
 import { AttemptRecorder } from '../src/delivery/attempt-recorder';
-import { AttemptOutcome, AttemptRecord, DeliveryStore, DueDelivery } from '@app/bot-delivery';
+import { AttemptOutcome, AttemptRecord, DeliveryDomain, DueDelivery } from '@app/bot-delivery';
 import { botMigrations } from './bot-schema';
 
 interface DeliveryRow {
@@ -22,13 +22,13 @@ interface DeliveryRow {
 describe('delivery store: attempts recorded in batches (real PostgreSQL)', () => {
   let database: TestDatabase;
   let dataSource: DataSource;
-  let store: DeliveryStore;
+  let store: DeliveryDomain;
 
   beforeAll(async () => {
     database = await createTestDatabase('bot', await botMigrations());
     dataSource = testDataSource(database.name);
     await dataSource.initialize();
-    store = new DeliveryStore(dataSource);
+    store = new DeliveryDomain(dataSource);
   });
   afterAll(async () => {
     await dataSource?.destroy();
@@ -112,7 +112,7 @@ describe('delivery store: attempts recorded in batches (real PostgreSQL)', () =>
     const botId = await webhookBot();
     const [good, flaky, last] = await Promise.all([1, 2, 3].map(() => pendingDelivery(botId)));
     await dataSource.query(`UPDATE webhook_deliveries SET attempts = 4, status = 'retrying' WHERE id = $1`, [last.id]);
-    const recorded = await store.recordMany([
+    const recorded = await store.recordAttempts([
       outcome(good, 'succeeded'),
       outcome(flaky, 'retrying'),
       outcome({ ...last, attempts: 4 }, 'dead_letter'),
@@ -171,7 +171,7 @@ describe('delivery store: attempts recorded in batches (real PostgreSQL)', () =>
     // deleteWebhook removed the open delivery.
     await dataSource.query(`DELETE FROM webhook_deliveries WHERE id = $1`, [deleted.id]);
 
-    const recorded = await store.recordMany([
+    const recorded = await store.recordAttempts([
       outcome(redelivered, 'succeeded'),
       outcome(counted, 'retrying'),
       outcome(deleted, 'succeeded'),
@@ -186,7 +186,7 @@ describe('delivery store: attempts recorded in batches (real PostgreSQL)', () =>
 
   it('counts one attempt once when it appears twice in a batch', async () => {
     const delivery = await pendingDelivery(await webhookBot());
-    const recorded = await store.recordMany([outcome(delivery, 'retrying'), outcome(delivery, 'retrying')]);
+    const recorded = await store.recordAttempts([outcome(delivery, 'retrying'), outcome(delivery, 'retrying')]);
     expect(recorded.filter(Boolean)).toHaveLength(1);
     expect(await deliveryRow(delivery.id)).toMatchObject({ status: 'retrying', attempts: 1 });
     expect(await attemptLog(delivery.id)).toHaveLength(1);
@@ -199,7 +199,7 @@ describe('delivery store: attempts recorded in batches (real PostgreSQL)', () =>
     await replica.initialize();
     try {
       const config = loadConfig(DispatcherConfig, { WEBHOOK_RECORD_BATCH_WINDOW_MS: '5' });
-      const recorders = [new AttemptRecorder(config, store), new AttemptRecorder(config, new DeliveryStore(replica))];
+      const recorders = [new AttemptRecorder(config, store), new AttemptRecorder(config, new DeliveryDomain(replica))];
       const batch = deliveries.map((delivery, i) => outcome(delivery, i % 3 === 0 ? 'succeeded' : 'retrying'));
       const answers = await Promise.all(
         recorders.map((recorder, r) =>
@@ -240,7 +240,7 @@ describe('delivery store: attempts recorded in batches (real PostgreSQL)', () =>
     await dataSource.query(`UPDATE bots SET status = 'disabled' WHERE id = $1`, [disabled.botId]);
     const job = (deliveryId: string, series = 1) => ({ deliveryId, series, priorAttempts: 0 });
 
-    const found = await store.loadMany([
+    const found = await store.loadDue([
       job(due.id),
       job(redelivered.id),
       job(finished.id),

@@ -7,7 +7,7 @@ import { BotTokenCache } from './auth/bot-token-cache';
 import { BotConfig } from '../config/bot.config';
 import { UsersStore } from '../users/users.store';
 import { usernameTaken } from './bot-errors';
-import { BotDeliverySettingsStore } from '@app/bot-delivery';
+import { DeliveryDomain } from '@app/bot-delivery';
 import { PageQueryDto, pageAnswer, pageWindow } from '@app/platform';
 import { botView, BotView } from './bot.view';
 import { BotsStore } from './bots.store';
@@ -32,7 +32,7 @@ export class BotsService {
     private readonly tokenCache: BotTokenCache,
     private readonly bots: BotsStore,
     private readonly users: UsersStore,
-    private readonly deliverySettings: BotDeliverySettingsStore,
+    private readonly delivery: DeliveryDomain,
   ) {}
 
   async submit(ownerId: string, dto: SubmitBotDto): Promise<BotView> {
@@ -49,7 +49,7 @@ export class BotsService {
         };
         if (application.username) await this.assertUsernameFree(manager, application.username, application.id);
         await this.bots.insertApplication(manager, application);
-        await this.deliverySettings.create(manager, application.id);
+        await this.delivery.createSettings(manager, application.id);
         return botView(await this.bots.get(application.id, manager), this.config);
       });
     } catch (error) {
@@ -96,7 +96,7 @@ export class BotsService {
         bot.username ??= await assignGeneratedUsername(this.bots, manager, bot.id, bot.name);
         await this.bots.save(manager, bot);
         if (dto.auto_redeliver_dead_letters !== undefined) {
-          await this.deliverySettings.setAutoRedeliver(manager, bot.id, dto.auto_redeliver_dead_letters);
+          await this.delivery.setAutoRedeliver(manager, bot.id, dto.auto_redeliver_dead_letters);
         }
         await this.syncSystemUser(manager, bot);
         return botView(await this.bots.get(bot.id, manager), this.config);

@@ -16,7 +16,7 @@ export interface TokenCopy {
   expired: boolean;
 }
 
-/** Every statement on `bots`; a bot's delivery settings are @app/bot-delivery's (BotDeliverySettingsStore). */
+/** Every statement on `bots`; a bot's delivery settings are @app/bot-delivery's (DeliveryDomain). */
 @Injectable()
 export class BotsStore {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}

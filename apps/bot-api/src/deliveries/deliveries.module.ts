@@ -1,12 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import {
-  BotDeliverySettingsStore,
-  DeliveryStore,
-  registerWebhookQueue,
-  WebhookDelivery,
-  WebhookDeliveryAttempt,
-} from '@app/bot-delivery';
+import { DeliveryDomain, registerWebhookQueue, WebhookDelivery, WebhookDeliveryAttempt } from '@app/bot-delivery';
 import { DeliveriesController } from './deliveries.controller';
 import { DeliveriesService } from './deliveries.service';
 import { DeliveryQueue } from './delivery-queue';
@@ -15,7 +9,7 @@ import { WebhookOutbox } from './webhook-outbox';
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookDelivery, WebhookDeliveryAttempt]), registerWebhookQueue('producer')],
   controllers: [DeliveriesController],
-  providers: [DeliveryStore, BotDeliverySettingsStore, DeliveriesService, DeliveryQueue, WebhookOutbox],
-  exports: [DeliveryStore, BotDeliverySettingsStore, DeliveryQueue, WebhookOutbox],
+  providers: [DeliveryDomain, DeliveriesService, DeliveryQueue, WebhookOutbox],
+  exports: [DeliveryDomain, DeliveryQueue, WebhookOutbox],
 })
 export class DeliveriesModule {}

@@ -2,13 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
 import { pageAnswer, pageWindow } from '@app/platform';
-import {
-  BotDeliverySettingsStore,
-  deliverJobFor,
-  DeliveryStatus,
-  DeliveryStore,
-  WebhookDelivery,
-} from '@app/bot-delivery';
+import { deliverJobFor, DeliveryStatus, DeliveryDomain, WebhookDelivery } from '@app/bot-delivery';
 import { DataSource, EntityManager } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { DeliveryQueue } from './delivery-queue';
@@ -41,15 +35,14 @@ export class DeliveriesService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly queue: DeliveryQueue,
-    private readonly store: DeliveryStore,
-    private readonly settings: BotDeliverySettingsStore,
+    private readonly delivery: DeliveryDomain,
   ) {}
 
   /** A first page that is not full needs no count: it holds the whole log. */
   async list(ownerId: string, botId: string, query: ListDeliveriesQueryDto): Promise<DeliveryPage> {
     const window = pageWindow(query);
     const status = query.status ?? null;
-    const deliveries = await this.store.page(ownerId, botId, status, window.pageSize, window.offset);
+    const deliveries = await this.delivery.deliveryPage(ownerId, botId, status, window.pageSize, window.offset);
     if (!deliveries) throw BotErrors.notFound('Bot');
     const items = deliveries.map(deliveryView);
     const total =
@@ -71,7 +64,7 @@ export class DeliveriesService {
   }
 
   private async count(key: string, botId: string, status: DeliveryStatus | null): Promise<number> {
-    const total = await this.store.count(botId, status);
+    const total = await this.delivery.deliveryCount(botId, status);
     this.totals.delete(key);
     if (total >= LARGE_TOTAL) this.totals.set(key, total);
     return total;
@@ -80,7 +73,7 @@ export class DeliveriesService {
   async get(ownerId: string, botId: string, updateId: string): Promise<DeliveryDetailView> {
     await this.ownedBot(this.dataSource.manager, ownerId, botId);
     const delivery = await this.findDelivery(this.dataSource.manager, botId, updateId);
-    const attempts = await this.store.attempts(delivery.id);
+    const attempts = await this.delivery.attemptsOf(delivery.id);
     return {
       ...deliveryView(delivery),
       attempt_log: attempts.map(attemptView),
@@ -93,12 +86,12 @@ export class DeliveriesService {
     return this.dataSource.transaction(async (manager) => {
       await this.assertWebhookMode(manager, ownerId, botId);
       const delivery = await this.findDelivery(manager, botId, updateId);
-      const restarted = await this.store.restartFinished(manager, delivery.id);
+      const restarted = await this.delivery.redeliver(manager, delivery.id);
       if (restarted.length === 0) {
         throw BotErrors.error('CONFLICT', 'This delivery is still pending or retrying; it needs no redelivery');
       }
       this.queue.enqueueAfterCommit(manager, restarted.map(deliverJobFor));
-      return deliveryView(await this.store.findById(manager, delivery.id));
+      return deliveryView(await this.delivery.deliveryById(manager, delivery.id));
     });
   }
 
@@ -109,7 +102,7 @@ export class DeliveriesService {
     }
     return this.dataSource.transaction(async (manager) => {
       await this.assertWebhookMode(manager, ownerId, botId);
-      const restarted = await this.store.restartDeadLetters(manager, botId, dto.since ?? null, dto.until ?? null);
+      const restarted = await this.delivery.redeliverDeadLetters(manager, botId, dto.since ?? null, dto.until ?? null);
       this.queue.enqueueAfterCommit(manager, restarted.map(deliverJobFor));
       return { redelivered: restarted.length };
     });
@@ -118,18 +111,18 @@ export class DeliveriesService {
   /** The bot's backlog with its total: what is still to be delivered and what died. */
   async backlog(ownerId: string, botId: string): Promise<DeliveryBacklogView> {
     await this.ownedBot(this.dataSource.manager, ownerId, botId);
-    const counts = await this.store.backlog(botId);
+    const counts = await this.delivery.backlog(botId);
     return { ...counts, total: counts.pending + counts.retrying + counts.dead_letter };
   }
 
   private async ownedBot(manager: EntityManager, ownerId: string, botId: string): Promise<void> {
-    const mode = await this.settings.deliveryModeOfOwned(manager, ownerId, botId);
+    const mode = await this.delivery.deliveryModeOfOwned(manager, ownerId, botId);
     if (!mode) throw BotErrors.notFound('Bot');
   }
 
   /** Locks the bot's delivery settings so a concurrent deleteWebhook cannot slip between the check and the redelivery. */
   private async assertWebhookMode(manager: EntityManager, ownerId: string, botId: string): Promise<void> {
-    const mode = await this.settings.deliveryModeOfOwned(manager, ownerId, botId, true);
+    const mode = await this.delivery.deliveryModeOfOwned(manager, ownerId, botId, true);
     if (!mode) throw BotErrors.notFound('Bot');
     if (mode !== 'webhook') {
       throw BotErrors.error('CONFLICT', 'The bot has no webhook; set one before redelivering');
@@ -137,7 +130,7 @@ export class DeliveriesService {
   }
 
   private async findDelivery(manager: EntityManager, botId: string, updateId: string): Promise<WebhookDelivery> {
-    const delivery = await this.store.findByUpdateId(manager, botId, updateId);
+    const delivery = await this.delivery.deliveryOfUpdate(manager, botId, updateId);
     if (!delivery) throw BotErrors.notFound('Delivery');
     return delivery;
   }

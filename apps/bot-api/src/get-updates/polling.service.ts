@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { CHANNEL_BUS, type ChannelBus } from '@app/platform';
-import { BotDeliverySettingsStore, isBotAvailable, UpdatesStore } from '@app/bot-delivery';
+import { DeliveryDomain, isBotAvailable } from '@app/bot-delivery';
 import { BOT_CHANGES_CHANNEL, BotTokenCache } from '../bots/auth/bot-token-cache';
 import type { Bot } from '../bots/entities/bot.entity';
 import { BotsStore } from '../bots/bots.store';
@@ -44,9 +44,8 @@ export class PollingService implements OnModuleInit, OnModuleDestroy {
     private readonly config: BotConfig,
     private readonly metrics: UpdatesMetrics,
     private readonly tokenCache: BotTokenCache,
-    private readonly store: UpdatesStore,
     private readonly bots: BotsStore,
-    private readonly deliverySettings: BotDeliverySettingsStore,
+    private readonly delivery: DeliveryDomain,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -102,12 +101,12 @@ export class PollingService implements OnModuleInit, OnModuleDestroy {
    */
   async forgetAllButLast(bot: Bot, keep: number): Promise<void> {
     if (bot.deliveryMode === 'webhook') throw webhookModeConflict();
-    await this.store.acknowledgeAllButLast(bot.id, keep);
+    await this.delivery.acknowledgeAllButLast(bot.id, keep);
   }
 
   /** Unconfirmed Updates older than the retention are dropped; returns how many. */
   purgeExpired(): Promise<number> {
-    return this.store.purgeOlderThan(this.config.UPDATES_RETENTION_HOURS);
+    return this.delivery.purgeUpdates(this.config.UPDATES_RETENTION_HOURS);
   }
 
   private assertCurrent(waiter: PollWaiter): void {
@@ -157,18 +156,18 @@ export class PollingService implements OnModuleInit, OnModuleDestroy {
     // An empty list means "every default type", stored as null like a bot that never chose.
     const wanted = allowed.length > 0 ? [...new Set(allowed)] : null;
     if (sameList(wanted, bot.allowedUpdates)) return;
-    await this.deliverySettings.setAllowedUpdates(bot.id, wanted);
+    await this.delivery.setAllowedUpdates(bot.id, wanted);
     this.tokenCache.invalidate(bot.id);
   }
 
   /** update_seq starts at 1, so an offset of 1 or less confirms nothing and costs no statement. */
   private async acknowledgeBelow(botId: string, offset: number): Promise<void> {
     if (offset <= 1) return;
-    await this.store.acknowledgeBelow(botId, offset);
+    await this.delivery.acknowledgeBelow(botId, offset);
   }
 
   private async pending(botId: string, offset: number | undefined, limit: number): Promise<UpdateView[]> {
-    const rows = await this.store.pending<Omit<UpdateView, 'update_seq'>>(
+    const rows = await this.delivery.pendingUpdates<Omit<UpdateView, 'update_seq'>>(
       botId,
       offset ?? 0,
       this.config.UPDATES_RETENTION_HOURS,

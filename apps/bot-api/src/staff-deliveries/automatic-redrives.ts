@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { BotDeliverySettingsStore } from '@app/bot-delivery';
+import { DeliveryDomain } from '@app/bot-delivery';
 import { DataSource } from 'typeorm';
 import { BotConfig } from '../config/bot.config';
 import { RedriveJobsStore, SYSTEM_ACTOR } from './redrive-jobs.store';
@@ -22,7 +22,7 @@ const RECOVERIES_PER_STEP = 100;
 export class AutomaticRedrives {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly deliverySettings: BotDeliverySettingsStore,
+    private readonly delivery: DeliveryDomain,
     private readonly jobs: RedriveJobsStore,
     private readonly audit: StaffAuditStore,
     private readonly config: BotConfig,
@@ -31,9 +31,9 @@ export class AutomaticRedrives {
   /** Starts the automatic jobs of recovered bots; returns how many started. */
   async startDue(): Promise<number> {
     // The common step finds no mark: it costs one named statement instead of a transaction.
-    if (!(await this.deliverySettings.anyRecovered())) return 0;
+    if (!(await this.delivery.anyRecovered())) return 0;
     return this.dataSource.transaction(async (manager) => {
-      const recovered = await this.deliverySettings.recoveredBots(manager, RECOVERIES_PER_STEP);
+      const recovered = await this.delivery.recoveredBots(manager, RECOVERIES_PER_STEP);
       const handled: string[] = [];
       let started = 0;
       for (const botId of recovered) {
@@ -58,7 +58,7 @@ export class AutomaticRedrives {
           counts: { total: job.total, rate_per_bot: rate },
         });
       }
-      await this.deliverySettings.clearRecovered(manager, handled);
+      await this.delivery.clearRecovered(manager, handled);
       return started;
     });
   }

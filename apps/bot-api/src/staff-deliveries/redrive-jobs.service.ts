@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { isUuid } from '@app/platform';
-import { RedriveFilter, StaffDeliveryStore } from '@app/bot-delivery';
+import { DeliveryDomain, RedriveFilter } from '@app/bot-delivery';
 import { DataSource } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { BotConfig } from '../config/bot.config';
@@ -23,7 +23,7 @@ import {
 export class RedriveJobsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly deliveries: StaffDeliveryStore,
+    private readonly delivery: DeliveryDomain,
     private readonly jobs: RedriveJobsStore,
     private readonly audit: StaffAuditStore,
     private readonly config: BotConfig,
@@ -33,7 +33,7 @@ export class RedriveJobsService {
   /** How many dead letters, per bot, a redrive with this filter would take now. */
   async dryRun(staffId: string, dto: RedriveBodyDto): Promise<RedriveDryRunView> {
     const { filter, stored } = this.filterOf(dto);
-    const perBot = await this.deliveries.countRedrivable(filter);
+    const perBot = await this.delivery.countRedrivable(filter);
     const wouldRedeliver = perBot.reduce((sum, row) => sum + row.count, 0);
     await this.audit.record(this.dataSource.manager, {
       actorId: staffId,

@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
   autoRedrivableDeadLettersSql,
+  composedStatement,
   redrivableDeadLettersSql,
   RedriveFilter,
-  redriveParameters,
 } from '@app/bot-delivery';
 import { namedStatement, runNamed } from '@app/platform';
 import { DataSource, EntityManager } from 'typeorm';
@@ -51,6 +51,31 @@ export interface NextItem {
 
 const JOB_COLUMNS = `id, status, kind, filter, rate_per_bot, total, created_by, created_at, updated_at, finished_at`;
 
+/*
+ * A job's items are the delivery library's redrivable dead letters, taken in the statement that counts
+ * them into the job (one snapshot, so the total is exact); the library's fragments name their
+ * parameters, which these statements bind by name.
+ */
+const TAKE_REDRIVABLE = composedStatement<RedriveFilter & { jobId: string }>(
+  'delivery_redrive_jobs_take',
+  (p) => `WITH taken AS (
+     INSERT INTO delivery_redrive_items (job_id, delivery_id, bot_id, update_seq)
+     SELECT ${p.jobId}::uuid, r.delivery_id, r.bot_id, r.update_seq FROM ${redrivableDeadLettersSql(p)} r
+     RETURNING 1)
+   UPDATE delivery_redrive_jobs SET total = (SELECT count(*) FROM taken) WHERE id = ${p.jobId}::uuid
+   RETURNING ${JOB_COLUMNS}`,
+);
+
+const TAKE_AUTO_REDRIVABLE = composedStatement<{ botId: string; jobId: string }>(
+  'delivery_redrive_jobs_take_auto',
+  (p) => `WITH taken AS (
+     INSERT INTO delivery_redrive_items (job_id, delivery_id, bot_id, update_seq)
+     SELECT ${p.jobId}::uuid, r.delivery_id, r.bot_id, r.update_seq FROM ${autoRedrivableDeadLettersSql(p)} r
+     RETURNING 1)
+   UPDATE delivery_redrive_jobs SET total = (SELECT count(*) FROM taken) WHERE id = ${p.jobId}::uuid
+   RETURNING ${JOB_COLUMNS}`,
+);
+
 /** Redrive jobs and the dead letters each one took: the only SQL on those two tables. */
 @Injectable()
 export class RedriveJobsStore {
@@ -69,16 +94,12 @@ export class RedriveJobsStore {
        VALUES ($1, $2, 0, $3) RETURNING ${JOB_COLUMNS}`,
       [stored, ratePerBot, createdBy],
     );
-    const [[updated]]: [RedriveJobRow[], number] = await manager.query(
-      `WITH taken AS (
-         INSERT INTO delivery_redrive_items (job_id, delivery_id, bot_id, update_seq)
-         SELECT $5::uuid, r.delivery_id, r.bot_id, r.update_seq FROM ${redrivableDeadLettersSql} r
-         RETURNING 1)
-       UPDATE delivery_redrive_jobs SET total = (SELECT count(*) FROM taken) WHERE id = $5::uuid
-       RETURNING ${JOB_COLUMNS}`,
-      [...redriveParameters(filter), job.id],
+    const { rows } = await runNamed<RedriveJobRow>(
+      manager,
+      TAKE_REDRIVABLE,
+      TAKE_REDRIVABLE.values({ ...filter, jobId: job.id }),
     );
-    return updated;
+    return rows[0];
   }
 
   /**
@@ -100,14 +121,12 @@ export class RedriveJobsStore {
       [botId, stored, ratePerBot, SYSTEM_ACTOR],
     );
     if (!job) return { busy: true };
-    const [[updated]]: [RedriveJobRow[], number] = await manager.query(
-      `WITH taken AS (
-         INSERT INTO delivery_redrive_items (job_id, delivery_id, bot_id, update_seq)
-         SELECT $2::uuid, r.delivery_id, r.bot_id, r.update_seq FROM ${autoRedrivableDeadLettersSql} r
-         RETURNING 1)
-       UPDATE delivery_redrive_jobs SET total = (SELECT count(*) FROM taken) WHERE id = $2::uuid
-       RETURNING ${JOB_COLUMNS}`,
-      [botId, job.id],
+    const {
+      rows: [updated],
+    } = await runNamed<RedriveJobRow>(
+      manager,
+      TAKE_AUTO_REDRIVABLE,
+      TAKE_AUTO_REDRIVABLE.values({ botId, jobId: job.id }),
     );
     if (updated.total > 0) return { job: updated, busy: false };
     await manager.query(`DELETE FROM delivery_redrive_jobs WHERE id = $1`, [job.id]);

@@ -1,7 +1,7 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { deliverJobFor, StaffDeliveryStore } from '@app/bot-delivery';
+import { deliverJobFor, DeliveryDomain } from '@app/bot-delivery';
 import { DelayedError, Job } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { BotConfig } from '../config/bot.config';
@@ -31,7 +31,7 @@ export class RedriveProcessor extends WorkerHost implements OnApplicationBootstr
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly jobs: RedriveJobsStore,
-    private readonly deliveries: StaffDeliveryStore,
+    private readonly delivery: DeliveryDomain,
     private readonly queue: DeliveryQueue,
     private readonly metrics: StaffDeliveriesMetrics,
     private readonly config: BotConfig,
@@ -80,7 +80,7 @@ export class RedriveProcessor extends WorkerHost implements OnApplicationBootstr
         jobId,
         next.map((item) => item.delivery_id),
       );
-      const opened = await this.deliveries.restart(manager, taken, ['dead_letter'], kind === 'auto' ? 'auto' : 'staff');
+      const opened = await this.delivery.redrive(manager, taken, ['dead_letter'], kind === 'auto' ? 'auto' : 'staff');
       const done = new Set(opened.map((delivery) => delivery.id));
       await this.jobs.settle(
         manager,

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { METRICS_REGISTRY } from '@app/platform';
-import { DELIVERY_ERROR_CLASSES, StaffDeliveryStore } from '@app/bot-delivery';
+import { DELIVERY_ERROR_CLASSES, DeliveryDomain } from '@app/bot-delivery';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { RedriveJobsStore } from './redrive-jobs.store';
 
@@ -18,7 +18,7 @@ export class StaffDeliveriesMetrics {
   readonly deadLetters: Gauge<'error_class'>;
   readonly runningJobs: Gauge;
 
-  constructor(@Inject(METRICS_REGISTRY) registry: Registry, deliveries: StaffDeliveryStore, jobs: RedriveJobsStore) {
+  constructor(@Inject(METRICS_REGISTRY) registry: Registry, delivery: DeliveryDomain, jobs: RedriveJobsStore) {
     this.redelivered = new Counter({
       name: 'bot_staff_redeliveries_total',
       help: 'Deliveries restarted by platform staff, one by one or by redrive jobs; rate() is redeliveries per second',
@@ -35,7 +35,7 @@ export class StaffDeliveriesMetrics {
       labelNames: ['error_class'],
       registers: [registry],
       async collect() {
-        const rows = await deliveries.deadLettersByClass(null, null).catch(() => null);
+        const rows = await delivery.deadLettersByClass(null, null).catch(() => null);
         if (!rows) return;
         // Every class reads 0 when it has none, so a redrive shows the count fall to zero, not vanish.
         const counts = new Map<string, number>(DEAD_LETTER_CLASSES.map((errorClass) => [errorClass, 0]));

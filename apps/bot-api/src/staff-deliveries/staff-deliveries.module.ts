@@ -1,5 +1,4 @@
 import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
-import { StaffDeliveryStore } from '@app/bot-delivery';
 import { DeliveriesModule } from '../deliveries/deliveries.module';
 import { AutomaticRedrives } from './automatic-redrives';
 import { CONSOLE_PATH, consoleFiles, consoleHeaders } from './console-pages';
@@ -18,7 +17,6 @@ import { StaffDeliveriesService } from './staff-deliveries.service';
   imports: [DeliveriesModule, registerRedriveQueue()],
   controllers: [StaffDeliveriesController],
   providers: [
-    StaffDeliveryStore,
     StaffDeliveriesService,
     RedriveJobsService,
     RedriveJobsStore,

@@ -3,10 +3,9 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import {
   DELIVERY_STATUSES,
   deliverJobFor,
-  DeliveryStore,
+  DeliveryDomain,
   StaffDeliveryDetailRow,
   StaffDeliveryRow,
-  StaffDeliveryStore,
 } from '@app/bot-delivery';
 import { DataSource } from 'typeorm';
 import { BotErrors } from '../bot-errors';
@@ -52,8 +51,7 @@ function staffDeliveryView(row: Omit<StaffDeliveryRow, 'event_at'>): StaffDelive
 export class StaffDeliveriesService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly deliveries: StaffDeliveryStore,
-    private readonly attempts: DeliveryStore,
+    private readonly delivery: DeliveryDomain,
     private readonly queue: DeliveryQueue,
     private readonly audit: StaffAuditStore,
     private readonly metrics: StaffDeliveriesMetrics,
@@ -64,7 +62,7 @@ export class StaffDeliveriesService {
     const limit = query.pageSize ?? 50;
     const after = decodeCursor(query.cursor);
     if (after && !/^[0-9a-f-]{36}$/i.test(after.id)) throw BotErrors.invalid('cursor is not one this API returned');
-    const rows = await this.deliveries.page(
+    const rows = await this.delivery.staffPage(
       {
         status: query.status ?? null,
         botId: query.bot_id ?? null,
@@ -89,9 +87,9 @@ export class StaffDeliveriesService {
     const since = query.since ?? null;
     const until = query.until ?? null;
     const [statuses, classes, bots] = await Promise.all([
-      this.deliveries.statusCounts(since, until),
-      this.deliveries.deadLettersByClass(since, until),
-      this.deliveries.topBots(since, until, TOP_BOTS),
+      this.delivery.statusCounts(since, until),
+      this.delivery.deadLettersByClass(since, until),
+      this.delivery.topBots(since, until, TOP_BOTS),
     ]);
     const byStatus = Object.fromEntries(DELIVERY_STATUSES.map((status) => [status, 0]));
     for (const row of statuses) byStatus[row.status] = row.count;
@@ -115,7 +113,7 @@ export class StaffDeliveriesService {
 
   async get(updateId: string): Promise<StaffDeliveryDetailView> {
     const row = await this.detail(updateId);
-    const attempts = await this.attempts.attempts(row.id);
+    const attempts = await this.delivery.attemptsOf(row.id);
     const open = row.status === 'pending' || row.status === 'retrying';
     return {
       ...staffDeliveryView(row),
@@ -135,7 +133,7 @@ export class StaffDeliveriesService {
       throw BotErrors.error('CONFLICT', 'The bot has no webhook; it cannot be redelivered to');
     }
     await this.dataSource.transaction(async (manager) => {
-      const restarted = await this.deliveries.restart(manager, [row.id], ['dead_letter', 'succeeded'], 'staff');
+      const restarted = await this.delivery.redrive(manager, [row.id], ['dead_letter', 'succeeded'], 'staff');
       if (restarted.length === 0) {
         throw BotErrors.error('CONFLICT', 'This delivery is still pending or retrying, or its bot left webhook mode');
       }
@@ -174,7 +172,7 @@ export class StaffDeliveriesService {
   }
 
   private async detail(updateId: string): Promise<StaffDeliveryDetailRow> {
-    const row = await this.deliveries.detail(updateId);
+    const row = await this.delivery.staffDetail(updateId);
     if (!row) throw BotErrors.notFound('Delivery');
     return row;
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { TelegramIds, withAliases } from '@app/telegram-shapes';
-import { TelegramAliasesStore } from '@app/bot-delivery';
+import { DeliveryDomain } from '@app/bot-delivery';
 import type { ChatRef } from './telegram-args';
 import { TelegramError, TELEGRAM_TEXTS } from './telegram-errors';
 
@@ -11,26 +11,26 @@ import { TelegramError, TELEGRAM_TEXTS } from './telegram-errors';
  */
 @Injectable()
 export class TelegramIdsService {
-  constructor(private readonly aliases: TelegramAliasesStore) {}
+  constructor(private readonly delivery: DeliveryDomain) {}
 
   /** The native chat uuid of a Telegram chat_id (group ids are negative). */
   async chatOf(ref: ChatRef): Promise<string> {
     // Chats of this service have no public @usernames, so such a reference names no chat.
     if (!('id' in ref)) throw new TelegramError(400, TELEGRAM_TEXTS.chatNotFound);
-    const native = await this.aliases.nativeOf('chat', Math.abs(ref.id));
+    const native = await this.delivery.nativeOfAlias('chat', Math.abs(ref.id));
     if (!native) throw new TelegramError(400, TELEGRAM_TEXTS.chatNotFound);
     return native;
   }
 
   /** The native user id of a Telegram user_id. */
   async userOf(id: number): Promise<string> {
-    const native = await this.aliases.nativeOf('user', id);
+    const native = await this.delivery.nativeOfAlias('user', id);
     if (!native) throw TelegramError.badRequest('user not found');
     return native;
   }
 
   /** Builds a Telegram object with every alias it needs looked up (and given) in one round trip per kind. */
   present<T>(build: (ids: TelegramIds) => T): Promise<T> {
-    return withAliases(build, (wanted) => this.aliases.aliases(wanted));
+    return withAliases(build, (wanted) => this.delivery.telegramAliasesOf(wanted));
   }
 }

@@ -14,7 +14,7 @@ import { ChatsModule } from '../chats/chats.module';
 import { InteractionModule } from '../interaction/interaction.module';
 import { UpdatesMethods } from './methods/updates.methods';
 import { MultipartSlots } from './multipart-slots';
-import { TelegramAliasesStore } from '@app/bot-delivery';
+import { DeliveryDomain } from '@app/bot-delivery';
 import { TelegramController } from './telegram.controller';
 import { TelegramGatewayService } from './telegram-gateway.service';
 import { TelegramIdsService } from './telegram-ids.service';
@@ -38,7 +38,7 @@ import { TelegramTokenGuard } from './telegram-token.guard';
   providers: [
     // Four calls at 50 MB bound what multipart uploads hold in memory at once, two of them of one bot.
     { provide: MultipartSlots, useValue: new MultipartSlots(4, 2) },
-    TelegramAliasesStore,
+    DeliveryDomain,
     TelegramIdsService,
     TelegramSends,
     TelegramTokenGuard,

@@ -6,7 +6,7 @@ import { UpdatesMetrics } from './updates.metrics';
 import { updateIdFor } from './update-id';
 import { isSubscribed } from '../update-types';
 import { EmittedUpdate, UpdateEvent } from './update-event';
-import { UpdateColumns, UpdateOutbox, WrittenUpdateRow } from '@app/bot-delivery';
+import { DeliveryDomain, UpdateColumns, WrittenUpdateRow } from '@app/bot-delivery';
 
 export const RECEIVE_SCOPE = 'messages:receive';
 
@@ -17,7 +17,7 @@ export class UpdatesService {
     private readonly notifier: UpdateNotifier,
     private readonly metrics: UpdatesMetrics,
     private readonly webhookOutbox: WebhookOutbox,
-    private readonly outbox: UpdateOutbox,
+    private readonly delivery: DeliveryDomain,
   ) {}
 
   /**
@@ -37,7 +37,7 @@ export class UpdatesService {
   async emitAll(manager: EntityManager, events: readonly UpdateEvent[]): Promise<Map<string, EmittedUpdate>> {
     const columns = this.columnsOf(events);
     if (columns === null) return new Map();
-    return this.written(manager, await this.outbox.write(manager, columns));
+    return this.written(manager, await this.delivery.writeOutbox(manager, columns));
   }
 
   /** The events' Updates as statement parameters; null when no bot receives any of them. */

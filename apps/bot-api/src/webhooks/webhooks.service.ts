@@ -1,14 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { SecretCipher } from '@app/auth';
-import {
-  BotDeliverySettingsStore,
-  deliverJobFor,
-  DeliveryStore,
-  UpdatesStore,
-  webhookSecretContext,
-  WebhookFormat,
-} from '@app/bot-delivery';
+import { deliverJobFor, DeliveryDomain, webhookSecretContext, WebhookFormat } from '@app/bot-delivery';
 import { DataSource, EntityManager } from 'typeorm';
 import { BotTokenCache } from '../bots/auth/bot-token-cache';
 import { BotsStore } from '../bots/bots.store';
@@ -33,10 +26,8 @@ export class WebhooksService {
     private readonly urlPolicy: WebhookUrlPolicy,
     private readonly queue: DeliveryQueue,
     private readonly tokenCache: BotTokenCache,
-    private readonly deliveries: DeliveryStore,
-    private readonly settings: BotDeliverySettingsStore,
+    private readonly delivery: DeliveryDomain,
     private readonly bots: BotsStore,
-    private readonly updates: UpdatesStore,
   ) {
     this.cipher = new SecretCipher(config.WEBHOOK_SECRET_KEY);
   }
@@ -50,7 +41,7 @@ export class WebhooksService {
     const sealedSecret = this.cipher.encrypt(webhookSecretContext(botId), dto.secret_token);
     await this.dataSource.transaction(async (manager) => {
       const rotation = await this.rotationOf(manager, botId, dto.secret_token);
-      await this.settings.setWebhook(manager, botId, {
+      await this.delivery.setWebhook(manager, botId, {
         url: url.toString(),
         sealedSecret,
         ...rotation,
@@ -69,7 +60,7 @@ export class WebhooksService {
         await this.dropPending(manager, botId);
         return;
       }
-      const waiting = await this.deliveries.deliverBacklog(manager, botId, this.config.UPDATES_RETENTION_HOURS);
+      const waiting = await this.delivery.deliverBacklog(manager, botId, this.config.UPDATES_RETENTION_HOURS);
       this.queue.enqueueAfterCommit(manager, waiting.map(deliverJobFor));
     });
     this.tokenCache.invalidate(botId);
@@ -85,7 +76,7 @@ export class WebhooksService {
     newSecret: string,
   ): Promise<{ previousSealedSecret: string | null; previousSecretExpiresAt: Date | null }> {
     const none = { previousSealedSecret: null, previousSecretExpiresAt: null };
-    const current = await this.settings.webhookSecretsForUpdate(manager, botId);
+    const current = await this.delivery.webhookSecretsForUpdate(manager, botId);
     if (!current?.webhook_secret_ciphertext) return none;
     const context = webhookSecretContext(botId);
     if (this.cipher.decrypt(context, current.webhook_secret_ciphertext) === newSecret) {
@@ -107,8 +98,8 @@ export class WebhooksService {
    */
   async deleteWebhook(botId: string, dto: DropPendingDto): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      await this.settings.clearWebhook(manager, botId, DEFAULT_MAX_CONNECTIONS);
-      await this.deliveries.withdrawOpen(manager, botId);
+      await this.delivery.clearWebhook(manager, botId, DEFAULT_MAX_CONNECTIONS);
+      await this.delivery.withdrawOpen(manager, botId);
       if (dto.drop_pending_updates) await this.dropPending(manager, botId);
     });
     this.tokenCache.invalidate(botId);
@@ -116,17 +107,17 @@ export class WebhooksService {
 
   /** drop_pending_updates: nothing waiting is delivered, by either mode. */
   private async dropPending(manager: EntityManager, botId: string): Promise<void> {
-    await this.updates.acknowledgeAll(manager, botId);
-    await this.deliveries.withdrawOpen(manager, botId);
+    await this.delivery.acknowledgeAll(manager, botId);
+    await this.delivery.withdrawOpen(manager, botId);
   }
 
   async info(botId: string): Promise<WebhookInfo> {
-    const bot = await this.settings.webhookSettings(botId);
+    const bot = await this.delivery.webhookSettings(botId);
     if (!bot) throw BotErrors.notFound('Bot');
     const webhook = bot.delivery_mode === 'webhook';
     return {
       url: bot.webhook_url ?? '',
-      pending_update_count: await this.deliveries.pendingCount(botId, webhook, this.config.UPDATES_RETENTION_HOURS),
+      pending_update_count: await this.delivery.pendingCount(botId, webhook, this.config.UPDATES_RETENTION_HOURS),
       last_error_date: bot.webhook_last_error_at ? Math.floor(bot.webhook_last_error_at.getTime() / 1000) : null,
       last_error_message: bot.webhook_last_error_message,
       max_connections: webhook ? bot.webhook_max_connections : null,

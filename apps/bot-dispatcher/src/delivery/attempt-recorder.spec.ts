@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { loadConfig } from '@app/platform';
-import type { AttemptRecord, DeliveryStore } from '@app/bot-delivery';
+import type { AttemptRecord, DeliveryDomain } from '@app/bot-delivery';
 import { DispatcherConfig } from '../config/dispatcher.config';
 import { AttemptRecorder } from './attempt-recorder';
 
@@ -9,7 +9,7 @@ class ControlledStore {
   readonly writes: string[][] = [];
   private readonly pending: Array<{ finish: () => void; fail: (error: Error) => void }> = [];
 
-  recordMany(records: readonly AttemptRecord[]): Promise<boolean[]> {
+  recordAttempts(records: readonly AttemptRecord[]): Promise<boolean[]> {
     this.writes.push(records.map((r) => r.delivery.id));
     return new Promise((resolve, reject) => {
       this.pending.push({
@@ -33,7 +33,7 @@ const tick = (ms = 0) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function recorder(store: ControlledStore, env: Record<string, string> = {}): AttemptRecorder {
   const config = loadConfig(DispatcherConfig, { WEBHOOK_RECORD_BATCH_WINDOW_MS: '1', ...env });
-  return new AttemptRecorder(config, store as unknown as DeliveryStore);
+  return new AttemptRecorder(config, store as unknown as DeliveryDomain);
 }
 
 describe('AttemptRecorder', () => {

@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { AttemptRecord, DeliveryStore } from '@app/bot-delivery';
+import { AttemptRecord, DeliveryDomain } from '@app/bot-delivery';
 import { DispatcherConfig } from '../config/dispatcher.config';
 import { BatchQueue } from './batch-queue';
 
@@ -21,7 +21,7 @@ export class AttemptRecorder implements OnModuleDestroy {
 
   constructor(
     private readonly config: DispatcherConfig,
-    private readonly store: DeliveryStore,
+    private readonly delivery: DeliveryDomain,
   ) {
     this.batches = new BatchQueue((records) => this.write(records), {
       maxBatch: config.WEBHOOK_RECORD_BATCH_MAX,
@@ -37,7 +37,7 @@ export class AttemptRecorder implements OnModuleDestroy {
   private async write(records: AttemptRecord[]): Promise<boolean[]> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.store.recordMany(records, this.config.WEBHOOK_GONE_PAUSE_AFTER);
+        return await this.delivery.recordAttempts(records, this.config.WEBHOOK_GONE_PAUSE_AFTER);
       } catch (error) {
         const code = (error as { code?: string }).code;
         if (code === DEADLOCK_DETECTED && attempt <= DEADLOCK_RETRIES) continue;

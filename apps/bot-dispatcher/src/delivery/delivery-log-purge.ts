@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { PeriodicTask } from '@app/coordination';
-import { DeliveryStore } from '@app/bot-delivery';
+import { DeliveryDomain } from '@app/bot-delivery';
 import { DispatcherConfig } from '../config/dispatcher.config';
 
 const PURGE_BATCH = 5_000;
@@ -16,7 +16,7 @@ export class DeliveryLogPurge implements PeriodicTask {
 
   constructor(
     private readonly config: DispatcherConfig,
-    private readonly store: DeliveryStore,
+    private readonly delivery: DeliveryDomain,
   ) {}
 
   run(): Promise<number> {
@@ -27,7 +27,7 @@ export class DeliveryLogPurge implements PeriodicTask {
     let total = 0;
     try {
       for (;;) {
-        const deleted = await this.store.purgeFinished(this.config.DELIVERY_LOG_RETENTION_DAYS, PURGE_BATCH);
+        const deleted = await this.delivery.purgeFinished(this.config.DELIVERY_LOG_RETENTION_DAYS, PURGE_BATCH);
         total += deleted;
         if (deleted < PURGE_BATCH) return total;
       }

@@ -6,7 +6,7 @@ import {
   DeliverJobData,
   deliverJobFor,
   deliverJobId,
-  DeliveryStore,
+  DeliveryDomain,
   WEBHOOK_QUEUE,
 } from '@app/bot-delivery';
 import type { Queue } from 'bullmq';
@@ -30,7 +30,7 @@ export class DeliverySweeper implements PeriodicTask {
 
   constructor(
     private readonly config: DispatcherConfig,
-    private readonly store: DeliveryStore,
+    private readonly delivery: DeliveryDomain,
     private readonly metrics: DeliveryMetrics,
     @InjectQueue(WEBHOOK_QUEUE) private readonly queue: Queue<DeliverJobData>,
   ) {
@@ -53,13 +53,14 @@ export class DeliverySweeper implements PeriodicTask {
   }
 
   private async sweep(): Promise<number> {
-    const adopted = await this.store.adoptOrphans(this.config.DELIVERY_SWEEP_GRACE_MS, SWEEP_BATCH);
+    const adopted = await this.delivery.adoptOrphans(this.config.DELIVERY_SWEEP_GRACE_MS, SWEEP_BATCH);
     if (adopted.length > 0) {
       this.logger.warn(`${adopted.length} Updates of webhook bots had no delivery; delivering them now`);
     }
-    const overdue = [...adopted, ...(await this.store.overdue(this.config.DELIVERY_SWEEP_GRACE_MS, SWEEP_BATCH))].map(
-      deliverJobFor,
-    );
+    const overdue = [
+      ...adopted,
+      ...(await this.delivery.overdue(this.config.DELIVERY_SWEEP_GRACE_MS, SWEEP_BATCH)),
+    ].map(deliverJobFor);
     let enqueued = 0;
     for (const data of overdue) {
       const existing = await this.queue.getJob(deliverJobId(data.deliveryId, data.series));

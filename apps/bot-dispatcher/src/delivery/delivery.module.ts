@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { DeliveryStore, registerWebhookQueue, TelegramAliasesStore } from '@app/bot-delivery';
+import { DeliveryDomain, registerWebhookQueue } from '@app/bot-delivery';
 import { AttemptRecorder } from './attempt-recorder';
 import { DeliveryMetrics } from './delivery.metrics';
 import { DeliveryProcessor } from './delivery.processor';
@@ -11,8 +11,7 @@ import { WebhookWorker } from './webhook-worker';
 @Module({
   imports: [registerWebhookQueue('worker')],
   providers: [
-    DeliveryStore,
-    TelegramAliasesStore,
+    DeliveryDomain,
     AttemptRecorder,
     DeliveryMetrics,
     DeliveryProcessor,

@@ -3,8 +3,7 @@ import { SecretCipher } from '@app/auth';
 import {
   AttemptOutcome,
   DeliverJobData,
-  DeliveryStore,
-  TelegramAliasesStore,
+  DeliveryDomain,
   DueDelivery,
   MAX_DELIVERY_ATTEMPTS,
   RetryLaterError,
@@ -70,8 +69,7 @@ export class DeliveryProcessor implements OnModuleDestroy {
 
   constructor(
     private readonly config: DispatcherConfig,
-    private readonly store: DeliveryStore,
-    private readonly aliases: TelegramAliasesStore,
+    private readonly delivery: DeliveryDomain,
     private readonly recorder: AttemptRecorder,
     private readonly metrics: DeliveryMetrics,
   ) {
@@ -89,7 +87,7 @@ export class DeliveryProcessor implements OnModuleDestroy {
       inFlight: () => this.slots.entries(),
       queueDepth: async () => {
         const limit = config.METRICS_BACKLOG_BOTS;
-        const rows = limit > 0 ? await store.openBacklogByBot(limit) : [];
+        const rows = limit > 0 ? await delivery.openBacklogByBot(limit) : [];
         return {
           depths: rows.map((row): [string, number] => [row.bot_id, row.open]),
           // Fewer bots than asked for: no other bot has an open delivery.
@@ -97,7 +95,7 @@ export class DeliveryProcessor implements OnModuleDestroy {
         };
       },
     });
-    this.loads = new BatchQueue((jobs) => this.store.loadMany(jobs), {
+    this.loads = new BatchQueue((jobs) => this.delivery.loadDue(jobs), {
       maxBatch: config.WEBHOOK_WORKER_CONCURRENCY,
       windowMs: 0,
     });
@@ -196,7 +194,7 @@ export class DeliveryProcessor implements OnModuleDestroy {
     const native = { ...delivery.payload, update_seq: delivery.updateSeq } as unknown as NativeUpdate;
     const update = await withAliases(
       (ids) => toTelegramUpdate(native, ids),
-      (wanted) => this.aliases.aliases(wanted),
+      (wanted) => this.delivery.telegramAliasesOf(wanted),
     );
     return update === null ? null : Buffer.from(JSON.stringify(update), 'utf8');
   }

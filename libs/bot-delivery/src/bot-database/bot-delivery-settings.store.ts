@@ -1,5 +1,3 @@
-import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { namedStatement, runNamed } from '@app/platform';
 import type { Placeholders } from './composed-statement';
@@ -154,11 +152,10 @@ const CLEAR_RECOVERED = `UPDATE bot_delivery_settings SET webhook_recovered_at =
  * A bot's delivery settings (`bot_delivery_settings`, one row per bot): how its Updates reach it
  * (polling or a webhook, and which types), its webhook's configuration and secrets, the state its
  * receiver's answers leave (last error, 410 pause, Retry-After, recovery) and the self-healing
- * switch. Every statement on the table is here; bot-api and bot-dispatcher both call it.
+ * switch. Every statement on the table is here; both apps reach it through DeliveryDomain.
  */
-@Injectable()
 export class BotDeliverySettingsStore {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly dataSource: DataSource) {}
 
   /** In the transaction that creates the bot. */
   async create(manager: EntityManager, botId: string): Promise<void> {

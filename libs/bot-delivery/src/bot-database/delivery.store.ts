@@ -1,5 +1,3 @@
-import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { isUuid, runNamed } from '@app/platform';
 import { DataSource, EntityManager } from 'typeorm';
 import { WebhookDeliveryAttempt } from '../entities/webhook-delivery-attempt.entity';
@@ -49,9 +47,8 @@ export interface OpenedDelivery {
  * of webhook-deliveries.store.ts and webhook-delivery-attempts.store.ts and holds no SQL of its own;
  * both processes run those statements and no others on those tables, so a change to them is one change.
  */
-@Injectable()
 export class DeliveryStore {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly dataSource: DataSource) {}
 
   /** A bot just switched to webhook mode: a delivery for each Update it has not confirmed yet. */
   deliverBacklog(manager: EntityManager, botId: string, retentionHours: number): Promise<OpenedDelivery[]> {

@@ -1,11 +1,12 @@
-import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { isUuid } from '@app/platform';
+import { isUuid, runNamed } from '@app/platform';
 import { DataSource, EntityManager } from 'typeorm';
 import { DeliveryStatus, DeliveryTrigger } from '../entities/webhook-delivery.entity';
 import type { OpenedDelivery } from './delivery.store';
 import { DeliveryErrorClass } from './delivery-error-class';
 import * as deliveries from './webhook-deliveries.store';
+import type { RedriveFilter } from './webhook-deliveries.store';
+
+export type { RedriveFilter } from './webhook-deliveries.store';
 
 /** The filter of the staff delivery routes; null means "any". */
 export interface StaffDeliveryFilter {
@@ -61,29 +62,13 @@ export interface BotDeliveryCounts {
   total: number;
 }
 
-/** The redrivable dead letters: $1 bot_id, $2 since, $3 until, $4 error class of a bulk redelivery. */
-export interface RedriveFilter {
-  botId: string | null;
-  since: string | null;
-  until: string | null;
-  errorClass: DeliveryErrorClass | null;
-}
-
-export const redriveParameters = (filter: RedriveFilter): unknown[] => [
-  filter.botId,
-  filter.since,
-  filter.until,
-  filter.errorClass,
-];
-
 /**
  * Platform staff's view of the delivery side: deliveries of every bot, their error classes and
  * the restart of dead letters by a redrive. It runs statements of webhook-deliveries.store.ts and holds
  * no SQL of its own.
  */
-@Injectable()
 export class StaffDeliveryStore {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly dataSource: DataSource) {}
 
   page(filter: StaffDeliveryFilter, after: StaffDeliveryCursor | null, limit: number): Promise<StaffDeliveryRow[]> {
     return this.dataSource.query(deliveries.STAFF_DELIVERY_PAGE, [
@@ -122,8 +107,13 @@ export class StaffDeliveryStore {
   }
 
   /** The dry run of a bulk redelivery: dead letters it would take, per bot. */
-  countRedrivable(filter: RedriveFilter): Promise<Array<{ bot_id: string; count: number }>> {
-    return this.dataSource.query(deliveries.COUNT_REDRIVABLE, redriveParameters(filter));
+  async countRedrivable(filter: RedriveFilter): Promise<Array<{ bot_id: string; count: number }>> {
+    const { rows } = await runNamed<{ bot_id: string; count: number }>(
+      this.dataSource,
+      deliveries.COUNT_REDRIVABLE,
+      deliveries.COUNT_REDRIVABLE.values(filter),
+    );
+    return rows;
   }
 
   /**

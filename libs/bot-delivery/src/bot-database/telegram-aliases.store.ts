@@ -1,5 +1,3 @@
-import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { namedStatement, runNamed } from '@app/platform';
 import { DataSource } from 'typeorm';
 
@@ -32,11 +30,10 @@ const NATIVE_OF = namedStatement(
 /**
  * The integer aliases of the Telegram-compatible face (bot-api's answers, bot-dispatcher's Telegram
  * webhook bodies): each native id gets one the first time it is shown and keeps it. Every statement
- * on `telegram_aliases` is here; both processes call it.
+ * on `telegram_aliases` is here; both processes reach it through DeliveryDomain.
  */
-@Injectable()
 export class TelegramAliasesStore {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly dataSource: DataSource) {}
 
   /** The aliases of the wanted chats and users, given on first use. */
   async aliases(wanted: {

@@ -1,4 +1,3 @@
-import { Injectable } from '@nestjs/common';
 import { runNamed } from '@app/platform';
 import { EntityManager } from 'typeorm';
 import { composedStatement, Placeholders } from './composed-statement';
@@ -52,7 +51,6 @@ const WRITE_UPDATES = composedStatement<UpdateColumns>(
    SELECT ${OUTBOX_WRITTEN_COLUMNS} FROM ${OUTBOX_WRITTEN}`,
 );
 
-@Injectable()
 export class UpdateOutbox {
   /** Writes the Updates and their deliveries in one statement, in the manager's transaction. */
   async write(manager: EntityManager, columns: UpdateColumns): Promise<WrittenUpdateRow[]> {

@@ -1,5 +1,3 @@
-import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { namedStatement, runNamed } from '@app/platform';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Placeholders } from './composed-statement';
@@ -92,9 +90,8 @@ export interface PendingUpdateRow<Payload> {
  * Updates, which bot-dispatcher runs too when a webhook delivery succeeds. They are written with their
  * deliveries by the outbox (update-outbox.ts), from `updatesWriteSql`.
  */
-@Injectable()
 export class UpdatesStore {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly dataSource: DataSource) {}
   /** Unconfirmed Updates of the bot from `offset` on, within the retention, oldest first. */
   async pending<Payload>(
     botId: string,

@@ -3,8 +3,8 @@ import { EntityManager } from 'typeorm';
 import { WebhookDelivery } from '../entities/webhook-delivery.entity';
 import { botAvailableSql } from './bot-availability';
 import { recordBotOutcomesSql } from './bot-delivery-settings.store';
-import { composedStatement } from './composed-statement';
-import { errorClassSql } from './delivery-error-class';
+import { composedStatement, Placeholders } from './composed-statement';
+import { DeliveryErrorClass, errorClassSql } from './delivery-error-class';
 import { acknowledgeUpdatesSql } from './updates.store';
 import { logAttemptsSql } from './webhook-delivery-attempts.store';
 
@@ -336,27 +336,41 @@ export const STAFF_DELIVERY_DETAIL = `SELECT d.id, d.bot_id, b.name AS bot_name,
      JOIN bot_delivery_settings s ON s.bot_id = d.bot_id
     WHERE d.update_id = $1::uuid`;
 
+/** The filter of a bulk redelivery; null means "any". */
+export interface RedriveFilter {
+  botId: string | null;
+  since: string | null;
+  until: string | null;
+  errorClass: DeliveryErrorClass | null;
+}
+
 /**
- * What a bulk redelivery takes: dead letters matching the filter ($1 bot_id, $2 since, $3 until,
- * $4 error class) whose bot can receive them (webhook mode, available). The dry run counts exactly this relation and a redrive job
- * snapshots it, so the dry run's count is the job's total.
+ * What a bulk redelivery takes: dead letters matching the filter whose bot can receive them (webhook
+ * mode, available), as a relation of (delivery_id, bot_id, update_seq). The dry run counts exactly this
+ * relation and a redrive job snapshots it (bot-api's redrive-jobs store, in its own statement), so the
+ * dry run's count is the job's total. The filter's placeholders are named by the splicing statement.
  */
-export const redrivableDeadLettersSql = `(SELECT d.id AS delivery_id, d.bot_id, d.update_seq
+export function redrivableDeadLettersSql(p: Placeholders<RedriveFilter>): string {
+  return `(SELECT d.id AS delivery_id, d.bot_id, d.update_seq
      FROM webhook_deliveries d
      JOIN bots b ON b.id = d.bot_id
      JOIN bot_delivery_settings s ON s.bot_id = d.bot_id
     WHERE d.status = 'dead_letter' AND s.delivery_mode = 'webhook' AND s.webhook_url IS NOT NULL
       AND ${botAvailableSql('b')}
-      AND ($1::varchar IS NULL OR d.bot_id = $1::varchar)
-      AND ($2::timestamptz IS NULL OR ${eventAtSql('d')} >= $2::timestamptz)
-      AND ($3::timestamptz IS NULL OR ${eventAtSql('d')} < $3::timestamptz)
-      AND ($4::varchar IS NULL OR ${errorClassSql('d')} = $4::varchar))`;
+      AND (${p.botId}::varchar IS NULL OR d.bot_id = ${p.botId}::varchar)
+      AND (${p.since}::timestamptz IS NULL OR ${eventAtSql('d')} >= ${p.since}::timestamptz)
+      AND (${p.until}::timestamptz IS NULL OR ${eventAtSql('d')} < ${p.until}::timestamptz)
+      AND (${p.errorClass}::varchar IS NULL OR ${errorClassSql('d')} = ${p.errorClass}::varchar))`;
+}
 
 /** The dry run: how many dead letters a redrive with this filter would take, per bot. */
-export const COUNT_REDRIVABLE = `SELECT r.bot_id, count(*)::int AS count
-     FROM ${redrivableDeadLettersSql} r
+export const COUNT_REDRIVABLE = composedStatement<RedriveFilter>(
+  'bot_api_deliveries_count_redrivable',
+  (p) => `SELECT r.bot_id, count(*)::int AS count
+     FROM ${redrivableDeadLettersSql(p)} r
     GROUP BY r.bot_id
-    ORDER BY count DESC, r.bot_id`;
+    ORDER BY count DESC, r.bot_id`,
+);
 
 /**
  * Staff or automatic redelivery: a new attempt series, started by trigger $3 ('staff' or 'auto'), for
@@ -373,14 +387,17 @@ export const RESTART_FOR_STAFF = `UPDATE webhook_deliveries d SET status = 'pend
   RETURNING d.id, d.series, d.bot_id`;
 
 /**
- * What an automatic redrive of bot $1 takes: its dead letters whose current series was not itself
+ * What an automatic redrive of the bot takes: its dead letters whose current series was not itself
  * started automatically (each dead letter is redelivered automatically once; one that fails again
- * waits for a person), while the bot still has the switch on and can receive them.
+ * waits for a person), while the bot still has the switch on and can receive them. A relation of
+ * (delivery_id, bot_id, update_seq), spliced like redrivableDeadLettersSql.
  */
-export const autoRedrivableDeadLettersSql = `(SELECT d.id AS delivery_id, d.bot_id, d.update_seq
+export function autoRedrivableDeadLettersSql(p: Placeholders<{ botId: string }>): string {
+  return `(SELECT d.id AS delivery_id, d.bot_id, d.update_seq
      FROM webhook_deliveries d
      JOIN bots b ON b.id = d.bot_id
      JOIN bot_delivery_settings s ON s.bot_id = d.bot_id
-    WHERE d.bot_id = $1 AND d.status = 'dead_letter' AND d."trigger" <> 'auto'
+    WHERE d.bot_id = ${p.botId} AND d.status = 'dead_letter' AND d."trigger" <> 'auto'
       AND s.auto_redeliver_dead_letters AND s.delivery_mode = 'webhook' AND s.webhook_url IS NOT NULL
       AND s.webhook_paused_at IS NULL AND ${botAvailableSql('b')})`;
+}
