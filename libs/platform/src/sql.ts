@@ -106,7 +106,5 @@ export async function runNamed<R extends QueryResultRow = QueryResultRow>(
   }
   const dataSource = on instanceof DataSource ? on : on.connection;
   const name = preparedStatementsOf(dataSource) === 'named' ? statement.name : undefined;
-  return onConnection(on, (executor) =>
-    executor.query<R>({ name, text: statement.text, values: values as unknown[] }),
-  );
+  return onConnection(on, (executor) => executor.query<R>({ name, text: statement.text, values: values as unknown[] }));
 }
