@@ -91,20 +91,28 @@ async function onConnection<T>(on: EntityManager | DataSource, work: (executor: 
 }
 
 /**
- * Runs a named statement on a transaction (a Transaction, or an EntityManager from
- * `dataSource.transaction`) or on the pool (a Database, a DataSource or its default manager).
- * Returns pg's result: `rows` and `rowCount`.
+ * Runs one statement on a transaction (a Transaction, or an EntityManager from `dataSource.transaction`)
+ * or on the pool (a Database, a DataSource or its default manager); prepared under `name` where the
+ * target prepares named statements, unnamed otherwise. Returns pg's result: `rows` and `rowCount`.
  */
+export async function runStatement<R extends QueryResultRow = QueryResultRow>(
+  on: SqlTarget,
+  text: string,
+  values: readonly unknown[],
+  name?: string,
+): Promise<QueryResult<R>> {
+  const query = (named: boolean) => ({ name: named ? name : undefined, text, values: values as unknown[] });
+  if (isSession(on)) return on.executor.query<R>(query(on.preparedStatements === 'named'));
+  const dataSource = on instanceof DataSource ? on : on.connection;
+  const named = preparedStatementsOf(dataSource) === 'named';
+  return onConnection(on, (executor) => executor.query<R>(query(named)));
+}
+
+/** Runs a named statement (see runStatement): prepared once per connection where the target allows it. */
 export async function runNamed<R extends QueryResultRow = QueryResultRow>(
   on: SqlTarget,
   statement: NamedStatement,
   values: readonly unknown[] = [],
 ): Promise<QueryResult<R>> {
-  if (isSession(on)) {
-    const name = on.preparedStatements === 'named' ? statement.name : undefined;
-    return on.executor.query<R>({ name, text: statement.text, values: values as unknown[] });
-  }
-  const dataSource = on instanceof DataSource ? on : on.connection;
-  const name = preparedStatementsOf(dataSource) === 'named' ? statement.name : undefined;
-  return onConnection(on, (executor) => executor.query<R>({ name, text: statement.text, values: values as unknown[] }));
+  return runStatement<R>(on, statement.text, values, statement.name);
 }

@@ -8,8 +8,7 @@ import {
   PostgresQueryCompiler,
 } from 'kysely';
 import type { QueryResult } from 'pg';
-import type { Session } from './database-pool';
-import { NamedStatement, namedStatement, runNamed, SqlTarget } from './sql';
+import { NamedStatement, namedStatement, runNamed, runStatement, SqlTarget } from './sql';
 
 /**
  * Kysely as a typed compiler only: it turns builders checked against the generated schema `DB` into SQL
@@ -26,6 +25,9 @@ export function queryBuilder<DB>(): Kysely<DB> {
     },
   });
 }
+
+/** The row a builder (or a PreparedQuery) returns: how a store names the rows of its statements. */
+export type RowOf<Q> = Q extends Compilable<infer R> ? R : Q extends PreparedQuery<unknown, infer R> ? R : never;
 
 /** A value the builder of a prepared statement leaves open: bound by name on each run. */
 class Parameter {
@@ -103,17 +105,17 @@ export function preparedFor<DB>(db: Kysely<DB>) {
 }
 
 /** Runs a builder compiled now, unnamed: for statements off the hot paths. Returns pg's result. */
-export async function execute<R>(on: Session, query: Compilable<R>): Promise<QueryResult<R & object>> {
+export async function execute<R>(on: SqlTarget, query: Compilable<R>): Promise<QueryResult<R & object>> {
   const compiled = query.compile();
-  return on.executor.query<R & object>({ text: compiled.sql, values: compiled.parameters as unknown[] });
+  return runStatement<R & object>(on, compiled.sql, compiled.parameters);
 }
 
 /** The first row of a builder run with `execute`, or undefined. */
-export async function executeFirst<R>(on: Session, query: Compilable<R>): Promise<R | undefined> {
+export async function executeFirst<R>(on: SqlTarget, query: Compilable<R>): Promise<R | undefined> {
   return (await execute(on, query)).rows[0];
 }
 
 /** All rows of a builder run with `execute`. */
-export async function executeAll<R>(on: Session, query: Compilable<R>): Promise<R[]> {
+export async function executeAll<R>(on: SqlTarget, query: Compilable<R>): Promise<R[]> {
   return (await execute(on, query)).rows;
 }
