@@ -74,8 +74,8 @@ export function withClaim<DB>(db: Kysely<DB>, claim: ClaimValues): QueryCreator<
               status: sql.lit('in_progress'),
               lock_token: eb.ref('excluded.lock_token'),
               locked_at: sql<Date>`now()`,
-              response_status: null,
-              response_body: null,
+              response_status: sql<null>`NULL`,
+              response_body: sql<null>`NULL`,
               created_at: sql<Date>`now()`,
               expires_at: eb.ref('excluded.expires_at'),
             }))
