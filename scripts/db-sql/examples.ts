@@ -2,6 +2,7 @@ import type { ClaimValues } from '@app/idempotency';
 import type { SqlTarget } from '@app/platform';
 import { AuthorizationsStore } from '../../apps/voucher-api/src/authorizations/authorizations.store';
 import { BotBindingsStore } from '../../apps/voucher-api/src/bot-bindings/bot-bindings.store';
+import { SealedRequestIdsStore } from '../../apps/voucher-api/src/sealed-transport/sealed-request-ids.store';
 import { RedemptionsStore } from '../../apps/voucher-api/src/redemptions/redemptions.store';
 import { UsersStore } from '../../apps/voucher-api/src/users/users.store';
 import { VouchersStore } from '../../apps/voucher-api/src/vouchers/vouchers.store';
@@ -147,6 +148,14 @@ export const STORE_EXAMPLES: readonly StoreExamples[] = [
       { method: 'bind', run: (s, tx) => s.bind(tx, APPLICATION, '0123456789abcdef01234567') },
       { method: 'find', run: (s, tx) => s.find(tx, APPLICATION, '0123456789abcdef01234567') },
       { method: 'delete', run: (s, tx) => s.delete(tx, APPLICATION, '0123456789abcdef01234567') },
+    ],
+  }),
+  store<SealedRequestIdsStore>({
+    file: 'apps/voucher-api/src/sealed-transport/sealed-request-ids.store.ts',
+    create: (recorder) => new SealedRequestIdsStore(recorder.asDatabase()),
+    examples: [
+      { method: 'seen', run: (s) => s.seen('seal-id-1') },
+      { method: 'admit', run: (s) => s.admit('seal-id-1', 1767225600, 300) },
     ],
   }),
 ];

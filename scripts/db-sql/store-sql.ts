@@ -3,7 +3,7 @@ import { STORE_EXAMPLES, StoreExamples } from './examples';
 
 /** Each top-level clause of Kysely's one-line output on a line of its own, so a review reads it by clause. */
 const CLAUSE =
-  / (?=(?:with|select|from|inner join|left join|where|group by|order by|limit|offset|insert into|values|update|set|delete from|on conflict|returning|union all|for update)\b)/g;
+  /(?<!\b(?:for|do)) (?=(?:with|select|from|inner join|left join|where|group by|order by|limit|offset|insert into|values|update|set|delete from|on conflict|returning|union all|for update)\b)/g;
 
 function layout(text: string): string {
   return text.replace(CLAUSE, '\n  ');

@@ -7,8 +7,7 @@ with "idempotency_lock" as materialized (select pg_try_advisory_xact_lock($1::bi
   select $2::varchar as "scope", $3::varchar as "key", $4::varchar as "route", $5::text as "fingerprint", 'in_progress' as "status", $6::uuid as "lock_token", now() as "locked_at", now() + $7::float8 * interval '1 millisecond' as "expires_at"
   from "idempotency_lock"
   where "held" = true
-  on conflict ("scope", "key") do
-  update
+  on conflict ("scope", "key") do update
   set "route" = "excluded"."route", "fingerprint" = "excluded"."fingerprint", "status" = 'in_progress', "lock_token" = "excluded"."lock_token", "locked_at" = now(), "response_status" = NULL, "response_body" = NULL, "created_at" = now(), "expires_at" = "excluded"."expires_at"
   where (("idempotency_keys"."status" = 'completed' and "idempotency_keys"."expires_at" < now()) or ("idempotency_keys"."status" = 'in_progress' and "idempotency_keys"."locked_at" < now() - $8::float8 * interval '1 millisecond' and ("idempotency_keys"."expires_at" < now() or ("idempotency_keys"."route" = "excluded"."route" and "idempotency_keys"."fingerprint" = "excluded"."fingerprint"))))
   returning 1 as "claimed"), "redeemed" as (update "vouchers"
@@ -32,8 +31,7 @@ with "idempotency_lock" as materialized (select pg_try_advisory_xact_lock($1::bi
   select $2::varchar as "scope", $3::varchar as "key", $4::varchar as "route", $5::text as "fingerprint", 'in_progress' as "status", $6::uuid as "lock_token", now() as "locked_at", now() + $7::float8 * interval '1 millisecond' as "expires_at"
   from "idempotency_lock"
   where "held" = true
-  on conflict ("scope", "key") do
-  update
+  on conflict ("scope", "key") do update
   set "route" = "excluded"."route", "fingerprint" = "excluded"."fingerprint", "status" = 'in_progress', "lock_token" = "excluded"."lock_token", "locked_at" = now(), "response_status" = NULL, "response_body" = NULL, "created_at" = now(), "expires_at" = "excluded"."expires_at"
   where (("idempotency_keys"."status" = 'completed' and "idempotency_keys"."expires_at" < now()) or ("idempotency_keys"."status" = 'in_progress' and "idempotency_keys"."locked_at" < now() - $8::float8 * interval '1 millisecond' and ("idempotency_keys"."expires_at" < now() or ("idempotency_keys"."route" = "excluded"."route" and "idempotency_keys"."fingerprint" = "excluded"."fingerprint"))))
   returning 1 as "claimed"), "redeemed" as (update "vouchers"
@@ -69,8 +67,7 @@ select "id", "redemption_id" as "redemptionId", "reason", "operator_id" as "oper
 select "id", "voucher_id" as "voucherId", "external_order_id" as "externalOrderId", "store_id" as "storeId", "operator_id" as "operatorId", "occurred_at" as "occurredAt", "status", "created_at" as "createdAt", "application_id" as "applicationId"
   from "redemptions"
   where "id" = $1 and "application_id" = $2
-  for
-  update;
+  for update;
 
 -- reverse
 -- values: ["reversed","44444444-4444-4444-8444-444444444444"]

@@ -4,8 +4,7 @@
 -- values: ["user-1","Ada"]
 insert into "users" ("id", "name")
   values ($1, $2)
-  on conflict ("id") do
-  update
+  on conflict ("id") do update
   set "name" = "excluded"."name", "updated_at" = now()
   where users.name IS DISTINCT FROM excluded.name;
 

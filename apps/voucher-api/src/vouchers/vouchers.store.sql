@@ -67,8 +67,7 @@ with "idempotency_lock" as materialized (select pg_try_advisory_xact_lock($1::bi
   select $2::varchar as "scope", $3::varchar as "key", $4::varchar as "route", $5::text as "fingerprint", 'in_progress' as "status", $6::uuid as "lock_token", now() as "locked_at", now() + $7::float8 * interval '1 millisecond' as "expires_at"
   from "idempotency_lock"
   where "held" = true
-  on conflict ("scope", "key") do
-  update
+  on conflict ("scope", "key") do update
   set "route" = "excluded"."route", "fingerprint" = "excluded"."fingerprint", "status" = 'in_progress', "lock_token" = "excluded"."lock_token", "locked_at" = now(), "response_status" = NULL, "response_body" = NULL, "created_at" = now(), "expires_at" = "excluded"."expires_at"
   where (("idempotency_keys"."status" = 'completed' and "idempotency_keys"."expires_at" < now()) or ("idempotency_keys"."status" = 'in_progress' and "idempotency_keys"."locked_at" < now() - $8::float8 * interval '1 millisecond' and ("idempotency_keys"."expires_at" < now() or ("idempotency_keys"."route" = "excluded"."route" and "idempotency_keys"."fingerprint" = "excluded"."fingerprint"))))
   returning 1 as "claimed")
@@ -110,8 +109,7 @@ select "id", "template_id" as "templateId", "status", "recipient_user_id" as "re
 select "id", "template_id" as "templateId", "status", "recipient_user_id" as "recipientUserId", "external_issue_id" as "externalIssueId", "valid_from" as "validFrom", "valid_to" as "validTo", "issued_at" as "issuedAt", "redeemed_at" as "redeemedAt"
   from "vouchers"
   where "id" = $1
-  for
-  update;
+  for update;
 
 -- get
 -- values: ["33333333-3333-4333-8333-333333333333"]
