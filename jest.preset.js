@@ -28,7 +28,7 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!@nestjs/bull(mq|-shared)/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
-    '^@app/(auth|bot-delivery|coordination|envelope|idempotency|platform|rate-limits|telegram-shapes|telemetry|testing)$': path.join(__dirname, 'libs/$1/src/index.ts'),
+    '^@app/(auth|bot-delivery|bot-schema|coordination|envelope|idempotency|platform|rate-limits|telegram-shapes|telemetry|testing)$': path.join(__dirname, 'libs/$1/src/index.ts'),
     // Typed clients generated from the OpenAPI documents, for the e2e tests that drive the apps as integrators do.
     '^@clients/(bot-api|voucher-api)$': path.join(__dirname, 'clients/$1/index.ts'),
   },

@@ -107,9 +107,16 @@ function code(file: string): string {
     .replace(/^\s*\/\/.*$/gm, '');
 }
 
-/** Tables a file names in SQL: after FROM, JOIN, INTO, UPDATE or DELETE FROM. */
+/**
+ * Tables a file names in SQL: after FROM, JOIN, INTO, UPDATE or DELETE FROM, or first in a Kysely
+ * builder call (`selectFrom('vouchers as v')`, `innerJoin('templates as t', …)`, `updateTable(…)`).
+ */
 function tablesInSql(file: string): Set<string> {
-  const names = [...code(file).matchAll(/\b(?:FROM|JOIN|INTO|UPDATE)\s+([a-z_]+)\b/g)].map((match) => match[1]);
+  const text = code(file);
+  const names = [
+    ...text.matchAll(/\b(?:FROM|JOIN|INTO|UPDATE)\s+([a-z_]+)\b/g),
+    ...text.matchAll(/\b(?:selectFrom|insertInto|updateTable|deleteFrom|innerJoin|leftJoin)\(\s*\[?\s*'([a-z_]+)\b/g),
+  ].map((match) => match[1]);
   return new Set(names.filter((name) => name in OWNERS));
 }
 

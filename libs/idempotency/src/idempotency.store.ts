@@ -1,48 +1,123 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ApiError, codedError } from '@app/envelope';
-import { namedStatement, runNamed } from '@app/platform';
+import { namedStatement, preparedFor, queryBuilder, runNamed, SqlTarget } from '@app/platform';
+import { Kysely, QueryCreator, sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { IDEMPOTENCY_ERROR_CODES } from './idempotency.errors';
 import { IDEMPOTENCY_OPTIONS, IdempotencyOptions } from './idempotency.options';
 import { advisoryLockId, IdempotencyTarget } from './idempotency-target';
+import type { DB as IdempotencyDB } from './schema.generated';
 
-/**
- * The claim as two common table expressions: `idempotency_lock` tries the advisory lock first, so a
- * second request with the key never waits on the first one's uncommitted row, and `idempotency_claim`
- * then writes the in-progress row (one row when claimed). Only an expired record, or a claim of the
- * same request older than the lock timeout, is replaced; anything else stays and is read apart
- * (replay, reuse, in use). Parameters from `$first` on: scope, key, route, fingerprint, lock token,
- * ttl ms, lock timeout ms, lock id — the values of `claimParameters`. A use case may put its first
- * business statement behind these CTEs, guarded by `EXISTS (SELECT 1 FROM idempotency_claim)`, to save
- * the claim's round trip.
- */
-export function claimCtes(first: number): string {
-  const p = (n: number) => `$${first + n - 1}`;
-  return `idempotency_lock AS MATERIALIZED (SELECT pg_try_advisory_xact_lock(${p(8)}::bigint) AS held),
-        idempotency_claim AS (
-          INSERT INTO idempotency_keys (scope, key, route, fingerprint, status, lock_token, locked_at, expires_at)
-          SELECT ${p(1)}::varchar, ${p(2)}::varchar, ${p(3)}::varchar, ${p(4)}::text, 'in_progress', ${p(5)}::uuid,
-                 now(), now() + ${p(6)}::float8 * interval '1 millisecond'
-            FROM idempotency_lock WHERE held
-          ON CONFLICT (scope, key) DO UPDATE
-             SET route = EXCLUDED.route, fingerprint = EXCLUDED.fingerprint, status = 'in_progress',
-                 lock_token = EXCLUDED.lock_token, locked_at = now(), response_status = NULL,
-                 response_body = NULL, created_at = now(), expires_at = EXCLUDED.expires_at
-           WHERE (idempotency_keys.status = 'completed' AND idempotency_keys.expires_at < now())
-              OR (idempotency_keys.status = 'in_progress'
-                  AND idempotency_keys.locked_at < now() - ${p(7)}::float8 * interval '1 millisecond'
-                  AND (idempotency_keys.expires_at < now()
-                       OR (idempotency_keys.route = EXCLUDED.route
-                           AND idempotency_keys.fingerprint = EXCLUDED.fingerprint)))
-          RETURNING 1)`;
+/** The values one attempt to claim a key binds: the target, a fresh lock token and the store's timings. */
+export interface ClaimValues {
+  scope: string;
+  key: string;
+  route: string;
+  fingerprint: string;
+  lockToken: string;
+  ttlMs: number;
+  lockTimeoutMs: number;
+  /** The advisory lock of (scope, key), as a decimal bigint. */
+  lockId: string;
 }
 
+/** The relations withClaim adds to a statement: `held` once the advisory lock is taken, one row once claimed. */
+export interface ClaimTables {
+  idempotency_lock: { held: boolean };
+  idempotency_claim: { claimed: number };
+}
+
+const millisecondsFromNow = (ms: number) => sql<Date>`now() + ${ms}::float8 * interval '1 millisecond'`;
+
+/**
+ * The claim as two common table expressions in front of a statement: `idempotency_lock` tries the
+ * advisory lock first, so a second request with the key never waits on the first one's uncommitted row,
+ * and `idempotency_claim` then writes the in-progress row (one row when claimed). Only an expired record,
+ * or a claim of the same request older than the lock timeout, is replaced; anything else stays and is
+ * read apart (replay, reuse, in use). A use case puts its first business statement behind these CTEs,
+ * guarded by `EXISTS (SELECT 1 FROM idempotency_claim)`, to save the claim's round trip. `claim` holds
+ * the values by name: the statement's own parameters never shift when the claim's change.
+ */
+export function withClaim<DB>(db: Kysely<DB>, claim: ClaimValues): QueryCreator<DB & ClaimTables> {
+  const keys = db as unknown as Kysely<IdempotencyDB & ClaimTables>;
+  const creator = keys
+    .with(
+      (cte) => cte('idempotency_lock').materialized(),
+      (qb) => qb.selectNoFrom(sql<boolean>`pg_try_advisory_xact_lock(${claim.lockId}::bigint)`.as('held')),
+    )
+    .with('idempotency_claim', (qb) =>
+      qb
+        .insertInto('idempotency_keys')
+        .columns(['scope', 'key', 'route', 'fingerprint', 'status', 'lock_token', 'locked_at', 'expires_at'])
+        .expression((eb) =>
+          eb
+            .selectFrom('idempotency_lock')
+            .select([
+              sql<string>`${claim.scope}::varchar`.as('scope'),
+              sql<string>`${claim.key}::varchar`.as('key'),
+              sql<string>`${claim.route}::varchar`.as('route'),
+              sql<string>`${claim.fingerprint}::text`.as('fingerprint'),
+              sql.lit('in_progress').as('status'),
+              sql<string>`${claim.lockToken}::uuid`.as('lock_token'),
+              sql<Date>`now()`.as('locked_at'),
+              millisecondsFromNow(claim.ttlMs).as('expires_at'),
+            ])
+            .where('held', '=', sql.lit(true)),
+        )
+        .onConflict((oc) =>
+          oc
+            .columns(['scope', 'key'])
+            .doUpdateSet((eb) => ({
+              route: eb.ref('excluded.route'),
+              fingerprint: eb.ref('excluded.fingerprint'),
+              status: sql.lit('in_progress'),
+              lock_token: eb.ref('excluded.lock_token'),
+              locked_at: sql<Date>`now()`,
+              response_status: sql<null>`NULL`,
+              response_body: sql<null>`NULL`,
+              created_at: sql<Date>`now()`,
+              expires_at: eb.ref('excluded.expires_at'),
+            }))
+            .where(({ eb, or, and, ref }) =>
+              or([
+                and([
+                  eb('idempotency_keys.status', '=', sql.lit('completed')),
+                  eb('idempotency_keys.expires_at', '<', sql<Date>`now()`),
+                ]),
+                and([
+                  eb('idempotency_keys.status', '=', sql.lit('in_progress')),
+                  eb(
+                    'idempotency_keys.locked_at',
+                    '<',
+                    sql<Date>`now() - ${claim.lockTimeoutMs}::float8 * interval '1 millisecond'`,
+                  ),
+                  or([
+                    eb('idempotency_keys.expires_at', '<', sql<Date>`now()`),
+                    and([
+                      eb('idempotency_keys.route', '=', ref('excluded.route')),
+                      eb('idempotency_keys.fingerprint', '=', ref('excluded.fingerprint')),
+                    ]),
+                  ]),
+                ]),
+              ]),
+            ),
+        )
+        .returning(sql<number>`1`.as('claimed')),
+    );
+  return creator as unknown as QueryCreator<DB & ClaimTables>;
+}
+
+/** Whether the claim of a statement built on withClaim took the key: select it beside `idempotency_lock.held`. */
+export const claimedKey = sql<boolean>`EXISTS (SELECT 1 FROM idempotency_claim)`;
+
 /** The claim on its own, as the first statement of the business transaction. */
-const CLAIM_IN_TRANSACTION = namedStatement(
+const CLAIM_IN_TRANSACTION = preparedFor(queryBuilder<IdempotencyDB>())(
   'idempotency_claim_in_transaction',
-  `WITH ${claimCtes(1)}
-   SELECT held, EXISTS (SELECT 1 FROM idempotency_claim) AS claimed FROM idempotency_lock`,
+  (db, claim: ClaimValues) =>
+    withClaim(db, claim)
+      .selectFrom('idempotency_lock')
+      .select(['held', claimedKey.as('claimed')]),
 );
 
 /**
@@ -154,36 +229,36 @@ export class IdempotencyStore {
    * commits, rolls back or its process dies. Throws 409 while another request with the key runs or
    * when the key belongs to another request; returns the stored answer of a completed one.
    */
-  async claimInTransaction(manager: EntityManager, target: IdempotencyTarget): Promise<ClaimOutcome> {
-    const parameters = this.claimParameters(target);
-    const { rows } = await runNamed<{ held: boolean; claimed: boolean }>(manager, CLAIM_IN_TRANSACTION, parameters);
-    return this.claimOutcome(manager, target, parameters, rows[0].held, rows[0].claimed);
+  async claimInTransaction(manager: SqlTarget, target: IdempotencyTarget): Promise<ClaimOutcome> {
+    const claim = this.claimParameters(target);
+    const row = (await CLAIM_IN_TRANSACTION.first(manager, claim))!;
+    return this.claimOutcome(manager, target, claim, row.held, row.claimed);
   }
 
-  /** The values of `claimCtes` for one attempt to claim the target (a fresh lock token each time). */
-  claimParameters(target: IdempotencyTarget): unknown[] {
-    return [
-      target.scope,
-      target.key,
-      target.route,
-      target.fingerprint,
-      randomUUID(),
-      this.options.ttlMs,
-      this.options.lockTimeoutMs,
-      advisoryLockId(target.scope, target.key),
-    ];
+  /** The values of `withClaim` for one attempt to claim the target (a fresh lock token each time). */
+  claimParameters(target: IdempotencyTarget): ClaimValues {
+    return {
+      scope: target.scope,
+      key: target.key,
+      route: target.route,
+      fingerprint: target.fingerprint,
+      lockToken: randomUUID(),
+      ttlMs: this.options.ttlMs,
+      lockTimeoutMs: this.options.lockTimeoutMs,
+      lockId: advisoryLockId(target.scope, target.key),
+    };
   }
 
   /** What a claim made with `parameters` came to, from the `held` and `claimed` its statement returned. */
   async claimOutcome(
-    manager: EntityManager,
+    manager: SqlTarget,
     target: IdempotencyTarget,
-    parameters: unknown[],
+    parameters: ClaimValues,
     held: boolean,
     claimed: boolean,
   ): Promise<ClaimOutcome> {
     if (claimed)
-      return { kind: 'claimed', claim: { scope: target.scope, key: target.key, lockToken: parameters[4] as string } };
+      return { kind: 'claimed', claim: { scope: target.scope, key: target.key, lockToken: parameters.lockToken } };
     if (!held) throw this.inUse();
     return this.existingAnswer(manager, target);
   }
@@ -213,7 +288,7 @@ export class IdempotencyStore {
   }
 
   /** Marks the key completed inside the business transaction: both commit or neither does. */
-  async complete(manager: EntityManager, claim: Claim, status: number, body: string): Promise<void> {
+  async complete(manager: SqlTarget, claim: Claim, status: number, body: string): Promise<void> {
     const { rowCount } = await runNamed(manager, COMPLETE_KEY, [
       claim.scope,
       claim.key,
@@ -263,7 +338,7 @@ export class IdempotencyStore {
   }
 
   /** A key this request could not claim although nobody runs with it: the stored answer, or 409. */
-  private async existingAnswer(on: EntityManager | DataSource, target: IdempotencyTarget): Promise<ClaimOutcome> {
+  private async existingAnswer(on: SqlTarget, target: IdempotencyTarget): Promise<ClaimOutcome> {
     const { rows } = await runNamed<StoredKey>(on, READ_KEY, [target.scope, target.key, this.options.lockTimeoutMs]);
     const existing = rows[0];
     if (!existing) throw this.inUse();

@@ -1,6 +1,6 @@
 import { RenderedBody } from '@app/envelope';
-import type { EntityManager } from 'typeorm';
-import type { Claim, ClaimOutcome, IdempotencyStore, Replay } from './idempotency.store';
+import type { SqlTarget } from '@app/platform';
+import type { Claim, ClaimOutcome, ClaimValues, IdempotencyStore, Replay } from './idempotency.store';
 import type { IdempotencyTarget } from './idempotency-target';
 
 /** Thrown out of the use case's transaction when the key already holds a completed answer. */
@@ -20,7 +20,7 @@ export class IdempotentCall {
   private done = false;
   private refused = false;
   private held: Claim | undefined;
-  private pending: unknown[] | undefined;
+  private pending: ClaimValues | undefined;
   /** True when the key was claimed in a transaction of its own before the handler ran. */
   readonly claimedUpFront: boolean;
 
@@ -54,23 +54,23 @@ export class IdempotentCall {
   }
 
   /** Claims the key inside the use case's transaction; throws 409 or a replay that ends the transaction. */
-  async begin(manager: EntityManager): Promise<void> {
+  async begin(manager: SqlTarget): Promise<void> {
     if (this.held) return;
     await this.settle(() => this.store.claimInTransaction(manager, this.target));
   }
 
   /**
-   * For a use case whose first statement carries the claim (`claimCtes`): the values of those CTEs.
+   * For a use case whose first statement carries the claim (`withClaim`): the values of those CTEs.
    * Hand `held` and `claimed` of the statement's answer to `claimed` before anything else.
    */
-  claimParameters(): unknown[] {
+  claimParameters(): ClaimValues {
     if (this.claimedUpFront) throw new Error('the key of this route is claimed before its handler runs');
     this.pending = this.store.claimParameters(this.target);
     return this.pending;
   }
 
   /** Settles a claim made by the use case's own first statement, like `begin` does its own. */
-  async claimed(manager: EntityManager, held: boolean, claimed: boolean): Promise<void> {
+  async claimed(manager: SqlTarget, held: boolean, claimed: boolean): Promise<void> {
     const parameters = this.pending;
     if (!parameters) throw new Error('claimed() without claimParameters()');
     this.pending = undefined;
@@ -92,7 +92,7 @@ export class IdempotentCall {
     this.held = outcome.claim;
   }
 
-  async complete(manager: EntityManager, data: unknown): Promise<RenderedBody> {
+  async complete(manager: SqlTarget, data: unknown): Promise<RenderedBody> {
     if (!this.held) throw new Error('idempotent use case completed a key it never began');
     const body = this.render(data);
     await this.store.complete(manager, this.held, this.status, body);

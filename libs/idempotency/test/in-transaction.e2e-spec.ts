@@ -4,8 +4,17 @@ import { ApiError } from '@app/envelope';
 import { waitUntil } from '@app/testing';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { Idempotent, IdempotencyKey, claimCtes, IdempotentCall, requestFingerprint } from '../src';
+import { executeFirst, queryBuilder } from '@app/platform';
+import { Generated, sql } from 'kysely';
+import { claimedKey, Idempotent, IdempotencyKey, IdempotentCall, requestFingerprint, withClaim } from '../src';
 import { OrderDto, OrdersApp, startOrdersApp, TenantGuard } from './orders-fixture';
+
+/** The fixture's own table, as a generated schema would declare it. */
+interface OrdersDB {
+  orders: { id: Generated<number>; tenant: string; item: string };
+}
+
+const orderQueries = queryBuilder<OrdersDB>();
 
 /** A use case that claims its key as the first statement of its own transaction. */
 @Controller('orders')
@@ -34,14 +43,25 @@ class OrdersController {
   @Idempotent({ required: true, claim: 'in-transaction' })
   async folded(@Body() body: OrderDto, @IdempotencyKey() call: IdempotentCall) {
     return this.dataSource.transaction(async (manager) => {
-      const [row] = await manager.query(
-        `WITH ${claimCtes(2)},
-              inserted AS (INSERT INTO orders (tenant, item) SELECT 't', $1 WHERE EXISTS (SELECT 1 FROM idempotency_claim)
-                           RETURNING id, item)
-         SELECT held, EXISTS (SELECT 1 FROM idempotency_claim) AS claimed, inserted.id, inserted.item
-           FROM idempotency_lock LEFT JOIN inserted ON true`,
-        [body.item, ...call.claimParameters()],
-      );
+      const row = (await executeFirst(
+        manager,
+        withClaim(orderQueries, call.claimParameters())
+          .with('inserted', (qb) =>
+            qb
+              .insertInto('orders')
+              .columns(['tenant', 'item'])
+              .expression((eb) =>
+                eb
+                  .selectFrom('idempotency_lock')
+                  .select([sql.lit('t').as('tenant'), sql<string>`${body.item}`.as('item')])
+                  .where(claimedKey),
+              )
+              .returning(['id', 'item']),
+          )
+          .selectFrom('idempotency_lock')
+          .leftJoin('inserted', (join) => join.onTrue())
+          .select(['held', claimedKey.as('claimed'), 'inserted.id', 'inserted.item']),
+      ))!;
       await call.claimed(manager, row.held, row.claimed);
       if (body.delayMs) await new Promise((resolve) => setTimeout(resolve, body.delayMs));
       return call.complete(manager, { order: { id: row.id, item: row.item } });

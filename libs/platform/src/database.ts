@@ -1,10 +1,12 @@
-import { DynamicModule, Logger } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { DynamicModule, Logger, Module } from '@nestjs/common';
+import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
+import * as pg from 'pg';
 import { Client, DatabaseError } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { PreparedStatementSetting, ServiceConfig } from './config';
+import { Database, poolConfig } from './database-pool';
 import { boundedMigrations, MigrationList, MigrationTimeouts } from './migration-runner';
-import { PreparedStatements, usePreparedStatements } from './sql';
+import { bindDataSource, databaseOf, PreparedStatements } from './sql';
 
 export interface DatabaseSettings {
   host: string;
@@ -196,16 +198,36 @@ export async function resolvePreparedStatements(
 }
 
 /**
- * TypeORM for one service: entities come from each feature module's forFeature(). Migrations (when
- * the process runs them) and the creation of a missing database go to the server directly
- * (DB_DIRECT_HOST, DB_DIRECT_PORT); the app's own pool goes to DB_HOST, a pooler or the server.
+ * pg as TypeORM loads it, except that its Pool is `database`'s own: TypeORM's data source then runs on
+ * the service's one pool (TypeORM's public `driver` option), and closing the data source leaves the
+ * pool to the Database that owns it.
+ */
+function driverOn(database: Database): typeof pg {
+  const shared = new Proxy(database.pool, {
+    get(target, property) {
+      if (property === 'end') return (callback?: (error?: Error) => void) => void callback?.();
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return Object.create(pg, { Pool: { value: function SharedPool() { return shared; } } }) as typeof pg;
+}
+
+@Module({})
+class DatabaseModule {}
+
+/**
+ * The service's database: a Database (its pg pool, transactions, typed and prepared statements) and
+ * TypeORM's data source on that same pool, with entities from each feature module's forFeature().
+ * Migrations (when the process runs them) and the creation of a missing database go to the server
+ * directly (DB_DIRECT_HOST, DB_DIRECT_PORT); the app's own pool goes to DB_HOST, a pooler or the server.
  */
 export function databaseModule(config: ServiceConfig, migrations: MigrationList): DynamicModule {
   const settings = databaseSettings(config);
   const direct = directDatabaseSettings(config);
   const production = config.NODE_ENV === 'production';
-  let preparedStatements: PreparedStatements = 'named';
-  return TypeOrmModule.forRootAsync({
+  let database: Database | undefined;
+  const typeOrm = TypeOrmModule.forRootAsync({
     useFactory: async () => {
       await assertDatabaseReachable(settings, production);
       if (directVariables(config) === 'DB_DIRECT' && (config.dbAutoCreate || config.MIGRATIONS_RUN)) {
@@ -215,9 +237,11 @@ export function databaseModule(config: ServiceConfig, migrations: MigrationList)
         new Logger('Database').log(`created database ${settings.database}`);
       }
       if (config.MIGRATIONS_RUN) await applyMigrations(direct, migrations, migrationTimeouts(config));
-      preparedStatements = await resolvePreparedStatements(config.DB_PREPARED_STATEMENTS, settings);
+      const preparedStatements = await resolvePreparedStatements(config.DB_PREPARED_STATEMENTS, settings);
+      database = new Database(new pg.Pool(poolConfig(settings)), preparedStatements);
       return {
         ...dataSourceOptions(settings, migrations),
+        driver: driverOn(database),
         autoLoadEntities: true,
         retryAttempts: 3,
         retryDelay: 1000,
@@ -225,10 +249,23 @@ export function databaseModule(config: ServiceConfig, migrations: MigrationList)
     },
     dataSourceFactory: async (options) => {
       const dataSource = await new DataSource(options!).initialize();
-      usePreparedStatements(dataSource, preparedStatements);
+      bindDataSource(dataSource, database!);
       return dataSource;
     },
   });
+  return {
+    module: DatabaseModule,
+    global: true,
+    imports: [typeOrm],
+    providers: [
+      {
+        provide: Database,
+        useFactory: (dataSource: DataSource) => databaseOf(dataSource),
+        inject: [getDataSourceToken()],
+      },
+    ],
+    exports: [Database],
+  };
 }
 
 /**

@@ -2,6 +2,7 @@ import type Redis from 'ioredis';
 import { Gauge, type Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import type { CoordinationBackend } from './config';
+import { databaseOf } from './sql';
 
 /** The part of pg's Pool the gauges read. */
 interface PgPool {
@@ -46,7 +47,7 @@ export class DependencyMetrics {
         if (backend === 'redis') up.set({ dependency: 'redis' }, redis ? await answers(() => redis.ping()) : 0);
       },
     });
-    const pool = () => (dataSource.driver as unknown as { master?: PgPool }).master;
+    const pool = (): PgPool | undefined => databaseOf(dataSource)?.pool;
     const connections = new Gauge({
       name: 'app_db_pool_connections',
       help: "Connections of this process's database pool: open, idle, and requests waiting for one",

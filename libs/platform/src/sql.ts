@@ -1,5 +1,6 @@
 import type { Pool, PoolClient, QueryResult, QueryResultRow } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
+import type { Database, Session } from './database-pool';
 
 /**
  * A hot-path SQL statement with a name. pg prepares a named statement once per connection and then
@@ -41,6 +42,7 @@ export function declaredNameOf(text: string): string | undefined {
 export type PreparedStatements = 'named' | 'unnamed';
 
 const preparedStatements = new WeakMap<DataSource, PreparedStatements>();
+const databases = new WeakMap<DataSource, Database>();
 
 /** Sets how runNamed prepares statements on `dataSource`'s connections; named until this is called. */
 export function usePreparedStatements(dataSource: DataSource, mode: PreparedStatements): void {
@@ -48,32 +50,69 @@ export function usePreparedStatements(dataSource: DataSource, mode: PreparedStat
 }
 
 export function preparedStatementsOf(dataSource: DataSource): PreparedStatements {
-  return preparedStatements.get(dataSource) ?? 'named';
+  return databases.get(dataSource)?.preparedStatements ?? preparedStatements.get(dataSource) ?? 'named';
 }
 
-type Executor = Pick<PoolClient, 'query'> | Pick<Pool, 'query'>;
-
-function dataSourceOf(on: EntityManager | DataSource): DataSource {
-  return on instanceof DataSource ? on : on.connection;
+/** Records that `dataSource` runs on `database`'s pool (databaseModule builds them so). */
+export function bindDataSource(dataSource: DataSource, database: Database): void {
+  databases.set(dataSource, database);
 }
 
-/** The pg connection a manager works on: its transaction's client, or the pool outside a transaction. */
-async function executorOf(on: EntityManager | DataSource): Promise<Executor> {
-  const runner = on instanceof EntityManager ? on.queryRunner : undefined;
-  if (runner && !runner.isReleased) return (await runner.connect()) as PoolClient;
-  return (dataSourceOf(on).driver as unknown as { master: Pool }).master;
+/** The Database whose pool `dataSource` runs on, when databaseModule built it. */
+export function databaseOf(dataSource: DataSource): Database | undefined {
+  return databases.get(dataSource);
+}
+
+type Executor = Session['executor'];
+
+/** Where runNamed runs: a TypeORM manager or data source, a Database, or one of its transactions. */
+export type SqlTarget = EntityManager | DataSource | Session;
+
+function isSession(on: SqlTarget): on is Session {
+  return !(on instanceof EntityManager) && !(on instanceof DataSource);
 }
 
 /**
- * Runs a named statement on the transaction of `on` (an EntityManager from `dataSource.transaction`)
- * or on the pool (a DataSource or its default manager). Returns pg's result: `rows` and `rowCount`.
+ * Runs `work` on the pg connection a manager works on: its transaction's client, or (outside a
+ * transaction) the Database the data source is bound to, else a connection borrowed for the statement.
  */
+async function onConnection<T>(on: EntityManager | DataSource, work: (executor: Executor) => Promise<T>): Promise<T> {
+  const runner = on instanceof EntityManager ? on.queryRunner : undefined;
+  if (runner && !runner.isReleased) return work((await runner.connect()) as PoolClient);
+  const dataSource = on instanceof DataSource ? on : on.connection;
+  const database = databases.get(dataSource);
+  if (database) return work(database.pool);
+  const borrowed = dataSource.createQueryRunner();
+  try {
+    return await work((await borrowed.connect()) as PoolClient);
+  } finally {
+    await borrowed.release();
+  }
+}
+
+/**
+ * Runs one statement on a transaction (a Transaction, or an EntityManager from `dataSource.transaction`)
+ * or on the pool (a Database, a DataSource or its default manager); prepared under `name` where the
+ * target prepares named statements, unnamed otherwise. Returns pg's result: `rows` and `rowCount`.
+ */
+export async function runStatement<R extends QueryResultRow = QueryResultRow>(
+  on: SqlTarget,
+  text: string,
+  values: readonly unknown[],
+  name?: string,
+): Promise<QueryResult<R>> {
+  const query = (named: boolean) => ({ name: named ? name : undefined, text, values: values as unknown[] });
+  if (isSession(on)) return on.executor.query<R>(query(on.preparedStatements === 'named'));
+  const dataSource = on instanceof DataSource ? on : on.connection;
+  const named = preparedStatementsOf(dataSource) === 'named';
+  return onConnection(on, (executor) => executor.query<R>(query(named)));
+}
+
+/** Runs a named statement (see runStatement): prepared once per connection where the target allows it. */
 export async function runNamed<R extends QueryResultRow = QueryResultRow>(
-  on: EntityManager | DataSource,
+  on: SqlTarget,
   statement: NamedStatement,
   values: readonly unknown[] = [],
 ): Promise<QueryResult<R>> {
-  const executor = await executorOf(on);
-  const name = preparedStatementsOf(dataSourceOf(on)) === 'named' ? statement.name : undefined;
-  return executor.query<R>({ name, text: statement.text, values: values as unknown[] });
+  return runStatement<R>(on, statement.text, values, statement.name);
 }

@@ -6,6 +6,7 @@ import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import type { ServiceConfig } from './config';
 import { REDIS } from './redis';
+import { databaseOf } from './sql';
 
 /**
  * A representative request of a hot route, sent by the app to itself before it reports ready. It
@@ -79,7 +80,7 @@ interface PgPool {
 
 /** Checks out `count` connections at once (so the pool opens that many) and runs a trivial statement on each. */
 async function openPool(dataSource: DataSource, count: number): Promise<number> {
-  const pool = (dataSource.driver as unknown as { master?: PgPool }).master;
+  const pool: PgPool | undefined = databaseOf(dataSource)?.pool;
   if (!pool) return 0;
   const clients = await Promise.all(Array.from({ length: count }, () => pool.connect()));
   try {

@@ -78,6 +78,23 @@ const ENTITY_CALLS = new Set([
 /** TypeORM calls that change rows; the others read. */
 const WRITING_CALLS = new Set(['save', 'insert', 'update', 'upsert', 'delete', 'remove', 'increment', 'decrement']);
 
+/** Kysely builder calls that name a table first (`'vouchers'`, `'vouchers as v'`, or a list of them); the first four write it. */
+const KYSELY_WRITES = new Set(['insertInto', 'updateTable', 'deleteFrom', 'mergeInto']);
+const KYSELY_CALLS = new Set([...KYSELY_WRITES, 'selectFrom', 'innerJoin', 'leftJoin', 'rightJoin', 'fullJoin']);
+
+/** The tables a Kysely call's first argument names: a string literal, or an array literal of them. */
+function kyselyTables(call: ts.CallExpression): string[] {
+  const first = call.arguments[0];
+  const names = !first
+    ? []
+    : ts.isStringLiteralLike(first)
+      ? [first.text]
+      : ts.isArrayLiteralExpression(first)
+        ? first.elements.filter(ts.isStringLiteralLike).map((element) => element.text)
+        : [];
+  return names.map((name) => name.split(/\s+/)[0]);
+}
+
 const SQL_STATEMENT = /\b(?:SELECT|INSERT|UPDATE|DELETE|WITH)\b/;
 /** `INSERT INTO t`, `UPDATE t`, `DELETE FROM t` write t; `FROM t`, `JOIN t` read it. */
 const TABLE_AFTER_KEYWORD = /\b(INSERT\s+INTO|DELETE\s+FROM|FROM|JOIN|INTO|UPDATE)\s+([a-z_][a-z0-9_]*)/g;
@@ -130,7 +147,11 @@ export function tableUses(
           if (tables.has(name)) add(node, name, 'sql', /^(?:INSERT|DELETE|UPDATE)/.test(keyword));
         }
       }
-      if (ts.isCallExpression(node) && ENTITY_CALLS.has(calleeName(node.expression) ?? '')) {
+      const callee = ts.isCallExpression(node) ? (calleeName(node.expression) ?? '') : '';
+      if (ts.isCallExpression(node) && KYSELY_CALLS.has(callee)) {
+        for (const name of kyselyTables(node)) if (tables.has(name)) add(node, name, 'sql', KYSELY_WRITES.has(callee));
+      }
+      if (ts.isCallExpression(node) && ENTITY_CALLS.has(callee)) {
         const first = node.arguments[0];
         const table = first && ts.isIdentifier(first) ? entities.get(first.text) : undefined;
         if (table) add(node, table, 'typeorm', typeormWrites(node));

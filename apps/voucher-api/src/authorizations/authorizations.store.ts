@@ -1,50 +1,52 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { Database, execute, executeAll, executeFirst, RowOf, SqlTarget } from '@app/platform';
+import { db } from '../database/query';
 
-/** A holder's consent, with the name of the application it was given to. */
-export interface AuthorizationRow {
-  application_id: string;
-  application_name: string;
-  user_id: string;
-  created_at: Date;
+/** A holder's consents, each with the name of the application it was given to. */
+function withApplicationName() {
+  return db
+    .selectFrom('authorizations as z')
+    .innerJoin('applications as a', 'a.id', 'z.application_id')
+    .select(['z.application_id', 'a.name as application_name', 'z.user_id', 'z.created_at']);
 }
 
-const WITH_APPLICATION_NAME = `SELECT z.application_id, a.name AS application_name, z.user_id, z.created_at
-  FROM authorizations z JOIN applications a ON a.id = z.application_id`;
+/** A holder's consent, with the name of the application it was given to. */
+export type AuthorizationRow = RowOf<ReturnType<typeof withApplicationName>>;
 
 /** The owner of `authorizations`: the holders' consent that the recipient rule of an issue reads. */
 @Injectable()
 export class AuthorizationsStore {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly database: Database) {}
 
   list(userId: string): Promise<AuthorizationRow[]> {
-    return this.dataSource.query(
-      `${WITH_APPLICATION_NAME} WHERE z.user_id = $1 ORDER BY z.created_at, z.application_id`,
-      [userId],
+    return executeAll(
+      this.database,
+      withApplicationName().where('z.user_id', '=', userId).orderBy('z.created_at').orderBy('z.application_id'),
     );
   }
 
-  async find(manager: EntityManager, userId: string, applicationId: string): Promise<AuthorizationRow | undefined> {
-    const [row]: AuthorizationRow[] = await manager.query(
-      `${WITH_APPLICATION_NAME} WHERE z.user_id = $1 AND z.application_id = $2`,
-      [userId, applicationId],
+  find(on: SqlTarget, userId: string, applicationId: string): Promise<AuthorizationRow | undefined> {
+    return executeFirst(
+      on,
+      withApplicationName().where('z.user_id', '=', userId).where('z.application_id', '=', applicationId),
     );
-    return row;
   }
 
   /** Consent is a set membership: a second insert keeps the first record. */
-  async insert(manager: EntityManager, userId: string, applicationId: string): Promise<void> {
-    await manager.query(`INSERT INTO authorizations (user_id, application_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
-      userId,
-      applicationId,
-    ]);
+  async insert(on: SqlTarget, userId: string, applicationId: string): Promise<void> {
+    await execute(
+      on,
+      db
+        .insertInto('authorizations')
+        .values({ user_id: userId, application_id: applicationId })
+        .onConflict((oc) => oc.doNothing()),
+    );
   }
 
-  async delete(manager: EntityManager, userId: string, applicationId: string): Promise<void> {
-    await manager.query(`DELETE FROM authorizations WHERE user_id = $1 AND application_id = $2`, [
-      userId,
-      applicationId,
-    ]);
+  async delete(on: SqlTarget, userId: string, applicationId: string): Promise<void> {
+    await execute(
+      on,
+      db.deleteFrom('authorizations').where('user_id', '=', userId).where('application_id', '=', applicationId),
+    );
   }
 }

@@ -64,7 +64,10 @@ export class ReverseResult extends ReversalView {
   voucher: VoucherView;
 }
 
-export function toReversalView(r: Reversal): ReversalView {
+/** What the view reads of a reversal: an entity, or a row returned under these names. */
+export type ReversalViewSource = Pick<Reversal, 'id' | 'redemptionId' | 'reason' | 'operatorId' | 'createdAt'>;
+
+export function toReversalView(r: ReversalViewSource): ReversalView {
   return {
     id: r.id,
     redemption_id: r.redemptionId,
@@ -80,7 +83,7 @@ export type RedemptionViewSource = Pick<
   'id' | 'voucherId' | 'externalOrderId' | 'storeId' | 'operatorId' | 'occurredAt' | 'status' | 'createdAt'
 >;
 
-export function toRedemptionView(r: RedemptionViewSource, reversal: Reversal | null): RedemptionView {
+export function toRedemptionView(r: RedemptionViewSource, reversal: ReversalViewSource | null): RedemptionView {
   return {
     id: r.id,
     voucher_id: r.voucherId,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ApiError, RenderedBody } from '@app/envelope';
 import type { IdempotentCall } from '@app/idempotency';
-import { DataSource, EntityManager } from 'typeorm';
+import { Database, SqlTarget } from '@app/platform';
 import type { AppCaller } from '../applications/app-caller';
 import { VoucherErrors } from '../voucher-errors';
 import { VoucherFactory } from '../vouchers/voucher.factory';
@@ -10,20 +10,13 @@ import { toVoucherView, VoucherViewSource } from '../vouchers/voucher.view';
 import { CredentialKey, VouchersStore } from '../vouchers/vouchers.store';
 import type { RedeemDto } from './dto/redeem.dto';
 import type { ReverseDto } from './dto/reverse.dto';
-import {
-  RedeemResult,
-  RedemptionView,
-  RedemptionViewSource,
-  ReverseResult,
-  toRedemptionView,
-  toReversalView,
-} from './redemption.view';
+import { RedeemResult, RedemptionView, ReverseResult, toRedemptionView, toReversalView } from './redemption.view';
 import { RedemptionsStore } from './redemptions.store';
 
 @Injectable()
 export class RedemptionsService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly redemptions: RedemptionsStore,
     private readonly vouchers: VouchersStore,
     private readonly lookup: VoucherLookup,
@@ -39,7 +32,7 @@ export class RedemptionsService {
   async redeem(caller: AppCaller, body: RedeemDto, call: IdempotentCall): Promise<RenderedBody> {
     const applicationId = caller.application.id;
     const key = this.lookup.keyOf(applicationId, body.credential);
-    return this.dataSource.transaction(async (manager) => {
+    return this.database.transaction(async (manager) => {
       if (!key) {
         await call.begin(manager);
         return this.lookup.miss(caller.tokenId);
@@ -50,27 +43,18 @@ export class RedemptionsService {
         operatorId: body.operator_id ?? null,
         occurredAt: body.occurred_at ? new Date(body.occurred_at) : new Date(),
       };
-      const row = await this.redemptions.redeem(manager, applicationId, key, facts, call.claimParameters());
-      await call.claimed(manager, row.claimHeld, row.claimed);
-      if (row.id === null) throw await this.whyNotRedeemed(manager, applicationId, caller.tokenId, key);
-      const redemption: RedemptionViewSource = {
-        id: row.redemptionId,
-        voucherId: row.id,
-        externalOrderId: row.externalOrderId,
-        storeId: row.storeId,
-        operatorId: row.operatorId,
-        occurredAt: row.occurredAt,
-        status: row.redemptionStatus,
-        createdAt: row.createdAt,
-      };
-      const result: RedeemResult = { ...toRedemptionView(redemption, null), voucher: toVoucherView(row) };
+      const outcome = await this.redemptions.redeem(manager, applicationId, key, facts, call.claimParameters());
+      await call.claimed(manager, outcome.claimHeld, outcome.claimed);
+      if (!outcome.redeemed) throw await this.whyNotRedeemed(manager, applicationId, caller.tokenId, key);
+      const { redemption, voucher } = outcome.redeemed;
+      const result: RedeemResult = { ...toRedemptionView(redemption, null), voucher: toVoucherView(voucher) };
       return call.complete(manager, result);
     });
   }
 
   /** Only on the failure path: reads the voucher as it is now to say why it could not be redeemed. */
   private async whyNotRedeemed(
-    manager: EntityManager,
+    manager: SqlTarget,
     applicationId: string,
     tokenId: string,
     key: CredentialKey,
@@ -93,14 +77,14 @@ export class RedemptionsService {
     body: ReverseDto,
     call: IdempotentCall,
   ): Promise<RenderedBody> {
-    return this.dataSource.transaction(async (manager) => {
+    return this.database.transaction(async (manager) => {
       await call.begin(manager);
       const redemption = await this.redemptions.lock(manager, applicationId, redemptionId);
       if (!redemption) throw VoucherErrors.notFound('Redemption');
       if (redemption.status === 'reversed') {
         throw VoucherErrors.error('REDEMPTION_ALREADY_REVERSED', 'The redemption has already been reversed');
       }
-      const reversal = await this.redemptions.reverse(
+      const reversed = await this.redemptions.reverse(
         manager,
         redemption,
         body.reason ?? null,
@@ -113,8 +97,8 @@ export class RedemptionsService {
       await this.vouchers.unredeem(manager, redeemed.id, back);
       const voucher = await this.vouchers.get(manager, redemption.voucherId);
       const result: ReverseResult = {
-        ...toReversalView(reversal),
-        redemption: toRedemptionView(redemption, reversal),
+        ...toReversalView(reversed.reversal),
+        redemption: toRedemptionView(reversed.redemption, reversed.reversal),
         voucher: toVoucherView(voucher),
       };
       return call.complete(manager, result);

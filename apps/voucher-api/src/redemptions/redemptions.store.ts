@@ -1,52 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { claimCtes } from '@app/idempotency';
-import { runNamed } from '@app/platform';
-import { DataSource, EntityManager } from 'typeorm';
+import { ClaimValues, claimedKey, withClaim } from '@app/idempotency';
+import { Database, execute, executeFirst, RowOf, SqlTarget } from '@app/platform';
+import { sql } from 'kysely';
+import { db } from '../database/query';
+import { CredentialKey, CredentialParameters, perCredentialType, redeemVoucher } from '../vouchers/vouchers.store';
 import type { VoucherViewSource } from '../vouchers/voucher.view';
-import { CredentialKey, perCredentialType, redeemedVoucherCte } from '../vouchers/vouchers.store';
-import { Redemption, RedemptionStatus } from './entities/redemption.entity';
-import { Reversal } from './entities/reversal.entity';
+import type { RedemptionViewSource, ReversalViewSource } from './redemption.view';
 
-/** The claim's outcome, and the redeemed voucher with its redemption (all null when nothing was redeemed). */
-export interface RedeemedRow extends VoucherViewSource {
-  claimHeld: boolean;
-  claimed: boolean;
-  redemptionId: string;
-  externalOrderId: string;
-  storeId: string | null;
-  operatorId: string | null;
-  occurredAt: Date;
-  redemptionStatus: RedemptionStatus;
-  createdAt: Date;
-}
-
-/**
- * Claims the idempotency key, consumes the voucher and records its redemption in ONE statement; the
- * voucher is touched only when the key was claimed. No redeemed row back means the key was not
- * claimed, or the voucher was missing or not redeemable, and nothing but the claim was written.
- * $1 application id, $2 credential hash, $3 external order id, $4 store id, $5 operator id,
- * $6 occurred at, $7… the claim's parameters.
- */
-const REDEEM = perCredentialType(
-  'redemption_redeem',
-  (voucherId) => `
-  WITH ${claimCtes(7)},
-       ${redeemedVoucherCte(voucherId, 'idempotency_claim')},
-       redemption AS (
-         INSERT INTO redemptions (application_id, voucher_id, external_order_id, store_id, operator_id, occurred_at)
-         SELECT $1::uuid, id, $3::varchar, $4::varchar, $5::varchar, $6::timestamptz FROM redeemed
-         RETURNING id, external_order_id, store_id, operator_id, occurred_at, status, created_at)
-  SELECT idempotency_lock.held AS "claimHeld", EXISTS (SELECT 1 FROM idempotency_claim) AS claimed, done.*
-    FROM idempotency_lock
-    LEFT JOIN (
-      SELECT redeemed.*, redemption.id AS "redemptionId", redemption.external_order_id AS "externalOrderId",
-             redemption.store_id AS "storeId", redemption.operator_id AS "operatorId",
-             redemption.occurred_at AS "occurredAt", redemption.status AS "redemptionStatus",
-             redemption.created_at AS "createdAt"
-        FROM redeemed, redemption) done ON true`,
-);
-
+/** What a redemption records besides the voucher: the caller's order and where it happened. */
 export interface RedemptionFacts {
   externalOrderId: string;
   storeId: string | null;
@@ -54,65 +15,198 @@ export interface RedemptionFacts {
   occurredAt: Date;
 }
 
+/** A redeem's values by name: the claim's, the credential's and the redemption's facts. */
+export type RedeemParameters = ClaimValues & CredentialParameters & RedemptionFacts;
+
+/** The columns of a redemption as its view reads them. */
+const REDEMPTION_VIEW = [
+  'id',
+  'voucher_id as voucherId',
+  'external_order_id as externalOrderId',
+  'store_id as storeId',
+  'operator_id as operatorId',
+  'occurred_at as occurredAt',
+  'status',
+  'created_at as createdAt',
+] as const;
+
+const REVERSAL_VIEW = [
+  'id',
+  'redemption_id as redemptionId',
+  'reason',
+  'operator_id as operatorId',
+  'created_at as createdAt',
+] as const;
+
+/**
+ * Claims the idempotency key, consumes the voucher and records its redemption in ONE statement; the
+ * voucher is touched only when the key was claimed. No redeemed row back (its columns null) means the
+ * key was not claimed, or the voucher was missing or not redeemable, and nothing but the claim was written.
+ */
+const REDEEM = perCredentialType('redemption_redeem', (db, p: RedeemParameters, voucherId) =>
+  withClaim(db, p)
+    .with('redeemed', (qb) => redeemVoucher(qb as unknown as typeof db, voucherId, claimedKey))
+    .with('redemption', (qb) =>
+      qb
+        .insertInto('redemptions')
+        .columns(['application_id', 'voucher_id', 'external_order_id', 'store_id', 'operator_id', 'occurred_at'])
+        .expression((eb) =>
+          eb
+            .selectFrom('redeemed')
+            .select([
+              sql<string>`${p.applicationId}::uuid`.as('application_id'),
+              'id',
+              sql<string>`${p.externalOrderId}::varchar`.as('external_order_id'),
+              sql<string | null>`${p.storeId}::varchar`.as('store_id'),
+              sql<string | null>`${p.operatorId}::varchar`.as('operator_id'),
+              sql<Date>`${p.occurredAt}::timestamptz`.as('occurred_at'),
+            ]),
+        )
+        .returning(['id', 'external_order_id', 'store_id', 'operator_id', 'occurred_at', 'status', 'created_at']),
+    )
+    .selectFrom('idempotency_lock')
+    .leftJoin(
+      (eb) =>
+        eb
+          .selectFrom(['redeemed', 'redemption'])
+          .selectAll('redeemed')
+          .select([
+            'redemption.id as redemptionId',
+            'redemption.external_order_id as externalOrderId',
+            'redemption.store_id as storeId',
+            'redemption.operator_id as operatorId',
+            'redemption.occurred_at as occurredAt',
+            'redemption.status as redemptionStatus',
+            'redemption.created_at as createdAt',
+          ])
+          .as('done'),
+      (join) => join.onTrue(),
+    )
+    .select(['idempotency_lock.held as claimHeld', claimedKey.as('claimed')])
+    .selectAll('done'),
+);
+
+/** The claim's outcome, and the redeemed voucher with its redemption when one was redeemed. */
+export interface Redeemed {
+  claimHeld: boolean;
+  claimed: boolean;
+  redeemed?: { voucher: VoucherViewSource; redemption: RedemptionViewSource };
+}
+
+/** The statement's row split in its parts: its redeemed columns are all null, or all present. */
+function redeemedOf(row: RowOf<(typeof REDEEM)['qr_token']>): Redeemed {
+  const { claimHeld, claimed } = row;
+  if (row.id === null || row.redemptionId === null) return { claimHeld, claimed };
+  const redemption = {
+    id: row.redemptionId,
+    voucherId: row.id,
+    externalOrderId: row.externalOrderId!,
+    storeId: row.storeId,
+    operatorId: row.operatorId,
+    occurredAt: row.occurredAt!,
+    status: row.redemptionStatus!,
+    createdAt: row.createdAt!,
+  };
+  const voucher = {
+    id: row.id,
+    templateId: row.templateId!,
+    status: row.status!,
+    recipientUserId: row.recipientUserId!,
+    externalIssueId: row.externalIssueId,
+    validFrom: row.validFrom!,
+    validTo: row.validTo!,
+    issuedAt: row.issuedAt!,
+    redeemedAt: row.redeemedAt,
+  };
+  return { claimHeld, claimed, redeemed: { voucher, redemption } };
+}
+
+/** A redemption as the reversal reads and shows it. */
+export type RedemptionRow = RedemptionViewSource & { applicationId: string };
+
 /** The owner of `redemptions` and `reversals`: a voucher's redemption, and the reversal that undoes it. */
 @Injectable()
 export class RedemptionsStore {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly database: Database) {}
 
-  /** Claims the key (its parameters last) and redeems the voucher the credential names, in one statement. */
+  /** Claims the key and redeems the voucher the credential names, in one statement. */
   async redeem(
-    manager: EntityManager,
+    on: SqlTarget,
     applicationId: string,
     key: CredentialKey,
     facts: RedemptionFacts,
-    claimParameters: unknown[],
-  ): Promise<RedeemedRow> {
-    const { rows } = await runNamed<RedeemedRow>(manager, REDEEM[key.type], [
+    claim: ClaimValues,
+  ): Promise<Redeemed> {
+    const row = await REDEEM[key.type].first(on, {
+      ...claim,
+      ...facts,
       applicationId,
-      key.hash,
-      facts.externalOrderId,
-      facts.storeId,
-      facts.operatorId,
-      facts.occurredAt,
-      ...claimParameters,
-    ]);
-    return rows[0];
+      credentialHash: key.hash,
+    });
+    return redeemedOf(row!);
   }
 
   /** The application's redemption with its reversal, if any; null when it is not the application's. */
   async find(
     applicationId: string,
     redemptionId: string,
-  ): Promise<{ redemption: Redemption; reversal: Reversal | null } | null> {
-    const redemption = await this.dataSource.manager.findOneBy(Redemption, { id: redemptionId, applicationId });
+  ): Promise<{ redemption: RedemptionViewSource; reversal: ReversalViewSource | null } | null> {
+    const redemption = await executeFirst(
+      this.database,
+      db
+        .selectFrom('redemptions')
+        .select(REDEMPTION_VIEW)
+        .where('id', '=', redemptionId)
+        .where('application_id', '=', applicationId),
+    );
     if (!redemption) return null;
-    return { redemption, reversal: await this.dataSource.manager.findOneBy(Reversal, { redemptionId }) };
+    const reversal = await executeFirst(
+      this.database,
+      db.selectFrom('reversals').select(REVERSAL_VIEW).where('redemption_id', '=', redemptionId),
+    );
+    return { redemption, reversal: reversal ?? null };
   }
 
   /** The application's redemption with its row locked for the rest of the transaction. */
-  lock(manager: EntityManager, applicationId: string, redemptionId: string): Promise<Redemption | null> {
-    return manager.findOne(Redemption, {
-      where: { id: redemptionId, applicationId },
-      lock: { mode: 'pessimistic_write' },
-    });
+  async lock(on: SqlTarget, applicationId: string, redemptionId: string): Promise<RedemptionRow | undefined> {
+    return executeFirst(
+      on,
+      db
+        .selectFrom('redemptions')
+        .select([...REDEMPTION_VIEW, 'application_id as applicationId'])
+        .where('id', '=', redemptionId)
+        .where('application_id', '=', applicationId)
+        .forUpdate(),
+    );
   }
 
-  /** Marks the redemption reversed and records why; the caller holds its row lock. */
+  /** Marks the redemption reversed and records why; the caller holds its row lock. Returns both as they are now. */
   async reverse(
-    manager: EntityManager,
-    redemption: Redemption,
+    on: SqlTarget,
+    redemption: RedemptionRow,
     reason: string | null,
     operatorId: string | null,
-  ): Promise<Reversal> {
-    redemption.status = 'reversed';
-    await manager.save(redemption);
-    return manager.save(
-      manager.create(Reversal, {
-        applicationId: redemption.applicationId,
-        redemptionId: redemption.id,
-        reason,
-        operatorId,
-      }),
+  ): Promise<{ redemption: RedemptionViewSource; reversal: ReversalViewSource }> {
+    const { rows } = await execute(
+      on,
+      db
+        .updateTable('redemptions')
+        .set({ status: 'reversed', updated_at: sql`now()` })
+        .where('id', '=', redemption.id)
+        .returning(REDEMPTION_VIEW),
     );
+    const reversal = await executeFirst(
+      on,
+      db
+        .insertInto('reversals')
+        .values({
+          application_id: redemption.applicationId,
+          redemption_id: redemption.id,
+          reason,
+          operator_id: operatorId,
+        })
+        .returning(REVERSAL_VIEW),
+    );
+    return { redemption: rows[0], reversal: reversal! };
   }
 }

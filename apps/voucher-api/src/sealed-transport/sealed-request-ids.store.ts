@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { namedStatement, runNamed } from '@app/platform';
-import { DataSource } from 'typeorm';
+import { Database } from '@app/platform';
+import { sql } from 'kysely';
+import { prepared } from '../database/query';
 
 /** How many expired ids one admission removes: enough to outpace arrivals, small enough to stay cheap. */
 export const PURGE_BATCH = 32;
@@ -12,7 +12,16 @@ export const PURGE_BATCH = 32;
  */
 export const PURGE_GRACE_SECONDS = 60;
 
-const sealIdSeen = namedStatement('sealed_request_ids_seen', `SELECT 1 FROM sealed_request_ids WHERE seal_id = $1`);
+const sealIdSeen = prepared('sealed_request_ids_seen', (db, p: { sealId: string }) =>
+  db.selectFrom('sealed_request_ids').select(sql.lit(1).as('one')).where('seal_id', '=', p.sealId),
+);
+
+/** A seal's id and the window it is fresh in, by name. */
+interface AdmitParameters {
+  sealId: string;
+  iatSeconds: number;
+  maxAgeSeconds: number;
+}
 
 /**
  * Records an id if its seal is fresh on the database's clock and the id is new, and in the same round
@@ -21,24 +30,50 @@ const sealIdSeen = namedStatement('sealed_request_ids_seen', `SELECT 1 FROM seal
  * SKIP LOCKED lets concurrent admissions each take other rows, so the purge never makes them queue, and
  * no timer per replica is needed to keep the table bounded by the traffic of one freshness window.
  */
-const admitSealId = namedStatement(
-  'sealed_request_ids_admit',
-  `WITH purged AS (
-     DELETE FROM sealed_request_ids WHERE seal_id IN (
-       SELECT seal_id FROM sealed_request_ids
-       WHERE expires_at < now() - make_interval(secs => ${PURGE_GRACE_SECONDS})
-       ORDER BY expires_at LIMIT ${PURGE_BATCH} FOR UPDATE SKIP LOCKED)
-   ),
-   fresh AS (
-     SELECT to_timestamp($2::double precision) + make_interval(secs => $3::double precision) AS expires_at
-     WHERE abs(extract(epoch FROM now()) - $2::double precision) <= $3::double precision
-   ),
-   admitted AS (
-     INSERT INTO sealed_request_ids (seal_id, expires_at) SELECT $1, expires_at FROM fresh
-     ON CONFLICT (seal_id) DO NOTHING RETURNING seal_id
-   )
-   SELECT EXISTS (SELECT 1 FROM fresh) AS fresh, EXISTS (SELECT 1 FROM admitted) AS admitted,
-          floor(extract(epoch FROM now()))::bigint AS now_seconds`,
+const admitSealId = prepared('sealed_request_ids_admit', (db, p: AdmitParameters) =>
+  db
+    .with('purged', (qb) =>
+      qb.deleteFrom('sealed_request_ids').where('seal_id', 'in', (eb) =>
+        eb
+          .selectFrom('sealed_request_ids')
+          .select('seal_id')
+          .where('expires_at', '<', sql<Date>`now() - make_interval(secs => ${sql.lit(PURGE_GRACE_SECONDS)})`)
+          .orderBy('expires_at')
+          .limit(sql.lit(PURGE_BATCH))
+          .forUpdate()
+          .skipLocked(),
+      ),
+    )
+    .with('fresh', (qb) =>
+      qb
+        .selectNoFrom(
+          sql<Date>`to_timestamp(${p.iatSeconds}::double precision) + make_interval(secs => ${p.maxAgeSeconds}::double precision)`.as(
+            'expires_at',
+          ),
+        )
+        .where(
+          sql<boolean>`abs(extract(epoch FROM now()) - ${p.iatSeconds}::double precision) <= ${p.maxAgeSeconds}::double precision`,
+        ),
+    )
+    .with('admitted', (qb) =>
+      qb
+        .insertInto('sealed_request_ids')
+        .columns(['seal_id', 'expires_at'])
+        .expression((eb) => eb.selectFrom('fresh').select([sql<string>`${p.sealId}`.as('seal_id'), 'expires_at']))
+        .onConflict((oc) => oc.column('seal_id').doNothing())
+        .returning('seal_id'),
+    )
+    .selectNoFrom((eb) => [
+      eb
+        .exists(eb.selectFrom('fresh').select(sql.lit(1).as('one')))
+        .$castTo<boolean>()
+        .as('fresh'),
+      eb
+        .exists(eb.selectFrom('admitted').select(sql.lit(1).as('one')))
+        .$castTo<boolean>()
+        .as('admitted'),
+      sql<string>`floor(extract(epoch FROM now()))::bigint`.as('now_seconds'),
+    ]),
 );
 
 export interface SealAdmission {
@@ -53,21 +88,16 @@ export interface SealAdmission {
 /** The owner of `sealed_request_ids`: the seal ids seen within their freshness window. */
 @Injectable()
 export class SealedRequestIdsStore {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly database: Database) {}
 
   /** Whether the id is recorded already (read only). */
   async seen(sealId: string): Promise<boolean> {
-    const { rowCount } = await runNamed(this.dataSource, sealIdSeen, [sealId]);
-    return rowCount === 1;
+    return (await sealIdSeen.first(this.database, { sealId })) !== undefined;
   }
 
   /** Records the id of a seal made at `iatSeconds` until its window of `maxAgeSeconds` has passed, if fresh and new. */
   async admit(sealId: string, iatSeconds: number, maxAgeSeconds: number): Promise<SealAdmission> {
-    const { rows } = await runNamed<{ fresh: boolean; admitted: boolean; now_seconds: string }>(
-      this.dataSource,
-      admitSealId,
-      [sealId, iatSeconds, maxAgeSeconds],
-    );
-    return { fresh: rows[0].fresh, admitted: rows[0].admitted, nowSeconds: Number(rows[0].now_seconds) };
+    const row = (await admitSealId.first(this.database, { sealId, iatSeconds, maxAgeSeconds }))!;
+    return { fresh: row.fresh, admitted: row.admitted, nowSeconds: Number(row.now_seconds) };
   }
 }

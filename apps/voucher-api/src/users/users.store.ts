@@ -1,13 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
-import { User } from './user.entity';
+import { Database, execute, executeAll, executeFirst, SqlTarget } from '@app/platform';
+import { Selectable, sql } from 'kysely';
+import { db } from '../database/query';
+import type { Users } from '../database/schema.generated';
 
 /** A user as recipient search shows it. */
-export interface UserSummary {
-  id: string;
-  name: string;
-}
+export type UserSummary = Pick<Selectable<Users>, 'id' | 'name'>;
 
 /** Escapes LIKE metacharacters so a keyword such as `50%` matches literally. */
 export function likePattern(keyword: string): string {
@@ -17,32 +15,43 @@ export function likePattern(keyword: string): string {
 /** Every statement on users: the service's directory of accounts that have called it. */
 @Injectable()
 export class UsersStore {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly database: Database) {}
 
   /** One statement, and no write at all when the name is unchanged. */
   async upsert(id: string, name: string): Promise<void> {
-    await this.dataSource.query(
-      `INSERT INTO users (id, name) VALUES ($1, $2)
-       ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, updated_at = now()
-       WHERE users.name IS DISTINCT FROM EXCLUDED.name`,
-      [id, name],
+    await execute(
+      this.database,
+      db
+        .insertInto('users')
+        .values({ id, name })
+        .onConflict((oc) =>
+          oc
+            .column('id')
+            .doUpdateSet((eb) => ({ name: eb.ref('excluded.name'), updated_at: sql`now()` }))
+            .where(sql<boolean>`users.name IS DISTINCT FROM excluded.name`),
+        ),
     );
   }
 
   /** Whether the user has ever called the service (a sender or recipient must have). */
-  exists(manager: EntityManager, userId: string): Promise<boolean> {
-    return manager.existsBy(User, { id: userId });
+  async exists(on: SqlTarget, userId: string): Promise<boolean> {
+    return (await executeFirst(on, db.selectFrom('users').select('id').where('id', '=', userId))) !== undefined;
   }
 
   /** Users whose name contains the keyword (any case), or whose id is exactly the keyword; exact id first. */
-  async search(keyword: string, limit: number): Promise<UserSummary[]> {
-    const rows: UserSummary[] = await this.dataSource.query(
-      `SELECT id, name FROM users
-        WHERE id = $1 OR lower(name) LIKE lower($2) ESCAPE '\\'
-        ORDER BY (id = $1) DESC, lower(name), id
-        LIMIT $3`,
-      [keyword, likePattern(keyword), limit],
+  search(keyword: string, limit: number): Promise<UserSummary[]> {
+    return executeAll(
+      this.database,
+      db
+        .selectFrom('users')
+        .select(['id', 'name'])
+        .where((eb) =>
+          eb.or([eb('id', '=', keyword), sql<boolean>`lower(name) LIKE lower(${likePattern(keyword)}) ESCAPE '\\'`]),
+        )
+        .orderBy(sql`(id = ${keyword})`, 'desc')
+        .orderBy(sql`lower(name)`)
+        .orderBy('id')
+        .limit(limit),
     );
-    return rows.map((row) => ({ id: row.id, name: row.name }));
   }
 }

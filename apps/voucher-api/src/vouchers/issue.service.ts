@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { ApiError, RenderedBody } from '@app/envelope';
 import type { IdempotentCall } from '@app/idempotency';
-import { DataSource, EntityManager } from 'typeorm';
+import type { SqlTarget } from '@app/platform';
+import { DataSource } from 'typeorm';
 import { isUuid } from '../resource-id.pipe';
 import { assertTemplateIssues } from '../templates/template-lifecycle';
 import { remainingStock } from '../templates/template-stock';
@@ -10,7 +11,7 @@ import { VoucherErrors } from '../voucher-errors';
 import type { IssueDto } from './dto/issue.dto';
 import { VoucherFactory } from './voucher.factory';
 import { IssueResult, toVoucherView } from './voucher.view';
-import { IssuingTemplate, violates, VouchersStore } from './vouchers.store';
+import { IssuingTemplate, templateFound, violates, VouchersStore } from './vouchers.store';
 
 @Injectable()
 export class IssueService {
@@ -48,7 +49,7 @@ export class IssueService {
 
   /** Claims the key, then answers the first check the request fails, in the order the API documents. */
   private async checkedTemplate(
-    manager: EntityManager,
+    manager: SqlTarget,
     applicationId: string,
     body: IssueDto,
     call: IdempotentCall,
@@ -57,13 +58,15 @@ export class IssueService {
       await call.begin(manager);
       throw VoucherErrors.notFound('Template');
     }
-    const checks = await this.vouchers.claimAndCheckIssue(
-      manager,
-      [applicationId, body.template_id.toLowerCase(), body.recipient_user_id, body.external_issue_id],
-      call.claimParameters(),
-    );
+    const checks = await this.vouchers.claimAndCheckIssue(manager, {
+      ...call.claimParameters(),
+      applicationId,
+      templateId: body.template_id.toLowerCase(),
+      recipient: body.recipient_user_id,
+      externalIssueId: body.external_issue_id,
+    });
     await call.claimed(manager, checks.claimHeld, checks.claimed);
-    if (checks.id === null) throw VoucherErrors.notFound('Template');
+    if (!templateFound(checks)) throw VoucherErrors.notFound('Template');
     assertTemplateIssues(checks);
     if (!checks.recipientAuthorized) {
       throw VoucherErrors.error(

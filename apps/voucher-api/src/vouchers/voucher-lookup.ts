@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { SqlTarget } from '@app/platform';
 import { GuessingLimiter } from '../rate-limits/guessing-limiter';
 import { VoucherErrors } from '../voucher-errors';
 import type { CredentialDto } from './dto/credential.dto';
@@ -30,7 +30,7 @@ export class VoucherLookup {
    * whether the credential is unknown or belongs to another application.
    */
   async findByCredential(
-    on: EntityManager | DataSource,
+    on: SqlTarget,
     applicationId: string,
     tokenId: string,
     key: CredentialKey | null,

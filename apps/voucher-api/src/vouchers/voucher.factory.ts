@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from 'typeorm';
+import type { SqlTarget } from '@app/platform';
 import type { Template } from '../templates/entities/template.entity';
 import { VoucherCredentials } from './voucher-credentials';
 import { CreatedVoucher, VouchersStore } from './vouchers.store';
@@ -30,7 +30,7 @@ export class VoucherFactory {
   ) {}
 
   async create(
-    manager: EntityManager,
+    manager: SqlTarget,
     template: Pick<Template, 'id' | 'applicationId' | 'validFrom' | 'validTo' | 'daysAfterClaim'>,
     recipientUserId: string,
     options: CreateVoucherOptions = {},
@@ -67,7 +67,7 @@ export class VoucherFactory {
    * Gives a voucher that becomes live again (reversal) a new code when its old one has meanwhile been
    * handed to another live voucher of the application. Returns true when the code was replaced.
    */
-  async ensureLiveCodeIsFree(manager: EntityManager, voucherId: string, applicationId: string): Promise<boolean> {
+  async ensureLiveCodeIsFree(manager: SqlTarget, voucherId: string, applicationId: string): Promise<boolean> {
     if (!(await this.vouchers.codeTakenByAnother(manager, voucherId, applicationId))) return false;
     for (let attempt = 0; attempt < CODE_ATTEMPTS; attempt++) {
       const code = this.credentials.generateCode();

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { Database } from '@app/platform';
 import type { AppCaller } from '../applications/app-caller';
 import { VoucherErrors } from '../voucher-errors';
 import type { VerifyDto } from './dto/verify.dto';
@@ -10,7 +10,7 @@ import { VouchersStore } from './vouchers.store';
 @Injectable()
 export class VouchersService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly lookup: VoucherLookup,
     private readonly vouchers: VouchersStore,
   ) {}
@@ -33,7 +33,7 @@ export class VouchersService {
 
   /** available → revoked; the voucher can no longer be redeemed. */
   async revoke(applicationId: string, voucherId: string): Promise<VoucherView> {
-    return this.dataSource.transaction(async (manager) => {
+    return this.database.transaction(async (manager) => {
       const { voucher, revoked } = await this.vouchers.revoke(manager, applicationId, voucherId);
       if (!voucher) throw VoucherErrors.notFound('Voucher');
       if (!revoked) throw VoucherErrors.error('CONFLICT', `A voucher in state ${voucher.status} cannot be revoked`);

@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { claimCtes } from '@app/idempotency';
-import { NamedStatement, namedStatement, runNamed } from '@app/platform';
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
-import type { Template, TemplateType } from '../templates/entities/template.entity';
+import { ClaimValues, claimedKey, withClaim } from '@app/idempotency';
+import { Database, execute, executeAll, executeFirst, RowOf, SqlTarget } from '@app/platform';
+import { Compilable, Expression, Kysely, SelectQueryBuilder, sql } from 'kysely';
+import { QueryFailedError } from 'typeorm';
+import { db, prepared, VoucherDB } from '../database/query';
 import type { CredentialDto } from './dto/credential.dto';
-import { Voucher, VoucherStatus } from './entities/voucher.entity';
 import type { VoucherViewSource } from './voucher.view';
 
 export type CredentialType = CredentialDto['type'];
@@ -16,129 +15,201 @@ export interface CredentialKey {
   hash: string;
 }
 
+/** What names a voucher by credential: the application and the credential's keyed hash. */
+export interface CredentialParameters {
+  applicationId: string;
+  credentialHash: string;
+}
+
+type VoucherIdQuery = SelectQueryBuilder<VoucherDB, 'vouchers', { id: string }>;
+
 /**
- * The id of the voucher a credential names, as a subquery over $1 (application id) and $2 (hash).
- * A code may be reused after its voucher was redeemed or expired: the live voucher wins, then the newest.
+ * The id of the voucher a credential names, as a subquery. A code may be reused after its voucher was
+ * redeemed or expired: the live voucher wins, then the newest.
  */
-const VOUCHER_ID_BY_CREDENTIAL: Record<CredentialType, string> = {
-  qr_token: `SELECT id FROM vouchers WHERE application_id = $1 AND qr_token_hash = $2`,
-  redeem_code: `SELECT id FROM vouchers WHERE application_id = $1 AND code_hash = $2
-                 ORDER BY CASE WHEN status IN ('available', 'revoked') THEN 0 ELSE 1 END, issued_at DESC LIMIT 1`,
+const VOUCHER_ID_BY_CREDENTIAL: Record<
+  CredentialType,
+  (db: Kysely<VoucherDB>, p: CredentialParameters) => VoucherIdQuery
+> = {
+  qr_token: (db, p) =>
+    db
+      .selectFrom('vouchers')
+      .select('id')
+      .where('application_id', '=', p.applicationId)
+      .where('qr_token_hash', '=', p.credentialHash),
+  redeem_code: (db, p) =>
+    db
+      .selectFrom('vouchers')
+      .select('id')
+      .where('application_id', '=', p.applicationId)
+      .where('code_hash', '=', p.credentialHash)
+      .orderBy(sql`CASE WHEN status IN ('available', 'revoked') THEN 0 ELSE 1 END`)
+      .orderBy('issued_at', 'desc')
+      .limit(sql.lit(1)),
 };
 
 /** The columns of the application-facing voucher view, named as the view reads them. */
-export const VOUCHER_VIEW_COLUMNS = `id, template_id AS "templateId", status, recipient_user_id AS "recipientUserId",
-  external_issue_id AS "externalIssueId", valid_from AS "validFrom", valid_to AS "validTo",
-  issued_at AS "issuedAt", redeemed_at AS "redeemedAt"`;
+export const VOUCHER_VIEW = [
+  'id',
+  'template_id as templateId',
+  'status',
+  'recipient_user_id as recipientUserId',
+  'external_issue_id as externalIssueId',
+  'valid_from as validFrom',
+  'valid_to as validTo',
+  'issued_at as issuedAt',
+  'redeemed_at as redeemedAt',
+] as const;
+
+/** Neither redeemed nor expired: the vouchers whose codes are unique within their application. */
+const LIVE = sql<boolean>`status NOT IN ('redeemed', 'expired')`;
 
 /**
- * The CTE `redeemed`: the voucher `voucherId` (an SQL expression) consumed while it is available and
- * valid, and only once the relation `gate` has a row (the idempotency claim), returning its view
- * columns. Redeem splices it in after the claim, so a redemption stays one statement.
+ * The voucher `voucherId` consumed while it is available and valid, and only once `gate` holds (the
+ * idempotency claim), returning its view columns: the CTE `redeemed` of a redemption's one statement.
  */
-export function redeemedVoucherCte(voucherId: string, gate: string): string {
-  return `redeemed AS (
-         UPDATE vouchers SET status = 'redeemed', redeemed_at = now(), updated_at = now()
-          WHERE id = (${voucherId}) AND status = 'available' AND valid_from <= now() AND valid_to > now()
-            AND EXISTS (SELECT 1 FROM ${gate})
-         RETURNING ${VOUCHER_VIEW_COLUMNS})`;
+export function redeemVoucher(db: Kysely<VoucherDB>, voucherId: VoucherIdQuery, gate: Expression<boolean>) {
+  return db
+    .updateTable('vouchers')
+    .set({ status: sql.lit('redeemed'), redeemed_at: sql`now()`, updated_at: sql`now()` })
+    .where('id', '=', voucherId)
+    .where('status', '=', sql.lit('available'))
+    .where('valid_from', '<=', sql<Date>`now()`)
+    .where('valid_to', '>', sql<Date>`now()`)
+    .where(gate)
+    .returning(VOUCHER_VIEW);
 }
 
 /**
  * One prepared statement per credential type, around the subquery that finds the voucher: a shared
  * text with OR-ed predicates would lose its index.
  */
-export function perCredentialType(
+export function perCredentialType<P extends CredentialParameters, R>(
   name: string,
-  text: (voucherId: string) => string,
-): Record<CredentialType, NamedStatement> {
+  build: (db: Kysely<VoucherDB>, p: P, voucherId: VoucherIdQuery) => Compilable<R>,
+) {
   return {
-    qr_token: namedStatement(`${name}_by_qr_token`, text(VOUCHER_ID_BY_CREDENTIAL.qr_token)),
-    redeem_code: namedStatement(`${name}_by_code`, text(VOUCHER_ID_BY_CREDENTIAL.redeem_code)),
+    qr_token: prepared(`${name}_by_qr_token`, (db, p: P) => build(db, p, VOUCHER_ID_BY_CREDENTIAL.qr_token(db, p))),
+    redeem_code: prepared(`${name}_by_code`, (db, p: P) => build(db, p, VOUCHER_ID_BY_CREDENTIAL.redeem_code(db, p))),
   };
 }
 
-const FIND = perCredentialType(
-  'voucher_find',
-  (voucherId) => `SELECT ${VOUCHER_VIEW_COLUMNS} FROM vouchers WHERE id = (${voucherId})`,
+const FIND = perCredentialType('voucher_find', (db, _p: CredentialParameters, voucherId) =>
+  db.selectFrom('vouchers').select(VOUCHER_VIEW).where('id', '=', voucherId),
 );
 
 /** The voucher as it is now; an available one past its validity is marked expired in the same statement. */
-const VERIFY = perCredentialType(
-  'voucher_verify',
-  (voucherId) => `
-  WITH found AS MATERIALIZED (${voucherId}),
-       expired AS (
-         UPDATE vouchers SET status = 'expired', updated_at = now()
-          WHERE id = (SELECT id FROM found) AND status = 'available' AND valid_to <= now()
-         RETURNING ${VOUCHER_VIEW_COLUMNS})
-  SELECT * FROM expired
-  UNION ALL
-  SELECT ${VOUCHER_VIEW_COLUMNS} FROM vouchers
-   WHERE id = (SELECT id FROM found) AND NOT EXISTS (SELECT 1 FROM expired)`,
+const VERIFY = perCredentialType('voucher_verify', (db, _p: CredentialParameters, voucherId) =>
+  db
+    .with(
+      (cte) => cte('found').materialized(),
+      () => voucherId,
+    )
+    .with('expired', (qb) =>
+      qb
+        .updateTable('vouchers')
+        .set({ status: sql.lit('expired'), updated_at: sql`now()` })
+        .where('id', '=', (eb) => eb.selectFrom('found').select('id'))
+        .where('status', '=', sql.lit('available'))
+        .where('valid_to', '<=', sql<Date>`now()`)
+        .returning(VOUCHER_VIEW),
+    )
+    .selectFrom('expired')
+    .selectAll()
+    .unionAll((eb) =>
+      eb
+        .selectFrom('vouchers')
+        .select(VOUCHER_VIEW)
+        .where('id', '=', (eb) => eb.selectFrom('found').select('id'))
+        .where((eb) => eb.not(eb.exists(eb.selectFrom('expired').select(sql.lit(1).as('one'))))),
+    ),
 );
 
-export type IssuingTemplate = Pick<
-  Template,
-  | 'id'
-  | 'applicationId'
-  | 'status'
-  | 'validFrom'
-  | 'validTo'
-  | 'daysAfterClaim'
-  | 'perUserLimit'
-  | 'issueLimit'
-  | 'issuedCount'
-  | 'allocatedCount'
->;
-
-/** The claim's outcome and what an issue checks; the template columns are null when it does not exist. */
-export interface IssueChecks extends IssuingTemplate {
-  claimHeld: boolean;
-  claimed: boolean;
-  /** The recipient rule: the user authorised the application or already holds one of its vouchers. */
-  recipientAuthorized: boolean;
-  /** external_issue_id is already used in the application. */
-  duplicate: boolean;
+/** What an issue checks, by name: the claim's values and the request's. */
+export interface IssueCheckParameters extends ClaimValues {
+  applicationId: string;
+  templateId: string;
+  recipient: string;
+  externalIssueId: string;
 }
 
 /**
  * The idempotency claim, and everything an issue checks before it writes, in one round trip: the
- * template, the recipient rule and a reused external_issue_id, read without locks.
- * $1 application id, $2 template id, $3 recipient, $4 external issue id, $5… the claim's parameters.
+ * template, the recipient rule and a reused external_issue_id, read without locks. The template's
+ * columns are null when it does not exist.
  */
-const CLAIM_AND_CHECK_ISSUE = namedStatement(
-  'voucher_issue_claim_and_checks',
-  `WITH ${claimCtes(5)}
-   SELECT idempotency_lock.held AS "claimHeld", EXISTS (SELECT 1 FROM idempotency_claim) AS claimed, checks.*
-     FROM idempotency_lock
-     LEFT JOIN (
-       SELECT t.id, t.application_id AS "applicationId", t.status, t.valid_from AS "validFrom", t.valid_to AS "validTo",
-              t.days_after_claim AS "daysAfterClaim", t.per_user_limit AS "perUserLimit", t.issue_limit AS "issueLimit",
-              t.issued_count AS "issuedCount", t.allocated_count AS "allocatedCount",
-              (EXISTS (SELECT 1 FROM authorizations WHERE application_id = $1 AND user_id = $3)
-               OR EXISTS (SELECT 1 FROM vouchers WHERE application_id = $1 AND recipient_user_id = $3))
-                AS "recipientAuthorized",
-              EXISTS (SELECT 1 FROM vouchers WHERE application_id = $1 AND external_issue_id = $4) AS duplicate
-         FROM templates t WHERE t.id = $2::uuid AND t.application_id = $1) checks ON true`,
+const CLAIM_AND_CHECK_ISSUE = prepared('voucher_issue_claim_and_checks', (db, p: IssueCheckParameters) =>
+  withClaim(db, p)
+    .selectFrom('idempotency_lock')
+    .leftJoin(
+      (eb) =>
+        eb
+          .selectFrom('templates as t')
+          .select([
+            't.id',
+            't.application_id as applicationId',
+            't.status',
+            't.valid_from as validFrom',
+            't.valid_to as validTo',
+            't.days_after_claim as daysAfterClaim',
+            't.per_user_limit as perUserLimit',
+            't.issue_limit as issueLimit',
+            't.issued_count as issuedCount',
+            't.allocated_count as allocatedCount',
+            (eb) =>
+              eb
+                .or([
+                  eb.exists(
+                    eb
+                      .selectFrom('authorizations')
+                      .select(sql.lit(1).as('one'))
+                      .where('application_id', '=', p.applicationId)
+                      .where('user_id', '=', p.recipient),
+                  ),
+                  eb.exists(
+                    eb
+                      .selectFrom('vouchers')
+                      .select(sql.lit(1).as('one'))
+                      .where('application_id', '=', p.applicationId)
+                      .where('recipient_user_id', '=', p.recipient),
+                  ),
+                ])
+                .$castTo<boolean>()
+                .as('recipientAuthorized'),
+            (eb) =>
+              eb
+                .exists(
+                  eb
+                    .selectFrom('vouchers')
+                    .select(sql.lit(1).as('one'))
+                    .where('application_id', '=', p.applicationId)
+                    .where('external_issue_id', '=', p.externalIssueId),
+                )
+                .$castTo<boolean>()
+                .as('duplicate'),
+          ])
+          .where('t.id', '=', sql<string>`${p.templateId}::uuid`)
+          .where('t.application_id', '=', p.applicationId)
+          .as('checks'),
+      (join) => join.onTrue(),
+    )
+    .select(['idempotency_lock.held as claimHeld', claimedKey.as('claimed')])
+    .selectAll('checks'),
 );
 
-/**
- * The arbiter is the partial unique index on live codes: a clash inserts nothing and the caller draws
- * again, while any other unique violation (e.g. external_issue_id) still raises.
- */
-const INSERT_VOUCHER = namedStatement(
-  'voucher_insert',
-  `INSERT INTO vouchers (id, application_id, template_id, recipient_user_id, external_issue_id, valid_from, valid_to,
-                         issued_at, qr_token_hash, qr_token_enc, code_hash, code_enc, send_id)
-   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-   ON CONFLICT (application_id, code_hash) WHERE status NOT IN ('redeemed', 'expired') DO NOTHING
-   RETURNING issuance_id AS "issuanceId", ${VOUCHER_VIEW_COLUMNS}`,
-);
+/** The claim's outcome and the issue's checks, the template's columns null when it does not exist. */
+export type IssueChecks = RowOf<typeof CLAIM_AND_CHECK_ISSUE>;
 
-/** A created voucher as its callers answer with it: the view's columns and the issuance id. */
-export interface CreatedVoucher extends VoucherViewSource {
-  issuanceId: string;
+/** The checks of an existing template: every column of the template present. */
+export type IssuingTemplate = {
+  [K in keyof IssueChecks]: K extends 'validFrom' | 'validTo' | 'daysAfterClaim'
+    ? IssueChecks[K]
+    : NonNullable<IssueChecks[K]>;
+};
+
+/** Whether the checks found the template (their template columns are then all present). */
+export function templateFound(checks: IssueChecks): checks is IssuingTemplate {
+  return checks.id !== null;
 }
 
 /** Everything stored of a new voucher; the credentials arrive already hashed and encrypted. */
@@ -158,27 +229,71 @@ export interface NewVoucher {
   sendId: string | null;
 }
 
-/** A voucher in the holder's wallet: with its template's and application's names and the sealed credentials. */
-export interface HolderVoucherRow {
-  id: string;
-  application_id: string;
-  application_name: string;
-  template_id: string;
-  template_name: string;
-  type: TemplateType;
-  issuer_name: string;
-  fulfiller_name: string;
-  description: string | null;
-  cover_file_id: string | null;
-  status: VoucherStatus;
-  send_id: string | null;
-  valid_from: Date;
-  valid_to: Date;
-  issued_at: Date;
-  redeemed_at: Date | null;
-  qr_token_enc: string;
-  code_enc: string;
+/**
+ * The arbiter is the partial unique index on live codes: a clash inserts nothing and the caller draws
+ * again, while any other unique violation (e.g. external_issue_id) still raises.
+ */
+const INSERT_VOUCHER = prepared('voucher_insert', (db, v: NewVoucher) =>
+  db
+    .insertInto('vouchers')
+    .values({
+      id: v.id,
+      application_id: v.applicationId,
+      template_id: v.templateId,
+      recipient_user_id: v.recipientUserId,
+      external_issue_id: v.externalIssueId,
+      valid_from: v.validFrom,
+      valid_to: v.validTo,
+      issued_at: v.issuedAt,
+      qr_token_hash: v.qrTokenHash,
+      qr_token_enc: v.qrTokenEnc,
+      code_hash: v.codeHash,
+      code_enc: v.codeEnc,
+      send_id: v.sendId,
+    })
+    .onConflict((oc) => oc.columns(['application_id', 'code_hash']).where(LIVE).doNothing())
+    .returning(['issuance_id as issuanceId', ...VOUCHER_VIEW]),
+);
+
+/** A created voucher as its callers answer with it: the view's columns and the issuance id. */
+export type CreatedVoucher = RowOf<typeof INSERT_VOUCHER>;
+
+/** One page of a holder's wallet: each voucher with its template's and application's names and the sealed credentials. */
+function holderPage(userId: string, limit: number, offset: number) {
+  return db
+    .selectFrom('vouchers as v')
+    .innerJoin('templates as t', 't.id', 'v.template_id')
+    .innerJoin('applications as a', 'a.id', 'v.application_id')
+    .select([
+      'v.id',
+      'v.application_id',
+      'a.name as application_name',
+      'v.template_id',
+      't.name as template_name',
+      't.type',
+      't.issuer_name',
+      't.fulfiller_name',
+      't.description',
+      't.cover_file_id',
+      'v.status',
+      'v.send_id',
+      'v.valid_from',
+      'v.valid_to',
+      'v.issued_at',
+      'v.redeemed_at',
+      'v.qr_token_enc',
+      'v.code_enc',
+      sql<string>`count(*) OVER ()`.as('total'),
+    ])
+    .where('v.recipient_user_id', '=', userId)
+    .orderBy('v.issued_at', 'desc')
+    .orderBy('v.id', 'desc')
+    .limit(limit)
+    .offset(offset);
 }
+
+/** A voucher in the holder's wallet, as holderPage reads it. */
+export type HolderVoucherRow = Omit<RowOf<ReturnType<typeof holderPage>>, 'total'>;
 
 /** A unique or check violation of the given constraint, whether raised through TypeORM or pg directly. */
 export function violates(error: unknown, constraint: string): boolean {
@@ -196,109 +311,122 @@ export function violates(error: unknown, constraint: string): boolean {
  */
 @Injectable()
 export class VouchersStore {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly database: Database) {}
 
   async findByCredential(
-    on: EntityManager | DataSource,
+    on: SqlTarget,
     applicationId: string,
     key: CredentialKey,
   ): Promise<VoucherViewSource | undefined> {
-    const { rows } = await runNamed<VoucherViewSource>(on, FIND[key.type], [applicationId, key.hash]);
-    return rows[0];
+    return FIND[key.type].first(on, { applicationId, credentialHash: key.hash });
   }
 
   /** The voucher as it is now, marked expired on the way when it is available but past its validity. */
   async verify(applicationId: string, key: CredentialKey): Promise<VoucherViewSource | undefined> {
-    const { rows } = await runNamed<VoucherViewSource>(this.dataSource, VERIFY[key.type], [applicationId, key.hash]);
-    return rows[0];
+    return VERIFY[key.type].first(this.database, { applicationId, credentialHash: key.hash });
   }
 
-  /** Claims the idempotency key (its parameters last) and reads what the issue checks, in one statement. */
-  async claimAndCheckIssue(
-    manager: EntityManager,
-    parameters: [applicationId: string, templateId: string, recipient: string, externalIssueId: string],
-    claimParameters: unknown[],
-  ): Promise<IssueChecks> {
-    const { rows } = await runNamed<IssueChecks>(manager, CLAIM_AND_CHECK_ISSUE, [...parameters, ...claimParameters]);
-    return rows[0];
+  /** Claims the idempotency key and reads what the issue checks, in one statement. */
+  async claimAndCheckIssue(on: SqlTarget, parameters: IssueCheckParameters): Promise<IssueChecks> {
+    return (await CLAIM_AND_CHECK_ISSUE.first(on, parameters))!;
   }
 
   /** The new voucher, or undefined when its code clashed with a live code of the application (draw again). */
-  async insert(manager: EntityManager, voucher: NewVoucher): Promise<CreatedVoucher | undefined> {
-    const { rows } = await runNamed<CreatedVoucher>(manager, INSERT_VOUCHER, [
-      voucher.id,
-      voucher.applicationId,
-      voucher.templateId,
-      voucher.recipientUserId,
-      voucher.externalIssueId,
-      voucher.validFrom,
-      voucher.validTo,
-      voucher.issuedAt,
-      voucher.qrTokenHash,
-      voucher.qrTokenEnc,
-      voucher.codeHash,
-      voucher.codeEnc,
-      voucher.sendId,
-    ]);
-    return rows[0];
+  async insert(on: SqlTarget, voucher: NewVoucher): Promise<CreatedVoucher | undefined> {
+    return INSERT_VOUCHER.first(on, voucher);
   }
 
-  /** available → revoked. Returns the voucher as it is afterwards (null when none) and whether it moved. */
+  /** available → revoked. Returns the voucher as it is afterwards (undefined when none) and whether it moved. */
   async revoke(
-    manager: EntityManager,
+    on: SqlTarget,
     applicationId: string,
     voucherId: string,
-  ): Promise<{ voucher: Voucher | null; revoked: boolean }> {
-    const [, revoked]: [unknown, number] = await manager.query(
-      `UPDATE vouchers SET status = 'revoked', revoked_at = now(), updated_at = now()
-        WHERE id = $1 AND application_id = $2 AND status = 'available'`,
-      [voucherId, applicationId],
+  ): Promise<{ voucher: VoucherViewSource | undefined; revoked: boolean }> {
+    const { rowCount } = await execute(
+      on,
+      db
+        .updateTable('vouchers')
+        .set({ status: 'revoked', revoked_at: sql`now()`, updated_at: sql`now()` })
+        .where('id', '=', voucherId)
+        .where('application_id', '=', applicationId)
+        .where('status', '=', 'available'),
     );
-    return { voucher: await manager.findOneBy(Voucher, { id: voucherId, applicationId }), revoked: revoked === 1 };
+    const voucher = await executeFirst(
+      on,
+      db
+        .selectFrom('vouchers')
+        .select(VOUCHER_VIEW)
+        .where('id', '=', voucherId)
+        .where('application_id', '=', applicationId),
+    );
+    return { voucher, revoked: rowCount === 1 };
   }
 
-  /** The voucher with its row locked for the rest of the transaction. */
-  lock(manager: EntityManager, voucherId: string): Promise<Voucher> {
-    return manager.findOneOrFail(Voucher, { where: { id: voucherId }, lock: { mode: 'pessimistic_write' } });
+  /** The voucher's view with its row locked for the rest of the transaction. */
+  async lock(on: SqlTarget, voucherId: string): Promise<VoucherViewSource> {
+    const voucher = await executeFirst(
+      on,
+      db.selectFrom('vouchers').select(VOUCHER_VIEW).where('id', '=', voucherId).forUpdate(),
+    );
+    if (!voucher) throw new Error(`voucher ${voucherId} is gone`);
+    return voucher;
   }
 
-  get(manager: EntityManager, voucherId: string): Promise<Voucher> {
-    return manager.findOneByOrFail(Voucher, { id: voucherId });
+  async get(on: SqlTarget, voucherId: string): Promise<VoucherViewSource> {
+    const voucher = await executeFirst(on, db.selectFrom('vouchers').select(VOUCHER_VIEW).where('id', '=', voucherId));
+    if (!voucher) throw new Error(`voucher ${voucherId} is gone`);
+    return voucher;
   }
 
   /** A reversed redemption gives the voucher back: available again, or expired when its validity has ended. */
-  async unredeem(manager: EntityManager, voucherId: string, status: 'available' | 'expired'): Promise<void> {
-    await manager.query(
-      `UPDATE vouchers SET status = $2, redeemed_at = NULL, updated_at = now() WHERE id = $1 AND status = 'redeemed'`,
-      [voucherId, status],
+  async unredeem(on: SqlTarget, voucherId: string, status: 'available' | 'expired'): Promise<void> {
+    await execute(
+      on,
+      db
+        .updateTable('vouchers')
+        .set({ status, redeemed_at: null, updated_at: sql`now()` })
+        .where('id', '=', voucherId)
+        .where('status', '=', 'redeemed'),
     );
   }
 
   /** Whether another live voucher of the application holds this voucher's code. */
-  async codeTakenByAnother(manager: EntityManager, voucherId: string, applicationId: string): Promise<boolean> {
-    const clash: unknown[] = await manager.query(
-      `SELECT 1 FROM vouchers other JOIN vouchers mine ON mine.id = $1
-        WHERE other.application_id = $2 AND other.code_hash = mine.code_hash AND other.id <> mine.id
-          AND other.status NOT IN ('redeemed', 'expired')`,
-      [voucherId, applicationId],
+  async codeTakenByAnother(on: SqlTarget, voucherId: string, applicationId: string): Promise<boolean> {
+    const clash = await executeAll(
+      on,
+      db
+        .selectFrom('vouchers as other')
+        .innerJoin('vouchers as mine', (join) => join.on('mine.id', '=', voucherId))
+        .select(sql.lit(1).as('one'))
+        .where('other.application_id', '=', applicationId)
+        .whereRef('other.code_hash', '=', 'mine.code_hash')
+        .whereRef('other.id', '<>', 'mine.id')
+        .where('other.status', 'not in', ['redeemed', 'expired']),
     );
     return clash.length > 0;
   }
 
-  async liveCodeTaken(manager: EntityManager, applicationId: string, codeHash: string): Promise<boolean> {
-    const taken: unknown[] = await manager.query(
-      `SELECT 1 FROM vouchers WHERE application_id = $1 AND code_hash = $2 AND status NOT IN ('redeemed', 'expired')`,
-      [applicationId, codeHash],
+  async liveCodeTaken(on: SqlTarget, applicationId: string, codeHash: string): Promise<boolean> {
+    const taken = await executeAll(
+      on,
+      db
+        .selectFrom('vouchers')
+        .select(sql.lit(1).as('one'))
+        .where('application_id', '=', applicationId)
+        .where('code_hash', '=', codeHash)
+        .where(LIVE),
     );
     return taken.length > 0;
   }
 
-  async replaceCode(manager: EntityManager, voucherId: string, codeHash: string, codeEnc: string): Promise<void> {
-    await manager.query(`UPDATE vouchers SET code_hash = $2, code_enc = $3, updated_at = now() WHERE id = $1`, [
-      voucherId,
-      codeHash,
-      codeEnc,
-    ]);
+  async replaceCode(on: SqlTarget, voucherId: string, codeHash: string, codeEnc: string): Promise<void> {
+    await execute(
+      on,
+      db
+        .updateTable('vouchers')
+        .set({ code_hash: codeHash, code_enc: codeEnc, updated_at: sql`now()` })
+        .where('id', '=', voucherId),
+    );
   }
 
   /** One page of the user's vouchers, newest first, and how many they hold in all. */
@@ -307,28 +435,19 @@ export class VouchersStore {
     limit: number,
     offset: number,
   ): Promise<{ rows: HolderVoucherRow[]; total: number }> {
-    const rows: Array<HolderVoucherRow & { total: string }> = await this.dataSource.query(
-      `SELECT v.id, v.application_id, a.name AS application_name, v.template_id, t.name AS template_name, t.type,
-              t.issuer_name, t.fulfiller_name, t.description, t.cover_file_id, v.status, v.send_id,
-              v.valid_from, v.valid_to, v.issued_at, v.redeemed_at, v.qr_token_enc, v.code_enc,
-              count(*) OVER () AS total
-         FROM vouchers v
-         JOIN templates t ON t.id = v.template_id
-         JOIN applications a ON a.id = v.application_id
-        WHERE v.recipient_user_id = $1
-        ORDER BY v.issued_at DESC, v.id DESC
-        LIMIT $2 OFFSET $3`,
-      [userId, limit, offset],
-    );
+    const rows = await executeAll(this.database, holderPage(userId, limit, offset));
     const total = rows.length > 0 ? Number(rows[0].total) : await this.countForHolder(userId);
     return { rows, total };
   }
 
   private async countForHolder(userId: string): Promise<number> {
-    const [row]: { total: string }[] = await this.dataSource.query(
-      `SELECT count(*) AS total FROM vouchers WHERE recipient_user_id = $1`,
-      [userId],
+    const row = await executeFirst(
+      this.database,
+      db
+        .selectFrom('vouchers')
+        .select((eb) => eb.fn.countAll<string>().as('total'))
+        .where('recipient_user_id', '=', userId),
     );
-    return Number(row.total);
+    return Number(row!.total);
   }
 }

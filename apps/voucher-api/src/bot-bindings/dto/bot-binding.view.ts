@@ -13,7 +13,10 @@ export class BotBindingView {
   created_at: string;
 }
 
-export function toBotBindingView(binding: BotBinding): BotBindingView {
+/** What the view reads of a binding: an entity, or a row returned under these names. */
+export type BotBindingSource = Pick<BotBinding, 'applicationId' | 'botId' | 'createdAt'>;
+
+export function toBotBindingView(binding: BotBindingSource): BotBindingView {
   return {
     application_id: binding.applicationId,
     bot_id: binding.botId,

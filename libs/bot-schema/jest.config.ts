@@ -1,0 +1,5 @@
+export default {
+  displayName: 'bot-schema',
+  preset: '../../jest.preset.js',
+  rootDir: __dirname,
+};

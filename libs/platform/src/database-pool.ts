@@ -1,0 +1,85 @@
+import { Pool, PoolClient, PoolConfig, QueryResult, QueryResultRow } from 'pg';
+import type { DatabaseSettings } from './database';
+import type { PreparedStatements } from './sql';
+
+/** Where a statement runs: a transaction's client or the pool, with how named statements are prepared there. */
+export interface Session {
+  readonly executor: Pick<PoolClient, 'query'> | Pick<Pool, 'query'>;
+  readonly preparedStatements: PreparedStatements;
+}
+
+/** One transaction on one pooled client: what a service hands to its stores. */
+export class Transaction implements Session {
+  constructor(
+    readonly executor: PoolClient,
+    readonly preparedStatements: PreparedStatements,
+  ) {}
+}
+
+/** The pg settings of the service's pool: the size and idle minimum of DB_POOL_SIZE and DB_POOL_MIN. */
+export function poolConfig(settings: DatabaseSettings): PoolConfig {
+  return {
+    host: settings.host,
+    port: settings.port,
+    user: settings.user,
+    password: settings.password,
+    database: settings.database,
+    max: settings.poolSize,
+    min: Math.min(settings.poolMin ?? 0, settings.poolSize),
+  };
+}
+
+/**
+ * The service's connection pool, through pg's public API, and the transactions on it. TypeORM's data
+ * source runs on this same pool (see databaseModule), so a process holds one pool of DB_POOL_SIZE.
+ */
+export class Database implements Session {
+  private ended = false;
+
+  constructor(
+    readonly pool: Pool,
+    readonly preparedStatements: PreparedStatements = 'named',
+  ) {}
+
+  get executor(): Pool {
+    return this.pool;
+  }
+
+  /**
+   * Runs `work` in one transaction at PostgreSQL's default isolation (READ COMMITTED): committed when it
+   * resolves, rolled back when it throws, which it rethrows. Nothing is retried: a use case that may
+   * conflict says so with its own statements (row locks, conditional updates).
+   */
+  async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await work(new Transaction(client, this.preparedStatements));
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      // A failed ROLLBACK means the connection is unusable: it is destroyed instead of returned.
+      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** Runs one statement on the pool, outside any transaction. */
+  query<R extends QueryResultRow>(text: string, values: unknown[] = []): Promise<QueryResult<R>> {
+    return this.pool.query<R>(text, values);
+  }
+
+  /** Nest calls this when the app closes: the pool goes last, after TypeORM let go of it. */
+  onApplicationShutdown(): Promise<void> {
+    return this.end();
+  }
+
+  async end(): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    await this.pool.end();
+  }
+}

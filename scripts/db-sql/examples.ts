@@ -1,0 +1,161 @@
+import type { ClaimValues } from '@app/idempotency';
+import type { SqlTarget } from '@app/platform';
+import { AuthorizationsStore } from '../../apps/voucher-api/src/authorizations/authorizations.store';
+import { BotBindingsStore } from '../../apps/voucher-api/src/bot-bindings/bot-bindings.store';
+import { SealedRequestIdsStore } from '../../apps/voucher-api/src/sealed-transport/sealed-request-ids.store';
+import { RedemptionsStore } from '../../apps/voucher-api/src/redemptions/redemptions.store';
+import { UsersStore } from '../../apps/voucher-api/src/users/users.store';
+import { VouchersStore } from '../../apps/voucher-api/src/vouchers/vouchers.store';
+import type { StatementRecorder } from './recorder';
+
+/** One store method called with example values: `run` calls it on the store and the transaction given. */
+export interface Example<S> {
+  method: string;
+  run: (store: S, tx: SqlTarget) => Promise<unknown>;
+}
+
+/** A store whose statements are written to `<file>.sql` beside it, and the calls that show them all. */
+export interface StoreExamples<S = unknown> {
+  /** The store's file, relative to the repository root. */
+  file: string;
+  create: (recorder: StatementRecorder) => S;
+  examples: Example<S>[];
+}
+
+const APPLICATION = '11111111-1111-4111-8111-111111111111';
+const TEMPLATE = '22222222-2222-4222-8222-222222222222';
+const VOUCHER = '33333333-3333-4333-8333-333333333333';
+const REDEMPTION = '44444444-4444-4444-8444-444444444444';
+const SEND = '55555555-5555-4555-8555-555555555555';
+const AT = new Date('2026-01-01T00:00:00.000Z');
+const QR = { type: 'qr_token', hash: 'qr-token-hash' } as const;
+const CODE = { type: 'redeem_code', hash: 'code-hash' } as const;
+const CLAIM: ClaimValues = {
+  scope: `app:${APPLICATION}`,
+  key: 'idempotency-key',
+  route: 'POST /redemptions',
+  fingerprint: 'body-fingerprint',
+  lockToken: '66666666-6666-4666-8666-666666666666',
+  ttlMs: 86_400_000,
+  lockTimeoutMs: 30_000,
+  lockId: '-1234567890123456789',
+};
+const FACTS = { externalOrderId: 'order-1', storeId: 'store-1', operatorId: null, occurredAt: AT };
+
+function store<S>(entry: StoreExamples<S>): StoreExamples {
+  return entry as unknown as StoreExamples;
+}
+
+export const STORE_EXAMPLES: readonly StoreExamples[] = [
+  store<VouchersStore>({
+    file: 'apps/voucher-api/src/vouchers/vouchers.store.ts',
+    create: (recorder) => new VouchersStore(recorder.asDatabase()),
+    examples: [
+      { method: 'findByCredential (QR token)', run: (s, tx) => s.findByCredential(tx, APPLICATION, QR) },
+      { method: 'findByCredential (code)', run: (s, tx) => s.findByCredential(tx, APPLICATION, CODE) },
+      { method: 'verify (QR token)', run: (s) => s.verify(APPLICATION, QR) },
+      { method: 'verify (code)', run: (s) => s.verify(APPLICATION, CODE) },
+      {
+        method: 'claimAndCheckIssue',
+        run: (s, tx) =>
+          s.claimAndCheckIssue(tx, {
+            ...CLAIM,
+            applicationId: APPLICATION,
+            templateId: TEMPLATE,
+            recipient: 'user-1',
+            externalIssueId: 'issue-1',
+          }),
+      },
+      {
+        method: 'insert',
+        run: (s, tx) =>
+          s.insert(tx, {
+            id: VOUCHER,
+            applicationId: APPLICATION,
+            templateId: TEMPLATE,
+            recipientUserId: 'user-1',
+            externalIssueId: 'issue-1',
+            validFrom: AT,
+            validTo: AT,
+            issuedAt: AT,
+            qrTokenHash: 'qr-token-hash',
+            qrTokenEnc: 'qr-token-sealed',
+            codeHash: 'code-hash',
+            codeEnc: 'code-sealed',
+            sendId: SEND,
+          }),
+      },
+      { method: 'revoke', run: (s, tx) => s.revoke(tx, APPLICATION, VOUCHER) },
+      { method: 'lock', run: (s, tx) => s.lock(tx, VOUCHER) },
+      { method: 'get', run: (s, tx) => s.get(tx, VOUCHER) },
+      { method: 'unredeem', run: (s, tx) => s.unredeem(tx, VOUCHER, 'available') },
+      { method: 'codeTakenByAnother', run: (s, tx) => s.codeTakenByAnother(tx, VOUCHER, APPLICATION) },
+      { method: 'liveCodeTaken', run: (s, tx) => s.liveCodeTaken(tx, APPLICATION, 'code-hash') },
+      { method: 'replaceCode', run: (s, tx) => s.replaceCode(tx, VOUCHER, 'code-hash', 'code-sealed') },
+      { method: 'listForHolder', run: (s) => s.listForHolder('user-1', 20, 40) },
+    ],
+  }),
+  store<RedemptionsStore>({
+    file: 'apps/voucher-api/src/redemptions/redemptions.store.ts',
+    create: (recorder) => new RedemptionsStore(recorder.asDatabase()),
+    examples: [
+      { method: 'redeem (QR token)', run: (s, tx) => s.redeem(tx, APPLICATION, QR, FACTS, CLAIM) },
+      { method: 'redeem (code)', run: (s, tx) => s.redeem(tx, APPLICATION, CODE, FACTS, CLAIM) },
+      { method: 'find', run: (s) => s.find(APPLICATION, REDEMPTION) },
+      { method: 'lock', run: (s, tx) => s.lock(tx, APPLICATION, REDEMPTION) },
+      {
+        method: 'reverse',
+        run: (s, tx) =>
+          s.reverse(
+            tx,
+            {
+              ...FACTS,
+              id: REDEMPTION,
+              voucherId: VOUCHER,
+              status: 'succeeded',
+              createdAt: AT,
+              applicationId: APPLICATION,
+            },
+            'refund',
+            'operator-1',
+          ),
+      },
+    ],
+  }),
+  store<UsersStore>({
+    file: 'apps/voucher-api/src/users/users.store.ts',
+    create: (recorder) => new UsersStore(recorder.asDatabase()),
+    examples: [
+      { method: 'upsert', run: (s) => s.upsert('user-1', 'Ada') },
+      { method: 'exists', run: (s, tx) => s.exists(tx, 'user-1') },
+      { method: 'search', run: (s) => s.search('ada', 20) },
+    ],
+  }),
+  store<AuthorizationsStore>({
+    file: 'apps/voucher-api/src/authorizations/authorizations.store.ts',
+    create: (recorder) => new AuthorizationsStore(recorder.asDatabase()),
+    examples: [
+      { method: 'list', run: (s) => s.list('user-1') },
+      { method: 'find', run: (s, tx) => s.find(tx, 'user-1', APPLICATION) },
+      { method: 'insert', run: (s, tx) => s.insert(tx, 'user-1', APPLICATION) },
+      { method: 'delete', run: (s, tx) => s.delete(tx, 'user-1', APPLICATION) },
+    ],
+  }),
+  store<BotBindingsStore>({
+    file: 'apps/voucher-api/src/bot-bindings/bot-bindings.store.ts',
+    create: () => new BotBindingsStore(),
+    examples: [
+      { method: 'bind', run: (s, tx) => s.bind(tx, APPLICATION, '0123456789abcdef01234567') },
+      { method: 'find', run: (s, tx) => s.find(tx, APPLICATION, '0123456789abcdef01234567') },
+      { method: 'delete', run: (s, tx) => s.delete(tx, APPLICATION, '0123456789abcdef01234567') },
+    ],
+  }),
+  store<SealedRequestIdsStore>({
+    file: 'apps/voucher-api/src/sealed-transport/sealed-request-ids.store.ts',
+    create: (recorder) => new SealedRequestIdsStore(recorder.asDatabase()),
+    examples: [
+      { method: 'seen', run: (s) => s.seen('seal-id-1') },
+      { method: 'admit', run: (s) => s.admit('seal-id-1', 1767225600, 300) },
+    ],
+  }),
+];
