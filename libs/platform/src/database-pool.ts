@@ -1,6 +1,21 @@
 import { Pool, PoolClient, PoolConfig, QueryResult, QueryResultRow } from 'pg';
-import type { DatabaseSettings } from './database';
-import type { PreparedStatements } from './sql';
+
+/**
+ * `named`: prepared once per connection under its name. `unnamed`: parsed on every call, as pg does
+ * for any statement without a name, which every pooler carries.
+ */
+export type PreparedStatements = 'named' | 'unnamed';
+
+export interface DatabaseSettings {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  database: string;
+  poolSize: number;
+  /** Idle connections the pool keeps (pg-pool closes only those above it); at most poolSize. */
+  poolMin?: number;
+}
 
 /** Where a statement runs: a transaction's client or the pool, with how named statements are prepared there. */
 export interface Session {

@@ -4,20 +4,12 @@ import * as pg from 'pg';
 import { Client, DatabaseError } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { PreparedStatementSetting, ServiceConfig } from './config';
-import { Database, poolConfig } from './database-pool';
+import { Database, DatabaseSettings, poolConfig } from './database-pool';
 import { boundedMigrations, MigrationList, MigrationTimeouts } from './migration-runner';
 import { bindDataSource, databaseOf, PreparedStatements } from './sql';
 
-export interface DatabaseSettings {
-  host: string;
-  port: number;
-  user: string;
-  password: string;
-  database: string;
-  poolSize: number;
-  /** Idle connections the pool keeps (pg-pool closes only those above it); at most poolSize. */
-  poolMin?: number;
-}
+// Declared beside the pool that takes them, so the pool's file needs nothing of this one.
+export type { DatabaseSettings } from './database-pool';
 
 export function databaseSettings(config: ServiceConfig): DatabaseSettings {
   return {

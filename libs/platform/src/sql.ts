@@ -1,6 +1,8 @@
 import type { Pool, PoolClient, QueryResult, QueryResultRow } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
-import type { Database, Session } from './database-pool';
+import type { Database, PreparedStatements, Session } from './database-pool';
+
+export type { PreparedStatements } from './database-pool';
 
 /**
  * A hot-path SQL statement with a name. pg prepares a named statement once per connection and then
@@ -35,11 +37,6 @@ export function declaredNameOf(text: string): string | undefined {
   return declaredNames.get(text);
 }
 
-/**
- * `named`: prepared once per connection under its name. `unnamed`: parsed on every call, as pg does
- * for any statement without a name, which every pooler carries.
- */
-export type PreparedStatements = 'named' | 'unnamed';
 
 const preparedStatements = new WeakMap<DataSource, PreparedStatements>();
 const databases = new WeakMap<DataSource, Database>();
