@@ -12,5 +12,11 @@ export default mutationTarget({
     'apps/voucher-api/src/sealed-transport/sealed-call.admission.ts',
     'apps/voucher-api/src/sealed-transport/sealed-call.middleware.ts:44-114',
   ],
-  testMatch: ['<rootDir>/src/sealed-transport/**/*.spec.ts'],
+  // test-vector.spec.ts reads docs/, which the sandbox does not copy; seal-cipher.spec.ts opens seals itself.
+  testMatch: [
+    '<rootDir>/src/sealed-transport/seal-cipher.spec.ts',
+    '<rootDir>/src/sealed-transport/sealed-transport.service.spec.ts',
+    '<rootDir>/src/sealed-transport/sealed-transport.guard.spec.ts',
+    '<rootDir>/src/sealed-transport/sealed-call.middleware.spec.ts',
+  ],
 });
