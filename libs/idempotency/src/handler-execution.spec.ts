@@ -3,7 +3,15 @@ import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { AsyncResource } from 'node:async_hooks';
 import { defer, lastValueFrom } from 'rxjs';
 import { HandlerExecution, handledUnder, MarksHandlerStart } from './handler-execution';
-import { carriesIdempotencyKey, Idempotent, IDEMPOTENCY_KEY_DESCRIPTION } from './idempotency.interceptor';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import {
+  carriesIdempotencyKey,
+  Idempotent,
+  IDEMPOTENCY_KEY_DESCRIPTION,
+  IdempotencyKey,
+  REPLAY_HEADER,
+} from './idempotency.interceptor';
 import type { Request } from 'express';
 
 class Handlers {
@@ -102,6 +110,25 @@ describe('Idempotent', () => {
     expect(IDEMPOTENCY_KEY_DESCRIPTION).toContain('scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry');
     expect(IDEMPOTENCY_KEY_DESCRIPTION).toContain('`Idempotent-Replayed: true`; the same key with another body or on');
     expect(IDEMPOTENCY_KEY_DESCRIPTION).toContain("gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request");
+  });
+});
+
+describe('IdempotencyKey', () => {
+  it("hands the handler the request's IdempotentCall, or undefined without one", () => {
+    class Routes {
+      handle(@IdempotencyKey() _call: unknown) {}
+    }
+    const args = Reflect.getMetadata(ROUTE_ARGS_METADATA, Routes, 'handle') as Record<string, { factory: Function }>;
+    const factory = Object.values(args)[0].factory;
+    const call = { key: 'k' };
+    const req = { idempotentCall: call };
+    const context = new ExecutionContextHost([req, {}, () => undefined]);
+    expect(factory(undefined, context)).toBe(call);
+    expect(factory(undefined, new ExecutionContextHost([{}, {}, () => undefined]))).toBeUndefined();
+  });
+
+  it('marks a replay with the Idempotent-Replayed header', () => {
+    expect(REPLAY_HEADER).toBe('Idempotent-Replayed');
   });
 });
 

@@ -6,7 +6,11 @@ import { requestFingerprint } from './idempotency-decisions';
 import { Idempotent, idempotentCallOf, REPLAY_HEADER } from './idempotency.interceptor';
 import type { IdempotentCall } from './idempotent-call';
 
-type Body = { item: string; outcome?: 'ok' | 'incomplete' | 'plain' | 'conflict' | 'busy' | 'boom'; key?: string };
+type Body = {
+  item: string;
+  outcome?: 'ok' | 'incomplete' | 'plain' | 'conflict' | 'refused' | 'busy' | 'boom';
+  key?: string;
+};
 
 /** What a use case does after its claim, chosen by the body: answer, fail in some way, or forget to complete. */
 async function act(harness: Harness, req: Request, call: IdempotentCall, begin: boolean): Promise<unknown> {
@@ -14,6 +18,7 @@ async function act(harness: Harness, req: Request, call: IdempotentCall, begin: 
   return harness.dataSource.transaction(async (manager) => {
     if (begin) await call.begin(manager);
     if (body.outcome === 'conflict') throw new ApiError(409, 'SOLD_OUT', 'Sold out', undefined, { 'X-Why': 'stock' });
+    if (body.outcome === 'refused') throw ApiError.badRequest('quantity above what the order allows');
     if (body.outcome === 'busy') throw new ApiError(429, 'BUSY', 'Busy');
     if (body.outcome === 'boom') throw new Error('boom');
     if (body.outcome === 'incomplete') return new RenderedBody('{}');
@@ -60,6 +65,8 @@ describe('IdempotencyInterceptor', () => {
     }
   }
   const orders = new Orders();
+  /** A handler that reached the interceptor without its options: treated as a required-key route. */
+  const unmarked = (req: Request) => act(harness, req, idempotentCallOf(req)!, false);
 
   const send = (handler: (req: Request) => unknown, req: Request, pipes?: () => void) =>
     through(harness.interceptor, orders, handler, req, pipes);
@@ -81,6 +88,12 @@ describe('IdempotencyInterceptor', () => {
       expect((error as ApiError).status).toBe(400);
       expect((error as ApiError).message).toBe('Idempotency-Key is required');
       expect(runs).toBe(0);
+    });
+
+    it('treats a route without options as requiring a key', async () => {
+      const { error } = await send(unmarked, fakeRequest());
+      expect((error as ApiError).message).toBe('Idempotency-Key is required');
+      expect((await send(unmarked, fakeRequest({ key: 'unmarked-1' }))).value).toBeInstanceOf(RenderedBody);
     });
 
     it('refuses a malformed key with 400', async () => {
@@ -164,6 +177,17 @@ describe('IdempotencyInterceptor', () => {
       expect([replayed.status, replayed.body]).toEqual([409, rendered.body]);
       expect(replayed.headers).toEqual({ [REPLAY_HEADER]: 'true' });
       expect(again.res.headers[REPLAY_HEADER]).toBe('true');
+      expect(runs).toBe(1);
+    });
+
+    it('stores a 400 of a handler that ran and replays it as an error', async () => {
+      const req = () => fakeRequest({ key: 'refused-1', body: { item: 'r', outcome: 'refused' } });
+      const first = await send(orders.create, req());
+      expect((first.error as RenderedErrorResponse).status).toBe(400);
+      const again = await send(orders.create, req());
+      expect(again.error).toBeInstanceOf(RenderedErrorResponse);
+      expect((again.error as RenderedErrorResponse).status).toBe(400);
+      expect(again.res.statusCode).toBe(0);
       expect(runs).toBe(1);
     });
 
