@@ -1,10 +1,28 @@
+/*
+ * The interceptor, IdempotentCall and the Idempotent decorator in one file on one database: a mutant
+ * of any of them then loads Nest, TypeORM and the test helpers once, not once per file.
+ */
 import { HttpCode } from '@nestjs/common';
+import { HTTP_CODE_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { ApiError, RenderedBody, RenderedErrorResponse } from '@app/envelope';
 import type { Request } from 'express';
 import { fakeRequest, Harness, startHarness, through } from '../test/interceptor-harness';
 import { requestFingerprint } from './idempotency-decisions';
-import { Idempotent, idempotentCallOf, REPLAY_HEADER } from './idempotency.interceptor';
-import type { IdempotentCall } from './idempotent-call';
+import {
+  carriesIdempotencyKey,
+  Idempotent,
+  IDEMPOTENCY_KEY_DESCRIPTION,
+  IdempotencyKey,
+  idempotentCallOf,
+  REPLAY_HEADER,
+} from './idempotency.interceptor';
+import { claimCtes } from './idempotency.store';
+import { IdempotentCall, IdempotentReplay } from './idempotent-call';
+import type { IdempotencyTarget } from './idempotency-target';
+
+/** The column holds a SHA-256 in hex: a shorter value would come back padded. */
+const FINGERPRINT = 'f'.repeat(64);
 
 type Body = {
   item: string;
@@ -289,6 +307,161 @@ describe('IdempotencyInterceptor', () => {
         expect((again.value as RenderedBody).body).toBe((first.value as RenderedBody).body);
         expect(again.res.headers[REPLAY_HEADER]).toBe('true');
       });
+    });
+  });
+
+  describe('IdempotentCall', () => {
+    const target = (key: string): IdempotencyTarget => ({ scope: 'tenant-a', key, route: 'POST /orders', fingerprint: FINGERPRINT });
+    const render = (data: unknown) => JSON.stringify({ data });
+    const callFor = (key: string) => new IdempotentCall(harness.store, target(key), undefined, 201, render);
+    const stored = (key: string) =>
+      harness.dataSource.query(`SELECT status, response_status, response_body FROM idempotency_keys WHERE key = $1`, [key]);
+
+    it('begins, completes and renders the answer it stores, inside one transaction', async () => {
+      const call = callFor('call-1');
+      expect([call.key, call.claimedUpFront, call.completed, call.claim, call.turnedAway]).toEqual([
+        'call-1',
+        false,
+        false,
+        undefined,
+        false,
+      ]);
+      const answer = await harness.dataSource.transaction(async (manager) => {
+        await call.begin(manager);
+        expect(call.claim).toMatchObject({ scope: 'tenant-a', key: 'call-1' });
+        return call.complete(manager, { n: 1 });
+      });
+      expect(answer).toEqual(new RenderedBody('{"data":{"n":1}}'));
+      expect(call.completed).toBe(true);
+      expect(await stored('call-1')).toEqual([{ status: 'completed', response_status: 201, response_body: '{"data":{"n":1}}' }]);
+    });
+
+    it('turns a completed key into an IdempotentReplay and marks the request turned away', async () => {
+      const call = callFor('call-1');
+      const replay = harness.dataSource.transaction((manager) => call.begin(manager));
+      await expect(replay).rejects.toBeInstanceOf(IdempotentReplay);
+      await expect(replay).rejects.toMatchObject({ replay: { kind: 'replay', status: 201, body: '{"data":{"n":1}}' } });
+      expect(call.turnedAway).toBe(true);
+      expect(call.claim).toBeUndefined();
+    });
+
+    it('marks the request turned away when the key is refused', async () => {
+      const call = new IdempotentCall(harness.store, { ...target('call-1'), fingerprint: 'e'.repeat(64) }, undefined, 201, render);
+      await expect(harness.dataSource.transaction((manager) => call.begin(manager))).rejects.toMatchObject({
+        code: 'IDEMPOTENCY_KEY_REUSED',
+      });
+      expect(call.turnedAway).toBe(true);
+    });
+
+    it('has nothing to begin when the key was claimed before the handler ran', async () => {
+      const outcome = await harness.store.claim('tenant-a', 'up-front', 'POST /orders', FINGERPRINT);
+      if (outcome.kind !== 'claimed') throw new Error('expected a claim');
+      const call = new IdempotentCall(harness.store, target('up-front'), outcome.claim, 200, render);
+      expect(call.claimedUpFront).toBe(true);
+      await harness.dataSource.transaction(async (manager) => {
+        await call.begin(manager);
+        await call.complete(manager, 'done');
+      });
+      expect(call.claim).toBe(outcome.claim);
+      expect(await stored('up-front')).toEqual([{ status: 'completed', response_status: 200, response_body: '{"data":"done"}' }]);
+      expect(() => call.claimParameters()).toThrow('the key of this route is claimed before its handler runs');
+    });
+
+    it('refuses to complete a key it never began', async () => {
+      await expect(harness.dataSource.transaction((manager) => callFor('never').complete(manager, 1))).rejects.toThrow(
+        'idempotent use case completed a key it never began',
+      );
+    });
+
+    it('settles a claim folded into the use case first statement, once', async () => {
+      const call = callFor('folded-1');
+      await expect(harness.dataSource.transaction((manager) => call.claimed(manager, true, true))).rejects.toThrow(
+        'claimed() without claimParameters()',
+      );
+      await harness.dataSource.transaction(async (manager) => {
+        const [row] = await manager.query(
+          `WITH ${claimCtes(1)} SELECT held, EXISTS (SELECT 1 FROM idempotency_claim) AS claimed FROM idempotency_lock`,
+          call.claimParameters(),
+        );
+        await call.claimed(manager, row.held, row.claimed);
+        await expect(call.claimed(manager, row.held, row.claimed)).rejects.toThrow('claimed() without claimParameters()');
+        await call.complete(manager, 'folded');
+      });
+      expect(await stored('folded-1')).toHaveLength(1);
+    });
+  });
+
+  describe('Idempotent', () => {
+    class Routes {
+      @HttpCode(200)
+      @Idempotent()
+      plain() {}
+
+      @Idempotent({ required: false, keyHint: 'A new key each time' })
+      hinted() {}
+
+      @Idempotent({ required: true, keyFrom: () => 'k' })
+      fromBody() {}
+    }
+    const headers = (handler: () => void) => Reflect.getMetadata('swagger/apiParameters', handler);
+
+    it('documents a required Idempotency-Key header with the pattern it enforces', () => {
+      expect(headers(Routes.prototype.plain)).toEqual([
+        expect.objectContaining({
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: true,
+          description: IDEMPOTENCY_KEY_DESCRIPTION,
+          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]{1,255}$' },
+        }),
+      ]);
+      expect(Reflect.getMetadata(HTTP_CODE_METADATA, Routes.prototype.plain)).toBe(200);
+    });
+
+    it('documents an optional key with the route hint first', () => {
+      expect(headers(Routes.prototype.hinted)).toEqual([
+        expect.objectContaining({ required: false, description: `A new key each time. ${IDEMPOTENCY_KEY_DESCRIPTION}` }),
+      ]);
+    });
+
+    it('documents no header for a key read from the body', () => {
+      expect(headers(Routes.prototype.fromBody)).toBeUndefined();
+    });
+
+    it('says what the key is, how long it lives and what a reuse answers', () => {
+      expect(IDEMPOTENCY_KEY_DESCRIPTION).toContain('1–255 printable ASCII characters (space to `~`). Keys are ');
+      expect(IDEMPOTENCY_KEY_DESCRIPTION).toContain('scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry');
+      expect(IDEMPOTENCY_KEY_DESCRIPTION).toContain('`Idempotent-Replayed: true`; the same key with another body or on');
+      expect(IDEMPOTENCY_KEY_DESCRIPTION).toContain("gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request");
+    });
+  });
+
+  describe('IdempotencyKey', () => {
+    it("hands the handler the request's IdempotentCall, or undefined without one", () => {
+      class Routes {
+        handle(@IdempotencyKey() _call: unknown) {}
+      }
+      const args = Reflect.getMetadata(ROUTE_ARGS_METADATA, Routes, 'handle') as Record<string, { factory: Function }>;
+      const factory = Object.values(args)[0].factory;
+      const call = { key: 'k' };
+      const req = { idempotentCall: call };
+      const context = new ExecutionContextHost([req, {}, () => undefined]);
+      expect(factory(undefined, context)).toBe(call);
+      expect(factory(undefined, new ExecutionContextHost([{}, {}, () => undefined]))).toBeUndefined();
+    });
+
+    it('marks a replay with the Idempotent-Replayed header', () => {
+      expect(REPLAY_HEADER).toBe('Idempotent-Replayed');
+    });
+  });
+
+  describe('carriesIdempotencyKey', () => {
+    const req = (key?: string) => ({ headers: key === undefined ? {} : { 'idempotency-key': key } }) as unknown as Request;
+
+    it('tells whether a request sends a key, an empty one counting as none', () => {
+      expect(carriesIdempotencyKey(req('k'))).toBe(true);
+      expect(carriesIdempotencyKey(req(''))).toBe(false);
+      expect(carriesIdempotencyKey(req())).toBe(false);
     });
   });
 });
