@@ -12,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { BotTokenUnit, startBotTokenUnit } from '../../../test/bot-token-unit-fixture';
 import { credentialOf } from '../../rate-limits/credential-subject';
 import { botOf } from './bot-request';
+import { BOT_CHANGES_CHANNEL } from './bot-token-cache';
 import { BotTokenDirectory } from './bot-token-directory';
 import { BotTokenGuard } from './bot-token.guard';
 import { clientAddressOf } from './bot-token.service';
@@ -195,6 +196,16 @@ describe('bot tokens', () => {
       for (const bot of bots) expect(await directory.mayHold(hashSecretToken(bot.token), askedAt)).toBe(true);
     });
 
+    it('answers a token it holds at once, without waiting for a load', async () => {
+      const directory = new BotTokenDirectory(unit.store);
+      const { token } = await unit.insertBot();
+      expect(await directory.mayHold(hashSecretToken(token), performance.now())).toBe(true);
+      // A load just ran, so the next one may not start for 250 ms: only the held prefix answers sooner.
+      const asked = performance.now();
+      expect(await directory.mayHold(hashSecretToken(token), asked)).toBe(true);
+      expect(performance.now() - asked).toBeLessThan(250);
+    });
+
     it('answers a question asked before its last load from that load, and a later one from a new load', async () => {
       const directory = new BotTokenDirectory(unit.store);
       const before = performance.now();
@@ -215,6 +226,12 @@ describe('bot tokens', () => {
       expect(answers).toEqual([false, false]);
       expect(performance.now() - started).toBeGreaterThanOrEqual(250);
     });
+  });
+});
+
+describe('BOT_CHANGES_CHANNEL', () => {
+  it('is the channel every service announces bot changes on', () => {
+    expect(BOT_CHANGES_CHANNEL).toBe('bot-api:bot-changed');
   });
 });
 

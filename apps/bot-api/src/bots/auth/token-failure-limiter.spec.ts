@@ -29,7 +29,8 @@ describe('TokenFailureLimiter', () => {
       'Too many unknown bot tokens from this address; retry later',
     ]);
     const retryAfter = Number(refused?.headers?.['Retry-After']);
-    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    // The minute began with this test's first failure, a few seconds ago at most.
+    expect(retryAfter).toBeGreaterThanOrEqual(30);
     expect(retryAfter).toBeLessThanOrEqual(60);
   });
 
