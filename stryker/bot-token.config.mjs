@@ -12,5 +12,9 @@ export default mutationTarget({
     'apps/bot-api/src/bots/auth/bot-token-cache.ts',
     'apps/bot-api/src/bots/auth/bot-token.service.ts',
   ],
-  testMatch: ['<rootDir>/src/bots/auth/bot-token.spec.ts', '<rootDir>/src/bots/auth/token-failure-limiter.spec.ts'],
+  testMatch: [
+    '<rootDir>/src/bots/auth/bot-token.spec.ts',
+    '<rootDir>/src/bots/auth/bot-token-directory.spec.ts',
+    '<rootDir>/src/bots/auth/token-failure-limiter.spec.ts',
+  ],
 });

