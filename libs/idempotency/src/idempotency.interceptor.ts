@@ -22,9 +22,18 @@ import {
   toErrorView,
 } from '@app/envelope';
 import type { Request, Response } from 'express';
-import { createHash } from 'node:crypto';
 import { catchError, from, mergeMap, Observable, of } from 'rxjs';
+import {
+  failureDisposition,
+  isAbsentKey,
+  KEY_PATTERN,
+  keyOfRequest,
+  requestFingerprint,
+  routeOf,
+  scopeOf,
+} from './idempotency-decisions';
 import { IdempotencyStore, Replay } from './idempotency.store';
+import { HandlerExecution, handledUnder, MarksHandlerStart } from './handler-execution';
 import { IdempotentCall, IdempotentReplay } from './idempotent-call';
 import type { IdempotencyTarget } from './idempotency-target';
 
@@ -45,8 +54,8 @@ export interface IdempotentOptions {
   keyHint?: string;
 }
 
+// Stryker disable next-line StringLiteral: a private metadata key, written and read through this one constant
 const OPTIONS_KEY = 'idempotency:options';
-const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 export const REPLAY_HEADER = 'Idempotent-Replayed';
 
 type RequestWithCall = Request & { rawBody?: Buffer; idempotentCall?: IdempotentCall };
@@ -63,7 +72,11 @@ export const IDEMPOTENCY_KEY_DESCRIPTION =
  * documented by its DTO). The use case must finish with `IdempotentCall.complete` in its transaction.
  */
 export function Idempotent(options: IdempotentOptions = { required: true }) {
-  const decorators = [SetMetadata(OPTIONS_KEY, options), UseInterceptors(IdempotencyInterceptor)];
+  const decorators = [
+    MarksHandlerStart(),
+    SetMetadata(OPTIONS_KEY, options),
+    UseInterceptors(IdempotencyInterceptor),
+  ];
   if (!options.keyFrom) {
     decorators.push(
       ApiHeader({
@@ -90,24 +103,12 @@ export function idempotentCallOf(req: Request): IdempotentCall | undefined {
   return (req as RequestWithCall).idempotentCall;
 }
 
-/** A missing key: an optional-key route then runs as if it were not idempotent. */
-function isAbsentKey(rawKey: unknown): boolean {
-  return rawKey === undefined || rawKey === null || rawKey === '';
-}
-
 /**
  * Whether an `Idempotency-Key` header route runs under a key for this request (or refuses a malformed
  * one with 400): the same test the interceptor applies, for a guard that must know it beforehand.
  */
 export function carriesIdempotencyKey(req: Request): boolean {
   return !isAbsentKey(req.headers['idempotency-key']);
-}
-
-export function requestFingerprint(method: string, path: string, rawBody: Buffer | undefined): string {
-  return createHash('sha256')
-    .update(`${method.toUpperCase()} ${path}\n`)
-    .update(rawBody ?? Buffer.alloc(0))
-    .digest('hex');
 }
 
 @Injectable()
@@ -123,61 +124,47 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const req = context.switchToHttp().getRequest<RequestWithCall>();
     const res = context.switchToHttp().getResponse<Response>();
     const rawKey = options.keyFrom ? options.keyFrom(req) : req.headers['idempotency-key'];
+    const key = keyOfRequest(rawKey, options.required, options.keyName ?? 'Idempotency-Key');
+    if (key === undefined) return next.handle();
 
-    const keyName = options.keyName ?? 'Idempotency-Key';
-    // A missing or malformed key is a 400: ApiError.badRequest carries no code, so each service's own
-    // validation code (VALIDATION_FAILED, VALIDATION) fills in and the library needs no code of its own.
-    if (isAbsentKey(rawKey)) {
-      if (options.required)
-        throw ApiError.badRequest(`${keyName} is required`, [{ field: keyName, problem: 'is required' }]);
-      return next.handle();
-    }
-    if (typeof rawKey !== 'string' || !KEY_PATTERN.test(rawKey)) {
-      throw ApiError.badRequest(`${keyName} must be 1-255 printable characters`, [
-        { field: keyName, problem: 'must be 1-255 printable characters' },
-      ]);
-    }
-    const scope = tenantOf(req);
-    if (!scope) throw new Error('idempotent route without an authenticated tenant');
-    const route = `${req.method} ${(req.route?.path as string | undefined) ?? req.path}`;
-    const fingerprint = requestFingerprint(req.method, req.path, req.rawBody);
+    const scope = scopeOf(tenantOf(req));
+    const route = routeOf(req.method, req.route?.path as string | undefined, req.path);
+    const target: IdempotencyTarget = { scope, key, route, fingerprint: requestFingerprint(req.method, req.path, req.rawBody) };
     const status = routeStatus(context);
-    const target: IdempotencyTarget = { scope, key: rawKey, route, fingerprint };
     const render = (data: unknown) => this.style.success(req, status, data);
 
     if (options.claim === 'in-transaction') {
       const call = new IdempotentCall(this.store, target, undefined, status, render);
       req.idempotentCall = call;
-      return this.handleClaimed(call, route, req, res, next);
+      return this.handleClaimed(call, req, res, next);
     }
-    return from(this.store.claim(scope, rawKey, route, fingerprint)).pipe(
+    return from(this.store.claim(scope, key, route, target.fingerprint)).pipe(
       mergeMap((outcome) => {
         if (outcome.kind === 'replay') return of(this.replay(outcome, res));
         const call = new IdempotentCall(this.store, target, outcome.claim, status, render);
         req.idempotentCall = call;
-        return this.handleClaimed(call, route, req, res, next);
+        return this.handleClaimed(call, req, res, next);
       }),
     );
   }
 
-  private handleClaimed(
-    call: IdempotentCall,
-    route: string,
-    req: Request,
-    res: Response,
-    next: CallHandler,
-  ): Observable<unknown> {
-    return next.handle().pipe(
+  private handleClaimed(call: IdempotentCall, req: Request, res: Response, next: CallHandler): Observable<unknown> {
+    // Stryker disable next-line ObjectLiteral: an execution without the flag reads as not started all the same
+    const execution: HandlerExecution = { started: false };
+    return handledUnder(execution, next).pipe(
       mergeMap(async (result) => {
         if (!call.completed || !(result instanceof RenderedBody)) {
-          throw new Error(`idempotent route ${route} returned without completing its key inside its transaction`);
+          throw new Error(
+            `idempotent route ${call.target.route} returned without completing its key inside its transaction`,
+          );
         }
         return result;
       }),
       catchError((error: unknown) => {
         if (error instanceof IdempotentReplay) return of(this.replay(error.replay, res));
+        // Stryker disable next-line ConditionalExpression: recording a turned-away request's 409 finds the same 409 (it holds no claim)
         if (call.turnedAway) throw error;
-        return from(this.settleFailure(call, req, res, error));
+        return from(this.settleFailure(call, execution.started, req, res, error));
       }),
     );
   }
@@ -192,26 +179,36 @@ export class IdempotencyInterceptor implements NestInterceptor {
   }
 
   /**
-   * Deterministic 4xx answers are stored and replayed; 429 and 5xx release the key for a retry. A claim
-   * made inside the use case's transaction went away with its rollback, so the failure is recorded
-   * anew, unless a request with the same key got in first: then its answer is the one given.
+   * Deterministic 4xx answers of a handler that ran are stored and replayed; a refusal before the
+   * handler ran (validation), a 429 and a 5xx release the key for a retry (`failureDisposition`). A
+   * claim made inside the use case's transaction went away with its rollback, so the failure is
+   * recorded anew, unless a request with the same key got in first: then its answer is the one given.
    */
   private async settleFailure(
     call: IdempotentCall,
+    handlerStarted: boolean,
     req: Request,
     res: Response,
     error: unknown,
   ): Promise<RenderedBody> {
     const view = toErrorView(error, this.style);
-    const deterministic = view.status >= 400 && view.status < 500 && view.status !== 429;
-    const claim = call.claim;
-    const claimedBefore = call.claimedUpFront && claim !== undefined;
-    if (!deterministic) {
-      if (claimedBefore) await this.store.release(claim);
+    const claim = call.claimedUpFront ? call.claim : undefined;
+    if (failureDisposition(view.status, handlerStarted) === 'release') {
+      if (claim) {
+        await this.store.release(claim);
+        throw error;
+      }
+      // As with a claim made up front, the key is judged before the body: another request's key
+      // answers 409 REUSED, the same request's stored answer is replayed.
+      // Stryker disable next-line ConditionalExpression: a use case that began and failed transiently has no stored answer to find
+      if (!handlerStarted) {
+        const earlier = await this.store.storedAnswer(call.target);
+        if (earlier) return this.replay(earlier, res);
+      }
       throw error;
     }
     const body = this.style.error(req, view);
-    if (claimedBefore) {
+    if (claim) {
       await this.store.storeFailure(claim, view.status, body);
     } else {
       const earlier = await this.store.recordFailure(call.target, view.status, body);

@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ApiError, codedError } from '@app/envelope';
 import { namedStatement, preparedFor, queryBuilder, runNamed, SqlTarget } from '@app/platform';
 import { Kysely, QueryCreator, sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { IDEMPOTENCY_ERROR_CODES } from './idempotency.errors';
+import { ensureClaimHeld, judgeStoredKey, keyInUse, keyReused, StoredKey, StoredKeyVerdict } from './idempotency-decisions';
 import { IDEMPOTENCY_OPTIONS, IdempotencyOptions } from './idempotency.options';
 import { advisoryLockId, IdempotencyTarget } from './idempotency-target';
 import type { DB as IdempotencyDB } from './schema.generated';
@@ -174,16 +173,6 @@ export interface Claim {
 export type ClaimOutcome = { kind: 'claimed'; claim: Claim } | { kind: 'replay'; status: number; body: string };
 export type Replay = Extract<ClaimOutcome, { kind: 'replay' }>;
 
-interface StoredKey {
-  route: string;
-  fingerprint: string;
-  status: 'in_progress' | 'completed';
-  lock_token: string | null;
-  stale: boolean;
-  response_status: number | null;
-  response_body: string | null;
-}
-
 /** Postgres-backed idempotency records; the completing write joins the caller's business transaction. */
 @Injectable()
 export class IdempotencyStore {
@@ -209,17 +198,16 @@ export class IdempotencyStore {
     );
     if (inserted.length > 0) return { kind: 'claimed', claim: { scope, key, lockToken } };
 
-    const [existing]: StoredKey[] = await this.dataSource.query(
+    const [existing]: Array<StoredKey & { lock_token: string | null }> = await this.dataSource.query(
       `SELECT route, fingerprint, status, lock_token, response_status, response_body,
               locked_at < now() - $3 * interval '1 millisecond' AS stale
          FROM idempotency_keys WHERE scope = $1 AND key = $2`,
       [scope, key, this.options.lockTimeoutMs],
     );
     // Deleted by expiry between our insert and select: the caller may simply retry.
-    if (!existing) throw this.inUse();
-    const replay = this.judge(existing, route, fingerprint);
-    if (replay) return replay;
-    if (!existing.stale) throw this.inUse();
+    if (!existing) throw keyInUse();
+    const verdict = this.answerOf(judgeStoredKey(existing, route, fingerprint));
+    if (verdict.kind === 'replay') return verdict;
     return this.takeOver(scope, key, existing.lock_token);
   }
 
@@ -259,7 +247,7 @@ export class IdempotencyStore {
   ): Promise<ClaimOutcome> {
     if (claimed)
       return { kind: 'claimed', claim: { scope: target.scope, key: target.key, lockToken: parameters.lockToken } };
-    if (!held) throw this.inUse();
+    if (!held) throw keyInUse();
     return this.existingAnswer(manager, target);
   }
 
@@ -282,7 +270,7 @@ export class IdempotencyStore {
       this.options.lockTimeoutMs,
     ]);
     if (rows[0].recorded) return undefined;
-    if (!rows[0].held) throw this.inUse();
+    if (!rows[0].held) throw keyInUse();
     const answer = await this.existingAnswer(this.dataSource, target);
     return answer.kind === 'replay' ? answer : undefined;
   }
@@ -297,9 +285,7 @@ export class IdempotencyStore {
       body,
       this.options.ttlMs,
     ]);
-    if (rowCount !== 1) {
-      throw new Error('idempotency claim was lost (taken over after the lock timeout); rolling back');
-    }
+    ensureClaimHeld(rowCount);
   }
 
   /** A deterministic failure (4xx) is remembered so the same request gets the same answer. */
@@ -333,34 +319,41 @@ export class IdempotencyStore {
         RETURNING 1`,
       [scope, key, lockToken, previous],
     );
-    if (affected !== 1) throw this.inUse();
+    if (affected !== 1) throw keyInUse();
     return { kind: 'claimed', claim: { scope, key, lockToken } };
+  }
+
+  /**
+   * What the key of a request refused before its handler ran meets: 409 REUSED when it belongs to
+   * another request, the stored answer of the same request, else nothing (the refusal stands alone).
+   */
+  async storedAnswer(target: IdempotencyTarget): Promise<Replay | undefined> {
+    const { rows } = await runNamed<StoredKey>(this.dataSource, READ_KEY, [
+      target.scope,
+      target.key,
+      this.options.lockTimeoutMs,
+    ]);
+    if (!rows[0]) return undefined;
+    const verdict = judgeStoredKey(rows[0], target.route, target.fingerprint);
+    if (verdict.kind === 'reused') throw keyReused();
+    return verdict.kind === 'replay' ? verdict : undefined;
   }
 
   /** A key this request could not claim although nobody runs with it: the stored answer, or 409. */
   private async existingAnswer(on: SqlTarget, target: IdempotencyTarget): Promise<ClaimOutcome> {
     const { rows } = await runNamed<StoredKey>(on, READ_KEY, [target.scope, target.key, this.options.lockTimeoutMs]);
     const existing = rows[0];
-    if (!existing) throw this.inUse();
-    const replay = this.judge(existing, target.route, target.fingerprint);
-    if (replay) return replay;
-    throw this.inUse();
+    if (!existing) throw keyInUse();
+    const verdict = this.answerOf(judgeStoredKey(existing, target.route, target.fingerprint));
+    // The claim statement already took over a stale claim if it could: one it could not is still in use.
+    if (verdict.kind === 'take-over') throw keyInUse();
+    return verdict;
   }
 
-  /** Another request's key gives 409 IDEMPOTENCY_KEY_REUSED; the same request's completed key its stored answer. */
-  private judge(existing: Omit<StoredKey, 'lock_token'>, route: string, fingerprint: string): Replay | undefined {
-    if (existing.route !== route || existing.fingerprint !== fingerprint) {
-      throw codedError(IDEMPOTENCY_ERROR_CODES, 'IDEMPOTENCY_KEY_REUSED');
-    }
-    if (existing.status === 'completed') {
-      return { kind: 'replay', status: existing.response_status ?? 200, body: existing.response_body ?? '' };
-    }
-    return undefined;
-  }
-
-  private inUse(): ApiError {
-    return codedError(IDEMPOTENCY_ERROR_CODES, 'IDEMPOTENCY_KEY_IN_USE', undefined, {
-      headers: { 'Retry-After': '1' },
-    });
+  /** The stored answer to replay, a take-over to attempt, or the 409 of a key reused or in use. */
+  private answerOf(verdict: StoredKeyVerdict): Replay | { kind: 'take-over' } {
+    if (verdict.kind === 'reused') throw keyReused();
+    if (verdict.kind === 'in-use') throw keyInUse();
+    return verdict;
   }
 }

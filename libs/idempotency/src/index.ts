@@ -6,3 +6,4 @@ export * from './idempotency.options';
 export * from './idempotency.store';
 export * from './idempotent-call';
 export type { IdempotencyTarget } from './idempotency-target';
+export { requestFingerprint } from './idempotency-decisions';

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, INestApplication, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, INestApplication, Param, Post, UseGuards } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ApiError } from '@app/envelope';
 import { IsString } from 'class-validator';
@@ -29,7 +29,31 @@ class OrdersController {
       ]);
       if (body.item === 'sold-out') throw new ApiError(409, 'SOLD_OUT', 'Sold out');
       if (body.item === 'explode') throw new Error('boom');
+      if (body.item === 'busy') throw new ApiError(429, 'BUSY', 'Too many requests');
       return call.complete(manager, { order });
+    });
+  }
+
+  /** A parameterised path: the same key and body to another id is another request. */
+  @Post('items/:id')
+  @Idempotent({ required: true })
+  async createItem(@Param('id') id: string, @Body() body: OrderDto, @IdempotencyKey() call: IdempotentCall) {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query(`INSERT INTO orders (tenant, item) VALUES ($1, $2)`, ['t', body.item]);
+      return call.complete(manager, { id, item: body.item });
+    });
+  }
+
+  /** A key is optional here: without one the action simply runs each time. */
+  @Post('optional')
+  @Idempotent({ required: false })
+  async optional(@Body() body: OrderDto, @IdempotencyKey() call: IdempotentCall | undefined) {
+    return this.dataSource.transaction(async (manager) => {
+      const [order] = await manager.query(`INSERT INTO orders (tenant, item) VALUES ($1, $2) RETURNING id`, [
+        't',
+        body.item,
+      ]);
+      return call ? call.complete(manager, { order }) : { order };
     });
   }
 
@@ -101,19 +125,39 @@ describe('idempotency against real PostgreSQL', () => {
     expect(await countOrders('tenant-scoped')).toBe(2);
   });
 
-  it('executes exactly one of 50 concurrent requests with one key; the others replay or get IDEMPOTENCY_KEY_IN_USE', async () => {
-    const responses = await Promise.all(
-      Array.from({ length: 50 }, () => post('concurrent-1', { item: 'concurrent', delayMs: 150 })),
-    );
-    const statuses = responses.map((r) => r.status);
-    expect(await countOrders('concurrent')).toBe(1);
-    const executed = responses.filter((r) => r.status === 201 && r.headers['idempotent-replayed'] === undefined);
-    expect(executed).toHaveLength(1);
-    for (const r of responses.filter((r) => r.status === 409)) {
-      expect(r.body.error.code).toBe('IDEMPOTENCY_KEY_IN_USE');
-      expect(r.headers['retry-after']).toBe('1');
-    }
-    expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
+  it('answers another id of a parameterised route with REUSED, never the first id\'s answer', async () => {
+    const first = await post('param-1', { item: 'param' }, 'tenant-a', '/orders/items/1').expect(201);
+    expect(first.body.data.id).toBe('1');
+    const other = await post('param-1', { item: 'param' }, 'tenant-a', '/orders/items/2').expect(409);
+    expect(other.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(await countOrders('param')).toBe(1);
+  });
+
+  it('runs an optional-key route without a key each time, and under a key once', async () => {
+    await post(undefined, { item: 'optional' }, 'tenant-a', '/orders/optional').expect(201);
+    const unkeyed = await post(undefined, { item: 'optional' }, 'tenant-a', '/orders/optional').expect(201);
+    expect(unkeyed.headers['idempotent-replayed']).toBeUndefined();
+    expect(await countOrders('optional')).toBe(2);
+    await post('optional-1', { item: 'optional' }, 'tenant-a', '/orders/optional').expect(201);
+    const replayed = await post('optional-1', { item: 'optional' }, 'tenant-a', '/orders/optional').expect(201);
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(await countOrders('optional')).toBe(3);
+  });
+
+  it('saves nothing for a body refused by validation: a corrected retry with the same key runs', async () => {
+    const refused = await post('invalid-1', { item: 7 }).expect(400);
+    expect(refused.headers['idempotent-replayed']).toBeUndefined();
+    expect(await dataSource.query(`SELECT 1 FROM idempotency_keys WHERE key = 'invalid-1'`)).toHaveLength(0);
+    const corrected = await post('invalid-1', { item: 'corrected' }).expect(201);
+    expect(corrected.headers['idempotent-replayed']).toBeUndefined();
+    expect(await countOrders('corrected')).toBe(1);
+  });
+
+  it('releases the key on a 429, so a retry runs again', async () => {
+    await post('busy-1', { item: 'busy' }).expect(429);
+    expect(await dataSource.query(`SELECT 1 FROM idempotency_keys WHERE key = 'busy-1'`)).toHaveLength(0);
+    const retry = await post('busy-1', { item: 'busy' }).expect(429);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
   });
 
   it('stores a deterministic 4xx and replays it without running the action again', async () => {
@@ -182,5 +226,32 @@ describe('idempotency against real PostgreSQL', () => {
     expect(retry.body.error.code).toBe('IDEMPOTENCY_KEY_IN_USE');
     expect((await running).status).toBe(201);
     expect(await countOrders('slow-expiring')).toBe(1);
+  });
+
+  /*
+   * The burst runs on an app of its own whose keys live a minute: under load 50 requests can take
+   * longer than the short TTL above, and a key expiring mid-burst would rightly let a second order in.
+   */
+  describe('under a burst', () => {
+    let burst: OrdersApp;
+    beforeAll(async () => {
+      burst = await startOrdersApp(OrdersController, { databasePrefix: 'idemburst', ttlMs: 60_000, lockTimeoutMs: 60_000 });
+    });
+    afterAll(() => burst.close());
+
+    it('executes exactly one of 50 concurrent requests with one key; the others replay or get IDEMPOTENCY_KEY_IN_USE', async () => {
+      const responses = await Promise.all(
+        Array.from({ length: 50 }, () => burst.post('concurrent-1', { item: 'concurrent', delayMs: 150 })),
+      );
+      const statuses = responses.map((r) => r.status);
+      expect(await burst.countOrders('concurrent')).toBe(1);
+      const executed = responses.filter((r) => r.status === 201 && r.headers['idempotent-replayed'] === undefined);
+      expect(executed).toHaveLength(1);
+      for (const r of responses.filter((r) => r.status === 409)) {
+        expect(r.body.error.code).toBe('IDEMPOTENCY_KEY_IN_USE');
+        expect(r.headers['retry-after']).toBe('1');
+      }
+      expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
+    });
   });
 });

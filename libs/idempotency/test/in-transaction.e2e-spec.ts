@@ -186,14 +186,29 @@ describe('idempotency claimed inside the business transaction, against real Post
     expect(await countOrders('sold-out')).toBe(0);
   });
 
-  it('stores a validation 400 that fails before the use case runs, and still answers REUSED first', async () => {
-    const first = await post('invalid-1', { item: 7 }).expect(400);
-    const second = await post('invalid-1', { item: 7 }).expect(400);
-    expect(second.text).toBe(first.text);
-    expect(second.headers['idempotent-replayed']).toBe('true');
+  it('saves nothing for a body refused by validation: a corrected retry with the same key runs', async () => {
+    const refused = await post('invalid-1', { item: 7 }).expect(400);
+    expect(refused.headers['idempotent-replayed']).toBeUndefined();
+    expect(await dataSource.query(`SELECT 1 FROM idempotency_keys WHERE key = 'invalid-1'`)).toHaveLength(0);
+    const corrected = await post('invalid-1', { item: 'corrected' }).expect(201);
+    expect(corrected.headers['idempotent-replayed']).toBeUndefined();
+    expect(await countOrders('corrected')).toBe(1);
+  });
+
+  it('judges the key before the body: a key of another request answers REUSED even to an invalid body', async () => {
     await post('valid-then-invalid', { item: 'fine' }).expect(201);
     const reused = await post('valid-then-invalid', { item: 8 }).expect(409);
     expect(reused.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+  });
+
+  it('lets requests with different keys run at the same time: each key has its own lock', async () => {
+    const first = post('parallel-a', { item: 'parallel', delayMs: 1500 }).then((r) => r);
+    await waitUntil(() => orders.keyClaimHeld('parallel-a'), 'the first request holds its claim');
+    const second = await post('parallel-b', { item: 'parallel' });
+    expect(second.status).toBe(201);
+    expect(second.headers['idempotent-replayed']).toBeUndefined();
+    expect((await first).status).toBe(201);
+    expect(await countOrders('parallel')).toBe(2);
   });
 
   it('keeps no record after a 5xx, so a retry runs again', async () => {
