@@ -48,8 +48,8 @@ export class AccountJwtVerifier {
       throw new InvalidAccountToken(rejectionReason(error as { code?: string; claim?: string }));
     }
     // A leaked token that expires in years is as good as one without an expiry.
-    const maxAge = this.options.maxAgeSeconds;
-    if (maxAge !== undefined && (payload.exp as number) - Math.floor(Date.now() / 1000) > maxAge) {
+    const maxAge = this.options.maxAgeSeconds ?? Infinity;
+    if ((payload.exp as number) - Math.floor(Date.now() / 1000) > maxAge) {
       throw new InvalidAccountToken(`token expires more than ${maxAge} seconds from now (ACCOUNT_JWT_MAX_AGE)`);
     }
     if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 128) {
