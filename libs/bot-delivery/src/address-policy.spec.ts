@@ -1,4 +1,4 @@
-import { allowListOf, isAllowedBy, isIpOrCidr, isRefusedAddress } from './address-policy';
+import { allowListOf, hostOf, isAllowedBy, isIpOrCidr, isRefusedAddress } from './address-policy';
 
 describe('webhook address policy', () => {
   it.each([
@@ -25,6 +25,11 @@ describe('webhook address policy', () => {
     ['IPv4-compatible', '::10.0.0.1'],
     ['IPv4-compatible, hex', '::a00:1'],
     ['IPv4-compatible, public', '::8.8.8.8'],
+    ['IPv4-compatible, public, two-digit octets', '::12.34.56.78'],
+    ['IPv4-compatible, public, three-digit octets', '::123.124.125.126'],
+    ['IPv4-mapped, multicast', '::ffff:224.0.0.1'],
+    ['IPv6 multicast', 'ff02::1'],
+    ['IPv4 broadcast', '255.255.255.255'],
     ['site-local', 'fec0::1'],
     ['Teredo', '2001:0:4136:e378::1'],
     ['documentation', '2001:db8::1'],
@@ -43,6 +48,22 @@ describe('webhook address policy', () => {
       expect(isIpOrCidr(entry)).toBe(false);
   });
 
+  it('takes prefixes up to the address length: /32 for IPv4, /128 and those above 32 for IPv6', () => {
+    for (const entry of ['1.2.3.4/32', '1.2.3.4/0', '2001:db8::1/128', '2001:db8::/48', '2001:db8::/64', '::/0'])
+      expect(isIpOrCidr(entry)).toBe(true);
+    for (const entry of [
+      '1.2.3.4/48',
+      '2001:db8::/0129',
+      '1.2.3.4/-1',
+      '1.2.3.4/+8',
+      '1.2.3.4/ 8',
+      '1.2.3.4/8 ',
+      '1.2.3.4/1e1',
+      '1.2.3.4/a8',
+    ])
+      expect(isIpOrCidr(entry)).toBe(false);
+  });
+
   it('matches resolved addresses against exact entries and blocks', () => {
     const list = allowListOf(['203.0.113.7', '198.51.100.0/24', '2001:db8::/32']);
     expect(isAllowedBy(list, '203.0.113.7')).toBe(true);
@@ -51,5 +72,22 @@ describe('webhook address policy', () => {
     expect(isAllowedBy(list, '::ffff:198.51.100.1')).toBe(true);
     expect(isAllowedBy(list, '2001:db8::5')).toBe(true);
     expect(isAllowedBy(list, '2001:db9::5')).toBe(false);
+  });
+
+  it('judges IPv4-mapped entries and addresses by the IPv4 address they wrap, in either letter case', () => {
+    const list = allowListOf(['::ffff:203.0.113.7', '::FFFF:198.51.100.0/24']);
+    expect(isAllowedBy(list, '203.0.113.7')).toBe(true);
+    expect(isAllowedBy(list, '::FFFF:203.0.113.7')).toBe(true);
+    expect(isAllowedBy(list, '198.51.100.9')).toBe(true);
+    expect(isAllowedBy(list, '203.0.113.8')).toBe(false);
+    expect(isAllowedBy(allowListOf(['203.0.113.7']), '::ffff:203.0.113.7')).toBe(true);
+    expect(isAllowedBy(allowListOf(['::/0']), '2001:db8::1')).toBe(true);
+    expect(isAllowedBy(allowListOf(['0.0.0.0/0']), '2001:db8::1')).toBe(false);
+  });
+
+  it('gives a URL host as DNS and sockets take it: IPv6 without its brackets, names as they are', () => {
+    expect(hostOf(new URL('https://[2001:db8::1]:8443/hook'))).toBe('2001:db8::1');
+    expect(hostOf(new URL('https://hooks.example.com/hook'))).toBe('hooks.example.com');
+    expect(hostOf(new URL('http://203.0.113.7/'))).toBe('203.0.113.7');
   });
 });

@@ -45,6 +45,43 @@ describe('webhook signatures', () => {
   });
 });
 
+describe('V2 timestamps', () => {
+  const raw = Buffer.from('{"update_id":"u-1"}', 'utf8');
+  const secret = 'abc_DEF-123';
+  /** A V2 signature that is right for whatever timestamp text it is given, so only the timestamp checks can refuse it. */
+  const v2Over = (timestamp: string) =>
+    `sha256=${createHmac('sha256', secret).update(`${timestamp}.`).update(raw).digest('hex')}`;
+
+  it('accepts a timestamp exactly 300 s away on either side, and refuses one a second further', () => {
+    const now = 1_700_000_000;
+    for (const at of [now - 300, now + 300])
+      expect(verifyWebhookSignatureV2(secret, raw, v2Over(`${at}`), `${at}`, now)).toBe(true);
+    for (const at of [now - 301, now + 301])
+      expect(verifyWebhookSignatureV2(secret, raw, v2Over(`${at}`), `${at}`, now)).toBe(false);
+    expect(verifyWebhookSignatureV2(secret, raw, v2Over(`${now - 10}`), `${now - 10}`, now, 5)).toBe(false);
+  });
+
+  it('refuses, though its HMAC matches, a timestamp that is not 1 to 12 decimal digits', () => {
+    const now = 1_700_000_000;
+    for (const timestamp of [
+      '1700000000.5',
+      ' 1700000000',
+      '1700000000 ',
+      '1700000000\n',
+      '0x6553F100',
+      '17e8',
+      '0001700000000',
+      '+1700000000',
+      '',
+    ]) {
+      expect(Math.abs(Number(timestamp) - now) <= 300 || timestamp === '').toBe(true);
+      expect(verifyWebhookSignatureV2(secret, raw, v2Over(timestamp), timestamp, now)).toBe(false);
+    }
+    expect(verifyWebhookSignatureV2(secret, raw, v2Over('1700000000'), undefined, now)).toBe(false);
+    expect(verifyWebhookSignatureV2(secret, raw, v2Over('5'), '5', 0)).toBe(true);
+  });
+});
+
 describe('Standard Webhooks signatures', () => {
   const raw = Buffer.from('{"update_id":"u-1","text":"héllo"}', 'utf8');
   const id = '6f1c1f43-93a1-4f4e-9d33-5a2b7d1c0e11';
@@ -55,6 +92,20 @@ describe('Standard Webhooks signatures', () => {
       .digest('base64');
     expect(signStandardWebhook('abc_DEF-123', id, '1700000000', raw)).toBe(`v1,${expected}`);
     expect(standardWebhookSecret('abc_DEF-123')).toBe(`whsec_${Buffer.from('abc_DEF-123').toString('base64')}`);
+  });
+
+  it('keys the HMAC with the UTF-8 bytes of a secret that is not ASCII', () => {
+    const expected = createHmac('sha256', Buffer.from('sécret-☃', 'utf8'))
+      .update(Buffer.concat([Buffer.from(`${id}.1700000000.`), raw]))
+      .digest('base64');
+    expect(signStandardWebhook('sécret-☃', id, '1700000000', raw)).toBe(`v1,${expected}`);
+    expect(() =>
+      new Webhook(standardWebhookSecret('sécret-☃')).verify(raw, {
+        'webhook-id': id,
+        'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+        'webhook-signature': signStandardWebhook('sécret-☃', id, String(Math.floor(Date.now() / 1000)), raw),
+      }),
+    ).not.toThrow();
   });
 
   it('sends one signature per header without a rotation, and both secrets while one overlaps', () => {
