@@ -12,8 +12,9 @@ export const BREAK_BELOW = 90;
  * @param {string} target.jestConfig     the Jest project whose tests kill its mutants
  * @param {string[]} target.mutate       the files (and line ranges) mutated
  * @param {string[]} [target.testMatch]  narrows the project's tests to those that reach the code
+ * @param {string[]} [target.roots]      where Jest looks for tests, when they sit in more than the project's folder
  */
-export function mutationTarget({ name, jestConfig, mutate, testMatch }) {
+export function mutationTarget({ name, jestConfig, mutate, testMatch, roots }) {
   const reports = `reports/mutation/${name}`;
   return {
     $schema: '../node_modules/@stryker-mutator/core/schema/stryker-schema.json',
@@ -25,7 +26,7 @@ export function mutationTarget({ name, jestConfig, mutate, testMatch }) {
     jest: {
       projectType: 'custom',
       configFile: jestConfig,
-      ...(testMatch ? { config: { testMatch } } : {}),
+      config: { ...(testMatch ? { testMatch } : {}), ...(roots ? { roots } : {}) },
     },
     reporters: ['clear-text', 'progress', 'html', 'json'],
     htmlReporter: { fileName: `${reports}/index.html` },
