@@ -34,7 +34,8 @@ export function mutationTarget({ name, jestConfig, mutate, testMatch, roots }) {
     incremental: true,
     incrementalFile: `${reports}/stryker-incremental.json`,
     thresholds: { high: 95, low: BREAK_BELOW, break: BREAK_BELOW },
-    tempDirName: '.stryker-tmp',
+    // One sandbox folder per target, so that two targets can run side by side.
+    tempDirName: `.stryker-tmp/${name}`,
     cleanTempDir: 'always',
     // The sandbox copies only what the tests import; the rest of the repository is left where it is.
     ignorePatterns: ['**', '!libs/**', '!apps/**', '!scripts/**', '!jest.preset.js', '!jest.config.ts', '!tsconfig*.json', '!package.json', 'apps/*/dist/**', '**/.data/**'],
