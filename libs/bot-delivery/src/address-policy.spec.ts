@@ -37,7 +37,7 @@ describe('webhook address policy', () => {
     ['not an address', 'example.com'],
   ])('security defect 6: refuses the %s address %s', (_kind, address) => expect(isRefusedAddress(address)).toBe(true));
 
-  it.each(['8.8.8.8', '203.0.114.1', '2001:4860:4860::8888', '::ffff:8.8.8.8'])(
+  it.each(['8.8.8.8', '203.0.114.1', '2001:4860:4860::8888', '::ffff:8.8.8.8', '2001:4860::8.8.8.8'])(
     'accepts the public address %s',
     (address) => expect(isRefusedAddress(address)).toBe(false),
   );
@@ -75,12 +75,15 @@ describe('webhook address policy', () => {
   });
 
   it('judges IPv4-mapped entries and addresses by the IPv4 address they wrap, in either letter case', () => {
-    const list = allowListOf(['::ffff:203.0.113.7', '::FFFF:198.51.100.0/24']);
+    const list = allowListOf(['::ffff:203.0.113.7', '::FFFF:198.51.100.10/24']);
     expect(isAllowedBy(list, '203.0.113.7')).toBe(true);
     expect(isAllowedBy(list, '::FFFF:203.0.113.7')).toBe(true);
     expect(isAllowedBy(list, '198.51.100.9')).toBe(true);
     expect(isAllowedBy(list, '203.0.113.8')).toBe(false);
     expect(isAllowedBy(allowListOf(['203.0.113.7']), '::ffff:203.0.113.7')).toBe(true);
+    expect(isAllowedBy(allowListOf(['203.0.113.77']), '::ffff:cb00:714d')).toBe(true);
+    // Only ::ffff:0:0/96 wraps an IPv4 address; another prefix before the same digits does not.
+    expect(isAllowedBy(allowListOf(['203.0.113.7']), '1::ffff:203.0.113.7')).toBe(false);
     expect(isAllowedBy(allowListOf(['::/0']), '2001:db8::1')).toBe(true);
     expect(isAllowedBy(allowListOf(['0.0.0.0/0']), '2001:db8::1')).toBe(false);
   });
