@@ -45,12 +45,39 @@ describe('webhook signatures', () => {
   });
 });
 
+describe('signature headers', () => {
+  it('names every header as the spec and Standard Webhooks do', () => {
+    const raw = Buffer.from('{}');
+    const headers = webhookSignatureHeaders(['new', 'old'], raw, 'u-7', 1_700_000_000);
+    expect(Object.keys(headers).sort()).toEqual([
+      'X-Service-Signature',
+      'X-Service-Signature-Previous',
+      'X-Service-Signature-V2',
+      'X-Service-Signature-V2-Previous',
+      'X-Service-Timestamp',
+      'X-Service-Update-Id',
+      'webhook-id',
+      'webhook-signature',
+      'webhook-timestamp',
+    ]);
+    expect(headers['X-Service-Update-Id']).toBe('u-7');
+    expect(headers['X-Service-Timestamp']).toBe('1700000000');
+    expect(headers['X-Service-Signature-V2']).toBe(signWebhook('new', raw, 1_700_000_000).v2);
+  });
+});
+
 describe('V2 timestamps', () => {
   const raw = Buffer.from('{"update_id":"u-1"}', 'utf8');
   const secret = 'abc_DEF-123';
   /** A V2 signature that is right for whatever timestamp text it is given, so only the timestamp checks can refuse it. */
   const v2Over = (timestamp: string) =>
     `sha256=${createHmac('sha256', secret).update(`${timestamp}.`).update(raw).digest('hex')}`;
+
+  it("judges the timestamp against the receiver's clock when given no time", () => {
+    const now = Math.floor(Date.now() / 1000);
+    expect(verifyWebhookSignatureV2(secret, raw, v2Over(`${now}`), `${now}`)).toBe(true);
+    expect(verifyWebhookSignatureV2(secret, raw, v2Over(`${now - 3600}`), `${now - 3600}`)).toBe(false);
+  });
 
   it('accepts a timestamp exactly 300 s away on either side, and refuses one a second further', () => {
     const now = 1_700_000_000;
@@ -138,6 +165,19 @@ describe('Standard Webhooks signatures', () => {
       expect(signStandardWebhook('abc_DEF-123', id, '1700000000', body)).toBe(
         library.sign(id, new Date(1_700_000_000_000), body),
       );
+    }
+  });
+
+  it('has the standardwebhooks library sign a UTF-8 body, and signs other bytes itself', () => {
+    const sign = jest.spyOn(Webhook.prototype, 'sign');
+    try {
+      const signature = signStandardWebhook('abc_DEF-123', id, '1700000000', raw);
+      expect(sign).toHaveBeenCalledTimes(1);
+      expect(sign.mock.results[0].value).toBe(signature);
+      signStandardWebhook('abc_DEF-123', id, '1700000000', Buffer.from([0xff]));
+      expect(sign).toHaveBeenCalledTimes(1);
+    } finally {
+      sign.mockRestore();
     }
   });
 

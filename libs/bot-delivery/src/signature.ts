@@ -33,8 +33,8 @@ export function signWebhook(secret: string, rawBody: Buffer, timestampSeconds: n
 
 function sameSignature(expected: string, received: string | undefined): boolean {
   if (!received) return false;
-  const a = Buffer.from(expected, 'utf8');
-  const b = Buffer.from(received, 'utf8');
+  const a = Buffer.from(expected);
+  const b = Buffer.from(received);
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
@@ -82,7 +82,7 @@ export function signStandardWebhook(secret: string, id: string, timestamp: strin
 
 /** A secret_token as the Standard Webhooks and Svix libraries take it: `whsec_` and its UTF-8 bytes in base64. */
 export function standardWebhookSecret(secretToken: string): string {
-  return `whsec_${Buffer.from(secretToken, 'utf8').toString('base64')}`;
+  return `whsec_${Buffer.from(secretToken).toString('base64')}`;
 }
 
 /**
