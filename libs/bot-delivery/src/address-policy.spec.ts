@@ -84,6 +84,9 @@ describe('webhook address policy', () => {
     expect(isAllowedBy(allowListOf(['203.0.113.77']), '::ffff:cb00:714d')).toBe(true);
     // Only ::ffff:0:0/96 wraps an IPv4 address; another prefix before the same digits does not.
     expect(isAllowedBy(allowListOf(['203.0.113.7']), '1::ffff:203.0.113.7')).toBe(false);
+    expect(isAllowedBy(allowListOf(['1::ffff:203.0.113.7']), '203.0.113.7')).toBe(false);
+    expect(isAllowedBy(allowListOf(['::ffff:203.0.113.77']), '203.0.113.77')).toBe(true);
+    expect(isAllowedBy(allowListOf(['::ffff:203.0.113.77']), '203.0.113.7')).toBe(false);
     expect(isAllowedBy(allowListOf(['::/0']), '2001:db8::1')).toBe(true);
     expect(isAllowedBy(allowListOf(['0.0.0.0/0']), '2001:db8::1')).toBe(false);
   });

@@ -3,11 +3,12 @@ import { BlockList, isIP } from 'node:net';
 
 /** IPv4-compatible IPv6 addresses (deprecated by RFC 4291) tunnel to the IPv4 address they end with. */
 const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
-/**
- * Written `::a.b.c.d`, which the parser mistakes for the IPv4-mapped `::ffff:a.b.c.d`. Only valid
- * addresses are tested, and an embedded IPv4 address ends a valid one, so no `$` is needed.
- */
-const IPV4_COMPATIBLE_TEXT = /^::\d+\.\d+\.\d+\.\d+/;
+/** Written `::a.b.c.d`, which the parser mistakes for the IPv4-mapped `::ffff:a.b.c.d`. */
+function isIpv4CompatibleText(address: string): boolean {
+  return address.startsWith('::') && isIP(address.slice(2)) === 4;
+}
+
+const MAPPED_PREFIX = '::ffff:';
 
 function family(address: string): 'ipv4' | 'ipv6' {
   return isIP(address) === 6 ? 'ipv6' : 'ipv4';
@@ -21,7 +22,7 @@ function family(address: string): 'ipv4' | 'ipv6' {
  * An IPv4-mapped address is judged by the IPv4 address it wraps. Anything unparsable is refused.
  */
 export function isRefusedAddress(address: string): boolean {
-  if (!ipaddr.isValid(address) || IPV4_COMPATIBLE_TEXT.test(address)) return true;
+  if (!ipaddr.isValid(address) || isIpv4CompatibleText(address)) return true;
   const parsed = ipaddr.parse(address);
   if (parsed.kind() === 'ipv4') return parsed.range() !== 'unicast';
   const v6 = parsed as ipaddr.IPv6;
@@ -39,14 +40,10 @@ export function isIpOrCidr(entry: string): boolean {
   return Number(prefix) <= (isIP(address) === 6 ? 128 : 32);
 }
 
-/**
- * `::ffff:10.0.0.1` is the IPv4 address it wraps, and the prefix of an entry written so counts its
- * bits (`::ffff:10.0.0.0/8`). Only valid addresses come here, and an embedded IPv4 address ends a
- * valid one, so no `$` is needed.
- */
+/** `::ffff:10.0.0.1` is the IPv4 address it wraps, and the prefix of an entry written so counts its bits. */
 function unmapped(address: string): string {
-  const match = /^::ffff:(\d+\.\d+\.\d+\.\d+)/i.exec(address);
-  return match ? match[1] : address;
+  const wrapped = address.slice(MAPPED_PREFIX.length);
+  return address.toLowerCase().startsWith(MAPPED_PREFIX) && isIP(wrapped) === 4 ? wrapped : address;
 }
 
 export function allowListOf(entries: readonly string[]): BlockList {
