@@ -85,6 +85,10 @@ describe('webhook address policy', () => {
     // Only ::ffff:0:0/96 wraps an IPv4 address; another prefix before the same digits does not.
     expect(isAllowedBy(allowListOf(['203.0.113.7']), '1::ffff:203.0.113.7')).toBe(false);
     expect(isAllowedBy(allowListOf(['1::ffff:203.0.113.7']), '203.0.113.7')).toBe(false);
+    // A mapped entry in hex notation is left to BlockList, which reads it as the IPv4 address.
+    expect(isAllowedBy(allowListOf(['::ffff:cb00:7107']), '203.0.113.7')).toBe(true);
+    // Seven characters before an IPv4 address, but not ::ffff: — an IPv6 address of its own.
+    expect(isAllowedBy(allowListOf(['1:2::3:1.2.3.4']), '1.2.3.4')).toBe(false);
     expect(isAllowedBy(allowListOf(['::ffff:203.0.113.77']), '203.0.113.77')).toBe(true);
     expect(isAllowedBy(allowListOf(['::ffff:203.0.113.77']), '203.0.113.7')).toBe(false);
     expect(isAllowedBy(allowListOf(['::/0']), '2001:db8::1')).toBe(true);
