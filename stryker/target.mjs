@@ -12,8 +12,9 @@ export const BREAK_BELOW = 90;
  * @param {string} target.jestConfig     the Jest project whose tests kill its mutants
  * @param {string[]} target.mutate       the files (and line ranges) mutated
  * @param {string[]} [target.testMatch]  narrows the project's tests to those that reach the code
+ * @param {string[]} [target.roots]      where Jest looks for tests, when they sit in more than the project's folder
  */
-export function mutationTarget({ name, jestConfig, mutate, testMatch }) {
+export function mutationTarget({ name, jestConfig, mutate, testMatch, roots }) {
   const reports = `reports/mutation/${name}`;
   return {
     $schema: '../node_modules/@stryker-mutator/core/schema/stryker-schema.json',
@@ -25,7 +26,7 @@ export function mutationTarget({ name, jestConfig, mutate, testMatch }) {
     jest: {
       projectType: 'custom',
       configFile: jestConfig,
-      ...(testMatch ? { config: { testMatch } } : {}),
+      config: { ...(testMatch ? { testMatch } : {}), ...(roots ? { roots } : {}) },
     },
     reporters: ['clear-text', 'progress', 'html', 'json'],
     htmlReporter: { fileName: `${reports}/index.html` },
@@ -33,7 +34,8 @@ export function mutationTarget({ name, jestConfig, mutate, testMatch }) {
     incremental: true,
     incrementalFile: `${reports}/stryker-incremental.json`,
     thresholds: { high: 95, low: BREAK_BELOW, break: BREAK_BELOW },
-    tempDirName: '.stryker-tmp',
+    // One sandbox folder per target, so that two targets can run side by side.
+    tempDirName: `.stryker-tmp/${name}`,
     cleanTempDir: 'always',
     // The sandbox copies only what the tests import; the rest of the repository is left where it is.
     ignorePatterns: ['**', '!libs/**', '!apps/**', '!scripts/**', '!jest.preset.js', '!jest.config.ts', '!tsconfig*.json', '!package.json', 'apps/*/dist/**', '**/.data/**'],

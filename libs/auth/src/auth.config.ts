@@ -58,7 +58,7 @@ export class AccountAuthConfig extends ServiceConfig {
       problems.push(
         'ACCOUNT_JWT_SECRET: the development default is refused when NODE_ENV=production (set it or ACCOUNT_JWKS_URL)',
       );
-    } else if (Buffer.byteLength(this.ACCOUNT_JWT_SECRET, 'utf8') < MIN_PRODUCTION_SECRET_BYTES) {
+    } else if (Buffer.byteLength(this.ACCOUNT_JWT_SECRET) < MIN_PRODUCTION_SECRET_BYTES) {
       problems.push(`ACCOUNT_JWT_SECRET: at least ${MIN_PRODUCTION_SECRET_BYTES} bytes when NODE_ENV=production`);
     }
     return problems;

@@ -39,4 +39,18 @@ describe('internal service token', () => {
     ]);
     expect(internalApiTokenProblems(token, 'production')).toEqual([]);
   });
+
+  it('names the development default by its value, and takes a token of exactly 32 bytes', () => {
+    expect(DEV_INTERNAL_API_TOKEN).toBe('dev-internal-api-token-change-me');
+    expect(internalApiTokenProblems('x'.repeat(32), 'production')).toEqual([]);
+    expect(internalApiTokenProblems('x'.repeat(31), 'production')).toEqual([
+      'INTERNAL_API_TOKEN: at least 32 bytes when NODE_ENV=production',
+    ]);
+  });
+
+  it('says which token the route takes when it refuses one', () => {
+    expect(() => guard.canActivate(contextWith('Bearer other'))).toThrow(
+      'This route takes the platform internal service token',
+    );
+  });
 });

@@ -18,7 +18,7 @@ export function internalApiTokenProblems(token: string, nodeEnv: string): string
   if (token === DEV_INTERNAL_API_TOKEN) {
     return ['INTERNAL_API_TOKEN: the development default is refused when NODE_ENV=production'];
   }
-  if (Buffer.byteLength(token, 'utf8') < MIN_PRODUCTION_TOKEN_BYTES) {
+  if (Buffer.byteLength(token) < MIN_PRODUCTION_TOKEN_BYTES) {
     return [`INTERNAL_API_TOKEN: at least ${MIN_PRODUCTION_TOKEN_BYTES} bytes when NODE_ENV=production`];
   }
   return [];

@@ -29,6 +29,27 @@ describe('SecretCipher', () => {
     expect(() => cipher.decrypt('bot-a', [version, iv, tag, flipped.toString('base64')].join(':'))).toThrow();
   });
 
+  it('refuses a sealed form of another version or with a part missing, before decrypting anything', () => {
+    const [, iv, tag, body] = cipher.encrypt('bot-a', 'sbot_secret').split(':');
+    for (const sealed of [
+      `v2:${iv}:${tag}:${body}`,
+      `v1::${tag}:${body}`,
+      `v1:${iv}::${body}`,
+      `v1:${iv}:${tag}:`,
+      `v1:${iv}:${tag}`,
+    ]) {
+      expect(() => cipher.decrypt('bot-a', sealed)).toThrow('unrecognised secret ciphertext');
+    }
+  });
+
+  it('writes the version, IV, tag and body as four colon-separated parts, a 12-byte IV and a 16-byte tag', () => {
+    const [version, iv, tag, body] = cipher.encrypt('bot-a', 'sbot_secret').split(':');
+    expect(version).toBe('v1');
+    expect(Buffer.from(iv, 'base64')).toHaveLength(12);
+    expect(Buffer.from(tag, 'base64')).toHaveLength(16);
+    expect(Buffer.from(body, 'base64')).toHaveLength('sbot_secret'.length);
+  });
+
   it('refuses a key that is not 32 bytes', () => {
     expect(() => new SecretCipher('abcd')).toThrow(/32 bytes/);
   });

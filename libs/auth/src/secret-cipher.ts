@@ -19,8 +19,8 @@ export class SecretCipher {
   encrypt(context: string, plaintext: string): string {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
-    cipher.setAAD(Buffer.from(context, 'utf8'));
-    const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    cipher.setAAD(Buffer.from(context));
+    const body = Buffer.concat([cipher.update(Buffer.from(plaintext)), cipher.final()]);
     return [VERSION, iv.toString('base64'), cipher.getAuthTag().toString('base64'), body.toString('base64')].join(':');
   }
 
@@ -29,8 +29,8 @@ export class SecretCipher {
     if (version !== VERSION || !iv || !tag || !body) throw new Error('unrecognised secret ciphertext');
     // Without a fixed tag length GCM accepts a tag cut to 4 bytes, which a forger can guess.
     const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64'), { authTagLength: 16 });
-    decipher.setAAD(Buffer.from(context, 'utf8'));
+    decipher.setAAD(Buffer.from(context));
     decipher.setAuthTag(Buffer.from(tag, 'base64'));
-    return Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]).toString('utf8');
+    return Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]).toString();
   }
 }

@@ -46,6 +46,7 @@ describe('secret tokens', () => {
   it('shows only the kind and eight characters in list views', () => {
     expect(displayPrefix('sop_ABCDEFGHIJKLMNOP')).toBe('sop_ABCDEFGH');
     expect(displayPrefix('sbot_ABCDEFGHIJKLMNOP')).toBe('sbot_ABCDEFGH');
+    expect(displayPrefix('ABCDEFGHIJKLMNOP')).toBe('ABCDEFGH');
   });
 
   it('reads a bearer token case-insensitively and rejects other schemes', () => {
@@ -56,11 +57,26 @@ describe('secret tokens', () => {
     expect(bearerToken(undefined)).toBeUndefined();
   });
 
+  it('reads only a single bearer token: a repeated header (an array), a second word or a missing token are no token', () => {
+    expect(bearerToken(['Bearer abc'])).toBeUndefined();
+    expect(bearerToken(['Bearer abc', 'Bearer def'])).toBeUndefined();
+    expect(bearerToken('Bearer abc def')).toBeUndefined();
+    expect(bearerToken('Bearer  abc  ')).toBe('abc');
+    expect(bearerToken('Bearer ')).toBeUndefined();
+    expect(bearerToken('xBearer abc')).toBeUndefined();
+    expect(bearerToken('Bearerabc')).toBeUndefined();
+  });
+
   it('tells application tokens, bot tokens and JWTs apart', () => {
     expect(tokenKindOf('sop_x')).toBe('sop_');
     expect(tokenKindOf('sbot_x')).toBe('sbot_');
     expect(tokenKindOf('a.b.c')).toBe('jwt');
     expect(tokenKindOf('garbage')).toBe('unknown');
+    expect(tokenKindOf('a.b')).toBe('unknown');
+    expect(tokenKindOf('a.b.c.d')).toBe('unknown');
+    // The kind prefix wins over the shape: an application token is never taken for a JWT.
+    expect(tokenKindOf('sop_a.b.c')).toBe('sop_');
+    expect(tokenKindOf('sbot_a.b.c')).toBe('sbot_');
   });
 
   it('calls a bearer of no known kind malformed instead of taking it for an application or bot token', () => {
@@ -77,6 +93,12 @@ describe('secret tokens', () => {
       'This route takes an account JWT, not an application token (sop_…)',
     );
     expect(wrongTokenKindMessage('sbot_abc', 'jwt')).toBe('This route takes an account JWT, not a bot token (sbot_…)');
+    expect(wrongTokenKindMessage('sop_abc', 'sbot_')).toBe(
+      'This route takes a bot token (sbot_…), not an application token (sop_…)',
+    );
+    expect(wrongTokenKindMessage('garbage', 'sbot_')).toBe(
+      'The bearer token is malformed: this route takes a bot token (sbot_…), which starts with sbot_',
+    );
     expect(wrongTokenKindMessage('a.b.c', 'sop_')).toBe(
       'This route takes an application token (sop_…), not an account JWT',
     );

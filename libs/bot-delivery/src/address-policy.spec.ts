@@ -1,4 +1,4 @@
-import { allowListOf, isAllowedBy, isIpOrCidr, isRefusedAddress } from './address-policy';
+import { allowListOf, hostOf, isAllowedBy, isIpOrCidr, isRefusedAddress } from './address-policy';
 
 describe('webhook address policy', () => {
   it.each([
@@ -25,6 +25,11 @@ describe('webhook address policy', () => {
     ['IPv4-compatible', '::10.0.0.1'],
     ['IPv4-compatible, hex', '::a00:1'],
     ['IPv4-compatible, public', '::8.8.8.8'],
+    ['IPv4-compatible, public, two-digit octets', '::12.34.56.78'],
+    ['IPv4-compatible, public, three-digit octets', '::123.124.125.126'],
+    ['IPv4-mapped, multicast', '::ffff:224.0.0.1'],
+    ['IPv6 multicast', 'ff02::1'],
+    ['IPv4 broadcast', '255.255.255.255'],
     ['site-local', 'fec0::1'],
     ['Teredo', '2001:0:4136:e378::1'],
     ['documentation', '2001:db8::1'],
@@ -32,7 +37,7 @@ describe('webhook address policy', () => {
     ['not an address', 'example.com'],
   ])('security defect 6: refuses the %s address %s', (_kind, address) => expect(isRefusedAddress(address)).toBe(true));
 
-  it.each(['8.8.8.8', '203.0.114.1', '2001:4860:4860::8888', '::ffff:8.8.8.8'])(
+  it.each(['8.8.8.8', '203.0.114.1', '2001:4860:4860::8888', '::ffff:8.8.8.8', '2001:4860::8.8.8.8'])(
     'accepts the public address %s',
     (address) => expect(isRefusedAddress(address)).toBe(false),
   );
@@ -40,6 +45,22 @@ describe('webhook address policy', () => {
   it('accepts IP addresses and CIDR blocks as allowed_ips entries, nothing else', () => {
     for (const entry of ['1.2.3.4', '10.0.0.0/8', '2001:db8::/32', '::1']) expect(isIpOrCidr(entry)).toBe(true);
     for (const entry of ['example.com', '1.2.3.4/33', '1.2.3.4/', '1.2.3/24', '::/129', '1.2.3.4/8/1', ''])
+      expect(isIpOrCidr(entry)).toBe(false);
+  });
+
+  it('takes prefixes up to the address length: /32 for IPv4, /128 and those above 32 for IPv6', () => {
+    for (const entry of ['1.2.3.4/32', '1.2.3.4/0', '2001:db8::1/128', '2001:db8::/48', '2001:db8::/64', '::/0'])
+      expect(isIpOrCidr(entry)).toBe(true);
+    for (const entry of [
+      '1.2.3.4/48',
+      '2001:db8::/0129',
+      '1.2.3.4/-1',
+      '1.2.3.4/+8',
+      '1.2.3.4/ 8',
+      '1.2.3.4/8 ',
+      '1.2.3.4/1e1',
+      '1.2.3.4/a8',
+    ])
       expect(isIpOrCidr(entry)).toBe(false);
   });
 
@@ -51,5 +72,32 @@ describe('webhook address policy', () => {
     expect(isAllowedBy(list, '::ffff:198.51.100.1')).toBe(true);
     expect(isAllowedBy(list, '2001:db8::5')).toBe(true);
     expect(isAllowedBy(list, '2001:db9::5')).toBe(false);
+  });
+
+  it('judges IPv4-mapped entries and addresses by the IPv4 address they wrap, in either letter case', () => {
+    const list = allowListOf(['::ffff:203.0.113.7', '::FFFF:198.51.100.10/24']);
+    expect(isAllowedBy(list, '203.0.113.7')).toBe(true);
+    expect(isAllowedBy(list, '::FFFF:203.0.113.7')).toBe(true);
+    expect(isAllowedBy(list, '198.51.100.9')).toBe(true);
+    expect(isAllowedBy(list, '203.0.113.8')).toBe(false);
+    expect(isAllowedBy(allowListOf(['203.0.113.7']), '::ffff:203.0.113.7')).toBe(true);
+    expect(isAllowedBy(allowListOf(['203.0.113.77']), '::ffff:cb00:714d')).toBe(true);
+    // Only ::ffff:0:0/96 wraps an IPv4 address; another prefix before the same digits does not.
+    expect(isAllowedBy(allowListOf(['203.0.113.7']), '1::ffff:203.0.113.7')).toBe(false);
+    expect(isAllowedBy(allowListOf(['1::ffff:203.0.113.7']), '203.0.113.7')).toBe(false);
+    // A mapped entry in hex notation is left to BlockList, which reads it as the IPv4 address.
+    expect(isAllowedBy(allowListOf(['::ffff:cb00:7107']), '203.0.113.7')).toBe(true);
+    // Seven characters before an IPv4 address, but not ::ffff: — an IPv6 address of its own.
+    expect(isAllowedBy(allowListOf(['1:2::3:1.2.3.4']), '1.2.3.4')).toBe(false);
+    expect(isAllowedBy(allowListOf(['::ffff:203.0.113.77']), '203.0.113.77')).toBe(true);
+    expect(isAllowedBy(allowListOf(['::ffff:203.0.113.77']), '203.0.113.7')).toBe(false);
+    expect(isAllowedBy(allowListOf(['::/0']), '2001:db8::1')).toBe(true);
+    expect(isAllowedBy(allowListOf(['0.0.0.0/0']), '2001:db8::1')).toBe(false);
+  });
+
+  it('gives a URL host as DNS and sockets take it: IPv6 without its brackets, names as they are', () => {
+    expect(hostOf(new URL('https://[2001:db8::1]:8443/hook'))).toBe('2001:db8::1');
+    expect(hostOf(new URL('https://hooks.example.com/hook'))).toBe('hooks.example.com');
+    expect(hostOf(new URL('http://203.0.113.7/'))).toBe('203.0.113.7');
   });
 });

@@ -45,6 +45,70 @@ describe('webhook signatures', () => {
   });
 });
 
+describe('signature headers', () => {
+  it('names every header as the spec and Standard Webhooks do', () => {
+    const raw = Buffer.from('{}');
+    const headers = webhookSignatureHeaders(['new', 'old'], raw, 'u-7', 1_700_000_000);
+    expect(Object.keys(headers).sort()).toEqual([
+      'X-Service-Signature',
+      'X-Service-Signature-Previous',
+      'X-Service-Signature-V2',
+      'X-Service-Signature-V2-Previous',
+      'X-Service-Timestamp',
+      'X-Service-Update-Id',
+      'webhook-id',
+      'webhook-signature',
+      'webhook-timestamp',
+    ]);
+    expect(headers['X-Service-Update-Id']).toBe('u-7');
+    expect(headers['X-Service-Timestamp']).toBe('1700000000');
+    expect(headers['X-Service-Signature-V2']).toBe(signWebhook('new', raw, 1_700_000_000).v2);
+  });
+});
+
+describe('V2 timestamps', () => {
+  const raw = Buffer.from('{"update_id":"u-1"}', 'utf8');
+  const secret = 'abc_DEF-123';
+  /** A V2 signature that is right for whatever timestamp text it is given, so only the timestamp checks can refuse it. */
+  const v2Over = (timestamp: string) =>
+    `sha256=${createHmac('sha256', secret).update(`${timestamp}.`).update(raw).digest('hex')}`;
+
+  it("judges the timestamp against the receiver's clock when given no time", () => {
+    const now = Math.floor(Date.now() / 1000);
+    expect(verifyWebhookSignatureV2(secret, raw, v2Over(`${now}`), `${now}`)).toBe(true);
+    expect(verifyWebhookSignatureV2(secret, raw, v2Over(`${now - 3600}`), `${now - 3600}`)).toBe(false);
+  });
+
+  it('accepts a timestamp exactly 300 s away on either side, and refuses one a second further', () => {
+    const now = 1_700_000_000;
+    for (const at of [now - 300, now + 300])
+      expect(verifyWebhookSignatureV2(secret, raw, v2Over(`${at}`), `${at}`, now)).toBe(true);
+    for (const at of [now - 301, now + 301])
+      expect(verifyWebhookSignatureV2(secret, raw, v2Over(`${at}`), `${at}`, now)).toBe(false);
+    expect(verifyWebhookSignatureV2(secret, raw, v2Over(`${now - 10}`), `${now - 10}`, now, 5)).toBe(false);
+  });
+
+  it('refuses, though its HMAC matches, a timestamp that is not 1 to 12 decimal digits', () => {
+    const now = 1_700_000_000;
+    for (const timestamp of [
+      '1700000000.5',
+      ' 1700000000',
+      '1700000000 ',
+      '1700000000\n',
+      '0x6553F100',
+      '17e8',
+      '0001700000000',
+      '+1700000000',
+      '',
+    ]) {
+      expect(Math.abs(Number(timestamp) - now) <= 300 || timestamp === '').toBe(true);
+      expect(verifyWebhookSignatureV2(secret, raw, v2Over(timestamp), timestamp, now)).toBe(false);
+    }
+    expect(verifyWebhookSignatureV2(secret, raw, v2Over('1700000000'), undefined, now)).toBe(false);
+    expect(verifyWebhookSignatureV2(secret, raw, v2Over('5'), '5', 0)).toBe(true);
+  });
+});
+
 describe('Standard Webhooks signatures', () => {
   const raw = Buffer.from('{"update_id":"u-1","text":"héllo"}', 'utf8');
   const id = '6f1c1f43-93a1-4f4e-9d33-5a2b7d1c0e11';
@@ -55,6 +119,20 @@ describe('Standard Webhooks signatures', () => {
       .digest('base64');
     expect(signStandardWebhook('abc_DEF-123', id, '1700000000', raw)).toBe(`v1,${expected}`);
     expect(standardWebhookSecret('abc_DEF-123')).toBe(`whsec_${Buffer.from('abc_DEF-123').toString('base64')}`);
+  });
+
+  it('keys the HMAC with the UTF-8 bytes of a secret that is not ASCII', () => {
+    const expected = createHmac('sha256', Buffer.from('sécret-☃', 'utf8'))
+      .update(Buffer.concat([Buffer.from(`${id}.1700000000.`), raw]))
+      .digest('base64');
+    expect(signStandardWebhook('sécret-☃', id, '1700000000', raw)).toBe(`v1,${expected}`);
+    expect(() =>
+      new Webhook(standardWebhookSecret('sécret-☃')).verify(raw, {
+        'webhook-id': id,
+        'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+        'webhook-signature': signStandardWebhook('sécret-☃', id, String(Math.floor(Date.now() / 1000)), raw),
+      }),
+    ).not.toThrow();
   });
 
   it('sends one signature per header without a rotation, and both secrets while one overlaps', () => {
@@ -87,6 +165,19 @@ describe('Standard Webhooks signatures', () => {
       expect(signStandardWebhook('abc_DEF-123', id, '1700000000', body)).toBe(
         library.sign(id, new Date(1_700_000_000_000), body),
       );
+    }
+  });
+
+  it('has the standardwebhooks library sign a UTF-8 body, and signs other bytes itself', () => {
+    const sign = jest.spyOn(Webhook.prototype, 'sign');
+    try {
+      const signature = signStandardWebhook('abc_DEF-123', id, '1700000000', raw);
+      expect(sign).toHaveBeenCalledTimes(1);
+      expect(sign.mock.results[0].value).toBe(signature);
+      signStandardWebhook('abc_DEF-123', id, '1700000000', Buffer.from([0xff]));
+      expect(sign).toHaveBeenCalledTimes(1);
+    } finally {
+      sign.mockRestore();
     }
   });
 

@@ -1,17 +1,10 @@
-import {
-  allowListOf,
-  AttemptResult,
-  hostOf,
-  HostResolver,
-  isAllowedBy,
-  isRefusedAddress,
-  webhookSignatureHeaders,
-} from '@app/bot-delivery';
+import { AttemptResult, hostOf, HostResolver, webhookSignatureHeaders } from '@app/bot-delivery';
 import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { createSecureContext, rootCertificates, SecureContext } from 'node:tls';
 import { performance } from 'node:perf_hooks';
 import { Agent } from 'undici';
+import { acceptableAddresses, AddressRefusedError, addressRefusal, describeSendError } from './sender-checks';
 
 export interface WebhookTarget {
   botId: string;
@@ -43,11 +36,6 @@ export interface SenderOptions {
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-
-/** Raised from the connection's DNS step: the connection is never opened. */
-export class AddressRefusedError extends Error {
-  readonly code = 'EADDRREFUSEDBYPOLICY';
-}
 
 interface BotAgent {
   key: string;
@@ -102,7 +90,10 @@ export class WebhookSender {
     const url = new URL(target.url);
     const literal = hostOf(url);
     if (isIP(literal)) {
-      const refusal = this.refusal([literal], target.allowedIps);
+      const refusal = addressRefusal([literal], {
+        allowPrivate: this.options.allowPrivate,
+        allowedIps: target.allowedIps,
+      });
       if (refusal) return { ok: false, statusCode: null, latencyMs: elapsed(), error: refusal };
     }
     const secrets = target.previousSecret === undefined ? [target.secret] : [target.secret, target.previousSecret];
@@ -142,7 +133,12 @@ export class WebhookSender {
         ...(retryAfterMs === null ? {} : { retryAfterMs }),
       };
     } catch (error) {
-      return { ok: false, statusCode: null, latencyMs: elapsed(), error: this.describe(error) };
+      return {
+        ok: false,
+        statusCode: null,
+        latencyMs: elapsed(),
+        error: describeSendError(error, this.options.timeoutMs),
+      };
     } finally {
       clearTimeout(deadline);
       botAgent.inFlight -= 1;
@@ -216,9 +212,10 @@ export class WebhookSender {
     return (hostname: string, options: { all?: boolean }, callback: LookupCallback): void => {
       this.resolver.resolve(hostname).then(
         (candidates) => {
-          const refusal = this.refusal(candidates, allowedIps);
+          const rules = { allowPrivate: this.options.allowPrivate, allowedIps };
+          const refusal = addressRefusal(candidates, rules);
           if (refusal) return callback(new AddressRefusedError(refusal), []);
-          const address = this.acceptable(candidates, allowedIps)[0];
+          const address = acceptableAddresses(candidates, rules)[0];
           const family = isIP(address);
           if (options.all) callback(null, [{ address, family }]);
           else callback(null, address, family);
@@ -226,37 +223,6 @@ export class WebhookSender {
         (error: NodeJS.ErrnoException) => callback(error, []),
       );
     };
-  }
-
-  private acceptable(addresses: string[], allowedIps: string[] | null): string[] {
-    const allowList = allowedIps ? allowListOf(allowedIps) : null;
-    return addresses.filter(
-      (address) =>
-        (this.options.allowPrivate || !isRefusedAddress(address)) && (!allowList || isAllowedBy(allowList, address)),
-    );
-  }
-
-  /**
-   * Why none of the addresses may be used, or null when one may. The message goes to the bot's
-   * developer (last_error_message), so it never names a resolved address: that would map internal DNS.
-   */
-  private refusal(addresses: string[], allowedIps: string[] | null): string | null {
-    if (this.acceptable(addresses, allowedIps).length > 0) return null;
-    return allowedIps
-      ? 'no resolved address is in allowed_ips; not connected'
-      : 'the host resolves only to private or reserved addresses; not connected';
-  }
-
-  private describe(error: unknown): string {
-    const err = error as Error & { cause?: Error; code?: string };
-    if (err.name === 'TimeoutError' || err.name === 'AbortError') {
-      return `no response within ${this.options.timeoutMs} ms`;
-    }
-    const refused =
-      err instanceof AddressRefusedError ? err : err.cause instanceof AddressRefusedError ? err.cause : null;
-    if (refused) return refused.message;
-    const detail = err.cause?.message && err.cause.message !== err.message ? `: ${err.cause.message}` : '';
-    return `${err.code ? `${err.code} ` : ''}${err.message}${detail}`.slice(0, 500);
   }
 }
 
