@@ -168,16 +168,12 @@ describe('Standard Webhooks signatures', () => {
     }
   });
 
-  it('has the standardwebhooks library sign a UTF-8 body, and signs other bytes itself', () => {
-    const sign = jest.spyOn(Webhook.prototype, 'sign');
-    try {
-      const signature = signStandardWebhook('abc_DEF-123', id, '1700000000', raw);
-      expect(sign).toHaveBeenCalledTimes(1);
-      expect(sign.mock.results[0].value).toBe(signature);
-      signStandardWebhook('abc_DEF-123', id, '1700000000', Buffer.from([0xff]));
-      expect(sign).toHaveBeenCalledTimes(1);
-    } finally {
-      sign.mockRestore();
+  it('signs a UTF-8 body as the standardwebhooks library does, with node:crypto', () => {
+    // The library's SHA-256 is JavaScript, about ten times the CPU per delivery: the dispatcher signs
+    // with node:crypto, and this pins that both give the same header for what the service sends.
+    for (const secret of ['abc_DEF-123', 'sécret-☃']) {
+      const library = new Webhook(standardWebhookSecret(secret)).sign(id, new Date(1_700_000_000_000), raw);
+      expect(signStandardWebhook(secret, id, '1700000000', raw)).toBe(library);
     }
   });
 

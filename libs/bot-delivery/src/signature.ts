@@ -1,6 +1,4 @@
-import { isUtf8 } from 'node:buffer';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { Webhook } from 'standardwebhooks';
 
 export const SIGNATURE_HEADER = 'X-Service-Signature';
 export const SIGNATURE_V2_HEADER = 'X-Service-Signature-V2';
@@ -66,17 +64,11 @@ export const PREVIOUS_SIGNATURE_HEADER = 'X-Service-Signature-Previous';
 export const PREVIOUS_SIGNATURE_V2_HEADER = 'X-Service-Signature-V2-Previous';
 
 /**
- * The `v1,<base64>` signature of Standard Webhooks: HMAC-SHA256 of `id.timestamp.rawBody`, made by the
- * standard's own library. The key is the secret_token's UTF-8 bytes, the same key as V1 and V2 (the
- * standard's libraries take it base64 encoded: see standardWebhookSecret).
+ * The `v1,<base64>` signature of Standard Webhooks: HMAC-SHA256 of `id.timestamp.rawBody`. The key is
+ * the secret_token's UTF-8 bytes, the same key as V1 and V2; the standard's libraries take it base64
+ * encoded (see standardWebhookSecret).
  */
 export function signStandardWebhook(secret: string, id: string, timestamp: string, rawBody: Buffer): string {
-  if (isUtf8(rawBody)) {
-    const library = new Webhook(Buffer.from(secret), { format: 'raw' });
-    return library.sign(id, new Date(Number(timestamp) * 1000), rawBody);
-  }
-  // The library signs a Buffer's UTF-8 decoding, which for bytes that are not UTF-8 holds U+FFFD
-  // instead of them; spec 6.3 signs the bytes that are sent, so those are signed here.
   return `v1,${createHmac('sha256', secret).update(`${id}.${timestamp}.`).update(rawBody).digest('base64')}`;
 }
 
