@@ -21,10 +21,15 @@ const PLAIN = 'plain words of an ordinary message '.repeat(120).slice(0, 4096);
 const PAGE_READ_BOUND_MS = 3_000;
 /** Reading them costs what reading as many plain messages of the same length costs, within this factor. */
 const HOSTILE_TO_PLAIN = 2;
+/**
+ * Plus this much: a page read costs milliseconds, so another test's burst of work on a shared machine can
+ * double every read of one page; detection per read cost seconds a page, far beyond either.
+ */
+const HOSTILE_SLACK_MS = 50;
 /** /health/live answers in milliseconds on its own; a read must not hold it anywhere near a probe's timeout. */
 const LIVENESS_BOUND_MS = 1_000;
 const PROBE_TIMEOUT_MS = 5_000;
-const READS = 5;
+const READS = 8;
 
 describe('hostile message text (a user message text could freeze bot-api: entities detected on every read)', () => {
   let ctx: BotTestContext;
@@ -112,7 +117,7 @@ describe('hostile message text (a user message text could freeze bot-api: entiti
     };
     const within = {
       firstRead: figures.firstRead < PAGE_READ_BOUND_MS,
-      hostileToPlain: figures.hostile <= HOSTILE_TO_PLAIN * figures.plain,
+      hostileToPlain: figures.hostile <= HOSTILE_TO_PLAIN * figures.plain + HOSTILE_SLACK_MS,
       liveness: figures.liveness < LIVENESS_BOUND_MS,
     };
     expect({ figures, within }).toEqual({ figures, within: { firstRead: true, hostileToPlain: true, liveness: true } });
