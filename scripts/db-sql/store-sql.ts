@@ -1,5 +1,6 @@
 import { StatementRecorder } from './recorder';
-import { STORE_EXAMPLES, StoreExamples } from './examples';
+import type { StoreExamples } from './example-types';
+import { STORE_EXAMPLES } from './examples';
 
 /** Each top-level clause of Kysely's one-line output on a line of its own, so a review reads it by clause. */
 const CLAUSE =

@@ -1,26 +1,11 @@
 import type { ClaimValues } from '@app/idempotency';
-import type { SqlTarget } from '@app/platform';
-import { AuthorizationsStore } from '../../apps/voucher-api/src/authorizations/authorizations.store';
-import { BotBindingsStore } from '../../apps/voucher-api/src/bot-bindings/bot-bindings.store';
-import { SealedRequestIdsStore } from '../../apps/voucher-api/src/sealed-transport/sealed-request-ids.store';
-import { RedemptionsStore } from '../../apps/voucher-api/src/redemptions/redemptions.store';
-import { UsersStore } from '../../apps/voucher-api/src/users/users.store';
-import { VouchersStore } from '../../apps/voucher-api/src/vouchers/vouchers.store';
-import type { StatementRecorder } from './recorder';
-
-/** One store method called with example values: `run` calls it on the store and the transaction given. */
-export interface Example<S> {
-  method: string;
-  run: (store: S, tx: SqlTarget) => Promise<unknown>;
-}
-
-/** A store whose statements are written to `<file>.sql` beside it, and the calls that show them all. */
-export interface StoreExamples<S = unknown> {
-  /** The store's file, relative to the repository root. */
-  file: string;
-  create: (recorder: StatementRecorder) => S;
-  examples: Example<S>[];
-}
+import { AuthorizationsStore } from '../../../apps/voucher-api/src/authorizations/authorizations.store';
+import { BotBindingsStore } from '../../../apps/voucher-api/src/bot-bindings/bot-bindings.store';
+import { SealedRequestIdsStore } from '../../../apps/voucher-api/src/sealed-transport/sealed-request-ids.store';
+import { RedemptionsStore } from '../../../apps/voucher-api/src/redemptions/redemptions.store';
+import { UsersStore } from '../../../apps/voucher-api/src/users/users.store';
+import { VouchersStore } from '../../../apps/voucher-api/src/vouchers/vouchers.store';
+import { store, type StoreExamples } from '../example-types';
 
 const APPLICATION = '11111111-1111-4111-8111-111111111111';
 const TEMPLATE = '22222222-2222-4222-8222-222222222222';
@@ -41,10 +26,6 @@ const CLAIM: ClaimValues = {
   lockId: '-1234567890123456789',
 };
 const FACTS = { externalOrderId: 'order-1', storeId: 'store-1', operatorId: null, occurredAt: AT };
-
-function store<S>(entry: StoreExamples<S>): StoreExamples {
-  return entry as unknown as StoreExamples;
-}
 
 export const STORE_EXAMPLES: readonly StoreExamples[] = [
   store<VouchersStore>({
