@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { createEmptyDatabase, quietPeriod, TestDatabase, testDataSource } from '@app/testing';
+import { createEmptyDatabase, quietPeriod, TestDatabase, testDatabaseVariables, testDataSource } from '@app/testing';
 import { loadConfig, ServiceConfig } from './config';
 import { migrationCli, migrationConfigSchema } from './database';
 
@@ -36,7 +36,11 @@ describe('the migration CLI', () => {
 
   beforeAll(async () => {
     database = await createEmptyDatabase('platform');
-    config = loadConfig(migrationConfigSchema('unused'), { NODE_ENV: 'production', DB_NAME: database.name });
+    config = loadConfig(migrationConfigSchema('unused'), {
+      NODE_ENV: 'production',
+      ...testDatabaseVariables(),
+      DB_NAME: database.name,
+    });
   });
 
   afterAll(() => database.drop());
@@ -96,7 +100,11 @@ describe('the migration CLI', () => {
 
     beforeAll(async () => {
       other = await createEmptyDatabase('platform');
-      otherConfig = loadConfig(migrationConfigSchema('unused'), { NODE_ENV: 'production', DB_NAME: other.name });
+      otherConfig = loadConfig(migrationConfigSchema('unused'), {
+        NODE_ENV: 'production',
+        ...testDatabaseVariables(),
+        DB_NAME: other.name,
+      });
     });
 
     afterAll(() => other.drop());

@@ -66,6 +66,15 @@ export function testDatabaseAddress(): Record<string, string> {
   return { DB_HOST: match[1], DB_PORT: match[2], DB_DIRECT_HOST: server.DB_HOST, DB_DIRECT_PORT: server.DB_PORT };
 }
 
+/** The database server and credentials of the run: what a config loaded from a hand-made env needs to connect. */
+export function testDatabaseVariables(): Record<string, string> {
+  return {
+    ...testDatabaseAddress(),
+    DB_USER: process.env.DB_USER ?? 'postgres',
+    DB_PASSWORD: process.env.DB_PASSWORD ?? '',
+  };
+}
+
 /**
  * The environment a test app boots with: quiet logs, its own database and Redis prefix, and the
  * coordination backend of the suite (`COORDINATION_BACKEND` in `extra`) or of the run.
@@ -74,9 +83,7 @@ export function testEnv(database: string, redisPrefix: string, extra: Record<str
   return {
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
-    ...testDatabaseAddress(),
-    DB_USER: process.env.DB_USER ?? 'postgres',
-    DB_PASSWORD: process.env.DB_PASSWORD ?? '',
+    ...testDatabaseVariables(),
     DB_NAME: database,
     DB_AUTO_CREATE: 'false',
     DB_POOL_SIZE: '10',
