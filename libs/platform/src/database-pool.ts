@@ -25,10 +25,25 @@ export interface Session {
 
 /** One transaction on one pooled client: what a service hands to its stores. */
 export class Transaction implements Session {
+  private readonly onCommit: Array<() => void> = [];
+
   constructor(
     readonly executor: PoolClient,
     readonly preparedStatements: PreparedStatements,
   ) {}
+
+  /**
+   * Work that may start only once this transaction's rows are visible to others (a woken poller must
+   * find its Update, a queued job its row): run in order right after COMMIT, dropped on rollback.
+   */
+  afterCommit(callback: () => void): void {
+    this.onCommit.push(callback);
+  }
+
+  /** Called by Database.transaction once COMMIT has returned. */
+  committed(): void {
+    for (const callback of this.onCommit.splice(0)) callback();
+  }
 }
 
 /** The pg settings of the service's pool: the size and idle minimum of DB_POOL_SIZE and DB_POOL_MIN. */
@@ -67,12 +82,13 @@ export class Database implements Session {
    */
   async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    const transaction = new Transaction(client, this.preparedStatements);
+    let result: T;
     let broken: Error | undefined;
     try {
       await client.query('BEGIN');
-      const result = await work(new Transaction(client, this.preparedStatements));
+      result = await work(transaction);
       await client.query('COMMIT');
-      return result;
     } catch (error) {
       // A failed ROLLBACK means the connection is unusable: it is destroyed instead of returned.
       await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
@@ -80,6 +96,9 @@ export class Database implements Session {
     } finally {
       client.release(broken);
     }
+    // Outside the try: the rows are committed, so nothing after this point may roll them back.
+    transaction.committed();
+    return result;
   }
 
   /** Runs one statement on the pool, outside any transaction. */

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { Pool } from 'pg';
 import { createEmptyDatabase, TestDatabase, testDatabaseSettings } from '@app/testing';
 import { Database, poolConfig } from './database-pool';
-import { execute, preparedFor, queryBuilder } from './typed-sql';
+import { execute, executeFirst, preparedFor, queryBuilder } from './typed-sql';
 
 /** The schema of the test's own table, as the generated schema files declare theirs. */
 interface CounterDB {
@@ -65,6 +65,33 @@ describe('typed statements on our own pool', () => {
     ).rejects.toThrow('undo');
     const rows = (await execute(database, db.selectFrom('counters').select('n').where('id', '=', 'b'))).rows;
     expect(rows).toEqual([{ n: 10 }]);
+  });
+
+  it('runs after-commit work in the order it was added, once other connections see the committed rows', async () => {
+    const nOf = async (id: string) =>
+      (await executeFirst(database, db.selectFrom('counters').select('n').where('id', '=', id)))!.n;
+    const before = await nOf('a');
+    const reads: Array<Promise<{ step: string; n: number }>> = [];
+    await database.transaction(async (tx) => {
+      await bump.run(tx, { id: 'a', by: 100 });
+      for (const step of ['first', 'second']) tx.afterCommit(() => reads.push(nOf('a').then((n) => ({ step, n }))));
+      expect(reads).toEqual([]);
+    });
+    expect(await Promise.all(reads)).toEqual([
+      { step: 'first', n: before + 100 },
+      { step: 'second', n: before + 100 },
+    ]);
+  });
+
+  it('drops after-commit work when the transaction rolls back', async () => {
+    let ran = false;
+    await expect(
+      database.transaction(async (tx) => {
+        tx.afterCommit(() => (ran = true));
+        throw new Error('undo');
+      }),
+    ).rejects.toThrow('undo');
+    expect(ran).toBe(false);
   });
 
   it('runs unnamed on a database set to unnamed statements, leaving nothing prepared', async () => {

@@ -1,4 +1,6 @@
 import type { DataSource, EntityManager, QueryRunner, TransactionCommitEvent } from 'typeorm';
+import type { PoolClient } from 'pg';
+import { Transaction } from '@app/platform';
 import { AfterCommit } from './after-commit';
 
 function setup() {
@@ -42,5 +44,30 @@ describe('AfterCommit', () => {
     hook.afterTransactionRollback(event);
     hook.afterTransactionCommit(event);
     expect(runs).toEqual([]);
+  });
+});
+
+describe('AfterCommit on a Database transaction', () => {
+  const transactionOf = () => new Transaction({} as PoolClient, 'named');
+
+  it('hands everything one transaction added to one run, after its commit only', () => {
+    const { runs, hook } = setup();
+    const tx = transactionOf();
+    hook.add(tx, ['a']);
+    hook.add(tx, ['b', 'c']);
+    expect(runs).toEqual([]);
+    tx.committed();
+    expect(runs).toEqual([['a', 'b', 'c']]);
+  });
+
+  it('keeps two transactions apart', () => {
+    const { runs, hook } = setup();
+    const first = transactionOf();
+    const second = transactionOf();
+    hook.add(first, ['a']);
+    hook.add(second, ['b']);
+    second.committed();
+    first.committed();
+    expect(runs).toEqual([['b'], ['a']]);
   });
 });

@@ -1,3 +1,4 @@
+import { Transaction } from '@app/platform';
 import {
   DataSource,
   EntityManager,
@@ -10,10 +11,12 @@ import {
 /**
  * Work that may happen only once the rows it announces are committed (a woken poller must find its
  * Update, a queued job its delivery): collected per transaction and handed to `run` on the real
- * commit, dropped on rollback, and handed over at once for a manager that has no transaction.
+ * commit, dropped on rollback, and handed over at once for a manager that has no transaction. Works on
+ * a Database transaction (its own commit hook) and on a TypeORM manager (the data source's events).
  */
 export class AfterCommit<T> implements EntitySubscriberInterface {
   private readonly pending = new WeakMap<QueryRunner, T[]>();
+  private readonly pendingOn = new WeakMap<Transaction, T[]>();
 
   constructor(
     dataSource: DataSource,
@@ -22,8 +25,12 @@ export class AfterCommit<T> implements EntitySubscriberInterface {
     dataSource.subscribers.push(this);
   }
 
-  add(manager: EntityManager, items: readonly T[]): void {
-    const runner = manager.queryRunner;
+  add(on: EntityManager | Transaction, items: readonly T[]): void {
+    if (on instanceof Transaction) {
+      this.addOn(on, items);
+      return;
+    }
+    const runner = on.queryRunner;
     if (!runner?.isTransactionActive) {
       this.run([...items]);
       return;
@@ -31,6 +38,18 @@ export class AfterCommit<T> implements EntitySubscriberInterface {
     const waiting = this.pending.get(runner) ?? [];
     waiting.push(...items);
     this.pending.set(runner, waiting);
+  }
+
+  /** One commit hook per transaction, however many times work is added to it: `run` gets one batch. */
+  private addOn(transaction: Transaction, items: readonly T[]): void {
+    const waiting = this.pendingOn.get(transaction);
+    if (waiting) {
+      waiting.push(...items);
+      return;
+    }
+    const batch = [...items];
+    this.pendingOn.set(transaction, batch);
+    transaction.afterCommit(() => this.run(batch));
   }
 
   afterTransactionCommit(event: TransactionCommitEvent): void {
