@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { DataSource, EntityManager } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { BotTokenCache } from './auth/bot-token-cache';
@@ -10,11 +11,11 @@ import { usernameTaken } from './bot-errors';
 import { DeliveryDomain } from '@app/bot-delivery';
 import { PageQueryDto, pageAnswer, pageWindow } from '@app/platform';
 import { botView, BotView } from './bot.view';
-import { BotsStore } from './bots.store';
+import { Bot, BotChanges, BotsStore } from './bots.store';
 import { assignGeneratedUsername } from './bot-usernames';
 import { SubmitBotDto } from './dto/submit-bot.dto';
 import { UpdateBotDto } from './dto/update-bot.dto';
-import { Bot, DEFAULT_BOT_SCOPES } from './entities/bot.entity';
+import { DEFAULT_BOT_SCOPES } from './entities/bot.entity';
 import { systemUserIdFor } from '../users/bot-system-user-id';
 import { compactRateLimits, defaultRateLimits } from './rate-limits';
 import { BotPage } from './bot.view';
@@ -82,19 +83,29 @@ export class BotsService {
         if (bot.reviewStatus !== 'approved') {
           throw BotErrors.error('CONFLICT', 'A bot can be changed only after its approval');
         }
-        if (dto.name !== undefined) bot.name = dto.name;
-        if (dto.description !== undefined) bot.description = dto.description;
-        if (dto.short_description !== undefined) bot.shortDescription = dto.short_description;
-        if (dto.avatar !== undefined) bot.avatar = dto.avatar;
-        if (dto.supports_inline_queries !== undefined) bot.supportsInlineQueries = dto.supports_inline_queries;
-        if (dto.rate_limits !== undefined) bot.rateLimits = compactRateLimits(dto.rate_limits);
+        const changes: BotChanges = {};
+        if (dto.name !== undefined && dto.name !== bot.name) changes.name = bot.name = dto.name;
+        if (dto.description !== undefined && dto.description !== bot.description) {
+          changes.description = bot.description = dto.description;
+        }
+        if (dto.short_description !== undefined && dto.short_description !== bot.shortDescription) {
+          changes.short_description = bot.shortDescription = dto.short_description;
+        }
+        if (dto.avatar !== undefined && dto.avatar !== bot.avatar) changes.avatar = bot.avatar = dto.avatar;
+        if (dto.supports_inline_queries !== undefined && dto.supports_inline_queries !== bot.supportsInlineQueries) {
+          changes.supports_inline_queries = bot.supportsInlineQueries = dto.supports_inline_queries;
+        }
+        if (dto.rate_limits !== undefined) {
+          const rateLimits = compactRateLimits(dto.rate_limits);
+          if (!isDeepStrictEqual(rateLimits, bot.rateLimits)) changes.rate_limits = bot.rateLimits = rateLimits;
+        }
         if (dto.username !== undefined && dto.username !== bot.username) {
           await this.assertUsernameFree(manager, dto.username, bot.id);
-          bot.username = dto.username;
+          changes.username = bot.username = dto.username;
         }
         // A bot approved before approvals gave every bot a username gets one with its next change.
         bot.username ??= await assignGeneratedUsername(this.bots, manager, bot.id, bot.name);
-        await this.bots.save(manager, bot);
+        await this.bots.update(manager, bot.id, changes);
         if (dto.auto_redeliver_dead_letters !== undefined) {
           await this.delivery.setAutoRedeliver(manager, bot.id, dto.auto_redeliver_dead_letters);
         }
