@@ -16,11 +16,7 @@ describe('TokenFailureLimiter', () => {
   });
   afterAll(() => stores.close());
 
-  const refusal = (address: string) =>
-    limiter.recordFailure(address).then(
-      () => undefined,
-      (error: ApiError) => error,
-    );
+  const refusal = (address: string) => limiter.recordFailure(address).then(() => undefined, (error: ApiError) => error);
 
   it('lets an address send as many unknown tokens as the limit, and refuses the next with 429 and Retry-After', async () => {
     await limiter.recordFailure('203.0.113.1');
