@@ -1,15 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { DataSource, EntityManager } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { BotTokenCache } from './auth/bot-token-cache';
 import { BotConfig } from '../config/bot.config';
 import { UsersStore } from '../users/users.store';
 import { usernameTaken } from './bot-errors';
 import { DeliveryDomain } from '@app/bot-delivery';
-import { PageQueryDto, pageAnswer, pageWindow } from '@app/platform';
+import { Database, PageQueryDto, pageAnswer, pageWindow, SqlTarget } from '@app/platform';
 import { botView, BotView } from './bot.view';
 import { Bot, BotChanges, BotsStore } from './bots.store';
 import { assignGeneratedUsername } from './bot-usernames';
@@ -28,7 +26,7 @@ export function newBotId(): string {
 @Injectable()
 export class BotsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly config: BotConfig,
     private readonly tokenCache: BotTokenCache,
     private readonly bots: BotsStore,
@@ -38,7 +36,7 @@ export class BotsService {
 
   async submit(ownerId: string, dto: SubmitBotDto): Promise<BotView> {
     try {
-      return await this.dataSource.transaction(async (manager) => {
+      return await this.database.transaction(async (tx) => {
         const application = {
           id: newBotId(),
           ownerId,
@@ -48,10 +46,10 @@ export class BotsService {
           avatar: dto.avatar ?? null,
           scopes: dto.scopes ? [...new Set(dto.scopes)] : [...DEFAULT_BOT_SCOPES],
         };
-        if (application.username) await this.assertUsernameFree(manager, application.username, application.id);
-        await this.bots.insertApplication(manager, application);
-        await this.delivery.createSettings(manager, application.id);
-        return botView(await this.bots.get(application.id, manager), this.config);
+        if (application.username) await this.assertUsernameFree(tx, application.username, application.id);
+        await this.bots.insertApplication(tx, application);
+        await this.delivery.createSettings(tx, application.id);
+        return botView(await this.bots.get(application.id, tx), this.config);
       });
     } catch (error) {
       throw usernameTaken(error) ?? error;
@@ -77,8 +75,8 @@ export class BotsService {
   async update(ownerId: string, botId: string, dto: UpdateBotDto): Promise<BotView> {
     this.assertWithinDefaults(dto);
     try {
-      const view = await this.dataSource.transaction(async (manager) => {
-        const bot = await this.bots.lock(manager, botId, ownerId);
+      const view = await this.database.transaction(async (tx) => {
+        const bot = await this.bots.lock(tx, botId, ownerId);
         if (!bot) throw BotErrors.notFound('Bot');
         if (bot.reviewStatus !== 'approved') {
           throw BotErrors.error('CONFLICT', 'A bot can be changed only after its approval');
@@ -100,17 +98,17 @@ export class BotsService {
           if (!isDeepStrictEqual(rateLimits, bot.rateLimits)) changes.rate_limits = bot.rateLimits = rateLimits;
         }
         if (dto.username !== undefined && dto.username !== bot.username) {
-          await this.assertUsernameFree(manager, dto.username, bot.id);
+          await this.assertUsernameFree(tx, dto.username, bot.id);
           changes.username = bot.username = dto.username;
         }
         // A bot approved before approvals gave every bot a username gets one with its next change.
-        bot.username ??= await assignGeneratedUsername(this.bots, manager, bot.id, bot.name);
-        await this.bots.update(manager, bot.id, changes);
+        bot.username ??= await assignGeneratedUsername(this.bots, tx, bot.id, bot.name);
+        await this.bots.update(tx, bot.id, changes);
         if (dto.auto_redeliver_dead_letters !== undefined) {
-          await this.delivery.setAutoRedeliver(manager, bot.id, dto.auto_redeliver_dead_letters);
+          await this.delivery.setAutoRedeliver(tx, bot.id, dto.auto_redeliver_dead_letters);
         }
-        await this.syncSystemUser(manager, bot);
-        return botView(await this.bots.get(bot.id, manager), this.config);
+        await this.syncSystemUser(tx, bot);
+        return botView(await this.bots.get(bot.id, tx), this.config);
       });
       this.tokenCache.invalidate(botId);
       return view;
@@ -120,14 +118,14 @@ export class BotsService {
   }
 
   /** The system user carries the bot's display name and @username into chats. */
-  private async syncSystemUser(manager: EntityManager, bot: Bot): Promise<void> {
+  private async syncSystemUser(on: SqlTarget, bot: Bot): Promise<void> {
     if (!bot.systemUserId) return;
-    await this.users.renameBotUser(manager, bot.systemUserId, bot.name, bot.username);
+    await this.users.renameBotUser(on, bot.systemUserId, bot.name, bot.username);
   }
 
   /** A friendly early answer; the unique indexes stay the real guard against a concurrent taker. */
-  private async assertUsernameFree(manager: EntityManager, username: string, botId: string): Promise<void> {
-    const taken = await this.bots.usernameTaken(manager, username, botId, systemUserIdFor(botId));
+  private async assertUsernameFree(on: SqlTarget, username: string, botId: string): Promise<void> {
+    const taken = await this.bots.usernameTaken(on, username, botId, systemUserIdFor(botId));
     if (taken) throw BotErrors.error('CONFLICT', 'This username is already taken');
   }
 
