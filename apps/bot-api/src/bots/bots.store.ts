@@ -150,7 +150,7 @@ export class BotsStore {
         .selectFrom('bots')
         .select(sql.lit(1).as('taken'))
         .where(lowerUsername, '=', sql<string>`lower(${username})`)
-        .where('review_status', '<>', 'rejected')
+        .where('review_status', '<>', sql.lit('rejected'))
         .where('id', '<>', botId)
         .unionAll(
           db
@@ -159,7 +159,7 @@ export class BotsStore {
             .where(lowerUsername, '=', sql<string>`lower(${username})`)
             .where('id', '<>', systemUserId),
         )
-        .limit(1),
+        .limit(sql.lit(1)),
     );
     return taken.length > 0;
   }
@@ -173,7 +173,7 @@ export class BotsStore {
         .selectFrom('bots')
         .select(lowerUsername.as('username'))
         .where((eb) => eb(lowerUsername, '=', eb.fn.any(eb.val(lowered))))
-        .where('review_status', '<>', 'rejected')
+        .where('review_status', '<>', sql.lit('rejected'))
         .where('id', '<>', botId)
         .union(
           db
@@ -335,14 +335,14 @@ export class BotsStore {
       db
         .updateTable('bots')
         .set({
-          review_status: 'approved',
-          status: 'enabled',
+          review_status: sql.lit('approved'),
+          status: sql.lit('enabled'),
           reviewed_by: staffId,
           reviewed_at: sql`now()`,
           updated_at: sql`now()`,
         })
         .where('id', '=', botId)
-        .where('review_status', '=', 'pending')
+        .where('review_status', '=', sql.lit('pending'))
         .returning(['name', 'username']),
     );
   }
@@ -358,14 +358,14 @@ export class BotsStore {
       db
         .updateTable('bots')
         .set({
-          review_status: 'rejected',
+          review_status: sql.lit('rejected'),
           rejection_reason: reason,
           reviewed_by: staffId,
           reviewed_at: sql`now()`,
           updated_at: sql`now()`,
         })
         .where('id', '=', botId)
-        .where('review_status', '=', 'pending')
+        .where('review_status', '=', sql.lit('pending'))
         .returning('id'),
     );
     return moved.length > 0;
@@ -451,7 +451,7 @@ export class BotsStore {
         })
         .where('id', '=', botId)
         .where('owner_id', '=', ownerId)
-        .where('review_status', '=', 'approved')
+        .where('review_status', '=', sql.lit('approved'))
         .returning('id'),
     );
     return replaced.length > 0;
@@ -471,7 +471,7 @@ export class BotsStore {
         })
         .where('id', '=', botId)
         .where('owner_id', '=', ownerId)
-        .where('review_status', '=', 'approved')
+        .where('review_status', '=', sql.lit('approved'))
         .returning('id'),
     );
     return revoked.length > 0;
@@ -541,8 +541,8 @@ export class BotsStore {
       on,
       selectBots()
         .where(sql<string>`lower(b.username)`, '=', sql<string>`lower(${username})`)
-        .where('b.review_status', '=', 'approved')
-        .where('b.status', '=', 'enabled'),
+        .where('b.review_status', '=', sql.lit('approved'))
+        .where('b.status', '=', sql.lit('enabled')),
     );
     return bot ?? null;
   }

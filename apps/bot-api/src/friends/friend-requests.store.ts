@@ -37,7 +37,7 @@ export class FriendRequestsStore {
         .updateTable('friend_requests')
         .set({ status, answered_at: sql`now()` })
         .where('bot_id', '=', botId)
-        .where('status', '=', 'pending')
+        .where('status', '=', sql.lit('pending'))
         .returning('user_id'),
     );
     return settled.map((row) => row.user_id);
@@ -49,7 +49,7 @@ export class FriendRequestsStore {
       on,
       selectRequests()
         .where('bot_id', '=', botId)
-        .where('status', '=', 'pending')
+        .where('status', '=', sql.lit('pending'))
         .orderBy('created_at', 'asc')
         .orderBy('id', 'asc')
         .limit(window.pageSize)
@@ -61,7 +61,7 @@ export class FriendRequestsStore {
         .selectFrom('friend_requests')
         .select((eb) => eb.fn.countAll<string>().as('total'))
         .where('bot_id', '=', botId)
-        .where('status', '=', 'pending'),
+        .where('status', '=', sql.lit('pending')),
     );
     return [page, Number(counted!.total)];
   }
