@@ -116,6 +116,7 @@ export const STORE_EXAMPLES: readonly StoreExamples[] = [
         method: 'insert',
         run: (s, tx) =>
           s.insert(tx, {
+            id: REQUEST,
             botId: BOT,
             userId: 'user-1',
             message: 'Hello',

@@ -36,7 +36,7 @@ update "friend_requests"
   where "id" = $3;
 
 -- insert
--- values: ["96c98d1c-c19c-4458-85e0-7802d0b4aac0","0123456789abcdef01234567","user-1","Hello","client","pending",null]
+-- values: ["11111111-1111-4111-8111-111111111111","0123456789abcdef01234567","user-1","Hello","client","pending",null]
 insert into "friend_requests" ("id", "bot_id", "user_id", "message", "source", "status", "answered_at")
   values ($1, $2, $3, $4, $5, $6, $7)
   returning "id", "bot_id" as "botId", "user_id" as "userId", "message", "source", "status", "created_at" as "createdAt", "answered_at" as "answeredAt";

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { execute, executeAll, executeFirst, type PageWindow, RowOf, SqlTarget } from '@app/platform';
 import { db } from '@app/bot-schema';
 import { sql } from 'kysely';
-import { randomUUID } from 'node:crypto';
 import type { FriendRequestStatus } from './entities/friend-request.entity';
 
 /** The columns of a request, named as its view reads them. */
@@ -24,7 +23,10 @@ function selectRequests() {
 /** A user's request to befriend a bot, and its answer. */
 export type FriendRequest = RowOf<ReturnType<typeof selectRequests>>;
 
-export type NewFriendRequest = Pick<FriendRequest, 'botId' | 'userId' | 'message' | 'source' | 'status' | 'answeredAt'>;
+export type NewFriendRequest = Pick<
+  FriendRequest,
+  'id' | 'botId' | 'userId' | 'message' | 'source' | 'status' | 'answeredAt'
+>;
 
 /** Every statement on friend_requests: users' requests to befriend a bot and their answers. */
 @Injectable()
@@ -92,7 +94,7 @@ export class FriendRequestsStore {
       db
         .insertInto('friend_requests')
         .values({
-          id: randomUUID(),
+          id: request.id,
           bot_id: request.botId,
           user_id: request.userId,
           message: request.message,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { isBotAvailable } from '@app/bot-delivery';
+import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { BotTokenCache } from '../bots/auth/bot-token-cache';
@@ -122,6 +123,7 @@ export class FriendsService {
               ? 'rejected'
               : 'pending';
         const request = await this.requests.insert(manager, {
+          id: randomUUID(),
           botId,
           userId,
           message: message ?? null,
