@@ -71,6 +71,11 @@ const CROSS_TABLE: AllowedUse[] = [
     reason: 'the bot behind a system user, with its rank in the chat for the Update it receives',
   },
   {
+    at: `${BOT_API}bots/bots.store.ts#selectBots`,
+    tables: ['bot_delivery_settings'],
+    reason: 'a bot is read with the delivery settings its own row shows (mode, allowed updates, self-healing switch)',
+  },
+  {
     at: `${BOT_API}bots/bots.store.ts#BotsStore.usernameTaken`,
     tables: ['users'],
     reason: 'bots and the system users that carry their names into chats share one username namespace',

@@ -1,27 +1,30 @@
 import { generateSecretToken, hashSecretToken } from '@app/auth';
-import { loadConfig } from '@app/platform';
+import { Database, loadConfig, poolConfig } from '@app/platform';
 import {
   createTestDatabase,
   defaultTestBackend,
   TestDatabase,
   testChannelBuses,
+  testDatabaseSettings,
   testDataSource,
   testRateLimitStores,
 } from '@app/testing';
 import { randomBytes } from 'node:crypto';
-import { DataSource, DataSourceOptions } from 'typeorm';
+import { Pool } from 'pg';
+import { DataSource } from 'typeorm';
 import { BotTokenCache } from '../src/bots/auth/bot-token-cache';
 import { BotTokenDirectory } from '../src/bots/auth/bot-token-directory';
 import { BotTokenService } from '../src/bots/auth/bot-token.service';
 import { TokenFailureLimiter } from '../src/bots/auth/token-failure-limiter';
 import { BotsStore } from '../src/bots/bots.store';
-import { Bot } from '../src/bots/entities/bot.entity';
 import { BotConfig } from '../src/config/bot.config';
 import { botMigrations } from '../src/database/migrations';
 
 /** The bot-token checks on a database, a change channel and rate-limit counters of their own, without an app. */
 export interface BotTokenUnit {
   dataSource: DataSource;
+  /** The pool the stores run on. */
+  database: Database;
   config: BotConfig;
   store: BotsStore;
   cache: BotTokenCache;
@@ -35,20 +38,21 @@ export interface BotTokenUnit {
 
 export async function startBotTokenUnit(env: Record<string, string> = {}): Promise<BotTokenUnit> {
   const database: TestDatabase = await createTestDatabase('bot', botMigrations);
-  // The store reads the Bot entity; a Nest app would register it through the module's forFeature.
-  const dataSource = new DataSource({ ...testDataSource(database.name).options, entities: [Bot] } as DataSourceOptions);
+  const dataSource = testDataSource(database.name);
   await dataSource.initialize();
+  const pool = new Database(new Pool(poolConfig(testDatabaseSettings(database.name, 4))), 'named');
   const backend = defaultTestBackend();
   const buses = testChannelBuses(backend);
   const counters = testRateLimitStores(backend);
   const config = loadConfig(BotConfig, { NODE_ENV: 'test', ...env });
-  const store = new BotsStore(dataSource);
+  const store = new BotsStore(pool);
   const cache = new BotTokenCache(await buses.replica(), config);
   await cache.start();
   const directory = new BotTokenDirectory(store);
   const failures = new TokenFailureLimiter(await counters.replica(), config);
   return {
     dataSource,
+    database: pool,
     config,
     store,
     cache,
@@ -70,6 +74,7 @@ export async function startBotTokenUnit(env: Record<string, string> = {}): Promi
       await counters.close();
       await buses.close();
       await dataSource.destroy();
+      await pool.end();
       await database.drop();
     },
   };

@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { usernameTaken } from '../bots/bot-errors';
 import { BotCredentialsService } from '../bots/bot-credentials.service';
-import { pageAnswer, pageWindow } from '@app/platform';
+import { Database, pageAnswer, pageWindow } from '@app/platform';
+import { isDeepStrictEqual } from 'node:util';
 import { botView, BotView } from '../bots/bot.view';
-import { BotsStore } from '../bots/bots.store';
+import { BotChanges, BotsStore } from '../bots/bots.store';
 import { assignGeneratedUsername } from '../bots/bot-usernames';
 import { systemUserIdFor } from '../users/bot-system-user-id';
 import { compactRateLimits } from '../bots/rate-limits';
@@ -20,7 +19,7 @@ import { BotPage } from '../bots/bot.view';
 @Injectable()
 export class AdminBotsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly credentials: BotCredentialsService,
     private readonly config: BotConfig,
     private readonly tokenCache: BotTokenCache,
@@ -45,15 +44,15 @@ export class AdminBotsService {
    */
   async approve(staffId: string, botId: string): Promise<BotView> {
     try {
-      return await this.dataSource.transaction(async (manager) => {
-        const moved = await this.bots.approvePending(manager, botId, staffId);
+      return await this.database.transaction(async (tx) => {
+        const moved = await this.bots.approvePending(tx, botId, staffId);
         if (!moved) return this.explainNotPending(botId);
-        const username = moved.username ?? (await assignGeneratedUsername(this.bots, manager, botId, moved.name));
+        const username = moved.username ?? (await assignGeneratedUsername(this.bots, tx, botId, moved.name));
         const systemUserId = systemUserIdFor(botId);
-        await this.users.createBotUser(manager, systemUserId, moved.name, username);
-        await this.bots.linkSystemUser(manager, botId, systemUserId);
-        await this.credentials.issueForApproval(manager, botId);
-        return botView(await this.bots.get(botId, manager), this.config);
+        await this.users.createBotUser(tx, systemUserId, moved.name, username);
+        await this.bots.linkSystemUser(tx, botId, systemUserId);
+        await this.credentials.issueForApproval(tx, botId);
+        return botView(await this.bots.get(botId, tx), this.config);
       });
     } catch (error) {
       throw usernameTaken(error) ?? error;
@@ -61,23 +60,29 @@ export class AdminBotsService {
   }
 
   async reject(staffId: string, botId: string, dto: RejectBotDto): Promise<BotView> {
-    return this.dataSource.transaction(async (manager) => {
-      if (!(await this.bots.rejectPending(manager, botId, dto.reason, staffId))) await this.explainNotPending(botId);
-      return botView(await this.bots.get(botId, manager), this.config);
+    return this.database.transaction(async (tx) => {
+      if (!(await this.bots.rejectPending(tx, botId, dto.reason, staffId))) await this.explainNotPending(botId);
+      return botView(await this.bots.get(botId, tx), this.config);
     });
   }
 
   async update(botId: string, dto: AdminUpdateBotDto): Promise<BotView> {
-    const view = await this.dataSource.transaction(async (manager) => {
-      const bot = await this.bots.lock(manager, botId);
+    const view = await this.database.transaction(async (tx) => {
+      const bot = await this.bots.lock(tx, botId);
       if (!bot) throw BotErrors.notFound('Bot');
       if (dto.status !== undefined && bot.reviewStatus !== 'approved') {
         throw BotErrors.error('CONFLICT', 'Only an approved bot can be enabled or disabled');
       }
-      if (dto.status !== undefined) bot.status = dto.status;
-      if (dto.virtual_members_enabled !== undefined) bot.virtualMembersEnabled = dto.virtual_members_enabled;
-      if (dto.rate_limits !== undefined) bot.rateLimits = compactRateLimits(dto.rate_limits);
-      await this.bots.save(manager, bot);
+      const changes: BotChanges = {};
+      if (dto.status !== undefined && dto.status !== bot.status) changes.status = bot.status = dto.status;
+      if (dto.virtual_members_enabled !== undefined && dto.virtual_members_enabled !== bot.virtualMembersEnabled) {
+        changes.virtual_members_enabled = bot.virtualMembersEnabled = dto.virtual_members_enabled;
+      }
+      if (dto.rate_limits !== undefined) {
+        const rateLimits = compactRateLimits(dto.rate_limits);
+        if (!isDeepStrictEqual(rateLimits, bot.rateLimits)) changes.rate_limits = bot.rateLimits = rateLimits;
+      }
+      bot.updatedAt = (await this.bots.update(tx, botId, changes)) ?? bot.updatedAt;
       return botView(bot, this.config);
     });
     this.tokenCache.invalidate(botId);
@@ -85,7 +90,7 @@ export class AdminBotsService {
   }
 
   private async explainNotPending(botId: string): Promise<never> {
-    const bot = await this.bots.reviewOf(this.dataSource.manager, botId);
+    const bot = await this.bots.reviewOf(this.database, botId);
     if (!bot) throw BotErrors.notFound('Bot');
     throw BotErrors.error('CONFLICT', `The bot is ${bot.review_status}; only a pending application can be reviewed`);
   }

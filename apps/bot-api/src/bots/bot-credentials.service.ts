@@ -1,7 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { displayPrefix, generateSecretToken, hashSecretToken, SecretCipher } from '@app/auth';
-import { DataSource, EntityManager } from 'typeorm';
+import { Database, SqlTarget } from '@app/platform';
 import { BotErrors } from '../bot-errors';
 import { BotTokenCache } from './auth/bot-token-cache';
 import { BotConfig } from '../config/bot.config';
@@ -22,7 +21,7 @@ export class BotCredentialsService {
   private readonly logger = new Logger(BotCredentialsService.name);
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     config: BotConfig,
     private readonly tokenCache: BotTokenCache,
     private readonly bots: BotsStore,
@@ -31,9 +30,9 @@ export class BotCredentialsService {
   }
 
   /** At approval: the new token is sealed for the developer's one read within seven days. */
-  async issueForApproval(manager: EntityManager, botId: string): Promise<void> {
+  async issueForApproval(on: SqlTarget, botId: string): Promise<void> {
     const token = generateSecretToken('sbot_');
-    await this.bots.issueToken(manager, botId, {
+    await this.bots.issueToken(on, botId, {
       hash: hashSecretToken(token),
       prefix: displayPrefix(token),
       sealed: this.cipher.encrypt(botId, token),
@@ -43,14 +42,14 @@ export class BotCredentialsService {
 
   /** The sealed token, destroyed in the same transaction that reads it; the row lock serialises parallel reads. */
   async readOnce(ownerId: string, botId: string): Promise<IssuedToken> {
-    const outcome = await this.dataSource.transaction(async (manager) => {
-      const row = await this.bots.lockTokenCopy(manager, ownerId, botId);
+    const outcome = await this.database.transaction(async (tx) => {
+      const row = await this.bots.lockTokenCopy(tx, ownerId, botId);
       if (!row) throw BotErrors.notFound('Bot');
       if (row.review_status !== 'approved') {
         throw BotErrors.error('CONFLICT', 'The bot has no token before it is approved');
       }
       if (!row.one_time_token_ciphertext) return null;
-      await this.bots.destroyTokenCopy(manager, botId);
+      await this.bots.destroyTokenCopy(tx, botId);
       // An expired copy is destroyed too, but its plaintext never leaves this function.
       return row.expired ? null : this.open(botId, row.one_time_token_ciphertext);
     });
@@ -66,12 +65,12 @@ export class BotCredentialsService {
   /** A new token replaces the old one at once; its plaintext exists only in this response. */
   async rotate(ownerId: string, botId: string): Promise<IssuedToken> {
     const token = generateSecretToken('sbot_');
-    await this.dataSource.transaction(async (manager) => {
-      const replaced = await this.bots.replaceToken(manager, ownerId, botId, {
+    await this.database.transaction(async (tx) => {
+      const replaced = await this.bots.replaceToken(tx, ownerId, botId, {
         hash: hashSecretToken(token),
         prefix: displayPrefix(token),
       });
-      if (!replaced) await this.explainMissing(manager, ownerId, botId);
+      if (!replaced) await this.explainMissing(tx, ownerId, botId);
     });
     this.tokenCache.invalidate(botId);
     return { one_time_token: token, token_prefix: displayPrefix(token) };
@@ -79,8 +78,8 @@ export class BotCredentialsService {
 
   /** Stops the current token at once; a later rotation issues a working one again. */
   async revoke(ownerId: string, botId: string): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
-      if (!(await this.bots.revokeToken(manager, ownerId, botId))) await this.explainMissing(manager, ownerId, botId);
+    await this.database.transaction(async (tx) => {
+      if (!(await this.bots.revokeToken(tx, ownerId, botId))) await this.explainMissing(tx, ownerId, botId);
     });
     this.tokenCache.invalidate(botId);
   }
@@ -103,8 +102,8 @@ export class BotCredentialsService {
     }
   }
 
-  private async explainMissing(manager: EntityManager, ownerId: string, botId: string): Promise<never> {
-    const found = await this.bots.reviewOf(manager, botId, ownerId);
+  private async explainMissing(on: SqlTarget, ownerId: string, botId: string): Promise<never> {
+    const found = await this.bots.reviewOf(on, botId, ownerId);
     if (!found) throw BotErrors.notFound('Bot');
     throw BotErrors.error('CONFLICT', 'The bot has no token before it is approved');
   }

@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { SqlTarget } from '@app/platform';
 import { BotErrors } from '../bot-errors';
 import type { BotsStore } from './bots.store';
 import { usernameCandidates } from './generated-username';
@@ -14,17 +14,17 @@ import { usernameCandidates } from './generated-username';
  */
 export async function assignGeneratedUsername(
   bots: BotsStore,
-  manager: EntityManager,
+  on: SqlTarget,
   botId: string,
   name: string,
 ): Promise<string> {
   const candidates = usernameCandidates(name, botId);
   const refused = new Set<string>();
   for (let round = 0; round < candidates.length; round++) {
-    const taken = await bots.takenUsernames(manager, candidates, botId);
+    const taken = await bots.takenUsernames(on, candidates, botId);
     const free = candidates.find((candidate) => !taken.has(candidate) && !refused.has(candidate));
     if (free === undefined) break;
-    if (await bots.claimUsername(manager, botId, free)) return free;
+    if (await bots.claimUsername(on, botId, free)) return free;
     refused.add(free);
   }
   throw BotErrors.error('CONFLICT', 'No username derived from the bot name is free; give the bot a username first');

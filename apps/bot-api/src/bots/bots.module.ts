@@ -11,11 +11,11 @@ import { BotCredentialsService } from './bot-credentials.service';
 import { BotsController } from './bots.controller';
 import { BotsService } from './bots.service';
 import { BotsStore } from './bots.store';
-import { Bot } from './entities/bot.entity';
+import { BotEntity } from './entities/bot.entity';
 import { OneTimeTokenPurgeService } from './one-time-token-purge.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Bot]), UsersModule, DeliveriesModule],
+  imports: [TypeOrmModule.forFeature([BotEntity]), UsersModule, DeliveriesModule],
   controllers: [BotsController],
   providers: [
     BotsStore,

@@ -1,20 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
-import { DataSource, EntityManager } from 'typeorm';
+import { isDeepStrictEqual } from 'node:util';
 import { BotErrors } from '../bot-errors';
 import { BotTokenCache } from './auth/bot-token-cache';
 import { BotConfig } from '../config/bot.config';
 import { UsersStore } from '../users/users.store';
 import { usernameTaken } from './bot-errors';
 import { DeliveryDomain } from '@app/bot-delivery';
-import { PageQueryDto, pageAnswer, pageWindow } from '@app/platform';
+import { Database, PageQueryDto, pageAnswer, pageWindow, SqlTarget } from '@app/platform';
 import { botView, BotView } from './bot.view';
-import { BotsStore } from './bots.store';
+import { Bot, BotChanges, BotsStore } from './bots.store';
 import { assignGeneratedUsername } from './bot-usernames';
 import { SubmitBotDto } from './dto/submit-bot.dto';
 import { UpdateBotDto } from './dto/update-bot.dto';
-import { Bot, DEFAULT_BOT_SCOPES } from './entities/bot.entity';
+import { DEFAULT_BOT_SCOPES } from './entities/bot.entity';
 import { systemUserIdFor } from '../users/bot-system-user-id';
 import { compactRateLimits, defaultRateLimits } from './rate-limits';
 import { BotPage } from './bot.view';
@@ -27,7 +26,7 @@ export function newBotId(): string {
 @Injectable()
 export class BotsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly config: BotConfig,
     private readonly tokenCache: BotTokenCache,
     private readonly bots: BotsStore,
@@ -37,7 +36,7 @@ export class BotsService {
 
   async submit(ownerId: string, dto: SubmitBotDto): Promise<BotView> {
     try {
-      return await this.dataSource.transaction(async (manager) => {
+      return await this.database.transaction(async (tx) => {
         const application = {
           id: newBotId(),
           ownerId,
@@ -47,10 +46,10 @@ export class BotsService {
           avatar: dto.avatar ?? null,
           scopes: dto.scopes ? [...new Set(dto.scopes)] : [...DEFAULT_BOT_SCOPES],
         };
-        if (application.username) await this.assertUsernameFree(manager, application.username, application.id);
-        await this.bots.insertApplication(manager, application);
-        await this.delivery.createSettings(manager, application.id);
-        return botView(await this.bots.get(application.id, manager), this.config);
+        if (application.username) await this.assertUsernameFree(tx, application.username, application.id);
+        await this.bots.insertApplication(tx, application);
+        await this.delivery.createSettings(tx, application.id);
+        return botView(await this.bots.get(application.id, tx), this.config);
       });
     } catch (error) {
       throw usernameTaken(error) ?? error;
@@ -76,30 +75,40 @@ export class BotsService {
   async update(ownerId: string, botId: string, dto: UpdateBotDto): Promise<BotView> {
     this.assertWithinDefaults(dto);
     try {
-      const view = await this.dataSource.transaction(async (manager) => {
-        const bot = await this.bots.lock(manager, botId, ownerId);
+      const view = await this.database.transaction(async (tx) => {
+        const bot = await this.bots.lock(tx, botId, ownerId);
         if (!bot) throw BotErrors.notFound('Bot');
         if (bot.reviewStatus !== 'approved') {
           throw BotErrors.error('CONFLICT', 'A bot can be changed only after its approval');
         }
-        if (dto.name !== undefined) bot.name = dto.name;
-        if (dto.description !== undefined) bot.description = dto.description;
-        if (dto.short_description !== undefined) bot.shortDescription = dto.short_description;
-        if (dto.avatar !== undefined) bot.avatar = dto.avatar;
-        if (dto.supports_inline_queries !== undefined) bot.supportsInlineQueries = dto.supports_inline_queries;
-        if (dto.rate_limits !== undefined) bot.rateLimits = compactRateLimits(dto.rate_limits);
+        const changes: BotChanges = {};
+        if (dto.name !== undefined && dto.name !== bot.name) changes.name = bot.name = dto.name;
+        if (dto.description !== undefined && dto.description !== bot.description) {
+          changes.description = bot.description = dto.description;
+        }
+        if (dto.short_description !== undefined && dto.short_description !== bot.shortDescription) {
+          changes.short_description = bot.shortDescription = dto.short_description;
+        }
+        if (dto.avatar !== undefined && dto.avatar !== bot.avatar) changes.avatar = bot.avatar = dto.avatar;
+        if (dto.supports_inline_queries !== undefined && dto.supports_inline_queries !== bot.supportsInlineQueries) {
+          changes.supports_inline_queries = bot.supportsInlineQueries = dto.supports_inline_queries;
+        }
+        if (dto.rate_limits !== undefined) {
+          const rateLimits = compactRateLimits(dto.rate_limits);
+          if (!isDeepStrictEqual(rateLimits, bot.rateLimits)) changes.rate_limits = bot.rateLimits = rateLimits;
+        }
         if (dto.username !== undefined && dto.username !== bot.username) {
-          await this.assertUsernameFree(manager, dto.username, bot.id);
-          bot.username = dto.username;
+          await this.assertUsernameFree(tx, dto.username, bot.id);
+          changes.username = bot.username = dto.username;
         }
         // A bot approved before approvals gave every bot a username gets one with its next change.
-        bot.username ??= await assignGeneratedUsername(this.bots, manager, bot.id, bot.name);
-        await this.bots.save(manager, bot);
+        bot.username ??= await assignGeneratedUsername(this.bots, tx, bot.id, bot.name);
+        await this.bots.update(tx, bot.id, changes);
         if (dto.auto_redeliver_dead_letters !== undefined) {
-          await this.delivery.setAutoRedeliver(manager, bot.id, dto.auto_redeliver_dead_letters);
+          await this.delivery.setAutoRedeliver(tx, bot.id, dto.auto_redeliver_dead_letters);
         }
-        await this.syncSystemUser(manager, bot);
-        return botView(await this.bots.get(bot.id, manager), this.config);
+        await this.syncSystemUser(tx, bot);
+        return botView(await this.bots.get(bot.id, tx), this.config);
       });
       this.tokenCache.invalidate(botId);
       return view;
@@ -109,14 +118,14 @@ export class BotsService {
   }
 
   /** The system user carries the bot's display name and @username into chats. */
-  private async syncSystemUser(manager: EntityManager, bot: Bot): Promise<void> {
+  private async syncSystemUser(on: SqlTarget, bot: Bot): Promise<void> {
     if (!bot.systemUserId) return;
-    await this.users.renameBotUser(manager, bot.systemUserId, bot.name, bot.username);
+    await this.users.renameBotUser(on, bot.systemUserId, bot.name, bot.username);
   }
 
   /** A friendly early answer; the unique indexes stay the real guard against a concurrent taker. */
-  private async assertUsernameFree(manager: EntityManager, username: string, botId: string): Promise<void> {
-    const taken = await this.bots.usernameTaken(manager, username, botId, systemUserIdFor(botId));
+  private async assertUsernameFree(on: SqlTarget, username: string, botId: string): Promise<void> {
+    const taken = await this.bots.usernameTaken(on, username, botId, systemUserIdFor(botId));
     if (taken) throw BotErrors.error('CONFLICT', 'This username is already taken');
   }
 

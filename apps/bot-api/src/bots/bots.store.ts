@@ -1,70 +1,187 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { botAvailableSql } from '@app/bot-delivery';
-import { DataSource, EntityManager } from 'typeorm';
-import { Bot, FriendRequestMode, ReviewStatus } from './entities/bot.entity';
+import { Database, execute, executeAll, executeFirst, RowOf, SqlTarget } from '@app/platform';
+import { db, prepared, type Bots, type JsonObject } from '@app/bot-schema';
+import { Compilable, NotNull, RawBuilder, sql, Updateable } from 'kysely';
+import type { BotRateLimits, FriendRequestMode, ReviewStatus } from './entities/bot.entity';
 import { isUniqueViolation } from './bot-errors';
 import { systemUserIdFor } from '../users/bot-system-user-id';
+
+/** The columns of a bot as the app reads it, with the delivery settings its own row shows. */
+const BOT_COLUMNS = [
+  'b.id',
+  'b.owner_id as ownerId',
+  'b.name',
+  'b.username',
+  'b.description',
+  'b.short_description as shortDescription',
+  'b.avatar',
+  'b.scopes',
+  'b.review_status as reviewStatus',
+  'b.rejection_reason as rejectionReason',
+  'b.reviewed_by as reviewedBy',
+  'b.reviewed_at as reviewedAt',
+  'b.status',
+  'b.system_user_id as systemUserId',
+  'b.supports_inline_queries as supportsInlineQueries',
+  'b.friend_request_mode as friendRequestMode',
+  'b.virtual_members_enabled as virtualMembersEnabled',
+  'b.token_prefix as tokenPrefix',
+  'b.token_issued_at as tokenIssuedAt',
+  'b.token_revoked_at as tokenRevokedAt',
+  'b.one_time_token_expires_at as oneTimeTokenExpiresAt',
+  'b.created_at as createdAt',
+  'b.updated_at as updatedAt',
+  's.delivery_mode as deliveryMode',
+  's.allowed_updates as allowedUpdates',
+  's.auto_redeliver_dead_letters as autoRedeliverDeadLetters',
+  's.updated_at as deliveryUpdatedAt',
+] as const;
+
+/**
+ * Bots with their delivery settings (@app/bot-delivery owns them, this only reads them). Every bot gets
+ * its settings row with its application; the outer join still reads a bot without one, and FOR UPDATE /
+ * FOR SHARE name `b` so that only the bot's row is locked.
+ */
+function selectBots() {
+  return db
+    .selectFrom('bots as b')
+    .leftJoin('bot_delivery_settings as s', 's.bot_id', 'b.id')
+    .select(BOT_COLUMNS)
+    .select((eb) => eb.ref('b.rate_limits').$castTo<BotRateLimits>().as('rateLimits'))
+    .$narrowType<{ deliveryMode: NotNull; autoRedeliverDeadLetters: NotNull; deliveryUpdatedAt: NotNull }>();
+}
+
+/** A bot as every module reads it: its row, and the delivery settings shown with it. The token hash is never in it. */
+export type Bot = RowOf<ReturnType<typeof selectBots>>;
+
+/** The hot path of every bot call: the bot whose current, unrevoked token has this SHA-256 hash. */
+const BOT_BY_TOKEN_HASH = prepared('bot_api_bot_by_token_hash', (_, p: { hash: string }) =>
+  selectBots()
+    .select('b.token_hash as tokenHash')
+    .where('b.token_hash', '=', p.hash)
+    .where('b.token_revoked_at', 'is', null),
+);
+
+export type BotWithTokenHash = RowOf<typeof BOT_BY_TOKEN_HASH>;
 
 /** What a developer gives when applying for a bot; everything else starts at its default. */
 export type BotApplication = Pick<Bot, 'id' | 'ownerId' | 'name' | 'username' | 'description' | 'avatar' | 'scopes'>;
 
-/** The sealed one-time token of a bot, locked for its single read. */
-export interface TokenCopy {
-  review_status: ReviewStatus;
-  one_time_token_ciphertext: string | null;
-  expired: boolean;
+/** The columns a developer or staff change on a bot (`updated_at` follows them). */
+export type BotChanges = Pick<
+  Updateable<Bots>,
+  | 'name'
+  | 'username'
+  | 'description'
+  | 'short_description'
+  | 'avatar'
+  | 'supports_inline_queries'
+  | 'status'
+  | 'virtual_members_enabled'
+> & { rate_limits?: BotRateLimits };
+
+/** A statement the builder cannot say (savepoints), compiled by the same compiler. */
+function rawStatement(statement: RawBuilder<unknown>): Compilable<unknown> {
+  return { compile: () => statement.compile(db) };
 }
+
+/** Usernames compare in lower case, as the unique index `bots_username_lower` does. */
+const lowerUsername = sql<string>`lower(username)`;
+
+function lockTokenCopyQuery(ownerId: string, botId: string) {
+  return db
+    .selectFrom('bots')
+    .select((eb) => [
+      'review_status',
+      'one_time_token_ciphertext',
+      eb('one_time_token_expires_at', '<=', sql<Date>`now()`).as('expired'),
+    ])
+    .where('id', '=', botId)
+    .where('owner_id', '=', ownerId)
+    .forUpdate();
+}
+
+/** The sealed one-time token of a bot, locked for its single read. */
+export type TokenCopy = RowOf<ReturnType<typeof lockTokenCopyQuery>>;
 
 /** Every statement on `bots`; a bot's delivery settings are @app/bot-delivery's (DeliveryDomain). */
 @Injectable()
 export class BotsStore {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly database: Database) {}
 
   /** A new application: pending review, disabled, no token yet. */
-  async insertApplication(manager: EntityManager, application: BotApplication): Promise<void> {
-    const repo = manager.getRepository(Bot);
-    await repo.insert(
-      repo.create({
-        ...application,
-        shortDescription: null,
-        reviewStatus: 'pending',
-        rejectionReason: null,
-        reviewedBy: null,
-        reviewedAt: null,
+  async insertApplication(on: SqlTarget, application: BotApplication): Promise<void> {
+    await execute(
+      on,
+      db.insertInto('bots').values({
+        id: application.id,
+        owner_id: application.ownerId,
+        name: application.name,
+        username: application.username,
+        description: application.description,
+        short_description: null,
+        avatar: application.avatar,
+        scopes: application.scopes,
+        review_status: 'pending',
+        rejection_reason: null,
+        reviewed_by: null,
+        reviewed_at: null,
         status: 'disabled',
-        systemUserId: null,
-        supportsInlineQueries: false,
-        friendRequestMode: 'auto_accept',
-        rateLimits: {},
-        virtualMembersEnabled: false,
-        tokenHash: null,
-        tokenPrefix: null,
-        tokenIssuedAt: null,
-        tokenRevokedAt: null,
-        oneTimeTokenCiphertext: null,
-        oneTimeTokenExpiresAt: null,
+        system_user_id: null,
+        supports_inline_queries: false,
+        friend_request_mode: 'auto_accept',
+        rate_limits: {},
+        virtual_members_enabled: false,
+        token_hash: null,
+        token_prefix: null,
+        token_issued_at: null,
+        token_revoked_at: null,
+        one_time_token_ciphertext: null,
+        one_time_token_expires_at: null,
       }),
     );
   }
 
   /** Whether another bot, or the system user of another bot, holds the username (a rejected application does not). */
-  async usernameTaken(manager: EntityManager, username: string, botId: string, systemUserId: string): Promise<boolean> {
-    const taken: unknown[] = await manager.query(
-      `SELECT 1 FROM bots WHERE lower(username) = lower($1) AND review_status <> 'rejected' AND id <> $2
-       UNION ALL SELECT 1 FROM users WHERE lower(username) = lower($1) AND id <> $3 LIMIT 1`,
-      [username, botId, systemUserId],
+  async usernameTaken(on: SqlTarget, username: string, botId: string, systemUserId: string): Promise<boolean> {
+    const taken = await executeAll(
+      on,
+      db
+        .selectFrom('bots')
+        .select(sql.lit(1).as('taken'))
+        .where(lowerUsername, '=', sql<string>`lower(${username})`)
+        .where('review_status', '<>', sql.lit('rejected'))
+        .where('id', '<>', botId)
+        .unionAll(
+          db
+            .selectFrom('users')
+            .select(sql.lit(1).as('taken'))
+            .where(lowerUsername, '=', sql<string>`lower(${username})`)
+            .where('id', '<>', systemUserId),
+        )
+        .limit(sql.lit(1)),
     );
     return taken.length > 0;
   }
 
   /** Which of these usernames (compared in lower case) another bot or its system user holds; answered in lower case. */
-  async takenUsernames(manager: EntityManager, usernames: string[], botId: string): Promise<Set<string>> {
-    const rows: Array<{ username: string }> = await manager.query(
-      `SELECT lower(username) AS username FROM bots
-        WHERE lower(username) = ANY($1) AND review_status <> 'rejected' AND id <> $2
-       UNION SELECT lower(username) FROM users WHERE lower(username) = ANY($1) AND id <> $3`,
-      [usernames.map((username) => username.toLowerCase()), botId, systemUserIdFor(botId)],
+  async takenUsernames(on: SqlTarget, usernames: string[], botId: string): Promise<Set<string>> {
+    const lowered = usernames.map((username) => username.toLowerCase());
+    const rows = await executeAll(
+      on,
+      db
+        .selectFrom('bots')
+        .select(lowerUsername.as('username'))
+        .where((eb) => eb(lowerUsername, '=', eb.fn.any(eb.val(lowered))))
+        .where('review_status', '<>', sql.lit('rejected'))
+        .where('id', '<>', botId)
+        .union(
+          db
+            .selectFrom('users')
+            .select(lowerUsername.as('username'))
+            .where((eb) => eb(lowerUsername, '=', eb.fn.any(eb.val(lowered))))
+            .where('id', '<>', systemUserIdFor(botId)),
+        ),
     );
     return new Set(rows.map((row) => row.username));
   }
@@ -74,120 +191,189 @@ export class BotsStore {
    * one still being approved, which this statement waits for). A savepoint keeps the surrounding
    * transaction usable after a refusal, so the caller can try the next name.
    */
-  async claimUsername(manager: EntityManager, botId: string, username: string): Promise<boolean> {
-    await manager.query(`SAVEPOINT claim_username`);
+  async claimUsername(on: SqlTarget, botId: string, username: string): Promise<boolean> {
+    await execute(on, rawStatement(sql`SAVEPOINT claim_username`));
     try {
-      await manager.query(`UPDATE bots SET username = $2, updated_at = now() WHERE id = $1`, [botId, username]);
+      await execute(
+        on,
+        db
+          .updateTable('bots')
+          .set({ username, updated_at: sql`now()` })
+          .where('id', '=', botId),
+      );
     } catch (error) {
       if (!isUniqueViolation(error, 'bots_username_lower')) throw error;
-      await manager.query(`ROLLBACK TO SAVEPOINT claim_username`);
+      await execute(on, rawStatement(sql`ROLLBACK TO SAVEPOINT claim_username`));
       return false;
     }
-    await manager.query(`RELEASE SAVEPOINT claim_username`);
+    await execute(on, rawStatement(sql`RELEASE SAVEPOINT claim_username`));
     return true;
   }
 
-  /** The owner's bots, newest first. */
-  pageOfOwner(ownerId: string, skip: number, take: number): Promise<[Bot[], number]> {
-    return this.dataSource
-      .getRepository(Bot)
-      .findAndCount({ where: { ownerId }, order: { createdAt: 'DESC', id: 'ASC' }, skip, take });
+  /** The owner's bots, newest first, and how many the owner has. */
+  async pageOfOwner(ownerId: string, skip: number, take: number): Promise<[Bot[], number]> {
+    const page = await executeAll(
+      this.database,
+      selectBots()
+        .where('b.owner_id', '=', ownerId)
+        .orderBy('b.created_at', 'desc')
+        .orderBy('b.id', 'asc')
+        .limit(take)
+        .offset(skip),
+    );
+    const counted = await executeFirst(
+      this.database,
+      db
+        .selectFrom('bots')
+        .select((eb) => eb.fn.countAll<string>().as('total'))
+        .where('owner_id', '=', ownerId),
+    );
+    return [page, Number(counted!.total)];
   }
 
-  /** The review queue (or every bot), oldest first. */
-  pageForReview(reviewStatus: ReviewStatus | undefined, skip: number, take: number): Promise<[Bot[], number]> {
-    return this.dataSource.getRepository(Bot).findAndCount({
-      where: reviewStatus ? { reviewStatus } : {},
-      order: { createdAt: 'ASC', id: 'ASC' },
-      skip,
-      take,
-    });
+  /** The review queue (or every bot), oldest first, and how many it holds. */
+  async pageForReview(reviewStatus: ReviewStatus | undefined, skip: number, take: number): Promise<[Bot[], number]> {
+    const page = await executeAll(
+      this.database,
+      selectBots()
+        .$if(reviewStatus !== undefined, (qb) => qb.where('b.review_status', '=', reviewStatus!))
+        .orderBy('b.created_at', 'asc')
+        .orderBy('b.id', 'asc')
+        .limit(take)
+        .offset(skip),
+    );
+    const counted = await executeFirst(
+      this.database,
+      db
+        .selectFrom('bots')
+        .select((eb) => eb.fn.countAll<string>().as('total'))
+        .$if(reviewStatus !== undefined, (qb) => qb.where('review_status', '=', reviewStatus!)),
+    );
+    return [page, Number(counted!.total)];
   }
 
-  findOwned(ownerId: string, botId: string): Promise<Bot | null> {
-    return this.dataSource.getRepository(Bot).findOneBy({ id: botId, ownerId });
+  async findOwned(ownerId: string, botId: string): Promise<Bot | null> {
+    return (
+      (await executeFirst(this.database, selectBots().where('b.id', '=', botId).where('b.owner_id', '=', ownerId))) ??
+      null
+    );
   }
 
-  find(manager: EntityManager, botId: string): Promise<Bot | null> {
-    return manager.getRepository(Bot).findOneBy({ id: botId });
+  async find(on: SqlTarget, botId: string): Promise<Bot | null> {
+    return (await executeFirst(on, selectBots().where('b.id', '=', botId))) ?? null;
   }
 
   /** A bot known to exist (it authenticated, or this transaction just changed it). */
-  get(botId: string, manager: EntityManager = this.dataSource.manager): Promise<Bot> {
-    return manager.getRepository(Bot).findOneByOrFail({ id: botId });
+  async get(botId: string, on: SqlTarget = this.database): Promise<Bot> {
+    const bot = await executeFirst(on, selectBots().where('b.id', '=', botId));
+    if (!bot) throw new Error(`bot ${botId} does not exist`);
+    return bot;
   }
 
   /** The bot locked for an update in this transaction; `ownerId` confines it to the owner's bots. */
-  lock(manager: EntityManager, botId: string, ownerId?: string): Promise<Bot | null> {
-    return manager.getRepository(Bot).findOne({
-      where: ownerId === undefined ? { id: botId } : { id: botId, ownerId },
-      lock: { mode: 'pessimistic_write' },
-    });
+  async lock(on: SqlTarget, botId: string, ownerId?: string): Promise<Bot | null> {
+    const bot = await executeFirst(
+      on,
+      selectBots()
+        .where('b.id', '=', botId)
+        .$if(ownerId !== undefined, (qb) => qb.where('b.owner_id', '=', ownerId!))
+        .forUpdate('b'),
+    );
+    return bot ?? null;
   }
 
   /** FOR SHARE: a concurrent change of the bot waits until this transaction ends. */
-  lockShared(manager: EntityManager, botId: string): Promise<Bot | null> {
-    return manager.getRepository(Bot).findOne({ where: { id: botId }, lock: { mode: 'pessimistic_read' } });
+  async lockShared(on: SqlTarget, botId: string): Promise<Bot | null> {
+    return (await executeFirst(on, selectBots().where('b.id', '=', botId).forShare('b'))) ?? null;
   }
 
-  async save(manager: EntityManager, bot: Bot): Promise<void> {
-    await manager.getRepository(Bot).save(bot);
+  /**
+   * Writes the changed columns and moves `updated_at`; no statement when nothing changed. Returns the
+   * new `updated_at` (undefined when nothing was written).
+   */
+  async update(on: SqlTarget, botId: string, changes: BotChanges): Promise<Date | undefined> {
+    if (Object.keys(changes).length === 0) return undefined;
+    const { rate_limits: rateLimits, ...columns } = changes;
+    const row = await executeFirst(
+      on,
+      db
+        .updateTable('bots')
+        .set({
+          ...columns,
+          ...(rateLimits === undefined ? {} : { rate_limits: { ...rateLimits } as JsonObject }),
+          updated_at: sql`now()`,
+        })
+        .where('id', '=', botId)
+        .returning('updated_at'),
+    );
+    return row?.updated_at;
   }
 
   /** The bot's review state; undefined when there is no such bot (of this owner, when given). */
-  async reviewOf(
-    manager: EntityManager,
-    botId: string,
-    ownerId?: string,
-  ): Promise<{ review_status: ReviewStatus } | undefined> {
-    const rows: Array<{ review_status: ReviewStatus }> =
-      ownerId === undefined
-        ? await manager.query(`SELECT review_status FROM bots WHERE id = $1`, [botId])
-        : await manager.query(`SELECT review_status FROM bots WHERE id = $1 AND owner_id = $2`, [botId, ownerId]);
-    return rows[0];
+  reviewOf(on: SqlTarget, botId: string, ownerId?: string): Promise<{ review_status: ReviewStatus } | undefined> {
+    return executeFirst(
+      on,
+      db
+        .selectFrom('bots')
+        .select('review_status')
+        .where('id', '=', botId)
+        .$if(ownerId !== undefined, (qb) => qb.where('owner_id', '=', ownerId!)),
+    );
   }
 
   /**
    * pending → approved and enabled (still polling, as every bot starts). The condition lets exactly one of two concurrent
    * approvals through; undefined when the bot was not pending.
    */
-  async approvePending(
-    manager: EntityManager,
+  approvePending(
+    on: SqlTarget,
     botId: string,
     staffId: string,
   ): Promise<{ name: string; username: string | null } | undefined> {
-    const [moved]: [{ name: string; username: string | null }[], number] = await manager.query(
-      `UPDATE bots SET review_status = 'approved', status = 'enabled', reviewed_by = $2, reviewed_at = now(), updated_at = now()
-        WHERE id = $1 AND review_status = 'pending'
-       RETURNING name, username`,
-      [botId, staffId],
+    return executeFirst(
+      on,
+      db
+        .updateTable('bots')
+        .set({
+          review_status: sql.lit('approved'),
+          status: sql.lit('enabled'),
+          reviewed_by: staffId,
+          reviewed_at: sql`now()`,
+          updated_at: sql`now()`,
+        })
+        .where('id', '=', botId)
+        .where('review_status', '=', sql.lit('pending'))
+        .returning(['name', 'username']),
     );
-    return moved[0];
   }
 
-  async linkSystemUser(manager: EntityManager, botId: string, systemUserId: string): Promise<void> {
-    await manager.query(`UPDATE bots SET system_user_id = $2 WHERE id = $1`, [botId, systemUserId]);
+  async linkSystemUser(on: SqlTarget, botId: string, systemUserId: string): Promise<void> {
+    await execute(on, db.updateTable('bots').set({ system_user_id: systemUserId }).where('id', '=', botId));
   }
 
   /** pending → rejected; false when the bot was not pending. */
-  async rejectPending(manager: EntityManager, botId: string, reason: string, staffId: string): Promise<boolean> {
-    const [moved]: [unknown[], number] = await manager.query(
-      `UPDATE bots SET review_status = 'rejected', rejection_reason = $2, reviewed_by = $3, reviewed_at = now(),
-              updated_at = now()
-        WHERE id = $1 AND review_status = 'pending' RETURNING id`,
-      [botId, reason, staffId],
+  async rejectPending(on: SqlTarget, botId: string, reason: string, staffId: string): Promise<boolean> {
+    const moved = await executeAll(
+      on,
+      db
+        .updateTable('bots')
+        .set({
+          review_status: sql.lit('rejected'),
+          rejection_reason: reason,
+          reviewed_by: staffId,
+          reviewed_at: sql`now()`,
+          updated_at: sql`now()`,
+        })
+        .where('id', '=', botId)
+        .where('review_status', '=', sql.lit('pending'))
+        .returning('id'),
     );
     return moved.length > 0;
   }
 
   /** The bot whose current, unrevoked token has this SHA-256 hash, with the hash (never selected otherwise). */
-  findByTokenHash(hash: string): Promise<Bot | null> {
-    return this.dataSource
-      .getRepository(Bot)
-      .createQueryBuilder('bot')
-      .addSelect('bot.tokenHash')
-      .where('bot.tokenHash = :hash AND bot.tokenRevokedAt IS NULL', { hash })
-      .getOne();
+  async findByTokenHash(hash: string): Promise<BotWithTokenHash | null> {
+    return (await BOT_BY_TOKEN_HASH.first(this.database, { hash })) ?? null;
   }
 
   /**
@@ -195,125 +381,178 @@ export class BotsStore {
    * even a large table comes back as one value rather than a row per bot.
    */
   async currentTokenHashPrefixes(length: number): Promise<string> {
-    const [row]: Array<{ prefixes: string }> = await this.dataSource.query(
-      `SELECT coalesce(string_agg(left(token_hash, $1), ''), '') AS prefixes
-         FROM bots WHERE token_hash IS NOT NULL AND token_revoked_at IS NULL`,
-      [length],
+    const row = await executeFirst(
+      this.database,
+      db
+        .selectFrom('bots')
+        .select(sql<string>`coalesce(string_agg(left(token_hash, ${length}), ''), '')`.as('prefixes'))
+        .where('token_hash', 'is not', null)
+        .where('token_revoked_at', 'is', null),
     );
-    return row.prefixes;
+    return row!.prefixes;
   }
 
   /** At approval: the token's hash, and its sealed copy for the developer's one read within `ttlMs`. */
   async issueToken(
-    manager: EntityManager,
+    on: SqlTarget,
     botId: string,
     token: { hash: string; prefix: string; sealed: string; ttlMs: number },
   ): Promise<void> {
-    await manager.query(
-      `UPDATE bots SET token_hash = $2, token_prefix = $3, token_issued_at = now(), token_revoked_at = NULL,
-              one_time_token_ciphertext = $4, one_time_token_expires_at = now() + $5 * interval '1 millisecond'
-        WHERE id = $1`,
-      [botId, token.hash, token.prefix, token.sealed, token.ttlMs],
+    await execute(
+      on,
+      db
+        .updateTable('bots')
+        .set({
+          token_hash: token.hash,
+          token_prefix: token.prefix,
+          token_issued_at: sql`now()`,
+          token_revoked_at: null,
+          one_time_token_ciphertext: token.sealed,
+          one_time_token_expires_at: sql`now() + ${token.ttlMs} * interval '1 millisecond'`,
+        })
+        .where('id', '=', botId),
     );
   }
 
   /** The row lock serialises parallel reads of the one-time token. */
-  async lockTokenCopy(manager: EntityManager, ownerId: string, botId: string): Promise<TokenCopy | undefined> {
-    const [row]: TokenCopy[] = await manager.query(
-      `SELECT review_status, one_time_token_ciphertext, one_time_token_expires_at <= now() AS expired
-         FROM bots WHERE id = $1 AND owner_id = $2 FOR UPDATE`,
-      [botId, ownerId],
-    );
-    return row;
+  lockTokenCopy(on: SqlTarget, ownerId: string, botId: string): Promise<TokenCopy | undefined> {
+    return executeFirst(on, lockTokenCopyQuery(ownerId, botId));
   }
 
-  async destroyTokenCopy(manager: EntityManager, botId: string): Promise<void> {
-    await manager.query(
-      `UPDATE bots SET one_time_token_ciphertext = NULL, one_time_token_expires_at = NULL WHERE id = $1`,
-      [botId],
+  async destroyTokenCopy(on: SqlTarget, botId: string): Promise<void> {
+    await execute(
+      on,
+      db
+        .updateTable('bots')
+        .set({ one_time_token_ciphertext: null, one_time_token_expires_at: null })
+        .where('id', '=', botId),
     );
   }
 
   /** A new token in place of the old one, for an approved bot of the owner; false when there is none. */
   async replaceToken(
-    manager: EntityManager,
+    on: SqlTarget,
     ownerId: string,
     botId: string,
     token: { hash: string; prefix: string },
   ): Promise<boolean> {
-    const [rows]: [unknown[], number] = await manager.query(
-      `UPDATE bots SET token_hash = $3, token_prefix = $4, token_issued_at = now(), token_revoked_at = NULL,
-              one_time_token_ciphertext = NULL, one_time_token_expires_at = NULL, updated_at = now()
-        WHERE id = $1 AND owner_id = $2 AND review_status = 'approved' RETURNING id`,
-      [botId, ownerId, token.hash, token.prefix],
+    const replaced = await executeAll(
+      on,
+      db
+        .updateTable('bots')
+        .set({
+          token_hash: token.hash,
+          token_prefix: token.prefix,
+          token_issued_at: sql`now()`,
+          token_revoked_at: null,
+          one_time_token_ciphertext: null,
+          one_time_token_expires_at: null,
+          updated_at: sql`now()`,
+        })
+        .where('id', '=', botId)
+        .where('owner_id', '=', ownerId)
+        .where('review_status', '=', sql.lit('approved'))
+        .returning('id'),
     );
-    return rows.length > 0;
+    return replaced.length > 0;
   }
 
   /** Stops the current token of an approved bot of the owner; false when there is none. */
-  async revokeToken(manager: EntityManager, ownerId: string, botId: string): Promise<boolean> {
-    const [rows]: [unknown[], number] = await manager.query(
-      `UPDATE bots SET token_revoked_at = COALESCE(token_revoked_at, now()),
-              one_time_token_ciphertext = NULL, one_time_token_expires_at = NULL, updated_at = now()
-        WHERE id = $1 AND owner_id = $2 AND review_status = 'approved' RETURNING id`,
-      [botId, ownerId],
+  async revokeToken(on: SqlTarget, ownerId: string, botId: string): Promise<boolean> {
+    const revoked = await executeAll(
+      on,
+      db
+        .updateTable('bots')
+        .set({
+          token_revoked_at: sql`COALESCE(token_revoked_at, now())`,
+          one_time_token_ciphertext: null,
+          one_time_token_expires_at: null,
+          updated_at: sql`now()`,
+        })
+        .where('id', '=', botId)
+        .where('owner_id', '=', ownerId)
+        .where('review_status', '=', sql.lit('approved'))
+        .returning('id'),
     );
-    return rows.length > 0;
+    return revoked.length > 0;
   }
 
   /** Sealed copies nobody read in time; returns how many were destroyed. */
   async destroyExpiredTokenCopies(): Promise<number> {
-    const [, affected]: [unknown[], number] = await this.dataSource.query(
-      `UPDATE bots SET one_time_token_ciphertext = NULL, one_time_token_expires_at = NULL
-        WHERE one_time_token_expires_at <= now()`,
+    const result = await execute(
+      this.database,
+      db
+        .updateTable('bots')
+        .set({ one_time_token_ciphertext: null, one_time_token_expires_at: null })
+        .where('one_time_token_expires_at', '<=', sql<Date>`now()`),
     );
-    return affected;
+    return result.rowCount ?? 0;
   }
 
-  async setFriendRequestMode(manager: EntityManager, botId: string, mode: FriendRequestMode): Promise<void> {
-    await manager.query(`UPDATE bots SET friend_request_mode = $2, updated_at = now() WHERE id = $1`, [botId, mode]);
+  async setFriendRequestMode(on: SqlTarget, botId: string, mode: FriendRequestMode): Promise<void> {
+    await execute(
+      on,
+      db
+        .updateTable('bots')
+        .set({ friend_request_mode: mode, updated_at: sql`now()` })
+        .where('id', '=', botId),
+    );
   }
 
   /** `lock` takes the row FOR SHARE, so the mode cannot change before this transaction ends. */
-  async friendRequestModeOf(
-    manager: EntityManager,
-    botId: string,
-    lock = false,
-  ): Promise<FriendRequestMode | undefined> {
-    const [row]: { friend_request_mode: FriendRequestMode }[] = await manager.query(
-      `SELECT friend_request_mode FROM bots WHERE id = $1 ${lock ? 'FOR SHARE' : ''}`,
-      [botId],
+  async friendRequestModeOf(on: SqlTarget, botId: string, lock = false): Promise<FriendRequestMode | undefined> {
+    const row = await executeFirst(
+      on,
+      db
+        .selectFrom('bots')
+        .select('friend_request_mode')
+        .where('id', '=', botId)
+        .$if(lock, (qb) => qb.forShare()),
     );
     return row?.friend_request_mode;
   }
 
   async setDescription(botId: string, text: string | null): Promise<void> {
-    await this.dataSource.query(`UPDATE bots SET description = $2, updated_at = now() WHERE id = $1`, [botId, text]);
+    await execute(
+      this.database,
+      db
+        .updateTable('bots')
+        .set({ description: text, updated_at: sql`now()` })
+        .where('id', '=', botId),
+    );
   }
 
   async setShortDescription(botId: string, text: string | null): Promise<void> {
-    await this.dataSource.query(`UPDATE bots SET short_description = $2, updated_at = now() WHERE id = $1`, [
-      botId,
-      text,
-    ]);
+    await execute(
+      this.database,
+      db
+        .updateTable('bots')
+        .set({ short_description: text, updated_at: sql`now()` })
+        .where('id', '=', botId),
+    );
   }
 
-  /** The available bot with this @username (any case), for inline queries; null when there is none. */
-  availableByUsername(manager: EntityManager, username: string): Promise<Bot | null> {
-    return manager
-      .getRepository(Bot)
-      .createQueryBuilder('b')
-      .where('lower(b.username) = lower(:username)', { username })
-      .andWhere(botAvailableSql('b'))
-      .getOne();
+  /**
+   * The available bot with this @username (any case), for inline queries; null when there is none.
+   * "Available" is @app/bot-delivery's rule (isBotAvailable / botAvailableSql): approved and enabled.
+   */
+  async availableByUsername(on: SqlTarget, username: string): Promise<Bot | null> {
+    const bot = await executeFirst(
+      on,
+      selectBots()
+        .where(sql<string>`lower(b.username)`, '=', sql<string>`lower(${username})`)
+        .where('b.review_status', '=', sql.lit('approved'))
+        .where('b.status', '=', sql.lit('enabled')),
+    );
+    return bot ?? null;
   }
 
   /** Whether staff switched virtual members on for the bot, read FOR SHARE so a concurrent switch waits. */
-  async virtualMembersEnabled(manager: EntityManager, botId: string): Promise<boolean> {
-    const rows: Array<{ virtual_members_enabled: boolean }> = await manager.query(
-      `SELECT virtual_members_enabled FROM bots WHERE id = $1 FOR SHARE`,
-      [botId],
+  async virtualMembersEnabled(on: SqlTarget, botId: string): Promise<boolean> {
+    const row = await executeFirst(
+      on,
+      db.selectFrom('bots').select('virtual_members_enabled').where('id', '=', botId).forShare(),
     );
-    return rows[0]?.virtual_members_enabled === true;
+    return row?.virtual_members_enabled === true;
   }
 }

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
-import { pageAnswer, pageWindow } from '@app/platform';
+import { Database, pageAnswer, pageWindow, SqlTarget } from '@app/platform';
 import { deliverJobFor, DeliveryStatus, DeliveryDomain, WebhookDelivery } from '@app/bot-delivery';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { DeliveryQueue } from './delivery-queue';
 import {
@@ -33,6 +33,7 @@ export class DeliveriesService {
   private readonly counting = new Map<string, Promise<number>>();
 
   constructor(
+    private readonly database: Database,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly queue: DeliveryQueue,
     private readonly delivery: DeliveryDomain,
@@ -71,8 +72,8 @@ export class DeliveriesService {
   }
 
   async get(ownerId: string, botId: string, updateId: string): Promise<DeliveryDetailView> {
-    await this.ownedBot(this.dataSource.manager, ownerId, botId);
-    const delivery = await this.findDelivery(this.dataSource.manager, botId, updateId);
+    await this.ownedBot(this.database, ownerId, botId);
+    const delivery = await this.findDelivery(this.database, botId, updateId);
     const attempts = await this.delivery.attemptsOf(delivery.id);
     return {
       ...deliveryView(delivery),
@@ -83,6 +84,7 @@ export class DeliveriesService {
 
   /** A finished delivery (dead letter or succeeded) goes out again under the same update_id. */
   async redeliver(ownerId: string, botId: string, updateId: string): Promise<DeliveryView> {
+    // A TypeORM transaction still: the restarted deliveries are queued once it commits, through its query runner.
     return this.dataSource.transaction(async (manager) => {
       await this.assertWebhookMode(manager, ownerId, botId);
       const delivery = await this.findDelivery(manager, botId, updateId);
@@ -100,6 +102,7 @@ export class DeliveriesService {
     if (dto.since && dto.until && Date.parse(dto.since) >= Date.parse(dto.until)) {
       throw BotErrors.invalid('since must be before until', [{ field: 'since', problem: 'must be before until' }]);
     }
+    // A TypeORM transaction still, as in redeliver.
     return this.dataSource.transaction(async (manager) => {
       await this.assertWebhookMode(manager, ownerId, botId);
       const restarted = await this.delivery.redeliverDeadLetters(manager, botId, dto.since ?? null, dto.until ?? null);
@@ -110,27 +113,27 @@ export class DeliveriesService {
 
   /** The bot's backlog with its total: what is still to be delivered and what died. */
   async backlog(ownerId: string, botId: string): Promise<DeliveryBacklogView> {
-    await this.ownedBot(this.dataSource.manager, ownerId, botId);
+    await this.ownedBot(this.database, ownerId, botId);
     const counts = await this.delivery.backlog(botId);
     return { ...counts, total: counts.pending + counts.retrying + counts.dead_letter };
   }
 
-  private async ownedBot(manager: EntityManager, ownerId: string, botId: string): Promise<void> {
-    const mode = await this.delivery.deliveryModeOfOwned(manager, ownerId, botId);
+  private async ownedBot(on: SqlTarget, ownerId: string, botId: string): Promise<void> {
+    const mode = await this.delivery.deliveryModeOfOwned(on, ownerId, botId);
     if (!mode) throw BotErrors.notFound('Bot');
   }
 
   /** Locks the bot's delivery settings so a concurrent deleteWebhook cannot slip between the check and the redelivery. */
-  private async assertWebhookMode(manager: EntityManager, ownerId: string, botId: string): Promise<void> {
-    const mode = await this.delivery.deliveryModeOfOwned(manager, ownerId, botId, true);
+  private async assertWebhookMode(on: SqlTarget, ownerId: string, botId: string): Promise<void> {
+    const mode = await this.delivery.deliveryModeOfOwned(on, ownerId, botId, true);
     if (!mode) throw BotErrors.notFound('Bot');
     if (mode !== 'webhook') {
       throw BotErrors.error('CONFLICT', 'The bot has no webhook; set one before redelivering');
     }
   }
 
-  private async findDelivery(manager: EntityManager, botId: string, updateId: string): Promise<WebhookDelivery> {
-    const delivery = await this.delivery.deliveryOfUpdate(manager, botId, updateId);
+  private async findDelivery(on: SqlTarget, botId: string, updateId: string): Promise<WebhookDelivery> {
+    const delivery = await this.delivery.deliveryOfUpdate(on, botId, updateId);
     if (!delivery) throw BotErrors.notFound('Delivery');
     return delivery;
   }

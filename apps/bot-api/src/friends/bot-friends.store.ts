@@ -1,23 +1,38 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { execute, executeFirst, SqlTarget } from '@app/platform';
+import { db } from '@app/bot-schema';
+import { sql } from 'kysely';
 
 /** Every statement on bot_friends: the effective friend relations between bots and users. */
 @Injectable()
 export class BotFriendsStore {
-  async exists(manager: EntityManager, botId: string, userId: string): Promise<boolean> {
-    const rows: unknown[] = await manager.query(`SELECT 1 FROM bot_friends WHERE bot_id = $1 AND user_id = $2`, [
-      botId,
-      userId,
-    ]);
-    return rows.length > 0;
+  async exists(on: SqlTarget, botId: string, userId: string): Promise<boolean> {
+    const row = await executeFirst(
+      on,
+      db
+        .selectFrom('bot_friends')
+        .select(sql.lit(1).as('found'))
+        .where('bot_id', '=', botId)
+        .where('user_id', '=', userId),
+    );
+    return row !== undefined;
   }
 
   /** Relations that exist already are left as they are. */
-  async add(manager: EntityManager, botId: string, userIds: readonly string[]): Promise<void> {
+  async add(on: SqlTarget, botId: string, userIds: readonly string[]): Promise<void> {
     if (userIds.length === 0) return;
-    await manager.query(
-      `INSERT INTO bot_friends (bot_id, user_id) SELECT $1, unnest($2::varchar[]) ON CONFLICT DO NOTHING`,
-      [botId, userIds],
+    await execute(
+      on,
+      db
+        .insertInto('bot_friends')
+        .columns(['bot_id', 'user_id'])
+        .expression(
+          db.selectNoFrom([
+            sql<string>`${botId}`.as('bot_id'),
+            sql<string>`unnest(${userIds}::varchar[])`.as('user_id'),
+          ]),
+        )
+        .onConflict((oc) => oc.doNothing()),
     );
   }
 }

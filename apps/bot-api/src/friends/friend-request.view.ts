@@ -1,7 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { PageOf } from '@app/platform';
 import { FRIEND_REQUEST_MODES, FriendRequestMode } from '../bots/entities/bot.entity';
-import type { FriendRequest, FriendRequestStatus } from './entities/friend-request.entity';
+import type { FriendRequestStatus } from './entities/friend-request.entity';
+import type { FriendRequest } from './friend-requests.store';
 
 /** Who asked: the user directory entry of the requester. */
 export class FriendRequestSenderView {

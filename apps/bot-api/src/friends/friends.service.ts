@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { isBotAvailable } from '@app/bot-delivery';
-import { DataSource, EntityManager } from 'typeorm';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { BotTokenCache } from '../bots/auth/bot-token-cache';
 import { isUniqueViolation } from '../bots/bot-errors';
 import { BotsStore } from '../bots/bots.store';
-import { PageQueryDto, pageAnswer, pageWindow } from '@app/platform';
+import { Database, PageQueryDto, pageAnswer, pageWindow, SqlTarget } from '@app/platform';
 import type { Bot, FriendRequestMode } from '../bots/entities/bot.entity';
 import { UpdatesService } from '../updates/updates.service';
 import { UsersStore } from '../users/users.store';
@@ -28,6 +29,7 @@ const CLIENT_SOURCE = 'client';
 @Injectable()
 export class FriendsService {
   constructor(
+    private readonly database: Database,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly updates: UpdatesService,
     private readonly tokenCache: BotTokenCache,
@@ -38,9 +40,9 @@ export class FriendsService {
   ) {}
 
   /** Whether the user may open a private chat with the bot: an effective relation, or a bot that accepts everyone. */
-  async canChat(manager: EntityManager, bot: Pick<Bot, 'id' | 'friendRequestMode'>, userId: string): Promise<boolean> {
+  async canChat(on: SqlTarget, bot: Pick<Bot, 'id' | 'friendRequestMode'>, userId: string): Promise<boolean> {
     if (bot.friendRequestMode === 'auto_accept') return true;
-    return this.friends.exists(manager, bot.id, userId);
+    return this.friends.exists(on, bot.id, userId);
   }
 
   /**
@@ -48,12 +50,12 @@ export class FriendsService {
    * rejects them, so no request is left that nobody can answer.
    */
   async setMode(botId: string, mode: FriendRequestMode): Promise<true> {
-    await this.dataSource.transaction(async (manager) => {
-      await this.bots.setFriendRequestMode(manager, botId, mode);
+    await this.database.transaction(async (tx) => {
+      await this.bots.setFriendRequestMode(tx, botId, mode);
       if (mode === 'manual') return;
       const status: FriendRequestStatus = mode === 'auto_accept' ? 'accepted' : 'rejected';
-      const settled = await this.requests.settlePending(manager, botId, status);
-      if (status === 'accepted') await this.friends.add(manager, botId, settled);
+      const settled = await this.requests.settlePending(tx, botId, status);
+      if (status === 'accepted') await this.friends.add(tx, botId, settled);
     });
     this.tokenCache.invalidate(botId);
     return true;
@@ -61,16 +63,16 @@ export class FriendsService {
 
   async getMode(botId: string): Promise<{ friend_request_mode: FriendRequestMode }> {
     // The bot authenticated, so its row exists.
-    return { friend_request_mode: (await this.bots.friendRequestModeOf(this.dataSource.manager, botId))! };
+    return { friend_request_mode: (await this.bots.friendRequestModeOf(this.database, botId))! };
   }
 
   /** Pending requests, oldest first; only meaningful in manual mode, so other modes answer 409. */
   async listPending(botId: string, query: PageQueryDto): Promise<FriendRequestPage> {
     const window = pageWindow(query);
-    await this.assertManual(this.dataSource.manager, botId);
-    const [requests, total] = await this.requests.pendingPage(this.dataSource.manager, botId, window);
+    await this.assertManual(this.database, botId);
+    const [requests, total] = await this.requests.pendingPage(this.database, botId, window);
     const senders = await this.senders(
-      this.dataSource.manager,
+      this.database,
       requests.map((r) => r.userId),
     );
     return pageAnswer(
@@ -81,19 +83,22 @@ export class FriendsService {
   }
 
   async answer(botId: string, requestId: string, accept: boolean): Promise<FriendRequestView> {
-    return this.dataSource.transaction(async (manager) => {
-      await this.assertManual(manager, botId, true);
-      const request = await this.requests.lockOfBot(manager, botId, requestId);
+    return this.database.transaction(async (tx) => {
+      await this.assertManual(tx, botId, true);
+      const request = await this.requests.lockOfBot(tx, botId, requestId);
       if (!request) throw BotErrors.notFound('Friend request');
       if (request.status !== 'pending') {
         throw BotErrors.error('CONFLICT', `The friend request was already ${request.status}`);
       }
-      request.status = accept ? 'accepted' : 'rejected';
-      request.answeredAt = new Date();
-      await this.requests.saveAnswer(manager, request);
-      if (accept) await this.friends.add(manager, botId, [request.userId]);
-      const senders = await this.senders(manager, [request.userId]);
-      return friendRequestView(request, senders.get(request.userId)!);
+      const answered = {
+        ...request,
+        status: accept ? ('accepted' as const) : ('rejected' as const),
+        answeredAt: new Date(),
+      };
+      await this.requests.saveAnswer(tx, answered);
+      if (accept) await this.friends.add(tx, botId, [request.userId]);
+      const senders = await this.senders(tx, [request.userId]);
+      return friendRequestView(answered, senders.get(request.userId)!);
     });
   }
 
@@ -103,6 +108,7 @@ export class FriendsService {
    */
   async send(userId: string, botId: string, message: string | undefined): Promise<FriendRequestView> {
     try {
+      // A TypeORM transaction still: UpdatesService announces the Update once it commits, through its query runner.
       return await this.dataSource.transaction(async (manager) => {
         // FOR SHARE: a concurrent mode change waits, so the request is settled under one mode.
         const bot = await this.bots.lockShared(manager, botId);
@@ -117,6 +123,7 @@ export class FriendsService {
               ? 'rejected'
               : 'pending';
         const request = await this.requests.insert(manager, {
+          id: randomUUID(),
           botId,
           userId,
           message: message ?? null,
@@ -144,15 +151,15 @@ export class FriendsService {
     }
   }
 
-  private async assertManual(manager: EntityManager, botId: string, lock = false): Promise<void> {
-    const mode = await this.bots.friendRequestModeOf(manager, botId, lock);
+  private async assertManual(on: SqlTarget, botId: string, lock = false): Promise<void> {
+    const mode = await this.bots.friendRequestModeOf(on, botId, lock);
     if (mode !== 'manual') {
       throw BotErrors.error('CONFLICT', 'Friend requests are answered only in manual friend_request_mode');
     }
   }
 
-  private async senders(manager: EntityManager, userIds: string[]): Promise<Map<string, FriendRequestSenderView>> {
-    const people = await this.users.people(manager, userIds);
+  private async senders(on: SqlTarget, userIds: string[]): Promise<Map<string, FriendRequestSenderView>> {
+    const people = await this.users.people(on, userIds);
     return new Map(
       [...people.values()].map((p) => [p.id, { id: p.id, name: p.name, username: p.username, is_bot: p.isBot }]),
     );

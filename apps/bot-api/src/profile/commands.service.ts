@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { Database } from '@app/platform';
 import { BotErrors } from '../bot-errors';
 import { CommandScopeDto, CommandsSelectorDto, SetMyCommandsDto } from './dto/profile.dto';
 import { BotCommandsStore, CommandSetKey } from './bot-commands.store';
@@ -39,7 +38,7 @@ export function scopeKeyOf(scope: CommandScopeDto | undefined): { scope: Command
 @Injectable()
 export class CommandsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly commandSets: BotCommandsStore,
   ) {}
 
@@ -53,21 +52,21 @@ export class CommandsService {
       ]);
     }
     const commands: BotCommand[] = dto.commands.map((c) => ({ command: c.command, description: c.description }));
-    await this.dataSource.transaction(async (manager) => {
-      if (commands.length === 0) await this.commandSets.delete(manager, key);
-      else await this.commandSets.replace(manager, key, scope, commands);
+    await this.database.transaction(async (tx) => {
+      if (commands.length === 0) await this.commandSets.delete(tx, key);
+      else await this.commandSets.replace(tx, key, scope, commands);
     });
     return true;
   }
 
   async get(botId: string, dto: CommandsSelectorDto): Promise<BotCommand[]> {
     const { key } = this.selector(botId, dto);
-    return (await this.commandSets.find(this.dataSource.manager, key)) ?? [];
+    return (await this.commandSets.find(this.database, key)) ?? [];
   }
 
   async delete(botId: string, dto: CommandsSelectorDto): Promise<true> {
     const { key } = this.selector(botId, dto);
-    await this.commandSets.delete(this.dataSource.manager, key);
+    await this.commandSets.delete(this.database, key);
     return true;
   }
 

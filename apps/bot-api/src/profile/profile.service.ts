@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { isBotAvailable } from '@app/bot-delivery';
-import { DataSource } from 'typeorm';
+import { Database } from '@app/platform';
 import { BotTokenCache } from '../bots/auth/bot-token-cache';
 import { BotsStore } from '../bots/bots.store';
 import type { Bot } from '../bots/entities/bot.entity';
@@ -28,7 +27,7 @@ export interface BotSelf {
 @Injectable()
 export class ProfileService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly bots: BotsStore,
     private readonly users: UsersStore,
     private readonly tokenCache: BotTokenCache,
@@ -67,12 +66,11 @@ export class ProfileService {
    * name into chats in the same transaction.
    */
   async setName(botId: string, name: string): Promise<true> {
-    await this.dataSource.transaction(async (manager) => {
-      const bot = await this.bots.lock(manager, botId);
+    await this.database.transaction(async (tx) => {
+      const bot = await this.bots.lock(tx, botId);
       if (!bot) throw BotErrors.notFound('Bot');
-      bot.name = name;
-      await this.bots.save(manager, bot);
-      if (bot.systemUserId) await this.users.renameBotUser(manager, bot.systemUserId, bot.name, bot.username);
+      if (name !== bot.name) await this.bots.update(tx, botId, { name });
+      if (bot.systemUserId) await this.users.renameBotUser(tx, bot.systemUserId, name, bot.username);
     });
     this.tokenCache.invalidate(botId);
     return true;

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { SecretCipher } from '@app/auth';
 import { deliverJobFor, DeliveryDomain, webhookSecretContext, WebhookFormat } from '@app/bot-delivery';
+import { Database, SqlTarget } from '@app/platform';
 import { DataSource, EntityManager } from 'typeorm';
 import { BotTokenCache } from '../bots/auth/bot-token-cache';
 import { BotsStore } from '../bots/bots.store';
@@ -21,6 +22,7 @@ export class WebhooksService {
   private readonly cipher: SecretCipher;
 
   constructor(
+    private readonly database: Database,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly config: BotConfig,
     private readonly urlPolicy: WebhookUrlPolicy,
@@ -39,6 +41,7 @@ export class WebhooksService {
   async setWebhook(botId: string, dto: SetWebhookDto, format: WebhookFormat = 'native'): Promise<void> {
     const url = await this.urlPolicy.check(dto.url);
     const sealedSecret = this.cipher.encrypt(webhookSecretContext(botId), dto.secret_token);
+    // A TypeORM transaction still: the backlog's deliveries are queued once it commits, through its query runner.
     await this.dataSource.transaction(async (manager) => {
       const rotation = await this.rotationOf(manager, botId, dto.secret_token);
       await this.delivery.setWebhook(manager, botId, {
@@ -97,18 +100,18 @@ export class WebhooksService {
    * POSTed any more; their Updates stay unconfirmed for getUpdates unless drop_pending_updates.
    */
   async deleteWebhook(botId: string, dto: DropPendingDto): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
-      await this.delivery.clearWebhook(manager, botId, DEFAULT_MAX_CONNECTIONS);
-      await this.delivery.withdrawOpen(manager, botId);
-      if (dto.drop_pending_updates) await this.dropPending(manager, botId);
+    await this.database.transaction(async (tx) => {
+      await this.delivery.clearWebhook(tx, botId, DEFAULT_MAX_CONNECTIONS);
+      await this.delivery.withdrawOpen(tx, botId);
+      if (dto.drop_pending_updates) await this.dropPending(tx, botId);
     });
     this.tokenCache.invalidate(botId);
   }
 
   /** drop_pending_updates: nothing waiting is delivered, by either mode. */
-  private async dropPending(manager: EntityManager, botId: string): Promise<void> {
-    await this.delivery.acknowledgeAll(manager, botId);
-    await this.delivery.withdrawOpen(manager, botId);
+  private async dropPending(on: SqlTarget, botId: string): Promise<void> {
+    await this.delivery.acknowledgeAll(on, botId);
+    await this.delivery.withdrawOpen(on, botId);
   }
 
   async info(botId: string): Promise<WebhookInfo> {
@@ -149,7 +152,7 @@ export class WebhooksService {
 
   /** 404 unless the bot is the caller's; 409 before approval (a pending bot has no delivery yet). */
   private async assertOwnedApproved(ownerId: string, botId: string): Promise<void> {
-    const bot = await this.bots.reviewOf(this.dataSource.manager, botId, ownerId);
+    const bot = await this.bots.reviewOf(this.database, botId, ownerId);
     if (!bot) throw BotErrors.notFound('Bot');
     if (bot.review_status !== 'approved') {
       throw BotErrors.error('CONFLICT', 'The bot is not approved yet');

@@ -50,7 +50,7 @@ describe('BotTokenDirectory under a slow load', () => {
   let store: WatchedStore;
   beforeAll(async () => {
     unit = await startBotTokenUnit({ BOT_TOKEN_FAILURES_PER_MINUTE: '2' });
-    store = new WatchedStore(unit.dataSource);
+    store = new WatchedStore(unit.database);
   });
   afterAll(() => unit.close());
 

@@ -55,11 +55,11 @@ export class BotTokenService {
 
   private async lookUp(hash: string): Promise<Bot | null> {
     const startedAt = this.cache.readStarted();
-    const bot = await this.bots.findByTokenHash(hash);
-    if (!bot) return null;
+    const found = await this.bots.findByTokenHash(hash);
+    if (!found) return null;
+    const { tokenHash, ...bot } = found;
     // Stryker disable next-line ConditionalExpression,LogicalOperator,BooleanLiteral: the query matched the hash already; the compare is defence in depth
-    if (!bot.tokenHash || !constantTimeEqual(bot.tokenHash, hash)) return null;
-    bot.tokenHash = null;
+    if (!tokenHash || !constantTimeEqual(tokenHash, hash)) return null;
     this.cache.putBot(hash, bot, startedAt);
     return bot;
   }

@@ -1,5 +1,7 @@
-import { botDeliverySettingSql } from '@app/bot-delivery';
-import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn, VirtualColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+
+/** A bot as the app reads it: a row of the typed statements of BotsStore, not this entity. */
+export type { Bot } from '../bots.store';
 
 export type ReviewStatus = 'pending' | 'approved' | 'rejected';
 export type BotStatus = 'enabled' | 'disabled';
@@ -19,8 +21,9 @@ export interface BotRateLimits {
   send_per_day?: number;
 }
 
+/** The `bots` table for migrations and schema documents; statements on it are BotsStore's typed ones. */
 @Entity({ name: 'bots' })
-export class Bot {
+export class BotEntity {
   /** 24 lowercase hex characters. */
   @PrimaryColumn({ type: 'varchar', length: 24 })
   id: string;
@@ -66,13 +69,7 @@ export class Bot {
   @Column({ name: 'system_user_id', type: 'varchar', length: 128, nullable: true })
   systemUserId: string | null;
 
-  /** Read with the row from the bot's delivery settings (@app/bot-delivery owns them), never written here. */
-  @VirtualColumn({ type: 'varchar', query: (bot) => botDeliverySettingSql(bot, 'delivery_mode') })
-  deliveryMode: DeliveryMode;
 
-  /** Remembered from setWebhook / getUpdates; null means every default-included type. */
-  @VirtualColumn({ type: 'text', query: (bot) => botDeliverySettingSql(bot, 'allowed_updates') })
-  allowedUpdates: string[] | null;
 
   @Column({ name: 'supports_inline_queries', type: 'boolean' })
   supportsInlineQueries: boolean;
@@ -83,9 +80,6 @@ export class Bot {
   @Column({ name: 'rate_limits', type: 'jsonb' })
   rateLimits: BotRateLimits;
 
-  /** Self-healing dead letters: redelivered once, automatically, when the receiver answers 2xx again. */
-  @VirtualColumn({ type: 'boolean', query: (bot) => botDeliverySettingSql(bot, 'auto_redeliver_dead_letters') })
-  autoRedeliverDeadLetters: boolean;
 
   @Column({ name: 'virtual_members_enabled', type: 'boolean' })
   virtualMembersEnabled: boolean;
@@ -115,8 +109,4 @@ export class Bot {
 
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt: Date;
-
-  /** When the developer last changed a delivery setting; the bot's `updated_at` shows the later of the two. */
-  @VirtualColumn({ type: 'timestamptz', query: (bot) => botDeliverySettingSql(bot, 'updated_at') })
-  deliveryUpdatedAt: Date;
 }
