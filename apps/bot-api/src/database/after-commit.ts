@@ -8,6 +8,9 @@ import {
   TransactionRollbackEvent,
 } from 'typeorm';
 
+/** Where work can wait for a commit: a Database transaction, or a TypeORM manager while callers move off it. */
+export type CommitScope = EntityManager | Transaction;
+
 /**
  * Work that may happen only once the rows it announces are committed (a woken poller must find its
  * Update, a queued job its delivery): collected per transaction and handed to `run` on the real
@@ -25,7 +28,7 @@ export class AfterCommit<T> implements EntitySubscriberInterface {
     dataSource.subscribers.push(this);
   }
 
-  add(on: EntityManager | Transaction, items: readonly T[]): void {
+  add(on: CommitScope, items: readonly T[]): void {
     if (on instanceof Transaction) {
       this.addOn(on, items);
       return;

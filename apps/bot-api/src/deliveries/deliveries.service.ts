@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
 import { Database, pageAnswer, pageWindow, SqlTarget } from '@app/platform';
 import { deliverJobFor, DeliveryStatus, DeliveryDomain, WebhookDelivery } from '@app/bot-delivery';
-import { DataSource } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { DeliveryQueue } from './delivery-queue';
 import {
@@ -34,7 +32,6 @@ export class DeliveriesService {
 
   constructor(
     private readonly database: Database,
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly queue: DeliveryQueue,
     private readonly delivery: DeliveryDomain,
   ) {}
@@ -84,16 +81,15 @@ export class DeliveriesService {
 
   /** A finished delivery (dead letter or succeeded) goes out again under the same update_id. */
   async redeliver(ownerId: string, botId: string, updateId: string): Promise<DeliveryView> {
-    // A TypeORM transaction still: the restarted deliveries are queued once it commits, through its query runner.
-    return this.dataSource.transaction(async (manager) => {
-      await this.assertWebhookMode(manager, ownerId, botId);
-      const delivery = await this.findDelivery(manager, botId, updateId);
-      const restarted = await this.delivery.redeliver(manager, delivery.id);
+    return this.database.transaction(async (tx) => {
+      await this.assertWebhookMode(tx, ownerId, botId);
+      const delivery = await this.findDelivery(tx, botId, updateId);
+      const restarted = await this.delivery.redeliver(tx, delivery.id);
       if (restarted.length === 0) {
         throw BotErrors.error('CONFLICT', 'This delivery is still pending or retrying; it needs no redelivery');
       }
-      this.queue.enqueueAfterCommit(manager, restarted.map(deliverJobFor));
-      return deliveryView(await this.delivery.deliveryById(manager, delivery.id));
+      this.queue.enqueueAfterCommit(tx, restarted.map(deliverJobFor));
+      return deliveryView(await this.delivery.deliveryById(tx, delivery.id));
     });
   }
 
@@ -102,11 +98,10 @@ export class DeliveriesService {
     if (dto.since && dto.until && Date.parse(dto.since) >= Date.parse(dto.until)) {
       throw BotErrors.invalid('since must be before until', [{ field: 'since', problem: 'must be before until' }]);
     }
-    // A TypeORM transaction still, as in redeliver.
-    return this.dataSource.transaction(async (manager) => {
-      await this.assertWebhookMode(manager, ownerId, botId);
-      const restarted = await this.delivery.redeliverDeadLetters(manager, botId, dto.since ?? null, dto.until ?? null);
-      this.queue.enqueueAfterCommit(manager, restarted.map(deliverJobFor));
+    return this.database.transaction(async (tx) => {
+      await this.assertWebhookMode(tx, ownerId, botId);
+      const restarted = await this.delivery.redeliverDeadLetters(tx, botId, dto.since ?? null, dto.until ?? null);
+      this.queue.enqueueAfterCommit(tx, restarted.map(deliverJobFor));
       return { redelivered: restarted.length };
     });
   }

@@ -3,8 +3,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { addDeliverJobs, DeliverJobData, WEBHOOK_QUEUE } from '@app/bot-delivery';
 import type { Queue } from 'bullmq';
-import { DataSource, EntityManager } from 'typeorm';
-import { AfterCommit } from '../database/after-commit';
+import { DataSource } from 'typeorm';
+import { AfterCommit, CommitScope } from '../database/after-commit';
 
 /**
  * Producer side of the webhook queue. Jobs are added only after the transaction that wrote their
@@ -25,8 +25,8 @@ export class DeliveryQueue {
   }
 
   /** Adds the jobs once the manager's transaction commits (at once when there is none). */
-  enqueueAfterCommit(manager: EntityManager, jobs: DeliverJobData[]): void {
-    this.afterCommit.add(manager, jobs);
+  enqueueAfterCommit(on: CommitScope, jobs: DeliverJobData[]): void {
+    this.afterCommit.add(on, jobs);
   }
 
   /** Best effort: never throws. */

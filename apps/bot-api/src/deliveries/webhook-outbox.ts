@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { DeliveryQueue } from './delivery-queue';
+import type { CommitScope } from '../database/after-commit';
 
 /**
  * The webhook side of the Update outbox. Delivery rows are written by the statement that writes
@@ -11,10 +11,10 @@ import { DeliveryQueue } from './delivery-queue';
 export class WebhookOutbox {
   constructor(private readonly queue: DeliveryQueue) {}
 
-  deliverAfterCommit(manager: EntityManager, deliveries: ReadonlyArray<{ id: string; botId: string }>): void {
+  deliverAfterCommit(on: CommitScope, deliveries: ReadonlyArray<{ id: string; botId: string }>): void {
     if (deliveries.length === 0) return;
     this.queue.enqueueAfterCommit(
-      manager,
+      on,
       deliveries.map((delivery) => ({ deliveryId: delivery.id, series: 1, priorAttempts: 0, botId: delivery.botId })),
     );
   }

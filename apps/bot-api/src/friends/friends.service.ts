@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { isBotAvailable } from '@app/bot-delivery';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { BotTokenCache } from '../bots/auth/bot-token-cache';
 import { isUniqueViolation } from '../bots/bot-errors';
@@ -30,7 +28,6 @@ const CLIENT_SOURCE = 'client';
 export class FriendsService {
   constructor(
     private readonly database: Database,
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly updates: UpdatesService,
     private readonly tokenCache: BotTokenCache,
     private readonly bots: BotsStore,
@@ -108,12 +105,11 @@ export class FriendsService {
    */
   async send(userId: string, botId: string, message: string | undefined): Promise<FriendRequestView> {
     try {
-      // A TypeORM transaction still: UpdatesService announces the Update once it commits, through its query runner.
-      return await this.dataSource.transaction(async (manager) => {
+      return await this.database.transaction(async (tx) => {
         // FOR SHARE: a concurrent mode change waits, so the request is settled under one mode.
-        const bot = await this.bots.lockShared(manager, botId);
+        const bot = await this.bots.lockShared(tx, botId);
         if (!bot || !isBotAvailable(bot) || bot.systemUserId === userId) throw BotErrors.notFound('Bot');
-        if (await this.friends.exists(manager, botId, userId))
+        if (await this.friends.exists(tx, botId, userId))
           throw BotErrors.error('CONFLICT', 'You are already friends with this bot');
 
         const status: FriendRequestStatus =
@@ -122,7 +118,7 @@ export class FriendsService {
             : bot.friendRequestMode === 'auto_reject'
               ? 'rejected'
               : 'pending';
-        const request = await this.requests.insert(manager, {
+        const request = await this.requests.insert(tx, {
           id: randomUUID(),
           botId,
           userId,
@@ -131,11 +127,11 @@ export class FriendsService {
           status,
           answeredAt: status === 'pending' ? null : new Date(),
         });
-        if (status === 'accepted') await this.friends.add(manager, botId, [userId]);
-        const senders = await this.senders(manager, [userId]);
+        if (status === 'accepted') await this.friends.add(tx, botId, [userId]);
+        const senders = await this.senders(tx, [userId]);
         const view = friendRequestView(request, senders.get(userId)!);
         if (status === 'pending') {
-          await this.updates.emit(manager, {
+          await this.updates.emit(tx, {
             bot,
             type: 'friend_request',
             payload: { friend_request: friendRequestUpdateMember(view) },

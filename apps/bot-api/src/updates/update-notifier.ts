@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { CHANNEL_BUS, type ChannelBus } from '@app/platform';
-import { DataSource, EntityManager } from 'typeorm';
-import { AfterCommit } from '../database/after-commit';
+import { DataSource } from 'typeorm';
+import { AfterCommit, CommitScope } from '../database/after-commit';
 
 /** Carries the id of a bot that has a new Update. */
 export const UPDATES_CHANNEL = 'bot-updates:new';
@@ -25,8 +25,8 @@ export class UpdateNotifier {
     this.afterCommit = new AfterCommit(dataSource, (botIds) => this.publish(new Set(botIds)));
   }
 
-  notifyAfterCommit(manager: EntityManager, botId: string): void {
-    this.afterCommit.add(manager, [botId]);
+  notifyAfterCommit(on: CommitScope, botId: string): void {
+    this.afterCommit.add(on, [botId]);
   }
 
   private publish(botIds: Iterable<string>): void {

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { WebhookOutbox } from '../deliveries/webhook-outbox';
 import { UpdateNotifier } from './update-notifier';
 import { UpdatesMetrics } from './updates.metrics';
@@ -7,6 +6,7 @@ import { updateIdFor } from './update-id';
 import { isSubscribed } from '../update-types';
 import { EmittedUpdate, UpdateEvent } from './update-event';
 import { DeliveryDomain, UpdateColumns, WrittenUpdateRow } from '@app/bot-delivery';
+import type { CommitScope } from '../database/after-commit';
 
 export const RECEIVE_SCOPE = 'messages:receive';
 
@@ -26,18 +26,18 @@ export class UpdatesService {
    * Returns null when the bot does not receive this type (no messages:receive scope, not subscribed)
    * or when the same message Update was already written.
    */
-  async emit(manager: EntityManager, event: UpdateEvent): Promise<EmittedUpdate | null> {
-    return (await this.emitAll(manager, [event])).get(event.bot.id) ?? null;
+  async emit(on: CommitScope, event: UpdateEvent): Promise<EmittedUpdate | null> {
+    return (await this.emitAll(on, [event])).get(event.bot.id) ?? null;
   }
 
   /**
    * `emit` for the Updates of one event to several bots (one Update per bot), in one statement.
    * Returns what was written by bot id; bots that do not receive the type are left out.
    */
-  async emitAll(manager: EntityManager, events: readonly UpdateEvent[]): Promise<Map<string, EmittedUpdate>> {
+  async emitAll(on: CommitScope, events: readonly UpdateEvent[]): Promise<Map<string, EmittedUpdate>> {
     const columns = this.columnsOf(events);
     if (columns === null) return new Map();
-    return this.written(manager, await this.delivery.writeOutbox(manager, columns));
+    return this.written(on, await this.delivery.writeOutbox(on, columns));
   }
 
   /** The events' Updates as statement parameters; null when no bot receives any of them. */
@@ -59,9 +59,9 @@ export class UpdatesService {
 
   /**
    * After a statement built with `outboxWriteSql` (@app/bot-delivery's Update outbox) wrote these rows: the bots' pollers are woken and
-   * the deliveries queued once `manager`'s transaction commits (at once when it has none).
+   * the deliveries queued once `on`'s transaction commits (at once when it has none).
    */
-  written(manager: EntityManager, rows: readonly WrittenUpdateRow[]): Map<string, EmittedUpdate> {
+  written(on: CommitScope, rows: readonly WrittenUpdateRow[]): Map<string, EmittedUpdate> {
     const emitted = new Map<string, EmittedUpdate>();
     const deliveries: Array<{ id: string; botId: string }> = [];
     for (const row of rows) {
@@ -69,10 +69,10 @@ export class UpdatesService {
       // A bot in webhook mode has no getUpdates waiting (the call is refused while a webhook is set):
       // its Update goes to the dispatcher, and announcing it to pollers would only cost a message on the channel bus.
       if (row.delivery_id !== null) deliveries.push({ id: row.delivery_id, botId: row.bot_id });
-      else this.notifier.notifyAfterCommit(manager, row.bot_id);
+      else this.notifier.notifyAfterCommit(on, row.bot_id);
       this.metrics.written.inc({ type: row.type });
     }
-    this.webhookOutbox.deliverAfterCommit(manager, deliveries);
+    this.webhookOutbox.deliverAfterCommit(on, deliveries);
     return emitted;
   }
 }

@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { SecretCipher } from '@app/auth';
 import { deliverJobFor, DeliveryDomain, webhookSecretContext, WebhookFormat } from '@app/bot-delivery';
 import { Database, SqlTarget } from '@app/platform';
-import { DataSource, EntityManager } from 'typeorm';
 import { BotTokenCache } from '../bots/auth/bot-token-cache';
 import { BotsStore } from '../bots/bots.store';
 import { BotConfig } from '../config/bot.config';
@@ -23,7 +21,6 @@ export class WebhooksService {
 
   constructor(
     private readonly database: Database,
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly config: BotConfig,
     private readonly urlPolicy: WebhookUrlPolicy,
     private readonly queue: DeliveryQueue,
@@ -41,10 +38,9 @@ export class WebhooksService {
   async setWebhook(botId: string, dto: SetWebhookDto, format: WebhookFormat = 'native'): Promise<void> {
     const url = await this.urlPolicy.check(dto.url);
     const sealedSecret = this.cipher.encrypt(webhookSecretContext(botId), dto.secret_token);
-    // A TypeORM transaction still: the backlog's deliveries are queued once it commits, through its query runner.
-    await this.dataSource.transaction(async (manager) => {
-      const rotation = await this.rotationOf(manager, botId, dto.secret_token);
-      await this.delivery.setWebhook(manager, botId, {
+    await this.database.transaction(async (tx) => {
+      const rotation = await this.rotationOf(tx, botId, dto.secret_token);
+      await this.delivery.setWebhook(tx, botId, {
         url: url.toString(),
         sealedSecret,
         ...rotation,
@@ -60,11 +56,11 @@ export class WebhooksService {
               : null,
       });
       if (dto.drop_pending_updates) {
-        await this.dropPending(manager, botId);
+        await this.dropPending(tx, botId);
         return;
       }
-      const waiting = await this.delivery.deliverBacklog(manager, botId, this.config.UPDATES_RETENTION_HOURS);
-      this.queue.enqueueAfterCommit(manager, waiting.map(deliverJobFor));
+      const waiting = await this.delivery.deliverBacklog(tx, botId, this.config.UPDATES_RETENTION_HOURS);
+      this.queue.enqueueAfterCommit(tx, waiting.map(deliverJobFor));
     });
     this.tokenCache.invalidate(botId);
   }
@@ -74,12 +70,12 @@ export class WebhooksService {
    * a rotation during an overlap replaces the older secret (only the two latest are ever signed with).
    */
   private async rotationOf(
-    manager: EntityManager,
+    tx: SqlTarget,
     botId: string,
     newSecret: string,
   ): Promise<{ previousSealedSecret: string | null; previousSecretExpiresAt: Date | null }> {
     const none = { previousSealedSecret: null, previousSecretExpiresAt: null };
-    const current = await this.delivery.webhookSecretsForUpdate(manager, botId);
+    const current = await this.delivery.webhookSecretsForUpdate(tx, botId);
     if (!current?.webhook_secret_ciphertext) return none;
     const context = webhookSecretContext(botId);
     if (this.cipher.decrypt(context, current.webhook_secret_ciphertext) === newSecret) {
