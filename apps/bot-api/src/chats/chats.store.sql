@@ -140,18 +140,18 @@ update "chat_join_requests"
   returning "id";
 
 -- botsInChat
--- values: ["11111111-1111-4111-8111-111111111111","active","approved","enabled"]
+-- values: ["11111111-1111-4111-8111-111111111111","active"]
 select "b"."id", "b"."scopes", "s"."allowed_updates", "b"."username", "b"."system_user_id", "cm"."rank"
   from "chat_members" as "cm"
   inner join "bots" as "b" on "b"."system_user_id" = "cm"."user_id"
   inner join "bot_delivery_settings" as "s" on "s"."bot_id" = "b"."id"
-  where "cm"."chat_id" = $1 and "cm"."state" = $2 and "b"."review_status" = $3 and "b"."status" = $4
+  where "cm"."chat_id" = $1 and "cm"."state" = $2 and "b"."review_status" = 'approved' and "b"."status" = 'enabled'
   order by "b"."id";
 
 -- botOfUser
--- values: ["11111111-1111-4111-8111-111111111111","bot-user-1","approved","enabled"]
+-- values: ["11111111-1111-4111-8111-111111111111","bot-user-1"]
 select "b"."id", "b"."scopes", "s"."allowed_updates", "b"."username", "b"."system_user_id", coalesce("cm"."rank", 'member') as "rank"
   from "bots" as "b"
   inner join "bot_delivery_settings" as "s" on "s"."bot_id" = "b"."id"
   left join "chat_members" as "cm" on "cm"."user_id" = "b"."system_user_id" and "cm"."chat_id" = $1
-  where "b"."system_user_id" = $2 and "b"."review_status" = $3 and "b"."status" = $4;
+  where "b"."system_user_id" = $2 and "b"."review_status" = 'approved' and "b"."status" = 'enabled';

@@ -56,8 +56,11 @@ export function botsInChatJson(chatIdSql: string): string {
       WHERE cm.chat_id = ${chatIdSql} AND cm.state = 'active' AND ${botAvailableSql('b')})`;
 }
 
-/** "A bot is available" (isBotAvailable of @app/bot-delivery): approved and enabled. */
-const AVAILABLE = { review_status: 'approved', status: 'enabled' } as const;
+/**
+ * "A bot is available" (isBotAvailable of @app/bot-delivery): approved and enabled, as literals in the
+ * statement, like botAvailableSql writes them.
+ */
+const AVAILABLE = { review_status: sql.lit('approved' as const), status: sql.lit('enabled' as const) };
 
 /** The available bots that are active members of the chat `chatId`, with their delivery settings. */
 function activeBotMembers(chatId: Expression<string> | string) {
