@@ -60,7 +60,7 @@ const CROSS_TABLE: AllowedUse[] = [
     reason: "the available bots among a chat's active members, read by the statement that reserves a message",
   },
   {
-    at: `${BOT_API}chats/chats.store.ts#ChatsStore.botsInChat`,
+    at: `${BOT_API}chats/chats.store.ts#activeBotMembers`,
     tables: ['bots', 'bot_delivery_settings'],
     reason:
       "the available bots among a chat's active members, with the Update types they take: who receives the chat's Updates",

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { Database, SqlTarget } from '@app/platform';
+import { DataSource } from 'typeorm';
 import type { Bot } from '../bots/entities/bot.entity';
 import { userView } from '../users/person';
 import { UsersStore } from '../users/users.store';
@@ -25,13 +26,14 @@ import { ChatMemberView, ChatView, UserProfilePhotosView } from './dto/chat.view
 export class BotChatsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly events: ChatEventsService,
     private readonly chats: ChatsStore,
     private readonly users: UsersStore,
   ) {}
 
   async getChat(bot: Bot, chatId: string): Promise<ChatView> {
-    const { chat } = await this.membership(this.dataSource.manager, bot, chatId);
+    const { chat } = await this.membership(this.database, bot, chatId);
     return chatView(chat);
   }
 
@@ -45,7 +47,7 @@ export class BotChatsService {
   }
 
   async getChatMemberCount(bot: Bot, chatId: string): Promise<number> {
-    const { chat } = await this.membership(this.dataSource.manager, bot, chatId);
+    const { chat } = await this.membership(this.database, bot, chatId);
     return this.chats.countActive(chat.id);
   }
 
@@ -66,8 +68,7 @@ export class BotChatsService {
    * this service have no profile pictures, so the list is empty; the lookup rule is what is kept.
    */
   async getUserProfilePhotos(bot: Bot, userId: string): Promise<UserProfilePhotosView> {
-    const manager = this.dataSource.manager;
-    if (!(await this.chats.shareAChat(manager, bot.systemUserId ?? '', userId))) throw BotErrors.notFound('User');
+    if (!(await this.chats.shareAChat(this.database, bot.systemUserId ?? '', userId))) throw BotErrors.notFound('User');
     return { total_count: 0, photos: [] };
   }
 
@@ -214,13 +215,13 @@ export class BotChatsService {
     });
   }
 
-  private membership(manager: EntityManager, bot: Bot, chatId: string, lock = false): Promise<Membership> {
-    return this.chats.requireActiveMember(manager, chatId, bot.systemUserId ?? '', lock);
+  private membership(on: SqlTarget, bot: Bot, chatId: string, lock = false): Promise<Membership> {
+    return this.chats.requireActiveMember(on, chatId, bot.systemUserId ?? '', lock);
   }
 
   /** A group where the bot is owner or administrator: 404 when not a member, 403 without rank. */
-  private async governedGroup(manager: EntityManager, bot: Bot, chatId: string): Promise<Membership> {
-    const membership = await this.membership(manager, bot, chatId, true);
+  private async governedGroup(on: SqlTarget, bot: Bot, chatId: string): Promise<Membership> {
+    const membership = await this.membership(on, bot, chatId, true);
     if (membership.chat.type !== 'group') throw BotErrors.invalid('Only groups can be governed');
     if (!isManager(membership.member)) {
       throw BotErrors.error('FORBIDDEN', 'The bot must be owner or administrator of the group');

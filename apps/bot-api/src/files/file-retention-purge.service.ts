@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { Database } from '@app/platform';
 import { PeriodicSweep } from '@app/coordination';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { BotConfig } from '../config/bot.config';
 import { FilesStore } from './files.store';
 import { FileStorage } from './storage/file-storage';
@@ -16,7 +15,7 @@ import { purgeStoredBytes } from './stored-bytes-purge';
 @Injectable()
 export class FileRetentionPurgeService extends PeriodicSweep {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly storage: FileStorage,
     private readonly files: FilesStore,
     private readonly config: BotConfig,
@@ -25,10 +24,9 @@ export class FileRetentionPurgeService extends PeriodicSweep {
   }
 
   protected pass(): Promise<number> {
-    return purgeStoredBytes(this.dataSource, this.storage, {
-      lock: (manager, limit) =>
-        this.files.lockUnreferenced(manager, this.config.FILE_UNREFERENCED_RETENTION_HOURS, limit),
-      deleteByIds: (manager, ids) => this.files.deleteByIds(manager, ids),
+    return purgeStoredBytes(this.database, this.storage, {
+      lock: (tx, limit) => this.files.lockUnreferenced(tx, this.config.FILE_UNREFERENCED_RETENTION_HOURS, limit),
+      deleteByIds: (tx, ids) => this.files.deleteByIds(tx, ids),
     });
   }
 }

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
+import { Database } from '@app/platform';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import { DataSource } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { SignedDownloadQuery, SignedUploadQuery } from './dto/upload.dto';
 import { FileUploadsStore, PendingUpload } from './file-uploads.store';
@@ -32,7 +31,7 @@ export type RawSignedQuery = Partial<Record<'type' | 'size' | 'expires' | 'signa
 @Injectable()
 export class FileTransferService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly storage: FileStorage,
     private readonly uploads: FileUploadsStore,
   ) {}
@@ -54,10 +53,10 @@ export class FileTransferService {
     if (headers['content-length'] === undefined || Number(headers['content-length']) !== size) {
       throw BotErrors.error('UPLOAD_SIZE_MISMATCH', `Send Content-Length: ${size}`);
     }
-    this.refuseUnusable(await this.uploads.byKey(this.dataSource.manager, key));
+    this.refuseUnusable(await this.uploads.byKey(this.database, key));
     await disk.receive(key, size, body, async () => {
-      if (await this.uploads.claimUpload(this.dataSource.manager, key)) return;
-      this.refuseUnusable(await this.uploads.byKey(this.dataSource.manager, key));
+      if (await this.uploads.claimUpload(this.database, key)) return;
+      this.refuseUnusable(await this.uploads.byKey(this.database, key));
       throw BotErrors.error('UPLOAD_ALREADY_USED');
     });
   }

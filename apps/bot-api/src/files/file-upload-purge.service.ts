@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { Database } from '@app/platform';
 import { PeriodicSweep } from '@app/coordination';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { BotConfig } from '../config/bot.config';
 import { FileUploadsStore } from './file-uploads.store';
 import { FileStorage } from './storage/file-storage';
@@ -16,7 +15,7 @@ import { purgeStoredBytes } from './stored-bytes-purge';
 @Injectable()
 export class FileUploadPurgeService extends PeriodicSweep {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly storage: FileStorage,
     private readonly uploads: FileUploadsStore,
     private readonly config: BotConfig,
@@ -26,11 +25,11 @@ export class FileUploadPurgeService extends PeriodicSweep {
 
   protected async pass(): Promise<number> {
     const grace = Math.min(this.config.FILE_UPLOAD_TTL_SECONDS, 300);
-    const purged = await purgeStoredBytes(this.dataSource, this.storage, {
-      lock: (manager, limit) => this.uploads.lockAbandoned(manager, grace, limit),
-      deleteByIds: (manager, ids) => this.uploads.deleteByIds(manager, ids),
+    const purged = await purgeStoredBytes(this.database, this.storage, {
+      lock: (tx, limit) => this.uploads.lockAbandoned(tx, grace, limit),
+      deleteByIds: (tx, ids) => this.uploads.deleteByIds(tx, ids),
     });
-    await this.uploads.deleteCompletedBefore(this.dataSource.manager, new Date(Date.now() - grace * 1000));
+    await this.uploads.deleteCompletedBefore(this.database, new Date(Date.now() - grace * 1000));
     return purged;
   }
 }

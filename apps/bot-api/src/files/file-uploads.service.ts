@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import type { FieldProblem } from '@app/envelope';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { Database, SqlTarget, Transaction } from '@app/platform';
 import { BotErrors } from '../bot-errors';
 import { BotConfig } from '../config/bot.config';
 import { CompleteUploadDto, UploadCredentialsDto } from './dto/upload.dto';
@@ -32,7 +31,7 @@ function unixSeconds(date: Date): number {
 @Injectable()
 export class FileUploadsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly storage: FileStorage,
     private readonly uploads: FileUploadsStore,
     private readonly files: FilesService,
@@ -44,9 +43,9 @@ export class FileUploadsService {
   async credentials(owner: FileOwner, dto: UploadCredentialsDto): Promise<UploadCredentialsView> {
     const key = newStorageKey(owner);
     const expiresAt = new Date(Date.now() + this.config.FILE_UPLOAD_TTL_SECONDS * 1000);
-    await this.dataSource.transaction(async (manager) => {
-      await this.reserve(manager, owner, dto.fileSize);
-      await this.uploads.insert(manager, owner, key, declarationOf(dto), expiresAt);
+    await this.database.transaction(async (tx) => {
+      await this.reserve(tx, owner, dto.fileSize);
+      await this.uploads.insert(tx, owner, key, declarationOf(dto), expiresAt);
     });
     const target = await this.storage.uploadTarget({ key, size: dto.fileSize, type: dto.fileType }, expiresAt);
     return { uploadUrl: target.url, key, headers: target.headers, expiresAt: unixSeconds(expiresAt) };
@@ -76,11 +75,11 @@ export class FileUploadsService {
       throw BotErrors.error('UPLOAD_TYPE_MISMATCH', `Stored as ${stored.contentType}, declared ${declared.mimeType}`);
     }
     const facts = await probeMedia(await this.storage.read(upload.storageKey), declared.mimeType, declared.fileSize);
-    const file = await this.dataSource.transaction(async (manager) => {
-      const locked = await this.uploads.byKey(manager, upload.storageKey, true);
+    const file = await this.database.transaction(async (tx) => {
+      const locked = await this.uploads.byKey(tx, upload.storageKey, true);
       if (!locked || locked.completedAt) throw BotErrors.error('CONFLICT', 'The upload was already completed');
-      await this.uploads.markCompleted(manager, locked.id);
-      return this.fileRows.create(manager, owner, upload.storageKey, declared, facts);
+      await this.uploads.markCompleted(tx, locked.id);
+      return this.fileRows.create(tx, owner, upload.storageKey, declared, facts);
     });
     return this.info(file);
   }
@@ -96,14 +95,14 @@ export class FileUploadsService {
       throw BotErrors.error('UPLOAD_SIZE_MISMATCH', `${bytes.length} bytes were sent, ${declared.fileSize} declared`);
     }
     // Checked before the bytes are written, and again with the file's row, where parallel calls queue.
-    await this.reserve(this.dataSource.manager, owner, declared.fileSize);
+    await this.reserve(this.database, owner, declared.fileSize);
     const key = newStorageKey(owner);
     await this.storage.write({ key, size: declared.fileSize, type: declared.mimeType }, bytes);
     try {
       const facts = await probeMedia(await this.storage.read(key), declared.mimeType, declared.fileSize);
-      return await this.dataSource.transaction(async (manager) => {
-        await this.reserve(manager, owner, declared.fileSize);
-        return this.fileRows.create(manager, owner, key, declared, facts);
+      return await this.database.transaction(async (tx) => {
+        await this.reserve(tx, owner, declared.fileSize);
+        return this.fileRows.create(tx, owner, key, declared, facts);
       });
     } catch (error) {
       await this.storage.delete(key);
@@ -113,13 +112,13 @@ export class FileUploadsService {
 
   /** The bytes of a file the bot may read (its own or one it received), streamed from the driver. */
   async readForBot(bot: FileReadingBot, fileId: string): Promise<{ file: StoredFile; body: Readable }> {
-    const file = await this.files.visibleToBot(this.dataSource.manager, fileId, bot);
+    const file = await this.files.visibleToBot(this.database, fileId, bot);
     return { file, body: await this.storage.read(file.storageKey) };
   }
 
   /** getFile: the bot's own files and the files it received. */
   async getFile(bot: FileReadingBot, fileId: string): Promise<FileInfoView> {
-    return this.info(await this.files.visibleToBot(this.dataSource.manager, fileId, bot));
+    return this.info(await this.files.visibleToBot(this.database, fileId, bot));
   }
 
   /**
@@ -127,12 +126,12 @@ export class FileUploadsService {
    * the bot's reservations queue behind each other until it commits, so parallel uploads cannot overshoot.
    * People's uploads are bounded by their rate limits and the unreferenced-file purge instead.
    */
-  private async reserve(manager: EntityManager, owner: FileOwner, bytes: number): Promise<void> {
+  private async reserve(on: SqlTarget, owner: FileOwner, bytes: number): Promise<void> {
     if (owner.kind !== 'bot') return;
-    if (manager.queryRunner?.isTransactionActive) await this.fileRows.lockBotStorage(manager, owner.botId);
+    // Outside a transaction the lock would end with its statement: the check alone is an early refusal.
+    if (on instanceof Transaction) await this.fileRows.lockBotStorage(on, owner.botId);
     const held =
-      (await this.fileRows.bytesOfBot(manager, owner.botId)) +
-      (await this.uploads.pendingBytesOfBot(manager, owner.botId));
+      (await this.fileRows.bytesOfBot(on, owner.botId)) + (await this.uploads.pendingBytesOfBot(on, owner.botId));
     if (held + bytes > this.config.BOT_STORAGE_QUOTA_BYTES) {
       throw BotErrors.error(
         'STORAGE_QUOTA_EXCEEDED',
@@ -142,16 +141,15 @@ export class FileUploadsService {
   }
 
   private async pendingOf(owner: FileOwner, key: string): Promise<PendingUpload> {
-    const manager = this.dataSource.manager;
     // The key's prefix names its owner, so a foreign key is refused like an unknown one.
     if (!keyBelongsTo(key, owner)) throw BotErrors.notFound('Upload');
-    const upload = await this.uploads.byKey(manager, key);
+    const upload = await this.uploads.byKey(this.database, key);
     if (upload && ownedBy(upload, owner)) {
       if (upload.completedAt) throw BotErrors.error('CONFLICT', 'The upload was already completed');
       return upload;
     }
     // A completed upload's row is purged after its expiry; the file still says the key was used.
-    if (await this.fileRows.existsForKey(manager, key)) {
+    if (await this.fileRows.existsForKey(this.database, key)) {
       throw BotErrors.error('CONFLICT', 'The upload was already completed');
     }
     throw BotErrors.notFound('Upload');

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { db, type FileUploads } from '@app/bot-schema';
+import { execute, executeAll, executeFirst, SqlTarget } from '@app/platform';
+import { sql, type Selectable } from 'kysely';
 import { FileOwner } from './storage/storage-keys';
 
 /** A pending upload as step 1 recorded it. */
@@ -22,20 +24,20 @@ export interface UploadDeclaration {
   mimeType: string;
 }
 
-interface UploadRow {
-  id: string;
-  storage_key: string;
-  bot_id: string | null;
-  user_id: string | null;
-  file_name: string;
-  file_size: string;
-  mime_type: string;
-  expires_at: Date;
-  uploaded_at: Date | null;
-  completed_at: Date | null;
-}
+const COLUMNS = [
+  'id',
+  'storage_key',
+  'bot_id',
+  'user_id',
+  'file_name',
+  'file_size',
+  'mime_type',
+  'expires_at',
+  'uploaded_at',
+  'completed_at',
+] as const;
 
-const COLUMNS = `id, storage_key, bot_id, user_id, file_name, file_size, mime_type, expires_at, uploaded_at, completed_at`;
+type UploadRow = Pick<Selectable<FileUploads>, (typeof COLUMNS)[number]>;
 
 function toUpload(row: UploadRow): PendingUpload {
   return {
@@ -61,90 +63,107 @@ export function ownedBy(upload: PendingUpload, owner: FileOwner): boolean {
 @Injectable()
 export class FileUploadsStore {
   async insert(
-    manager: EntityManager,
+    on: SqlTarget,
     owner: FileOwner,
     storageKey: string,
     declared: UploadDeclaration,
     expiresAt: Date,
   ): Promise<void> {
-    await manager.query(
-      `INSERT INTO file_uploads (storage_key, bot_id, user_id, file_name, file_size, mime_type, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [
-        storageKey,
-        owner.kind === 'bot' ? owner.botId : null,
-        owner.kind === 'user' ? owner.userId : null,
-        declared.fileName,
-        declared.fileSize,
-        declared.mimeType,
-        expiresAt,
-      ],
+    await execute(
+      on,
+      db.insertInto('file_uploads').values({
+        storage_key: storageKey,
+        bot_id: owner.kind === 'bot' ? owner.botId : null,
+        user_id: owner.kind === 'user' ? owner.userId : null,
+        file_name: declared.fileName,
+        file_size: declared.fileSize,
+        mime_type: declared.mimeType,
+        expires_at: expiresAt,
+      }),
     );
   }
 
   /** Declared bytes of the bot's uploads not completed yet: each reserves its size until complete or purge. */
-  async pendingBytesOfBot(manager: EntityManager, botId: string): Promise<number> {
-    const [row]: Array<{ bytes: string }> = await manager.query(
-      `SELECT coalesce(sum(file_size), 0) AS bytes FROM file_uploads WHERE bot_id = $1 AND completed_at IS NULL`,
-      [botId],
+  async pendingBytesOfBot(on: SqlTarget, botId: string): Promise<number> {
+    const row = await executeFirst(
+      on,
+      db
+        .selectFrom('file_uploads')
+        .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('file_size'), sql.lit(0)).as('bytes'))
+        .where('bot_id', '=', botId)
+        .where('completed_at', 'is', null),
     );
-    return Number(row.bytes);
+    return Number(row!.bytes);
   }
 
   /** The upload under this key; `lock` holds it for the rest of the transaction (complete, purge). */
-  async byKey(manager: EntityManager, storageKey: string, lock = false): Promise<PendingUpload | null> {
-    const rows: UploadRow[] = await manager.query(
-      `SELECT ${COLUMNS} FROM file_uploads WHERE storage_key = $1${lock ? ' FOR UPDATE' : ''}`,
-      [storageKey],
-    );
-    return rows[0] ? toUpload(rows[0]) : null;
+  async byKey(on: SqlTarget, storageKey: string, lock = false): Promise<PendingUpload | null> {
+    const byKey = db.selectFrom('file_uploads').select(COLUMNS).where('storage_key', '=', storageKey);
+    const row = await executeFirst(on, lock ? byKey.forUpdate() : byKey);
+    return row ? toUpload(row) : null;
   }
 
   /**
    * Marks the bytes of an unexpired upload received, once: false when the URL was used before, the
    * upload expired or it is gone. The one statement makes concurrent PUTs of one URL race fairly.
    */
-  async claimUpload(manager: EntityManager, storageKey: string): Promise<boolean> {
-    // UPDATE … RETURNING through TypeORM yields [rows, affectedCount].
-    const [rows]: [unknown[], number] = await manager.query(
-      `UPDATE file_uploads SET uploaded_at = now()
-        WHERE storage_key = $1 AND uploaded_at IS NULL AND completed_at IS NULL AND expires_at > now()
-        RETURNING id`,
-      [storageKey],
+  async claimUpload(on: SqlTarget, storageKey: string): Promise<boolean> {
+    const rows = await executeAll(
+      on,
+      db
+        .updateTable('file_uploads')
+        .set({ uploaded_at: sql<Date>`now()` })
+        .where('storage_key', '=', storageKey)
+        .where('uploaded_at', 'is', null)
+        .where('completed_at', 'is', null)
+        .where('expires_at', '>', sql<Date>`now()`)
+        .returning('id'),
     );
     return rows.length === 1;
   }
 
-  async markCompleted(manager: EntityManager, id: string): Promise<void> {
-    await manager.query(`UPDATE file_uploads SET completed_at = now() WHERE id = $1`, [id]);
+  async markCompleted(on: SqlTarget, id: string): Promise<void> {
+    await execute(
+      on,
+      db
+        .updateTable('file_uploads')
+        .set({ completed_at: sql<Date>`now()` })
+        .where('id', '=', id),
+    );
   }
 
   /**
    * Locks up to `limit` uploads that expired `graceSeconds` ago and were never completed; rows another
    * instance is purging are skipped. Run inside the purge's transaction.
    */
-  async lockAbandoned(manager: EntityManager, graceSeconds: number, limit: number): Promise<PendingUpload[]> {
-    const rows: UploadRow[] = await manager.query(
-      `SELECT ${COLUMNS} FROM file_uploads
-        WHERE completed_at IS NULL AND expires_at < now() - make_interval(secs => $1)
-        ORDER BY expires_at
-        LIMIT $2
-        FOR UPDATE SKIP LOCKED`,
-      [graceSeconds, limit],
+  async lockAbandoned(on: SqlTarget, graceSeconds: number, limit: number): Promise<PendingUpload[]> {
+    const rows = await executeAll(
+      on,
+      db
+        .selectFrom('file_uploads')
+        .select(COLUMNS)
+        .where('completed_at', 'is', null)
+        .where('expires_at', '<', sql<Date>`now() - make_interval(secs => ${graceSeconds})`)
+        .orderBy('expires_at')
+        .limit(limit)
+        .forUpdate()
+        .skipLocked(),
     );
     return rows.map(toUpload);
   }
 
-  async deleteByIds(manager: EntityManager, ids: string[]): Promise<void> {
-    if (ids.length > 0) await manager.query(`DELETE FROM file_uploads WHERE id = ANY($1::uuid[])`, [ids]);
+  async deleteByIds(on: SqlTarget, ids: string[]): Promise<void> {
+    if (ids.length > 0) {
+      await execute(on, db.deleteFrom('file_uploads').where('id', '=', sql<string>`ANY(${ids}::uuid[])`));
+    }
   }
 
   /** Completed uploads past their expiry: the file row keeps the key, so the pending row has no more use. */
-  async deleteCompletedBefore(manager: EntityManager, before: Date): Promise<number> {
-    const [, affected]: [unknown[], number] = await manager.query(
-      `DELETE FROM file_uploads WHERE completed_at IS NOT NULL AND expires_at < $1`,
-      [before],
+  async deleteCompletedBefore(on: SqlTarget, before: Date): Promise<number> {
+    const result = await execute(
+      on,
+      db.deleteFrom('file_uploads').where('completed_at', 'is not', null).where('expires_at', '<', before),
     );
-    return affected;
+    return result.rowCount ?? 0;
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import type { SqlTarget } from '@app/platform';
 import { StoredFile } from './entities/file.entity';
 import { BotErrors } from '../bot-errors';
 import { FilesStore } from './files.store';
@@ -18,10 +18,10 @@ export class FilesService {
   constructor(private readonly store: FilesStore) {}
 
   /** A person sees their own uploads and every file posted in a chat they are an active member of. */
-  async visibleToUser(manager: EntityManager, fileId: string, userId: string): Promise<StoredFile> {
-    const file = await this.find(manager, fileId);
+  async visibleToUser(on: SqlTarget, fileId: string, userId: string): Promise<StoredFile> {
+    const file = await this.find(on, fileId);
     if (file.userId === userId) return file;
-    if (!(await this.store.postedToMemberOf(manager, fileId, userId))) throw BotErrors.notFound('File');
+    if (!(await this.store.postedToMemberOf(on, fileId, userId))) throw BotErrors.notFound('File');
     return file;
   }
 
@@ -31,11 +31,11 @@ export class FilesService {
    * MessageEventsService). Another bot's upload is never visible, even in a shared chat: a file_id is the
    * uploading bot's own.
    */
-  async visibleToBot(manager: EntityManager, fileId: string, bot: FileReadingBot): Promise<StoredFile> {
-    const file = await this.find(manager, fileId);
+  async visibleToBot(on: SqlTarget, fileId: string, bot: FileReadingBot): Promise<StoredFile> {
+    const file = await this.find(on, fileId);
     if (file.botId === bot.id) return file;
     if (file.userId === null || bot.systemUserId === null) throw BotErrors.notFound('File');
-    const carriers = await this.store.carriersSeenBy(manager, fileId, bot.systemUserId, file.userId);
+    const carriers = await this.store.carriersSeenBy(on, fileId, bot.systemUserId, file.userId);
     const privacyBot = { systemUserId: bot.systemUserId, username: bot.username };
     const received = carriers.some(
       (carrier) =>
@@ -50,8 +50,8 @@ export class FilesService {
     return file;
   }
 
-  private async find(manager: EntityManager, fileId: string): Promise<StoredFile> {
-    const file = await this.store.byId(manager, fileId);
+  private async find(on: SqlTarget, fileId: string): Promise<StoredFile> {
+    const file = await this.store.byId(on, fileId);
     if (!file) throw BotErrors.notFound('File');
     return file;
   }

@@ -1,24 +1,29 @@
 import { Injectable } from '@nestjs/common';
-import { isUuid, namedStatement, runNamed } from '@app/platform';
-import { DataSource, EntityManager } from 'typeorm';
-import { StoredFile } from './entities/file.entity';
+import { db, prepared } from '@app/bot-schema';
+import { Database, execute, executeAll, executeFirst, isUuid, RowOf, SqlTarget } from '@app/platform';
+import { sql } from 'kysely';
+import type { StoredFile } from './entities/file.entity';
 import { MediaFacts } from './media-probe';
 import { FileOwner } from './storage/storage-keys';
 import { UploadDeclaration } from './file-uploads.store';
 
-/** A message of the file's owner in a chat the bot belongs to, with what group privacy looks at. */
-export interface ReceivedCarrier {
-  chat_type: string;
-  text: string | null;
-  mentions: string[];
-  reply_to_sender_id: string | null;
-}
+const FILE = [
+  'id',
+  'bot_id as botId',
+  'user_id as userId',
+  'file_name as fileName',
+  'mime_type as mimeType',
+  'file_size as fileSize',
+  'width',
+  'height',
+  'duration',
+  'storage_key as storageKey',
+  'created_at as createdAt',
+] as const;
 
-export interface OwnedImage {
-  id: string;
-  mime_type: string;
-  width: number | null;
-  height: number | null;
+/** File sizes are int8 (strings from pg) but plain numbers everywhere else. */
+function toFile(row: Omit<StoredFile, 'fileSize'> & { fileSize: string }): StoredFile {
+  return { ...row, fileSize: Number(row.fileSize) };
 }
 
 /**
@@ -27,33 +32,51 @@ export interface OwnedImage {
  * and a miss cannot tell which of them failed. A file another service checked this way is marked kept:
  * no message of bot-api references it, and the purge of unreferenced files must leave it.
  */
-export const OWNED_IMAGE = namedStatement(
-  'files_owned_image',
-  `UPDATE files f SET kept_at = coalesce(f.kept_at, now())
-    WHERE f.id = $1
-      AND f.mime_type LIKE 'image/%'
-      AND (f.user_id = $2 OR f.bot_id IN (SELECT b.id FROM bots b WHERE b.owner_id = $2))
-    RETURNING f.id, f.mime_type, f.width, f.height`,
+export const OWNED_IMAGE = prepared('files_owned_image', (db, p: { fileId: string; accountId: string }) =>
+  db
+    .updateTable('files as f')
+    .set((eb) => ({ kept_at: eb.fn.coalesce('f.kept_at', sql<Date>`now()`) }))
+    .where('f.id', '=', p.fileId)
+    .where('f.mime_type', 'like', sql.lit('image/%'))
+    .where((eb) =>
+      eb.or([
+        eb('f.user_id', '=', p.accountId),
+        eb('f.bot_id', 'in', eb.selectFrom('bots as b').select('b.id').where('b.owner_id', '=', p.accountId)),
+      ]),
+    )
+    .returning(['f.id', 'f.mime_type', 'f.width', 'f.height']),
 );
+
+/** A message of the file's owner in a chat the bot belongs to, with what group privacy looks at. */
+export type ReceivedCarrier = Awaited<ReturnType<FilesStore['carriersSeenBy']>>[number];
+
+export type OwnedImage = RowOf<typeof OWNED_IMAGE>;
 
 /** The `files` table: completed uploads, every statement on them. */
 @Injectable()
 export class FilesStore {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly database: Database) {}
 
   /** The file with this id; null for an unknown or malformed id (file ids are UUIDs). */
-  async byId(manager: EntityManager, fileId: string): Promise<StoredFile | null> {
-    return isUuid(fileId) ? manager.getRepository(StoredFile).findOneBy({ id: fileId }) : null;
+  async byId(on: SqlTarget, fileId: string): Promise<StoredFile | null> {
+    if (!isUuid(fileId)) return null;
+    const row = await executeFirst(on, db.selectFrom('files').select(FILE).where('id', '=', fileId).limit(1));
+    return row ? toFile(row) : null;
   }
 
   /** Whether the file was posted in a live message of a chat the user is an active member of. */
-  async postedToMemberOf(manager: EntityManager, fileId: string, userId: string): Promise<boolean> {
-    const shared: unknown[] = await manager.query(
-      `SELECT 1 FROM messages m
-         JOIN chat_members cm ON cm.chat_id = m.chat_id AND cm.user_id = $2 AND cm.state = 'active'
-        WHERE m.file_id = $1 AND m.deleted_at IS NULL
-        LIMIT 1`,
-      [fileId, userId],
+  async postedToMemberOf(on: SqlTarget, fileId: string, userId: string): Promise<boolean> {
+    const shared = await executeAll(
+      on,
+      db
+        .selectFrom('messages as m')
+        .innerJoin('chat_members as cm', (join) =>
+          join.onRef('cm.chat_id', '=', 'm.chat_id').on('cm.user_id', '=', userId).on('cm.state', '=', 'active'),
+        )
+        .select(sql.lit(1).as('one'))
+        .where('m.file_id', '=', fileId)
+        .where('m.deleted_at', 'is', null)
+        .limit(1),
     );
     return shared.length > 0;
   }
@@ -62,103 +85,131 @@ export class FilesStore {
    * The live messages of `senderId` carrying the file, posted in chats while `memberId` was an active
    * member, with their chat type and what group privacy looks at.
    */
-  carriersSeenBy(
-    manager: EntityManager,
-    fileId: string,
-    memberId: string,
-    senderId: string,
-  ): Promise<ReceivedCarrier[]> {
-    return manager.query(
-      `SELECT c.type AS chat_type, m.text, m.mentions, r.sender_id AS reply_to_sender_id
-         FROM messages m
-         JOIN chats c ON c.id = m.chat_id
-         JOIN chat_members cm ON cm.chat_id = m.chat_id AND cm.user_id = $2 AND cm.state = 'active'
-                              AND cm.joined_at <= m.created_at
-         LEFT JOIN messages r ON r.id = m.reply_to_message_id
-        WHERE m.file_id = $1 AND m.sender_id = $3 AND m.deleted_at IS NULL`,
-      [fileId, memberId, senderId],
+  carriersSeenBy(on: SqlTarget, fileId: string, memberId: string, senderId: string) {
+    return executeAll(
+      on,
+      db
+        .selectFrom('messages as m')
+        .innerJoin('chats as c', 'c.id', 'm.chat_id')
+        .innerJoin('chat_members as cm', (join) =>
+          join
+            .onRef('cm.chat_id', '=', 'm.chat_id')
+            .on('cm.user_id', '=', memberId)
+            .on('cm.state', '=', 'active')
+            .onRef('cm.joined_at', '<=', 'm.created_at'),
+        )
+        .leftJoin('messages as r', 'r.id', 'm.reply_to_message_id')
+        .select((eb) => [
+          'c.type as chat_type',
+          'm.text',
+          eb.ref('m.mentions').$castTo<string[]>().as('mentions'),
+          'r.sender_id as reply_to_sender_id',
+        ])
+        .where('m.file_id', '=', fileId)
+        .where('m.sender_id', '=', senderId)
+        .where('m.deleted_at', 'is', null),
     );
   }
 
-  async byIds(manager: EntityManager, ids: ReadonlyArray<string | null>): Promise<Map<string, StoredFile>> {
+  async byIds(on: SqlTarget, ids: ReadonlyArray<string | null>): Promise<Map<string, StoredFile>> {
     const unique = [...new Set(ids.filter((id): id is string => id !== null))];
     if (unique.length === 0) return new Map();
-    const files = await manager
-      .getRepository(StoredFile)
-      .createQueryBuilder('f')
-      .where('f.id IN (:...unique)', { unique })
-      .getMany();
-    return new Map(files.map((f) => [f.id, f]));
+    const rows = await executeAll(on, db.selectFrom('files').select(FILE).where('id', 'in', unique));
+    return new Map(rows.map((row) => [row.id, toFile(row)]));
   }
 
   /** Whether a file was already made from this storage key (a key completes once). */
-  async existsForKey(manager: EntityManager, storageKey: string): Promise<boolean> {
-    return manager.getRepository(StoredFile).existsBy({ storageKey });
+  async existsForKey(on: SqlTarget, storageKey: string): Promise<boolean> {
+    const found = await executeAll(
+      on,
+      db.selectFrom('files').select(sql.lit(1).as('one')).where('storage_key', '=', storageKey).limit(1),
+    );
+    return found.length > 0;
   }
 
   /** The file a completed upload becomes. */
-  create(
-    manager: EntityManager,
+  async create(
+    on: SqlTarget,
     owner: FileOwner,
     storageKey: string,
     declared: UploadDeclaration,
     facts: MediaFacts,
   ): Promise<StoredFile> {
-    return manager.getRepository(StoredFile).save(
-      manager.create(StoredFile, {
-        botId: owner.kind === 'bot' ? owner.botId : null,
-        userId: owner.kind === 'user' ? owner.userId : null,
-        fileName: declared.fileName,
-        mimeType: declared.mimeType,
-        fileSize: declared.fileSize,
-        width: facts.width,
-        height: facts.height,
-        duration: facts.duration,
-        storageKey,
-      }),
+    const row = await executeFirst(
+      on,
+      db
+        .insertInto('files')
+        .values({
+          bot_id: owner.kind === 'bot' ? owner.botId : null,
+          user_id: owner.kind === 'user' ? owner.userId : null,
+          file_name: declared.fileName,
+          mime_type: declared.mimeType,
+          file_size: declared.fileSize,
+          width: facts.width,
+          height: facts.height,
+          duration: facts.duration,
+          storage_key: storageKey,
+        })
+        .returning(FILE),
     );
+    return toFile(row!);
   }
 
   /**
    * Serialises a bot's storage reservations (upload credentials, multipart files) until the
    * transaction ends, so two parallel uploads cannot both fit under the quota that has room for one.
    */
-  async lockBotStorage(manager: EntityManager, botId: string): Promise<void> {
-    await manager.query(`SELECT pg_advisory_xact_lock(hashtext('bot-storage:' || $1))`, [botId]);
+  async lockBotStorage(on: SqlTarget, botId: string): Promise<void> {
+    await execute(on, db.selectNoFrom(sql`pg_advisory_xact_lock(hashtext('bot-storage:' || ${botId}))`.as('locked')));
   }
 
   /** Bytes of the bot's completed files. */
-  async bytesOfBot(manager: EntityManager, botId: string): Promise<number> {
-    const [row]: Array<{ bytes: string }> = await manager.query(
-      `SELECT coalesce(sum(file_size), 0) AS bytes FROM files WHERE bot_id = $1`,
-      [botId],
+  async bytesOfBot(on: SqlTarget, botId: string): Promise<number> {
+    const row = await executeFirst(
+      on,
+      db
+        .selectFrom('files')
+        .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('file_size'), sql.lit(0)).as('bytes'))
+        .where('bot_id', '=', botId),
     );
-    return Number(row.bytes);
+    return Number(row!.bytes);
   }
 
   /**
    * Files older than `hours` that no message references and no other service keeps, locked for removal
    * (rows another instance holds are skipped).
    */
-  async lockUnreferenced(manager: EntityManager, hours: number, limit: number): Promise<StoredFile[]> {
-    const rows: Array<{ id: string; storage_key: string }> = await manager.query(
-      `SELECT f.id, f.storage_key FROM files f
-        WHERE f.created_at < now() - make_interval(hours => $1) AND f.kept_at IS NULL
-          AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.file_id = f.id)
-        ORDER BY f.created_at LIMIT $2 FOR UPDATE OF f SKIP LOCKED`,
-      [hours, limit],
+  async lockUnreferenced(
+    on: SqlTarget,
+    hours: number,
+    limit: number,
+  ): Promise<Array<{ id: string; storageKey: string }>> {
+    return executeAll(
+      on,
+      db
+        .selectFrom('files as f')
+        .select(['f.id', 'f.storage_key as storageKey'])
+        .where('f.created_at', '<', sql<Date>`now() - make_interval(hours => ${hours})`)
+        .where('f.kept_at', 'is', null)
+        .where((eb) =>
+          eb.not(
+            eb.exists(eb.selectFrom('messages as m').select(sql.lit(1).as('one')).whereRef('m.file_id', '=', 'f.id')),
+          ),
+        )
+        .orderBy('f.created_at')
+        .limit(limit)
+        .forUpdate('f')
+        .skipLocked(),
     );
-    return rows.map((row) => Object.assign(new StoredFile(), { id: row.id, storageKey: row.storage_key }));
   }
 
-  async deleteByIds(manager: EntityManager, ids: string[]): Promise<void> {
-    if (ids.length > 0) await manager.query(`DELETE FROM files WHERE id = ANY($1::uuid[])`, [ids]);
+  async deleteByIds(on: SqlTarget, ids: string[]): Promise<void> {
+    if (ids.length > 0) await execute(on, db.deleteFrom('files').where('id', '=', sql<string>`ANY(${ids}::uuid[])`));
   }
 
   /** The image, or null when any rule fails (a malformed id included: file ids are UUIDs). */
   async ownedImage(fileId: string, accountId: string): Promise<OwnedImage | null> {
     if (!isUuid(fileId)) return null;
-    const { rows } = await runNamed<OwnedImage>(this.dataSource, OWNED_IMAGE, [fileId, accountId]);
-    return rows[0] ?? null;
+    return (await OWNED_IMAGE.first(this.database, { fileId, accountId })) ?? null;
   }
 }

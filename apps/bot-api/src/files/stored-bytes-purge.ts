@@ -1,12 +1,12 @@
-import { DataSource, EntityManager } from 'typeorm';
+import type { Database, SqlTarget } from '@app/platform';
 import { FileStorage } from './storage/file-storage';
 
 const BATCH = 100;
 
 /** Rows that own bytes in the file storage, locked for removal by the caller's transaction. */
 export interface StoredRows {
-  lock(manager: EntityManager, limit: number): Promise<Array<{ id: string; storageKey: string }>>;
-  deleteByIds(manager: EntityManager, ids: string[]): Promise<unknown>;
+  lock(tx: SqlTarget, limit: number): Promise<Array<{ id: string; storageKey: string }>>;
+  deleteByIds(tx: SqlTarget, ids: string[]): Promise<unknown>;
 }
 
 /**
@@ -14,18 +14,14 @@ export interface StoredRows {
  * concurrent pass skips them): the bytes first, then the rows, so no row is left pointing at nothing.
  * Answers how many were removed.
  */
-export async function purgeStoredBytes(
-  dataSource: DataSource,
-  storage: FileStorage,
-  rows: StoredRows,
-): Promise<number> {
+export async function purgeStoredBytes(database: Database, storage: FileStorage, rows: StoredRows): Promise<number> {
   let purged = 0;
   for (;;) {
-    const batch = await dataSource.transaction(async (manager) => {
-      const locked = await rows.lock(manager, BATCH);
+    const batch = await database.transaction(async (tx) => {
+      const locked = await rows.lock(tx, BATCH);
       for (const row of locked) await storage.delete(row.storageKey);
       await rows.deleteByIds(
-        manager,
+        tx,
         locked.map((row) => row.id),
       );
       return locked.length;

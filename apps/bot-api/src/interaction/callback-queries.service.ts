@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Account } from '@app/auth';
+import { Database } from '@app/platform';
 import { DataSource } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import type { Bot } from '../bots/entities/bot.entity';
@@ -26,6 +27,7 @@ export function hasCallbackButton(markup: ReplyMarkup | null, data: string): boo
 export class CallbackQueriesService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly store: CallbackQueriesStore,
     private readonly chats: ChatsStore,
     private readonly messages: MessagesService,
@@ -81,15 +83,12 @@ export class CallbackQueriesService {
       url: dto.url ?? null,
       cache_time: dto.cache_time ?? 0,
     };
-    assertAnswered(
-      await this.store.answer(this.dataSource.manager, dto.callback_query_id, bot.id, answer),
-      'Callback query',
-    );
+    assertAnswered(await this.store.answer(this.database, dto.callback_query_id, bot.id, answer), 'Callback query');
     return true;
   }
 
   async read(account: Account, id: string): Promise<CallbackQueryStateView> {
-    const query = await this.store.readForUser<CallbackAnswerView>(this.dataSource.manager, id, account.id);
+    const query = await this.store.readForUser<CallbackAnswerView>(this.database, id, account.id);
     if (!query) throw BotErrors.notFound('Callback query');
     return query;
   }

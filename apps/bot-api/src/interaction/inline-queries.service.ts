@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Account } from '@app/auth';
+import { Database } from '@app/platform';
 import { DataSource } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { BotsStore } from '../bots/bots.store';
@@ -23,6 +24,7 @@ const DEFAULT_CACHE_TIME = 300;
 export class InlineQueriesService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly store: InlineQueriesStore,
     private readonly bots: BotsStore,
     private readonly chats: ChatsStore,
@@ -70,15 +72,12 @@ export class InlineQueriesService {
       is_personal: dto.is_personal ?? false,
       next_offset: dto.next_offset ?? '',
     };
-    assertAnswered(
-      await this.store.answer(this.dataSource.manager, dto.inline_query_id, bot.id, answer),
-      'Inline query',
-    );
+    assertAnswered(await this.store.answer(this.database, dto.inline_query_id, bot.id, answer), 'Inline query');
     return true;
   }
 
   async read(account: Account, id: string): Promise<InlineQueryStateView> {
-    const query = await this.store.readForUser<InlineAnswerView>(this.dataSource.manager, id, account.id);
+    const query = await this.store.readForUser<InlineAnswerView>(this.database, id, account.id);
     if (!query) throw BotErrors.notFound('Inline query');
     return { id: query.id, status: query.status, query: query.query, offset: query.offset, answer: query.answer };
   }

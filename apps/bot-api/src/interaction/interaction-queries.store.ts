@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { isUuid } from '@app/platform';
-import { EntityManager } from 'typeorm';
+import { db } from '@app/bot-schema';
+import { execute, executeFirst, isUuid, RowOf, SqlTarget } from '@app/platform';
+import { sql, type SqlBool } from 'kysely';
 
 /** Where a query stands for the user who made it. */
 export type QueryStatus = 'pending' | 'answered' | 'expired';
@@ -34,22 +35,6 @@ export interface StoredInlineQuery<A> extends StoredQuery<A> {
   offset: string;
 }
 
-interface AnswerRow {
-  found: boolean;
-  written: boolean;
-  was_answered: boolean;
-  expired: boolean;
-}
-
-interface StoredRow<A> {
-  id: string;
-  answer: A | null;
-  answered: boolean;
-  expired: boolean;
-  query?: string;
-  offset?: string;
-}
-
 type QueryTable = 'callback_queries' | 'inline_queries';
 
 /**
@@ -58,19 +43,37 @@ type QueryTable = 'callback_queries' | 'inline_queries';
  * answered). The read beside it tells a refused answer's reason; a query whose snapshot still looked
  * open lost a race to a concurrent answer.
  */
-function answerSql(table: QueryTable): string {
-  return `WITH target AS (
-     SELECT answered_at IS NOT NULL AS was_answered, expires_at < now() AS expired
-       FROM ${table} WHERE id = $1 AND bot_id = $2
-   ), written AS (
-     UPDATE ${table} SET answered_at = now(), answer = $3::jsonb
-      WHERE id = $1 AND bot_id = $2 AND answered_at IS NULL AND expires_at >= now()
-     RETURNING id
-   )
-   SELECT EXISTS (SELECT 1 FROM target) AS found, EXISTS (SELECT 1 FROM written) AS written,
-          coalesce((SELECT was_answered FROM target), false) AS was_answered,
-          coalesce((SELECT expired FROM target), false) AS expired`;
+function answerStatement(table: QueryTable, id: string, botId: string, body: object) {
+  return db
+    .with('target', (db) =>
+      db
+        .selectFrom(table as 'callback_queries')
+        .select((eb) => [
+          eb('answered_at', 'is not', null).as('was_answered'),
+          eb('expires_at', '<', sql<Date>`now()`).as('expired'),
+        ])
+        .where('id', '=', id)
+        .where('bot_id', '=', botId),
+    )
+    .with('written', (db) =>
+      db
+        .updateTable(table as 'callback_queries')
+        .set({ answered_at: sql<Date>`now()`, answer: sql<string>`${JSON.stringify(body)}::jsonb` })
+        .where('id', '=', id)
+        .where('bot_id', '=', botId)
+        .where('answered_at', 'is', null)
+        .where('expires_at', '>=', sql<Date>`now()`)
+        .returning('id'),
+    )
+    .selectNoFrom((eb) => [
+      eb.exists(eb.selectFrom('target').select(sql.lit(1).as('one'))).as('found'),
+      eb.exists(eb.selectFrom('written').select(sql.lit(1).as('one'))).as('written'),
+      eb.fn.coalesce(eb.selectFrom('target').select('was_answered'), sql.lit(false)).as('was_answered'),
+      eb.fn.coalesce(eb.selectFrom('target').select('expired'), sql.lit(false)).as('expired'),
+    ]);
 }
+
+type AnswerRow = RowOf<ReturnType<typeof answerStatement>>;
 
 function outcomeOf(row: AnswerRow): AnswerOutcome {
   if (!row.found) return 'not_found';
@@ -80,97 +83,134 @@ function outcomeOf(row: AnswerRow): AnswerOutcome {
 }
 
 async function answer(
-  manager: EntityManager,
+  on: SqlTarget,
   table: QueryTable,
   id: string,
   botId: string,
   body: object,
 ): Promise<AnswerOutcome> {
   if (!isUuid(id)) return 'not_found';
-  const rows: AnswerRow[] = await manager.query(answerSql(table), [id, botId, JSON.stringify(body)]);
-  return outcomeOf(rows[0]);
+  const row = await executeFirst(on, answerStatement(table, id, botId, body));
+  return outcomeOf(row!);
 }
 
-async function readForUser<A>(
-  manager: EntityManager,
-  table: QueryTable,
-  id: string,
-  userId: string,
-): Promise<StoredRow<A> | null> {
-  if (!isUuid(id)) return null;
-  const extra = table === 'inline_queries' ? ', query, "offset"' : '';
-  const rows: StoredRow<A>[] = await manager.query(
-    `SELECT id, answer, answered_at IS NOT NULL AS answered, expires_at < now() AS expired${extra}
-       FROM ${table} WHERE id = $1 AND user_id = $2`,
-    [id, userId],
-  );
-  return rows[0] ?? null;
-}
-
-function statusOf(row: StoredRow<unknown>): QueryStatus {
+function statusOf(row: { answered: SqlBool; expired: SqlBool }): QueryStatus {
   return row.answered ? 'answered' : row.expired ? 'expired' : 'pending';
+}
+
+/** Queries of `table` older than the retention are dropped, answered or not; returns how many. */
+async function purgeOlderThan(on: SqlTarget, table: QueryTable, retentionHours: number): Promise<number> {
+  const result = await execute(
+    on,
+    db
+      .deleteFrom(table as 'callback_queries')
+      .where('created_at', '<', sql<Date>`now() - make_interval(hours => ${retentionHours})`),
+  );
+  return result.rowCount ?? 0;
+}
+
+/** `now()` plus a window given in milliseconds. */
+function expiresAfter(windowMs: number) {
+  return sql<Date>`now() + make_interval(secs => ${windowMs}::double precision / 1000)`;
 }
 
 /** The callback queries of button clicks: who clicked which button of which bot message, and the bot's answer. */
 @Injectable()
 export class CallbackQueriesStore {
-  async insert(manager: EntityManager, query: NewCallbackQuery, windowMs: number): Promise<string> {
-    const rows: Array<{ id: string }> = await manager.query(
-      `INSERT INTO callback_queries (bot_id, user_id, chat_id, message_id, data, expires_at)
-       VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6::double precision / 1000))
-       RETURNING id`,
-      [query.botId, query.userId, query.chatId, query.messageId, query.data, windowMs],
+  async insert(on: SqlTarget, query: NewCallbackQuery, windowMs: number): Promise<string> {
+    const row = await executeFirst(
+      on,
+      db
+        .insertInto('callback_queries')
+        .values({
+          bot_id: query.botId,
+          user_id: query.userId,
+          chat_id: query.chatId,
+          message_id: query.messageId,
+          data: query.data,
+          expires_at: expiresAfter(windowMs),
+        })
+        .returning('id'),
     );
-    return rows[0].id;
+    return row!.id;
   }
 
-  answer(manager: EntityManager, id: string, botId: string, body: object): Promise<AnswerOutcome> {
-    return answer(manager, 'callback_queries', id, botId, body);
+  answer(on: SqlTarget, id: string, botId: string, body: object): Promise<AnswerOutcome> {
+    return answer(on, 'callback_queries', id, botId, body);
   }
 
   /** The query as the user who clicked sees it; null for an unknown id or another user's query. */
-  async readForUser<A>(manager: EntityManager, id: string, userId: string): Promise<StoredQuery<A> | null> {
-    const row = await readForUser<A>(manager, 'callback_queries', id, userId);
-    return row && { id: row.id, status: statusOf(row), answer: row.answer };
+  async readForUser<A>(on: SqlTarget, id: string, userId: string): Promise<StoredQuery<A> | null> {
+    if (!isUuid(id)) return null;
+    const row = await executeFirst(
+      on,
+      db
+        .selectFrom('callback_queries')
+        .select((eb) => [
+          'id',
+          'answer',
+          eb('answered_at', 'is not', null).as('answered'),
+          eb('expires_at', '<', sql<Date>`now()`).as('expired'),
+        ])
+        .where('id', '=', id)
+        .where('user_id', '=', userId),
+    );
+    return row ? { id: row.id, status: statusOf(row), answer: row.answer as A | null } : null;
   }
 
   /** Queries older than the retention are dropped, answered or not; returns how many. */
-  async purgeOlderThan(manager: EntityManager, retentionHours: number): Promise<number> {
-    const result: [unknown[], number] = await manager.query(
-      `DELETE FROM callback_queries WHERE created_at < now() - make_interval(hours => $1)`,
-      [retentionHours],
-    );
-    return result[1];
+  purgeOlderThan(on: SqlTarget, retentionHours: number): Promise<number> {
+    return purgeOlderThan(on, 'callback_queries', retentionHours);
   }
 }
 
 /** Inline queries: what a user typed to which bot, and the results the bot answered. */
 @Injectable()
 export class InlineQueriesStore {
-  async insert(manager: EntityManager, query: NewInlineQuery, windowMs: number): Promise<string> {
-    const rows: Array<{ id: string }> = await manager.query(
-      `INSERT INTO inline_queries (bot_id, user_id, query, "offset", expires_at)
-       VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5::double precision / 1000))
-       RETURNING id`,
-      [query.botId, query.userId, query.query, query.offset, windowMs],
+  async insert(on: SqlTarget, query: NewInlineQuery, windowMs: number): Promise<string> {
+    const row = await executeFirst(
+      on,
+      db
+        .insertInto('inline_queries')
+        .values({
+          bot_id: query.botId,
+          user_id: query.userId,
+          query: query.query,
+          offset: query.offset,
+          expires_at: expiresAfter(windowMs),
+        })
+        .returning('id'),
     );
-    return rows[0].id;
+    return row!.id;
   }
 
-  answer(manager: EntityManager, id: string, botId: string, body: object): Promise<AnswerOutcome> {
-    return answer(manager, 'inline_queries', id, botId, body);
+  answer(on: SqlTarget, id: string, botId: string, body: object): Promise<AnswerOutcome> {
+    return answer(on, 'inline_queries', id, botId, body);
   }
 
-  async readForUser<A>(manager: EntityManager, id: string, userId: string): Promise<StoredInlineQuery<A> | null> {
-    const row = await readForUser<A>(manager, 'inline_queries', id, userId);
-    return row && { id: row.id, status: statusOf(row), answer: row.answer, query: row.query!, offset: row.offset! };
-  }
-
-  async purgeOlderThan(manager: EntityManager, retentionHours: number): Promise<number> {
-    const result: [unknown[], number] = await manager.query(
-      `DELETE FROM inline_queries WHERE created_at < now() - make_interval(hours => $1)`,
-      [retentionHours],
+  async readForUser<A>(on: SqlTarget, id: string, userId: string): Promise<StoredInlineQuery<A> | null> {
+    if (!isUuid(id)) return null;
+    const row = await executeFirst(
+      on,
+      db
+        .selectFrom('inline_queries')
+        .select((eb) => [
+          'id',
+          'answer',
+          eb('answered_at', 'is not', null).as('answered'),
+          eb('expires_at', '<', sql<Date>`now()`).as('expired'),
+          'query',
+          'offset',
+        ])
+        .where('id', '=', id)
+        .where('user_id', '=', userId),
     );
-    return result[1];
+    return row
+      ? { id: row.id, status: statusOf(row), answer: row.answer as A | null, query: row.query, offset: row.offset }
+      : null;
+  }
+
+  purgeOlderThan(on: SqlTarget, retentionHours: number): Promise<number> {
+    return purgeOlderThan(on, 'inline_queries', retentionHours);
   }
 }

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PeriodicSweep } from '@app/coordination';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { Database } from '@app/platform';
 import { BotConfig } from '../config/bot.config';
 import { CallbackQueriesStore, InlineQueriesStore } from './interaction-queries.store';
 
@@ -13,7 +12,7 @@ import { CallbackQueriesStore, InlineQueriesStore } from './interaction-queries.
 @Injectable()
 export class QueriesPurgeService extends PeriodicSweep {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly callbacks: CallbackQueriesStore,
     private readonly inline: InlineQueriesStore,
     private readonly config: BotConfig,
@@ -23,7 +22,9 @@ export class QueriesPurgeService extends PeriodicSweep {
 
   protected async pass(): Promise<number> {
     const hours = this.config.UPDATES_RETENTION_HOURS;
-    const manager = this.dataSource.manager;
-    return (await this.callbacks.purgeOlderThan(manager, hours)) + (await this.inline.purgeOlderThan(manager, hours));
+    return (
+      (await this.callbacks.purgeOlderThan(this.database, hours)) +
+      (await this.inline.purgeOlderThan(this.database, hours))
+    );
   }
 }

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { PeriodicTask } from '@app/coordination';
-import { DataSource } from 'typeorm';
+import { Database } from '@app/platform';
 import { BotConfig } from '../config/bot.config';
 import { VirtualMemberAuditStore } from './virtual-member-audit.store';
 
@@ -11,7 +10,7 @@ export class VirtualMemberAuditPurgeService implements PeriodicTask {
   readonly everyMs = 60 * 60 * 1000;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly audit: VirtualMemberAuditStore,
     private readonly config: BotConfig,
   ) {}
@@ -21,6 +20,6 @@ export class VirtualMemberAuditPurgeService implements PeriodicTask {
   }
 
   purge(): Promise<number> {
-    return this.audit.purgeOlderThan(this.dataSource.manager, this.config.VIRTUAL_MEMBER_AUDIT_RETENTION_DAYS);
+    return this.audit.purgeOlderThan(this.database, this.config.VIRTUAL_MEMBER_AUDIT_RETENTION_DAYS);
   }
 }

@@ -8,12 +8,11 @@ import {
   Logger,
   UseFilters,
 } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { ApiError, ENVELOPE_STYLE, EnvelopeExceptionFilter, EnvelopeStyle } from '@app/envelope';
 import { bearerToken, principalOf } from '@app/auth';
+import { Database } from '@app/platform';
 import { RATE_LIMIT_STORE, type RateLimitStore, WindowedRateLimiters } from '@app/rate-limits';
 import type { Request } from 'express';
-import { DataSource } from 'typeorm';
 import { BotTokenService } from '../bots/auth/bot-token.service';
 import { BotErrors } from '../bot-errors';
 import { BotConfig } from '../config/bot.config';
@@ -49,7 +48,7 @@ export class VirtualMemberAuditFilter implements ExceptionFilter {
     @Inject(ENVELOPE_STYLE) style: EnvelopeStyle,
     private readonly audit: VirtualMemberAuditStore,
     private readonly tokens: BotTokenService,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     @Inject(RATE_LIMIT_STORE) store: RateLimitStore,
     config: BotConfig,
   ) {
@@ -78,7 +77,7 @@ export class VirtualMemberAuditFilter implements ExceptionFilter {
     if (!action || !botId) return;
     if (!(await this.recorded.consume('refusals', botId)).allowed) return;
     const body: unknown = req.body;
-    await this.audit.record(this.dataSource.manager, {
+    await this.audit.record(this.database, {
       botId,
       action,
       outcome: 'refused',

@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { db, type VirtualMemberAuditLog } from '@app/bot-schema';
+import { execute, executeAll, executeFirst, SqlTarget } from '@app/platform';
+import { sql, type Selectable } from 'kysely';
 
-export type VirtualMemberAction = 'create' | 'list' | 'send';
+export type VirtualMemberAction = VirtualMemberAuditLog['action'];
 
 export interface VirtualMemberAuditEntry {
   botId: string;
   action: VirtualMemberAction;
-  outcome: 'succeeded' | 'refused';
+  outcome: VirtualMemberAuditLog['outcome'];
   errorCode?: string | null;
   chatId?: string | null;
   virtualMemberId?: string | null;
@@ -15,66 +17,67 @@ export interface VirtualMemberAuditEntry {
   request: Record<string, unknown>;
 }
 
-export interface VirtualMemberAuditRow {
-  id: string;
-  bot_id: string;
-  action: VirtualMemberAction;
-  outcome: 'succeeded' | 'refused';
-  error_code: string | null;
-  chat_id: string | null;
-  virtual_member_id: string | null;
-  message_id: string | null;
+export type VirtualMemberAuditRow = Omit<Selectable<VirtualMemberAuditLog>, 'request'> & {
   request: Record<string, unknown>;
-  created_at: Date;
-}
+};
 
 /** The audit log of every virtual-member call, refused ones included; read by platform staff. */
 @Injectable()
 export class VirtualMemberAuditStore {
-  async record(manager: EntityManager, entry: VirtualMemberAuditEntry): Promise<void> {
-    await manager.query(
-      `INSERT INTO virtual_member_audit_log
-         (bot_id, action, outcome, error_code, chat_id, virtual_member_id, message_id, request)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb)`,
-      [
-        entry.botId,
-        entry.action,
-        entry.outcome,
-        entry.errorCode ?? null,
-        entry.chatId ?? null,
-        entry.virtualMemberId ?? null,
-        entry.messageId ?? null,
-        JSON.stringify(entry.request),
-      ],
+  async record(on: SqlTarget, entry: VirtualMemberAuditEntry): Promise<void> {
+    await execute(
+      on,
+      db.insertInto('virtual_member_audit_log').values({
+        bot_id: entry.botId,
+        action: entry.action,
+        outcome: entry.outcome,
+        error_code: entry.errorCode ?? null,
+        chat_id: entry.chatId ?? null,
+        virtual_member_id: entry.virtualMemberId ?? null,
+        message_id: entry.messageId ?? null,
+        request: sql<string>`${JSON.stringify(entry.request)}::jsonb`,
+      }),
     );
   }
 
   /** One page of the bot's entries, newest first, with how many there are. */
-  async page(
-    manager: EntityManager,
-    botId: string,
-    offset: number,
-    limit: number,
-  ): Promise<[VirtualMemberAuditRow[], number]> {
-    const rows: VirtualMemberAuditRow[] = await manager.query(
-      `SELECT id, bot_id, action, outcome, error_code, chat_id, virtual_member_id, message_id, request, created_at
-         FROM virtual_member_audit_log WHERE bot_id = $1
-        ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT $3`,
-      [botId, offset, limit],
+  async page(on: SqlTarget, botId: string, offset: number, limit: number): Promise<[VirtualMemberAuditRow[], number]> {
+    const ofTheBot = db.selectFrom('virtual_member_audit_log').where('bot_id', '=', botId);
+    const rows = await executeAll(
+      on,
+      ofTheBot
+        .select((eb) => [
+          'id',
+          'bot_id',
+          'action',
+          'outcome',
+          'error_code',
+          'chat_id',
+          'virtual_member_id',
+          'message_id',
+          eb.ref('request').$castTo<Record<string, unknown>>().as('request'),
+          'created_at',
+        ])
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .offset(offset)
+        .limit(limit),
     );
-    const counted: Array<{ n: string }> = await manager.query(
-      `SELECT count(*) AS n FROM virtual_member_audit_log WHERE bot_id = $1`,
-      [botId],
+    const counted = await executeFirst(
+      on,
+      ofTheBot.select((eb) => eb.fn.countAll<string>().as('n')),
     );
-    return [rows, Number(counted[0].n)];
+    return [rows, Number(counted!.n)];
   }
 
   /** Removes the entries older than `days`; answers how many. */
-  async purgeOlderThan(manager: EntityManager, days: number): Promise<number> {
-    const [, deleted]: [unknown, number] = await manager.query(
-      `DELETE FROM virtual_member_audit_log WHERE created_at < now() - make_interval(days => $1)`,
-      [days],
+  async purgeOlderThan(on: SqlTarget, days: number): Promise<number> {
+    const result = await execute(
+      on,
+      db
+        .deleteFrom('virtual_member_audit_log')
+        .where('created_at', '<', sql<Date>`now() - make_interval(days => ${days})`),
     );
-    return deleted;
+    return result.rowCount ?? 0;
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { PageQuery, pageAnswer, pageWindow } from '@app/platform';
+import { Database, PageQuery, pageAnswer, pageWindow } from '@app/platform';
 import { DataSource, EntityManager } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { BotsStore } from '../bots/bots.store';
@@ -37,6 +37,7 @@ import { VirtualMembersStore } from './virtual-members.store';
 export class VirtualMembersService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly store: VirtualMembersStore,
     private readonly audit: VirtualMemberAuditStore,
     private readonly bots: BotsStore,
@@ -150,9 +151,8 @@ export class VirtualMembersService {
   /** Staff read of the audit log, newest first; 404 for an unknown bot. */
   async auditLog(botId: string, query: PageQuery): Promise<VirtualMemberAuditPage> {
     const window = pageWindow(query);
-    const manager = this.dataSource.manager;
-    if (!(await this.bots.reviewOf(manager, botId))) throw BotErrors.notFound('Bot');
-    const [rows, total] = await this.audit.page(manager, botId, window.offset, window.pageSize);
+    if (!(await this.bots.reviewOf(this.dataSource.manager, botId))) throw BotErrors.notFound('Bot');
+    const [rows, total] = await this.audit.page(this.database, botId, window.offset, window.pageSize);
     return pageAnswer(rows.map(auditView), total, window);
   }
 
