@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import type { SqlTarget } from '@app/platform';
+import { DataSource } from 'typeorm';
 import type { WebhookDeliveryAttempt } from './entities/webhook-delivery-attempt.entity';
 import type { DeliveryStatus, WebhookDelivery } from './entities/webhook-delivery.entity';
 import type { DeliverJobData } from './queue';
@@ -30,8 +31,8 @@ import type { DeliveryErrorClass } from './bot-database/delivery-error-class';
  * The delivery domain as bot-api and bot-dispatcher see it: the one service they call for the Update
  * outbox, webhook deliveries and their attempts, the staff views and redrives, the delivery settings and
  * the Telegram aliases. The stores behind it (one per table, in bot-database/) are the library's own, so
- * a change to a table or a statement stays inside the library. Methods taking a manager run in the
- * caller's transaction; the others run on their own.
+ * a change to a table or a statement stays inside the library. Methods taking a target (`on`) run in the
+ * caller's transaction or on the pool it names; the others run on their own.
  */
 @Injectable()
 export class DeliveryDomain {
@@ -53,8 +54,8 @@ export class DeliveryDomain {
   // The outbox: Updates written with their event, read and acknowledged by getUpdates.
 
   /** Writes the Updates and, for bots in webhook mode, their deliveries: one statement. */
-  writeOutbox(manager: EntityManager, columns: UpdateColumns): Promise<WrittenUpdateRow[]> {
-    return this.outbox.write(manager, columns);
+  writeOutbox(on: SqlTarget, columns: UpdateColumns): Promise<WrittenUpdateRow[]> {
+    return this.outbox.write(on, columns);
   }
 
   /** Unconfirmed Updates of the bot from `offset` on, within the retention, oldest first. */
@@ -78,8 +79,8 @@ export class DeliveryDomain {
   }
 
   /** drop_pending_updates: every Update the bot has not confirmed is dropped. */
-  acknowledgeAll(manager: EntityManager, botId: string): Promise<void> {
-    return this.updates.acknowledgeAll(manager, botId);
+  acknowledgeAll(on: SqlTarget, botId: string): Promise<void> {
+    return this.updates.acknowledgeAll(on, botId);
   }
 
   /** Updates older than the retention are dropped, confirmed or not; returns how many. */
@@ -90,13 +91,13 @@ export class DeliveryDomain {
   // A bot's own deliveries (the developer's routes and the webhook switch).
 
   /** A bot just switched to webhook mode: a delivery for each Update it has not confirmed yet. */
-  deliverBacklog(manager: EntityManager, botId: string, retentionHours: number): Promise<OpenedDelivery[]> {
-    return this.deliveries.deliverBacklog(manager, botId, retentionHours);
+  deliverBacklog(on: SqlTarget, botId: string, retentionHours: number): Promise<OpenedDelivery[]> {
+    return this.deliveries.deliverBacklog(on, botId, retentionHours);
   }
 
   /** Open deliveries are deleted; their Updates stay unconfirmed for getUpdates. */
-  withdrawOpen(manager: EntityManager, botId: string): Promise<void> {
-    return this.deliveries.withdrawOpen(manager, botId);
+  withdrawOpen(on: SqlTarget, botId: string): Promise<void> {
+    return this.deliveries.withdrawOpen(on, botId);
   }
 
   /** getWebhookInfo's pending_update_count. */
@@ -123,12 +124,12 @@ export class DeliveryDomain {
     return this.deliveries.count(botId, status);
   }
 
-  deliveryOfUpdate(manager: EntityManager, botId: string, updateId: string): Promise<WebhookDelivery | null> {
-    return this.deliveries.findByUpdateId(manager, botId, updateId);
+  deliveryOfUpdate(on: SqlTarget, botId: string, updateId: string): Promise<WebhookDelivery | null> {
+    return this.deliveries.findByUpdateId(on, botId, updateId);
   }
 
-  deliveryById(manager: EntityManager, id: string): Promise<WebhookDelivery> {
-    return this.deliveries.findById(manager, id);
+  deliveryById(on: SqlTarget, id: string): Promise<WebhookDelivery> {
+    return this.deliveries.findById(on, id);
   }
 
   attemptsOf(deliveryId: string): Promise<WebhookDeliveryAttempt[]> {
@@ -136,18 +137,18 @@ export class DeliveryDomain {
   }
 
   /** The developer's redelivery of one finished delivery; nothing when it is still open. */
-  redeliver(manager: EntityManager, deliveryId: string): Promise<OpenedDelivery[]> {
-    return this.deliveries.restartFinished(manager, deliveryId);
+  redeliver(on: SqlTarget, deliveryId: string): Promise<OpenedDelivery[]> {
+    return this.deliveries.restartFinished(on, deliveryId);
   }
 
   /** The developer's bulk redelivery: the bot's dead letters within [since, until). */
   redeliverDeadLetters(
-    manager: EntityManager,
+    on: SqlTarget,
     botId: string,
     since: string | null,
     until: string | null,
   ): Promise<OpenedDelivery[]> {
-    return this.deliveries.restartDeadLetters(manager, botId, since, until);
+    return this.deliveries.restartDeadLetters(on, botId, since, until);
   }
 
   // The dispatcher: load due deliveries, record attempts, sweep and purge.
@@ -218,32 +219,32 @@ export class DeliveryDomain {
 
   /** A new series started by `trigger` for each listed delivery still in one of `statuses`. */
   redrive(
-    manager: EntityManager,
+    on: SqlTarget,
     deliveryIds: string[],
     statuses: DeliveryStatus[],
     trigger: 'staff' | 'auto',
   ): Promise<OpenedDelivery[]> {
-    return this.staff.restart(manager, deliveryIds, statuses, trigger);
+    return this.staff.restart(on, deliveryIds, statuses, trigger);
   }
 
   // A bot's delivery settings.
 
   /** In the transaction that creates the bot. */
-  createSettings(manager: EntityManager, botId: string): Promise<void> {
-    return this.settings.create(manager, botId);
+  createSettings(on: SqlTarget, botId: string): Promise<void> {
+    return this.settings.create(on, botId);
   }
 
-  setWebhook(manager: EntityManager, botId: string, settings: WebhookSettings): Promise<void> {
-    return this.settings.setWebhook(manager, botId, settings);
+  setWebhook(on: SqlTarget, botId: string, settings: WebhookSettings): Promise<void> {
+    return this.settings.setWebhook(on, botId, settings);
   }
 
   /** Locks the bot's settings until the transaction ends; undefined when there is no such bot. */
-  webhookSecretsForUpdate(manager: EntityManager, botId: string): Promise<WebhookSecretsRow | undefined> {
-    return this.settings.webhookSecretsForUpdate(manager, botId);
+  webhookSecretsForUpdate(on: SqlTarget, botId: string): Promise<WebhookSecretsRow | undefined> {
+    return this.settings.webhookSecretsForUpdate(on, botId);
   }
 
-  clearWebhook(manager: EntityManager, botId: string, maxConnections: number): Promise<void> {
-    return this.settings.clearWebhook(manager, botId, maxConnections);
+  clearWebhook(on: SqlTarget, botId: string, maxConnections: number): Promise<void> {
+    return this.settings.clearWebhook(on, botId, maxConnections);
   }
 
   webhookSettings(botId: string): Promise<WebhookSettingsRow | undefined> {
@@ -251,21 +252,16 @@ export class DeliveryDomain {
   }
 
   /** Undefined when the bot is not the owner's. `lock` keeps a concurrent mode switch out until commit. */
-  deliveryModeOfOwned(
-    manager: EntityManager,
-    ownerId: string,
-    botId: string,
-    lock = false,
-  ): Promise<string | undefined> {
-    return this.settings.deliveryModeOfOwned(manager, ownerId, botId, lock);
+  deliveryModeOfOwned(on: SqlTarget, ownerId: string, botId: string, lock = false): Promise<string | undefined> {
+    return this.settings.deliveryModeOfOwned(on, ownerId, botId, lock);
   }
 
   setAllowedUpdates(botId: string, allowed: string[] | null): Promise<void> {
     return this.settings.setAllowedUpdates(botId, allowed);
   }
 
-  setAutoRedeliver(manager: EntityManager, botId: string, on: boolean): Promise<void> {
-    return this.settings.setAutoRedeliver(manager, botId, on);
+  setAutoRedeliver(on: SqlTarget, botId: string, enabled: boolean): Promise<void> {
+    return this.settings.setAutoRedeliver(on, botId, enabled);
   }
 
   anyRecovered(): Promise<boolean> {
@@ -273,12 +269,12 @@ export class DeliveryDomain {
   }
 
   /** Bots whose receiver recovered with dead letters waiting, locked until the caller commits. */
-  recoveredBots(manager: EntityManager, limit: number): Promise<string[]> {
-    return this.settings.recoveredBots(manager, limit);
+  recoveredBots(on: SqlTarget, limit: number): Promise<string[]> {
+    return this.settings.recoveredBots(on, limit);
   }
 
-  clearRecovered(manager: EntityManager, botIds: string[]): Promise<void> {
-    return this.settings.clearRecovered(manager, botIds);
+  clearRecovered(on: SqlTarget, botIds: string[]): Promise<void> {
+    return this.settings.clearRecovered(on, botIds);
   }
 
   // The integer aliases of the Telegram-compatible face.

@@ -1,5 +1,5 @@
-import { DataSource, EntityManager } from 'typeorm';
-import { namedStatement, runNamed } from '@app/platform';
+import { DataSource } from 'typeorm';
+import { namedStatement, runNamed, runStatement, SqlTarget } from '@app/platform';
 import type { Placeholders } from './composed-statement';
 import type { WebhookFormat } from './due-delivery';
 
@@ -158,12 +158,12 @@ export class BotDeliverySettingsStore {
   constructor(private readonly dataSource: DataSource) {}
 
   /** In the transaction that creates the bot. */
-  async create(manager: EntityManager, botId: string): Promise<void> {
-    await manager.query(CREATE, [botId]);
+  async create(on: SqlTarget, botId: string): Promise<void> {
+    await runStatement(on, CREATE, [botId]);
   }
 
-  async setWebhook(manager: EntityManager, botId: string, settings: WebhookSettings): Promise<void> {
-    await manager.query(SET_WEBHOOK, [
+  async setWebhook(on: SqlTarget, botId: string, settings: WebhookSettings): Promise<void> {
+    await runStatement(on, SET_WEBHOOK, [
       botId,
       settings.url,
       settings.sealedSecret,
@@ -178,13 +178,13 @@ export class BotDeliverySettingsStore {
   }
 
   /** Locks the bot's settings until the transaction ends; undefined when there is no such bot. */
-  async webhookSecretsForUpdate(manager: EntityManager, botId: string): Promise<WebhookSecretsRow | undefined> {
-    const rows: WebhookSecretsRow[] = await manager.query(WEBHOOK_SECRETS_FOR_UPDATE, [botId]);
+  async webhookSecretsForUpdate(on: SqlTarget, botId: string): Promise<WebhookSecretsRow | undefined> {
+    const { rows } = await runStatement<WebhookSecretsRow>(on, WEBHOOK_SECRETS_FOR_UPDATE, [botId]);
     return rows[0];
   }
 
-  async clearWebhook(manager: EntityManager, botId: string, maxConnections: number): Promise<void> {
-    await manager.query(CLEAR_WEBHOOK, [botId, maxConnections]);
+  async clearWebhook(on: SqlTarget, botId: string, maxConnections: number): Promise<void> {
+    await runStatement(on, CLEAR_WEBHOOK, [botId, maxConnections]);
   }
 
   async webhookSettings(botId: string): Promise<WebhookSettingsRow | undefined> {
@@ -193,13 +193,9 @@ export class BotDeliverySettingsStore {
   }
 
   /** Undefined when the bot is not the owner's. `lock` keeps a concurrent mode switch out until commit. */
-  async deliveryModeOfOwned(
-    manager: EntityManager,
-    ownerId: string,
-    botId: string,
-    lock = false,
-  ): Promise<string | undefined> {
-    const rows: Array<{ delivery_mode: string }> = await manager.query(
+  async deliveryModeOfOwned(on: SqlTarget, ownerId: string, botId: string, lock = false): Promise<string | undefined> {
+    const { rows } = await runStatement<{ delivery_mode: string }>(
+      on,
       `${DELIVERY_MODE_OF_OWNED}${lock ? ' FOR SHARE OF s' : ''}`,
       [botId, ownerId],
     );
@@ -211,8 +207,8 @@ export class BotDeliverySettingsStore {
     await this.dataSource.query(SET_ALLOWED_UPDATES, [botId, allowed]);
   }
 
-  async setAutoRedeliver(manager: EntityManager, botId: string, on: boolean): Promise<void> {
-    await manager.query(SET_AUTO_REDELIVER, [botId, on]);
+  async setAutoRedeliver(on: SqlTarget, botId: string, enabled: boolean): Promise<void> {
+    await runStatement(on, SET_AUTO_REDELIVER, [botId, enabled]);
   }
 
   /** Whether any bot is marked recovered, without a transaction or a lock. */
@@ -222,12 +218,12 @@ export class BotDeliverySettingsStore {
   }
 
   /** Up to `limit` bots whose receiver recovered with dead letters waiting, locked until the caller commits. */
-  async recoveredBots(manager: EntityManager, limit: number): Promise<string[]> {
-    const rows: Array<{ bot_id: string }> = await manager.query(RECOVERED_BOTS, [limit]);
+  async recoveredBots(on: SqlTarget, limit: number): Promise<string[]> {
+    const { rows } = await runStatement<{ bot_id: string }>(on, RECOVERED_BOTS, [limit]);
     return rows.map((row) => row.bot_id);
   }
 
-  async clearRecovered(manager: EntityManager, botIds: string[]): Promise<void> {
-    if (botIds.length > 0) await manager.query(CLEAR_RECOVERED, [botIds]);
+  async clearRecovered(on: SqlTarget, botIds: string[]): Promise<void> {
+    if (botIds.length > 0) await runStatement(on, CLEAR_RECOVERED, [botIds]);
   }
 }

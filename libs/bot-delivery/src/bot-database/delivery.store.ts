@@ -1,5 +1,5 @@
-import { isUuid, runNamed } from '@app/platform';
-import { DataSource, EntityManager } from 'typeorm';
+import { isUuid, runNamed, runStatement, SqlTarget } from '@app/platform';
+import { DataSource } from 'typeorm';
 import { WebhookDeliveryAttempt } from '../entities/webhook-delivery-attempt.entity';
 import {
   DeliveryStatus,
@@ -51,13 +51,14 @@ export class DeliveryStore {
   constructor(private readonly dataSource: DataSource) {}
 
   /** A bot just switched to webhook mode: a delivery for each Update it has not confirmed yet. */
-  deliverBacklog(manager: EntityManager, botId: string, retentionHours: number): Promise<OpenedDelivery[]> {
-    return manager.query(deliveries.DELIVER_BACKLOG, [botId, retentionHours]);
+  async deliverBacklog(on: SqlTarget, botId: string, retentionHours: number): Promise<OpenedDelivery[]> {
+    const { rows } = await runStatement<OpenedDelivery>(on, deliveries.DELIVER_BACKLOG, [botId, retentionHours]);
+    return rows;
   }
 
   /** Open deliveries are deleted; their Updates stay unconfirmed for getUpdates. */
-  async withdrawOpen(manager: EntityManager, botId: string): Promise<void> {
-    await manager.query(deliveries.WITHDRAW_OPEN, [botId]);
+  async withdrawOpen(on: SqlTarget, botId: string): Promise<void> {
+    await runStatement(on, deliveries.WITHDRAW_OPEN, [botId]);
   }
 
   /** getWebhookInfo's pending_update_count: open deliveries in webhook mode, else Updates not confirmed. */
@@ -110,13 +111,13 @@ export class DeliveryStore {
     return Number(rows[0].total);
   }
 
-  findByUpdateId(manager: EntityManager, botId: string, updateId: string): Promise<WebhookDelivery | null> {
+  findByUpdateId(on: SqlTarget, botId: string, updateId: string): Promise<WebhookDelivery | null> {
     if (!isUuid(updateId)) return Promise.resolve(null);
-    return deliveries.deliveryOfUpdate(manager, botId, updateId.toLowerCase());
+    return deliveries.deliveryOfUpdate(on, botId, updateId.toLowerCase());
   }
 
-  findById(manager: EntityManager, id: string): Promise<WebhookDelivery> {
-    return deliveries.deliveryById(manager, id);
+  findById(on: SqlTarget, id: string): Promise<WebhookDelivery> {
+    return deliveries.deliveryById(on, id);
   }
 
   attempts(deliveryId: string): Promise<WebhookDeliveryAttempt[]> {
@@ -124,23 +125,19 @@ export class DeliveryStore {
   }
 
   /** A finished delivery (dead letter or succeeded) starts a new series by the developer; nothing when it is still open. */
-  async restartFinished(manager: EntityManager, deliveryId: string): Promise<OpenedDelivery[]> {
-    const [rows]: [OpenedDelivery[], number] = await manager.query(deliveries.RESTART_FINISHED, [deliveryId]);
+  async restartFinished(on: SqlTarget, deliveryId: string): Promise<OpenedDelivery[]> {
+    const { rows } = await runStatement<OpenedDelivery>(on, deliveries.RESTART_FINISHED, [deliveryId]);
     return rows;
   }
 
   /** Every dead letter of the bot, optionally within a dead_letter_at range [since, until), starts a new series. */
   async restartDeadLetters(
-    manager: EntityManager,
+    on: SqlTarget,
     botId: string,
     since: string | null,
     until: string | null,
   ): Promise<OpenedDelivery[]> {
-    const [rows]: [OpenedDelivery[], number] = await manager.query(deliveries.RESTART_DEAD_LETTERS, [
-      botId,
-      since,
-      until,
-    ]);
+    const { rows } = await runStatement<OpenedDelivery>(on, deliveries.RESTART_DEAD_LETTERS, [botId, since, until]);
     return rows;
   }
 

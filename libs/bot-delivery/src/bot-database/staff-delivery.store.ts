@@ -1,5 +1,5 @@
-import { isUuid, runNamed } from '@app/platform';
-import { DataSource, EntityManager } from 'typeorm';
+import { isUuid, runNamed, runStatement, SqlTarget } from '@app/platform';
+import { DataSource } from 'typeorm';
 import { DeliveryStatus, DeliveryTrigger } from '../entities/webhook-delivery.entity';
 import type { OpenedDelivery } from './delivery.store';
 import { DeliveryErrorClass } from './delivery-error-class';
@@ -121,13 +121,13 @@ export class StaffDeliveryStore {
    * whose bot is in webhook mode; returns those restarted. Runs in the caller's transaction.
    */
   async restart(
-    manager: EntityManager,
+    on: SqlTarget,
     deliveryIds: string[],
     statuses: DeliveryStatus[],
     trigger: 'staff' | 'auto',
   ): Promise<OpenedDelivery[]> {
     if (deliveryIds.length === 0) return [];
-    const [rows]: [OpenedDelivery[], number] = await manager.query(deliveries.RESTART_FOR_STAFF, [
+    const { rows } = await runStatement<OpenedDelivery>(on, deliveries.RESTART_FOR_STAFF, [
       deliveryIds,
       statuses,
       trigger,

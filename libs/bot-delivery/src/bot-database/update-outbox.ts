@@ -1,5 +1,4 @@
-import { runNamed } from '@app/platform';
-import { EntityManager } from 'typeorm';
+import { runNamed, SqlTarget } from '@app/platform';
 import { composedStatement, Placeholders } from './composed-statement';
 import { UpdateColumns, updatesWriteSql } from './updates.store';
 import { insertDeliveriesSql } from './webhook-deliveries.store';
@@ -52,9 +51,9 @@ const WRITE_UPDATES = composedStatement<UpdateColumns>(
 );
 
 export class UpdateOutbox {
-  /** Writes the Updates and their deliveries in one statement, in the manager's transaction. */
-  async write(manager: EntityManager, columns: UpdateColumns): Promise<WrittenUpdateRow[]> {
-    const { rows } = await runNamed<WrittenUpdateRow>(manager, WRITE_UPDATES, WRITE_UPDATES.values(columns));
+  /** Writes the Updates and their deliveries in one statement, in the caller's transaction. */
+  async write(on: SqlTarget, columns: UpdateColumns): Promise<WrittenUpdateRow[]> {
+    const { rows } = await runNamed<WrittenUpdateRow>(on, WRITE_UPDATES, WRITE_UPDATES.values(columns));
     return rows;
   }
 }

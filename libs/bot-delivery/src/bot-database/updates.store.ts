@@ -1,5 +1,5 @@
-import { namedStatement, runNamed } from '@app/platform';
-import { DataSource, EntityManager } from 'typeorm';
+import { namedStatement, runNamed, runStatement, SqlTarget } from '@app/platform';
+import { DataSource } from 'typeorm';
 import type { Placeholders } from './composed-statement';
 
 /** The Updates of one or more events as parallel arrays, one element per Update. */
@@ -119,8 +119,8 @@ export class UpdatesStore {
   }
 
   /** drop_pending_updates: every Update the bot has not confirmed yet is dropped, in the manager's transaction. */
-  async acknowledgeAll(manager: EntityManager, botId: string): Promise<void> {
-    await manager.query(ACKNOWLEDGE_ALL, [botId]);
+  async acknowledgeAll(on: SqlTarget, botId: string): Promise<void> {
+    await runStatement(on, ACKNOWLEDGE_ALL, [botId]);
   }
 
   /** Updates older than the retention are dropped, confirmed or not; returns how many. */

@@ -1,5 +1,5 @@
-import { namedStatement } from '@app/platform';
-import { EntityManager } from 'typeorm';
+import { executeFirst, namedStatement, RowOf, SqlTarget } from '@app/platform';
+import { db } from '@app/bot-schema';
 import { WebhookDelivery } from '../entities/webhook-delivery.entity';
 import { botAvailableSql } from './bot-availability';
 import { recordBotOutcomesSql } from './bot-delivery-settings.store';
@@ -246,17 +246,70 @@ export const OPEN_BACKLOG_BY_BOT = `SELECT bot_id, count(*)::int AS open FROM we
     WHERE status IN ('pending', 'retrying')
     GROUP BY bot_id ORDER BY count(*) DESC, bot_id LIMIT $1`;
 
+/** A delivery as the developer's routes show it: every column but its copy of the Update. */
+const selectDelivery = () =>
+  db
+    .selectFrom('webhook_deliveries')
+    .select([
+      'id',
+      'bot_id',
+      'update_seq',
+      'update_id',
+      'update_type',
+      'status',
+      'series',
+      'trigger',
+      'attempts',
+      'next_attempt_at',
+      'last_error',
+      'last_status_code',
+      'succeeded_at',
+      'dead_letter_at',
+      'created_at',
+      'updated_at',
+    ]);
+
+type DeliveryRow = RowOf<ReturnType<typeof selectDelivery>>;
+
+function webhookDeliveryOf(row: DeliveryRow): WebhookDelivery {
+  return Object.assign(new WebhookDelivery(), {
+    id: row.id,
+    botId: row.bot_id,
+    updateSeq: Number(row.update_seq),
+    updateId: row.update_id,
+    updateType: row.update_type,
+    status: row.status,
+    series: row.series,
+    trigger: row.trigger,
+    attempts: row.attempts,
+    nextAttemptAt: row.next_attempt_at,
+    lastError: row.last_error,
+    lastStatusCode: row.last_status_code,
+    succeededAt: row.succeeded_at,
+    deadLetterAt: row.dead_letter_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  });
+}
+
 /** One of the bot's deliveries by its Update's id, in the caller's transaction. */
-export function deliveryOfUpdate(
-  manager: EntityManager,
+export async function deliveryOfUpdate(
+  on: SqlTarget,
   botId: string,
   updateId: string,
 ): Promise<WebhookDelivery | null> {
-  return manager.getRepository(WebhookDelivery).findOneBy({ botId, updateId });
+  const row = await executeFirst(
+    on,
+    selectDelivery().where('bot_id', '=', botId).where('update_id', '=', updateId).limit(1),
+  );
+  return row ? webhookDeliveryOf(row) : null;
 }
 
-export function deliveryById(manager: EntityManager, id: string): Promise<WebhookDelivery> {
-  return manager.getRepository(WebhookDelivery).findOneByOrFail({ id });
+/** The delivery with this id; it must exist. */
+export async function deliveryById(on: SqlTarget, id: string): Promise<WebhookDelivery> {
+  const row = await executeFirst(on, selectDelivery().where('id', '=', id).limit(1));
+  if (!row) throw new Error(`webhook delivery ${id} not found`);
+  return webhookDeliveryOf(row);
 }
 
 // Platform staff: deliveries of every bot, and their redelivery
