@@ -32,7 +32,7 @@ export interface NewMessage {
   replyMarkup?: ReplyMarkup | null;
 }
 
-/** The values the membership and member joins compare with as literals, as the partial indexes name them. */
+/** A literal in the SQL, as before: a prepared statement's generic plan uses the partial index on active members only for a literal. */
 const ACTIVE = sql.lit('active' as const);
 
 /** A message's written columns as statement parameters, from chat_id to detected_text_md5. */
