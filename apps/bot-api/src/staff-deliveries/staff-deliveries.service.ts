@@ -132,8 +132,8 @@ export class StaffDeliveriesService {
       throw BotErrors.error('CONFLICT', 'The bot has no webhook; it cannot be redelivered to');
     }
     const restarted = await this.database.transaction(async (tx) => {
-      const restarted = await this.delivery.redrive(tx, [row.id], ['dead_letter', 'succeeded'], 'staff');
-      if (restarted.length === 0) {
+      const opened = await this.delivery.redrive(tx, [row.id], ['dead_letter', 'succeeded'], 'staff');
+      if (opened.length === 0) {
         throw BotErrors.error('CONFLICT', 'This delivery is still pending or retrying, or its bot left webhook mode');
       }
       await this.audit.record(tx, {
@@ -143,7 +143,7 @@ export class StaffDeliveriesService {
         filter: { bot_id: row.bot_id },
         counts: { redelivered: 1, previous_status: row.status },
       });
-      return restarted;
+      return opened;
     });
     // Queued once committed: a job must never find its delivery still uncommitted.
     void this.queue.enqueue(restarted.map(deliverJobFor));
