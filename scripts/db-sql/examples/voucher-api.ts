@@ -1,4 +1,5 @@
 import type { ClaimValues } from '@app/idempotency';
+import { ApplicationsStore } from '../../../apps/voucher-api/src/applications/applications.store';
 import { AuthorizationsStore } from '../../../apps/voucher-api/src/authorizations/authorizations.store';
 import { BotBindingsStore } from '../../../apps/voucher-api/src/bot-bindings/bot-bindings.store';
 import { SealedRequestIdsStore } from '../../../apps/voucher-api/src/sealed-transport/sealed-request-ids.store';
@@ -137,6 +138,31 @@ export const STORE_EXAMPLES: readonly StoreExamples[] = [
     examples: [
       { method: 'seen', run: (s) => s.seen('seal-id-1') },
       { method: 'admit', run: (s) => s.admit('seal-id-1', 1767225600, 300) },
+    ],
+  }),
+  store<ApplicationsStore>({
+    file: 'apps/voucher-api/src/applications/applications.store.ts',
+    create: (recorder) => new ApplicationsStore(recorder.asDatabase()),
+    examples: [
+      { method: 'listOwned', run: (s) => s.listOwned('owner-1') },
+      {
+        method: 'insert',
+        run: (s, tx) =>
+          s.insert(tx, {
+            ownerId: 'owner-1',
+            name: 'Shop',
+            description: null,
+            allowedOrigins: ['*'],
+            status: 'active',
+            features: { vouchers: true },
+          }),
+      },
+      { method: 'findOwned', run: (s, tx) => s.findOwned(tx, 'owner-1', APPLICATION) },
+      { method: 'findOwned (locked)', run: (s, tx) => s.findOwned(tx, 'owner-1', APPLICATION, true) },
+      { method: 'find', run: (s, tx) => s.find(tx, APPLICATION) },
+      { method: 'find (locked)', run: (s, tx) => s.find(tx, APPLICATION, true) },
+      { method: 'update', run: (s, tx) => s.update(tx, APPLICATION, { name: 'Shop 2', status: 'disabled' }) },
+      { method: 'update (features)', run: (s, tx) => s.update(tx, APPLICATION, { features: { vouchers: false } }) },
     ],
   }),
 ];
