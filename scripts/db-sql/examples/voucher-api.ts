@@ -1,4 +1,5 @@
 import type { ClaimValues } from '@app/idempotency';
+import { AppTokensStore } from '../../../apps/voucher-api/src/app-tokens/app-tokens.store';
 import { ApplicationsStore } from '../../../apps/voucher-api/src/applications/applications.store';
 import { AuthorizationsStore } from '../../../apps/voucher-api/src/authorizations/authorizations.store';
 import { BotBindingsStore } from '../../../apps/voucher-api/src/bot-bindings/bot-bindings.store';
@@ -26,6 +27,7 @@ const CLAIM: ClaimValues = {
   lockTimeoutMs: 30_000,
   lockId: '-1234567890123456789',
 };
+const TOKEN = '88888888-8888-4888-8888-888888888888';
 const FACTS = { externalOrderId: 'order-1', storeId: 'store-1', operatorId: null, occurredAt: AT };
 
 export const STORE_EXAMPLES: readonly StoreExamples[] = [
@@ -163,6 +165,28 @@ export const STORE_EXAMPLES: readonly StoreExamples[] = [
       { method: 'find (locked)', run: (s, tx) => s.find(tx, APPLICATION, true) },
       { method: 'update', run: (s, tx) => s.update(tx, APPLICATION, { name: 'Shop 2', status: 'disabled' }) },
       { method: 'update (features)', run: (s, tx) => s.update(tx, APPLICATION, { features: { vouchers: false } }) },
+    ],
+  }),
+  store<AppTokensStore>({
+    file: 'apps/voucher-api/src/app-tokens/app-tokens.store.ts',
+    create: (recorder) => new AppTokensStore(recorder.asDatabase()),
+    examples: [
+      { method: 'findByHash', run: (s) => s.findByHash('token-hash') },
+      { method: 'recordUse', run: (s) => s.recordUse(TOKEN) },
+      { method: 'list', run: (s) => s.list(APPLICATION) },
+      {
+        method: 'insert',
+        run: (s, tx) =>
+          s.insert(tx, {
+            applicationId: APPLICATION,
+            name: 'POS',
+            tokenHash: 'token-hash',
+            prefix: 'sop_3kT9',
+            permissions: ['vouchers:redeem'],
+            expiresAt: AT,
+          }),
+      },
+      { method: 'revoke', run: (s, tx) => s.revoke(tx, APPLICATION, TOKEN) },
     ],
   }),
 ];
