@@ -1,6 +1,7 @@
 import type { ClaimValues } from '@app/idempotency';
 import { AppTokensStore } from '../../../apps/voucher-api/src/app-tokens/app-tokens.store';
 import { ApplicationsStore } from '../../../apps/voucher-api/src/applications/applications.store';
+import { TemplateFields, TemplatesStore } from '../../../apps/voucher-api/src/templates/templates.store';
 import { AuthorizationsStore } from '../../../apps/voucher-api/src/authorizations/authorizations.store';
 import { BotBindingsStore } from '../../../apps/voucher-api/src/bot-bindings/bot-bindings.store';
 import { SealedRequestIdsStore } from '../../../apps/voucher-api/src/sealed-transport/sealed-request-ids.store';
@@ -28,6 +29,31 @@ const CLAIM: ClaimValues = {
   lockId: '-1234567890123456789',
 };
 const TOKEN = '88888888-8888-4888-8888-888888888888';
+const PAGE = { page: 3, pageSize: 20, offset: 40 };
+const TEMPLATE_FIELDS: TemplateFields = {
+  applicationId: APPLICATION,
+  externalTemplateId: 'template-1',
+  name: 'Coffee',
+  type: 'gift',
+  issuerName: 'Cafe',
+  fulfillerName: 'Cafe',
+  fulfillmentCategory: 'physical_goods',
+  acquisitionSource: 'free',
+  validFrom: null,
+  validTo: null,
+  daysAfterClaim: 30,
+  issueLimit: 100,
+  perUserLimit: 1,
+  description: null,
+  coverFileId: null,
+  usageRules: { stores: ['store-1'] },
+  fulfillment: { open_mode: 'in_app' },
+  terms: null,
+  status: 'draft',
+  rejectionReason: null,
+  submittedAt: null,
+  reviewedAt: null,
+};
 const FACTS = { externalOrderId: 'order-1', storeId: 'store-1', operatorId: null, occurredAt: AT };
 
 export const STORE_EXAMPLES: readonly StoreExamples[] = [
@@ -187,6 +213,25 @@ export const STORE_EXAMPLES: readonly StoreExamples[] = [
           }),
       },
       { method: 'revoke', run: (s, tx) => s.revoke(tx, APPLICATION, TOKEN) },
+    ],
+  }),
+  store<TemplatesStore>({
+    file: 'apps/voucher-api/src/templates/templates.store.ts',
+    create: (recorder) => new TemplatesStore(recorder.asDatabase()),
+    examples: [
+      { method: 'list', run: (s) => s.list(APPLICATION) },
+      { method: 'list (of a status)', run: (s) => s.list(APPLICATION, 'active') },
+      { method: 'listForReview', run: (s) => s.listForReview(undefined, PAGE) },
+      { method: 'listForReview (of a status)', run: (s) => s.listForReview('reviewing', PAGE) },
+      { method: 'find', run: (s, tx) => s.find(tx, APPLICATION, TEMPLATE) },
+      { method: 'find (any application, locked)', run: (s, tx) => s.find(tx, null, TEMPLATE, true) },
+      { method: 'insert', run: (s, tx) => s.insert(tx, TEMPLATE_FIELDS) },
+      {
+        method: 'update',
+        run: (s, tx) => s.update(tx, TEMPLATE, { status: 'reviewing', submittedAt: AT, rejectionReason: null }),
+      },
+      { method: 'consumeAllocatedStock', run: (s, tx) => s.consumeAllocatedStock(tx, TEMPLATE, 5) },
+      { method: 'consumePerUserQuota', run: (s, tx) => s.consumePerUserQuota(tx, TEMPLATE, 'user-1', 3) },
     ],
   }),
 ];
