@@ -1,4 +1,6 @@
 import type { ClaimValues } from '@app/idempotency';
+import { AllocationsStore } from '../../../apps/voucher-api/src/allocations/allocations.store';
+import { SendsStore } from '../../../apps/voucher-api/src/allocations/sends.store';
 import { AppTokensStore } from '../../../apps/voucher-api/src/app-tokens/app-tokens.store';
 import { ApplicationsStore } from '../../../apps/voucher-api/src/applications/applications.store';
 import { TemplateFields, TemplatesStore } from '../../../apps/voucher-api/src/templates/templates.store';
@@ -28,6 +30,7 @@ const CLAIM: ClaimValues = {
   lockTimeoutMs: 30_000,
   lockId: '-1234567890123456789',
 };
+const ALLOCATION = '77777777-7777-4777-8777-777777777777';
 const TOKEN = '88888888-8888-4888-8888-888888888888';
 const PAGE = { page: 3, pageSize: 20, offset: 40 };
 const TEMPLATE_FIELDS: TemplateFields = {
@@ -232,6 +235,48 @@ export const STORE_EXAMPLES: readonly StoreExamples[] = [
       },
       { method: 'consumeAllocatedStock', run: (s, tx) => s.consumeAllocatedStock(tx, TEMPLATE, 5) },
       { method: 'consumePerUserQuota', run: (s, tx) => s.consumePerUserQuota(tx, TEMPLATE, 'user-1', 3) },
+    ],
+  }),
+  store<AllocationsStore>({
+    file: 'apps/voucher-api/src/allocations/allocations.store.ts',
+    create: (recorder) => new AllocationsStore(recorder.asDatabase()),
+    examples: [
+      { method: 'list', run: (s) => s.list(APPLICATION, undefined, PAGE) },
+      { method: 'list (of a template)', run: (s) => s.list(APPLICATION, TEMPLATE, PAGE) },
+      {
+        method: 'insert',
+        run: (s, tx) =>
+          s.insert(tx, {
+            applicationId: APPLICATION,
+            templateId: TEMPLATE,
+            senderUserId: 'user-1',
+            createdBy: 'owner-1',
+            quantity: 10,
+          }),
+      },
+      { method: 'listForSender', run: (s) => s.listForSender('user-1', PAGE) },
+      { method: 'backpackDetails', run: (s) => s.backpackDetails([ALLOCATION]) },
+      { method: 'findOfSender', run: (s, tx) => s.findOfSender(tx, ALLOCATION, 'user-1') },
+      { method: 'get', run: (s, tx) => s.get(tx, ALLOCATION) },
+      { method: 'takeUnitToSend', run: (s, tx) => s.takeUnitToSend(tx, ALLOCATION, 'user-1') },
+      { method: 'moveSendingUnit (claimed)', run: (s, tx) => s.moveSendingUnit(tx, ALLOCATION, 'claimed_count') },
+      { method: 'moveSendingUnit (back)', run: (s, tx) => s.moveSendingUnit(tx, ALLOCATION, 'remaining') },
+    ],
+  }),
+  store<SendsStore>({
+    file: 'apps/voucher-api/src/allocations/sends.store.ts',
+    create: (recorder) => new SendsStore(recorder.asDatabase()),
+    examples: [
+      {
+        method: 'insert',
+        run: (s, tx) => s.insert(tx, { allocationId: ALLOCATION, senderUserId: 'user-1', recipientUserId: 'user-2' }),
+      },
+      { method: 'listForRecipient', run: (s) => s.listForRecipient('user-2', PAGE) },
+      { method: 'inboxDetails', run: (s) => s.inboxDetails([SEND]) },
+      { method: 'lockFor (recipient)', run: (s, tx) => s.lockFor(tx, SEND, 'recipient_user_id', 'user-2') },
+      { method: 'lockFor (sender)', run: (s, tx) => s.lockFor(tx, SEND, 'sender_user_id', 'user-1') },
+      { method: 'markClaimed', run: (s, tx) => s.markClaimed(tx, SEND, VOUCHER) },
+      { method: 'markCancelled', run: (s, tx) => s.markCancelled(tx, SEND) },
     ],
   }),
 ];
