@@ -43,13 +43,13 @@ export class ApplicationsService {
   async update(ownerId: string, id: string, dto: UpdateApplicationDto): Promise<ApplicationView> {
     const view = await this.database.transaction(async (tx) => {
       const application = await this.requireOwned(tx, ownerId, id, { lock: true });
-      const changes = changedFields(application, {
+      const edited = await this.save(tx, application, {
         name: dto.name,
         description: dto.description,
         allowedOrigins: dto.allowed_origins,
         status: dto.status,
       });
-      return toApplicationView(await this.save(tx, application, changes));
+      return toApplicationView(edited);
     });
     // Tokens carry their application's status, origins and name; their cached look-ups must not outlive a change.
     this.tokenCache.applicationChanged(id);
@@ -61,8 +61,7 @@ export class ApplicationsService {
     const application = await this.database.transaction(async (tx) => {
       const found = await this.store.find(tx, id, true);
       if (!found) throw VoucherErrors.notFound('Application');
-      const changes = changedFields(found, { features: { ...found.features, vouchers: features.vouchers } });
-      return this.save(tx, found, changes);
+      return this.save(tx, found, { features: { ...found.features, vouchers: features.vouchers } });
     });
     this.tokenCache.applicationChanged(id);
     return application;
@@ -96,7 +95,8 @@ export class ApplicationsService {
     application: ApplicationRecord,
     changes: ApplicationChanges,
   ): Promise<ApplicationRecord> {
-    if (Object.keys(changes).length === 0) return application;
-    return this.store.update(tx, application.id, changes);
+    const changed = changedFields(application, changes);
+    if (Object.keys(changed).length === 0) return application;
+    return this.store.update(tx, application.id, changed);
   }
 }
