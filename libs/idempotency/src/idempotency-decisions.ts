@@ -1,6 +1,8 @@
 import { ApiError, codedError } from '@app/envelope';
 import { createHash } from 'node:crypto';
+import type { Selectable } from 'kysely';
 import { IDEMPOTENCY_ERROR_CODES } from './idempotency.errors';
+import type { IdempotencyKeys } from './schema.generated';
 
 /*
  * The decisions of the idempotency library, free of Nest and PostgreSQL: the interceptor, the
@@ -53,21 +55,14 @@ export function scopeOf(tenant: string | undefined): string {
 }
 
 /** A record found under the key a request wants. */
-export interface StoredKey {
-  route: string;
-  fingerprint: string;
-  status: 'in_progress' | 'completed';
-  /** Whether its claim is older than the lock timeout (its request presumably died). */
-  stale: boolean;
-  response_status: number | null;
-  response_body: string | null;
-}
+/** A stored key as a decision reads it, and whether its claim is older than the lock timeout (its request presumably died). */
+export type StoredKey = Pick<
+  Selectable<IdempotencyKeys>,
+  'route' | 'fingerprint' | 'status' | 'response_status' | 'response_body'
+> & { stale: boolean };
 
 export type StoredKeyVerdict =
-  | { kind: 'replay'; status: number; body: string }
-  | { kind: 'reused' }
-  | { kind: 'in-use' }
-  | { kind: 'take-over' };
+  { kind: 'replay'; status: number; body: string } | { kind: 'reused' } | { kind: 'in-use' } | { kind: 'take-over' };
 
 /**
  * What a request meets in the stored record of its key: another request's key (another route or

@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { namedStatement, preparedFor, queryBuilder, runNamed, SqlTarget } from '@app/platform';
+import { Database, execute, executeFirst, preparedFor, queryBuilder, SqlTarget } from '@app/platform';
 import { Kysely, QueryCreator, sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
-import { ensureClaimHeld, judgeStoredKey, keyInUse, keyReused, StoredKey, StoredKeyVerdict } from './idempotency-decisions';
+import { ensureClaimHeld, judgeStoredKey, keyInUse, keyReused, StoredKeyVerdict } from './idempotency-decisions';
 import { IDEMPOTENCY_OPTIONS, IdempotencyOptions } from './idempotency.options';
 import { advisoryLockId, IdempotencyTarget } from './idempotency-target';
 import type { DB as IdempotencyDB } from './schema.generated';
@@ -27,7 +26,14 @@ export interface ClaimTables {
   idempotency_claim: { claimed: number };
 }
 
-const millisecondsFromNow = (ms: number) => sql<Date>`now() + ${ms}::float8 * interval '1 millisecond'`;
+/** The idempotency table's typed compiler, and its statements run by name. */
+const keys = queryBuilder<IdempotencyDB>();
+const prepared = preparedFor(keys);
+
+const milliseconds = (ms: number) => sql<Date>`${ms}::float8 * interval '1 millisecond'`;
+const millisecondsFromNow = (ms: number) => sql<Date>`now() + ${milliseconds(ms)}`;
+/** Older than `ms` milliseconds ago: a claim whose request presumably died. */
+const millisecondsAgo = (ms: number) => sql<Date>`now() - ${milliseconds(ms)}`;
 
 /**
  * The claim as two common table expressions in front of a statement: `idempotency_lock` tries the
@@ -86,11 +92,7 @@ export function withClaim<DB>(db: Kysely<DB>, claim: ClaimValues): QueryCreator<
                 ]),
                 and([
                   eb('idempotency_keys.status', '=', sql.lit('in_progress')),
-                  eb(
-                    'idempotency_keys.locked_at',
-                    '<',
-                    sql<Date>`now() - ${claim.lockTimeoutMs}::float8 * interval '1 millisecond'`,
-                  ),
+                  eb('idempotency_keys.locked_at', '<', millisecondsAgo(claim.lockTimeoutMs)),
                   or([
                     eb('idempotency_keys.expires_at', '<', sql<Date>`now()`),
                     and([
@@ -111,57 +113,138 @@ export function withClaim<DB>(db: Kysely<DB>, claim: ClaimValues): QueryCreator<
 export const claimedKey = sql<boolean>`EXISTS (SELECT 1 FROM idempotency_claim)`;
 
 /** The claim on its own, as the first statement of the business transaction. */
-const CLAIM_IN_TRANSACTION = preparedFor(queryBuilder<IdempotencyDB>())(
-  'idempotency_claim_in_transaction',
-  (db, claim: ClaimValues) =>
-    withClaim(db, claim)
-      .selectFrom('idempotency_lock')
-      .select(['held', claimedKey.as('claimed')]),
+const CLAIM_IN_TRANSACTION = prepared('idempotency_claim_in_transaction', (db, claim: ClaimValues) =>
+  withClaim(db, claim)
+    .selectFrom('idempotency_lock')
+    .select(['held', claimedKey.as('claimed')]),
 );
+
+/** What recording a failure binds, by name. */
+interface FailureValues {
+  scope: string;
+  key: string;
+  route: string;
+  fingerprint: string;
+  ttlMs: number;
+  status: number;
+  body: string;
+  lockId: string;
+  lockTimeoutMs: number;
+}
 
 /**
  * A deterministic 4xx of a request whose transaction rolled back (or never began): recorded as a
  * completed key in one statement, unless another request with the key runs now or has completed.
- * $1 scope, $2 key, $3 route, $4 fingerprint, $5 ttl ms, $6 status, $7 body, $8 lock id, $9 lock timeout ms.
  */
-const RECORD_FAILURE = namedStatement(
-  'idempotency_record_failure',
-  `WITH lock AS MATERIALIZED (SELECT pg_try_advisory_xact_lock($8::bigint) AS held),
-        recorded AS (
-          INSERT INTO idempotency_keys
-                 (scope, key, route, fingerprint, status, response_status, response_body, expires_at)
-          SELECT $1, $2, $3, $4, 'completed', $6, $7, now() + $5 * interval '1 millisecond' FROM lock WHERE held
-          ON CONFLICT (scope, key) DO UPDATE
-             SET route = EXCLUDED.route, fingerprint = EXCLUDED.fingerprint, status = 'completed',
-                 lock_token = NULL, locked_at = NULL, response_status = EXCLUDED.response_status,
-                 response_body = EXCLUDED.response_body, created_at = now(), expires_at = EXCLUDED.expires_at
-           WHERE idempotency_keys.expires_at < now()
-             AND (idempotency_keys.status = 'completed'
-                  OR idempotency_keys.locked_at < now() - $9 * interval '1 millisecond')
-          RETURNING 1)
-   SELECT lock.held, EXISTS (SELECT 1 FROM recorded) AS recorded FROM lock`,
+const RECORD_FAILURE = prepared('idempotency_record_failure', (db, p: FailureValues) =>
+  db
+    .with(
+      (cte) => cte('lock').materialized(),
+      (qb) => qb.selectNoFrom(sql<boolean>`pg_try_advisory_xact_lock(${p.lockId}::bigint)`.as('held')),
+    )
+    .with('recorded', (qb) =>
+      qb
+        .insertInto('idempotency_keys')
+        .columns(['scope', 'key', 'route', 'fingerprint', 'status', 'response_status', 'response_body', 'expires_at'])
+        .expression((eb) =>
+          eb
+            .selectFrom('lock')
+            .select([
+              sql<string>`${p.scope}::varchar`.as('scope'),
+              sql<string>`${p.key}::varchar`.as('key'),
+              sql<string>`${p.route}::varchar`.as('route'),
+              sql<string>`${p.fingerprint}::text`.as('fingerprint'),
+              sql.lit('completed').as('status'),
+              sql<number>`${p.status}::int`.as('response_status'),
+              sql<string>`${p.body}::text`.as('response_body'),
+              millisecondsFromNow(p.ttlMs).as('expires_at'),
+            ])
+            .where('held', '=', sql.lit(true)),
+        )
+        .onConflict((oc) =>
+          oc
+            .columns(['scope', 'key'])
+            .doUpdateSet((eb) => ({
+              route: eb.ref('excluded.route'),
+              fingerprint: eb.ref('excluded.fingerprint'),
+              status: sql.lit('completed'),
+              lock_token: sql<null>`NULL`,
+              locked_at: sql<null>`NULL`,
+              response_status: eb.ref('excluded.response_status'),
+              response_body: eb.ref('excluded.response_body'),
+              created_at: sql<Date>`now()`,
+              expires_at: eb.ref('excluded.expires_at'),
+            }))
+            .where(({ eb, or, and }) =>
+              and([
+                eb('idempotency_keys.expires_at', '<', sql<Date>`now()`),
+                or([
+                  eb('idempotency_keys.status', '=', sql.lit('completed')),
+                  eb('idempotency_keys.locked_at', '<', millisecondsAgo(p.lockTimeoutMs)),
+                ]),
+              ]),
+            ),
+        )
+        .returning(sql<number>`1`.as('one')),
+    )
+    .selectFrom('lock')
+    .select(['lock.held', sql<boolean>`EXISTS (SELECT 1 FROM recorded)`.as('recorded')]),
 );
 
+/** Where a stored key is read: its scope and key, and how old a claim may be before it counts as stale. */
+interface KeyValues {
+  scope: string;
+  key: string;
+  lockTimeoutMs: number;
+}
+
 /** The record that a claim or a failure found in its way; read in a statement of its own so it sees the latest commit. */
-const READ_KEY = namedStatement(
-  'idempotency_read_key',
-  `SELECT route, fingerprint, status, response_status, response_body,
-          locked_at < now() - $3 * interval '1 millisecond' AS stale
-     FROM idempotency_keys WHERE scope = $1 AND key = $2 AND expires_at >= now()`,
+const READ_KEY = prepared('idempotency_read_key', (db, p: KeyValues) =>
+  db
+    .selectFrom('idempotency_keys')
+    .select([
+      'route',
+      'fingerprint',
+      'status',
+      'response_status',
+      'response_body',
+      sql<boolean>`locked_at < ${millisecondsAgo(p.lockTimeoutMs)}`.as('stale'),
+    ])
+    .where('scope', '=', p.scope)
+    .where('key', '=', p.key)
+    .where('expires_at', '>=', sql<Date>`now()`),
 );
+
+/** What completing a claim binds, by name. */
+interface CompletionValues {
+  scope: string;
+  key: string;
+  lockToken: string;
+  status: number;
+  body: string;
+  ttlMs: number;
+}
 
 /**
  * Marks the claimed key completed with its response, inside the business transaction. The answer is kept
- * for the TTL from the moment it is stored ($6 ms): a request that ran longer than the TTL must still be
+ * for the TTL from the moment it is stored: a request that ran longer than the TTL must still be
  * replayed, not run again, by the retry that follows it. `clock_timestamp()`, since `now()` is the start
  * of a transaction that may have claimed the key long before.
  */
-const COMPLETE_KEY = namedStatement(
-  'idempotency_complete_key',
-  `UPDATE idempotency_keys
-      SET status = 'completed', response_status = $4, response_body = $5, locked_at = NULL,
-          expires_at = clock_timestamp() + $6::float8 * interval '1 millisecond'
-    WHERE scope = $1 AND key = $2 AND lock_token = $3 AND status = 'in_progress'`,
+const COMPLETE_KEY = prepared('idempotency_complete_key', (db, p: CompletionValues) =>
+  db
+    .updateTable('idempotency_keys')
+    .set({
+      status: sql.lit('completed'),
+      response_status: p.status,
+      response_body: p.body,
+      locked_at: sql<null>`NULL`,
+      expires_at: sql<Date>`clock_timestamp() + ${milliseconds(p.ttlMs)}`,
+    })
+    .where('scope', '=', p.scope)
+    .where('key', '=', p.key)
+    .where('lock_token', '=', p.lockToken)
+    .where('status', '=', sql.lit('in_progress')),
 );
 
 export interface Claim {
@@ -177,32 +260,61 @@ export type Replay = Extract<ClaimOutcome, { kind: 'replay' }>;
 @Injectable()
 export class IdempotencyStore {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: Database,
     @Inject(IDEMPOTENCY_OPTIONS) private readonly options: IdempotencyOptions,
   ) {}
 
   async claim(scope: string, key: string, route: string, fingerprint: string): Promise<ClaimOutcome> {
     // An expired key whose request still runs (not yet stale) is kept: freeing it would let a retry run twice.
-    await this.dataSource.query(
-      `DELETE FROM idempotency_keys
-        WHERE scope = $1 AND key = $2 AND expires_at < now()
-          AND (status = 'completed' OR locked_at < now() - $3 * interval '1 millisecond')`,
-      [scope, key, this.options.lockTimeoutMs],
+    await execute(
+      this.database,
+      keys
+        .deleteFrom('idempotency_keys')
+        .where('scope', '=', scope)
+        .where('key', '=', key)
+        .where('expires_at', '<', sql<Date>`now()`)
+        .where((eb) =>
+          eb.or([
+            eb('status', '=', sql.lit('completed')),
+            eb('locked_at', '<', millisecondsAgo(this.options.lockTimeoutMs)),
+          ]),
+        ),
     );
-    const lockToken = randomUUID();
-    const inserted: unknown[] = await this.dataSource.query(
-      `INSERT INTO idempotency_keys (scope, key, route, fingerprint, status, lock_token, locked_at, expires_at)
-       VALUES ($1, $2, $3, $4, 'in_progress', $5, now(), now() + $6 * interval '1 millisecond')
-       ON CONFLICT (scope, key) DO NOTHING RETURNING 1`,
-      [scope, key, route, fingerprint, lockToken, this.options.ttlMs],
+    const lockToken = this.newLockToken();
+    const inserted = await executeFirst(
+      this.database,
+      keys
+        .insertInto('idempotency_keys')
+        .values({
+          scope,
+          key,
+          route,
+          fingerprint,
+          status: sql.lit('in_progress'),
+          lock_token: lockToken,
+          locked_at: sql<Date>`now()`,
+          expires_at: millisecondsFromNow(this.options.ttlMs),
+        })
+        .onConflict((oc) => oc.columns(['scope', 'key']).doNothing())
+        .returning(sql<number>`1`.as('one')),
     );
-    if (inserted.length > 0) return { kind: 'claimed', claim: { scope, key, lockToken } };
+    if (inserted) return { kind: 'claimed', claim: { scope, key, lockToken } };
 
-    const [existing]: Array<StoredKey & { lock_token: string | null }> = await this.dataSource.query(
-      `SELECT route, fingerprint, status, lock_token, response_status, response_body,
-              locked_at < now() - $3 * interval '1 millisecond' AS stale
-         FROM idempotency_keys WHERE scope = $1 AND key = $2`,
-      [scope, key, this.options.lockTimeoutMs],
+    const existing = await executeFirst(
+      this.database,
+      keys
+        .selectFrom('idempotency_keys')
+        .select([
+          'route',
+          'fingerprint',
+          'status',
+          'lock_token',
+          'response_status',
+          'response_body',
+          sql<boolean>`locked_at < ${millisecondsAgo(this.options.lockTimeoutMs)}`.as('stale'),
+        ])
+        .where('scope', '=', scope)
+        .where('key', '=', key),
     );
     // Deleted by expiry between our insert and select: the caller may simply retry.
     if (!existing) throw keyInUse();
@@ -217,10 +329,10 @@ export class IdempotencyStore {
    * commits, rolls back or its process dies. Throws 409 while another request with the key runs or
    * when the key belongs to another request; returns the stored answer of a completed one.
    */
-  async claimInTransaction(manager: SqlTarget, target: IdempotencyTarget): Promise<ClaimOutcome> {
+  async claimInTransaction(tx: SqlTarget, target: IdempotencyTarget): Promise<ClaimOutcome> {
     const claim = this.claimParameters(target);
-    const row = (await CLAIM_IN_TRANSACTION.first(manager, claim))!;
-    return this.claimOutcome(manager, target, claim, row.held, row.claimed);
+    const row = (await CLAIM_IN_TRANSACTION.first(tx, claim))!;
+    return this.claimOutcome(tx, target, claim, row.held, row.claimed);
   }
 
   /** The values of `withClaim` for one attempt to claim the target (a fresh lock token each time). */
@@ -230,7 +342,7 @@ export class IdempotencyStore {
       key: target.key,
       route: target.route,
       fingerprint: target.fingerprint,
-      lockToken: randomUUID(),
+      lockToken: this.newLockToken(),
       ttlMs: this.options.ttlMs,
       lockTimeoutMs: this.options.lockTimeoutMs,
       lockId: advisoryLockId(target.scope, target.key),
@@ -239,7 +351,7 @@ export class IdempotencyStore {
 
   /** What a claim made with `parameters` came to, from the `held` and `claimed` its statement returned. */
   async claimOutcome(
-    manager: SqlTarget,
+    tx: SqlTarget,
     target: IdempotencyTarget,
     parameters: ClaimValues,
     held: boolean,
@@ -248,7 +360,7 @@ export class IdempotencyStore {
     if (claimed)
       return { kind: 'claimed', claim: { scope: target.scope, key: target.key, lockToken: parameters.lockToken } };
     if (!held) throw keyInUse();
-    return this.existingAnswer(manager, target);
+    return this.existingAnswer(tx, target);
   }
 
   /**
@@ -258,68 +370,84 @@ export class IdempotencyStore {
    */
   async recordFailure(target: IdempotencyTarget, status: number, body: string): Promise<Replay | undefined> {
     const { scope, key, route, fingerprint } = target;
-    const { rows } = await runNamed<{ held: boolean; recorded: boolean }>(this.dataSource, RECORD_FAILURE, [
+    const outcome = (await RECORD_FAILURE.first(this.database, {
       scope,
       key,
       route,
       fingerprint,
-      this.options.ttlMs,
+      ttlMs: this.options.ttlMs,
       status,
       body,
-      advisoryLockId(scope, key),
-      this.options.lockTimeoutMs,
-    ]);
-    if (rows[0].recorded) return undefined;
-    if (!rows[0].held) throw keyInUse();
-    const answer = await this.existingAnswer(this.dataSource, target);
+      lockId: advisoryLockId(scope, key),
+      lockTimeoutMs: this.options.lockTimeoutMs,
+    }))!;
+    if (outcome.recorded) return undefined;
+    if (!outcome.held) throw keyInUse();
+    const answer = await this.existingAnswer(this.database, target);
     return answer.kind === 'replay' ? answer : undefined;
   }
 
   /** Marks the key completed inside the business transaction: both commit or neither does. */
-  async complete(manager: SqlTarget, claim: Claim, status: number, body: string): Promise<void> {
-    const { rowCount } = await runNamed(manager, COMPLETE_KEY, [
-      claim.scope,
-      claim.key,
-      claim.lockToken,
+  async complete(tx: SqlTarget, claim: Claim, status: number, body: string): Promise<void> {
+    const { rowCount } = await COMPLETE_KEY.run(tx, {
+      scope: claim.scope,
+      key: claim.key,
+      lockToken: claim.lockToken,
       status,
       body,
-      this.options.ttlMs,
-    ]);
+      ttlMs: this.options.ttlMs,
+    });
     ensureClaimHeld(rowCount);
   }
 
   /** A deterministic failure (4xx) is remembered so the same request gets the same answer. */
   async storeFailure(claim: Claim, status: number, body: string): Promise<void> {
-    await this.complete(this.dataSource.manager, claim, status, body);
+    await this.complete(this.database, claim, status, body);
   }
 
   /** A 5xx releases the key so that a retry with the same key runs again (a committed result stays). */
   async release(claim: Claim): Promise<void> {
-    await this.dataSource.query(
-      `DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND lock_token = $3 AND status = 'in_progress'`,
-      [claim.scope, claim.key, claim.lockToken],
+    await execute(
+      this.database,
+      keys
+        .deleteFrom('idempotency_keys')
+        .where('scope', '=', claim.scope)
+        .where('key', '=', claim.key)
+        .where('lock_token', '=', claim.lockToken)
+        .where('status', '=', sql.lit('in_progress')),
     );
   }
 
   async purgeExpired(): Promise<number> {
-    const [, deleted] = await this.dataSource.query(
-      `DELETE FROM idempotency_keys
-        WHERE expires_at < now() AND (status = 'completed' OR locked_at < now() - $1 * interval '1 millisecond')`,
-      [this.options.lockTimeoutMs],
+    const { rowCount } = await execute(
+      this.database,
+      keys
+        .deleteFrom('idempotency_keys')
+        .where('expires_at', '<', sql<Date>`now()`)
+        .where((eb) =>
+          eb.or([
+            eb('status', '=', sql.lit('completed')),
+            eb('locked_at', '<', millisecondsAgo(this.options.lockTimeoutMs)),
+          ]),
+        ),
     );
-    return deleted as number;
+    return rowCount ?? 0;
   }
 
   private async takeOver(scope: string, key: string, previous: string | null): Promise<ClaimOutcome> {
-    const lockToken = randomUUID();
-    // TypeORM returns [rows, affectedCount] for UPDATE, even with RETURNING.
-    const [, affected]: [unknown[], number] = await this.dataSource.query(
-      `UPDATE idempotency_keys SET lock_token = $3, locked_at = now()
-        WHERE scope = $1 AND key = $2 AND status = 'in_progress' AND lock_token IS NOT DISTINCT FROM $4
-        RETURNING 1`,
-      [scope, key, lockToken, previous],
+    const lockToken = this.newLockToken();
+    const { rowCount } = await execute(
+      this.database,
+      keys
+        .updateTable('idempotency_keys')
+        .set({ lock_token: lockToken, locked_at: sql<Date>`now()` })
+        .where('scope', '=', scope)
+        .where('key', '=', key)
+        .where('status', '=', sql.lit('in_progress'))
+        .where(sql<boolean>`lock_token IS NOT DISTINCT FROM ${previous}`)
+        .returning(sql<number>`1`.as('one')),
     );
-    if (affected !== 1) throw keyInUse();
+    if (rowCount !== 1) throw keyInUse();
     return { kind: 'claimed', claim: { scope, key, lockToken } };
   }
 
@@ -328,26 +456,30 @@ export class IdempotencyStore {
    * another request, the stored answer of the same request, else nothing (the refusal stands alone).
    */
   async storedAnswer(target: IdempotencyTarget): Promise<Replay | undefined> {
-    const { rows } = await runNamed<StoredKey>(this.dataSource, READ_KEY, [
-      target.scope,
-      target.key,
-      this.options.lockTimeoutMs,
-    ]);
-    if (!rows[0]) return undefined;
-    const verdict = judgeStoredKey(rows[0], target.route, target.fingerprint);
+    const stored = await READ_KEY.first(this.database, this.keyValues(target));
+    if (!stored) return undefined;
+    const verdict = judgeStoredKey(stored, target.route, target.fingerprint);
     if (verdict.kind === 'reused') throw keyReused();
     return verdict.kind === 'replay' ? verdict : undefined;
   }
 
   /** A key this request could not claim although nobody runs with it: the stored answer, or 409. */
   private async existingAnswer(on: SqlTarget, target: IdempotencyTarget): Promise<ClaimOutcome> {
-    const { rows } = await runNamed<StoredKey>(on, READ_KEY, [target.scope, target.key, this.options.lockTimeoutMs]);
-    const existing = rows[0];
+    const existing = await READ_KEY.first(on, this.keyValues(target));
     if (!existing) throw keyInUse();
     const verdict = this.answerOf(judgeStoredKey(existing, target.route, target.fingerprint));
     // The claim statement already took over a stale claim if it could: one it could not is still in use.
     if (verdict.kind === 'take-over') throw keyInUse();
     return verdict;
+  }
+
+  /** Each claim's own token, so a late completion of a superseded claim cannot touch its successor's row. */
+  protected newLockToken(): string {
+    return randomUUID();
+  }
+
+  private keyValues(target: IdempotencyTarget): KeyValues {
+    return { scope: target.scope, key: target.key, lockTimeoutMs: this.options.lockTimeoutMs };
   }
 
   /** The stored answer to replay, a take-over to attempt, or the 409 of a key reused or in use. */

@@ -3,9 +3,11 @@ import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { setPrincipal } from '@app/auth';
 import { voucherEnvelope } from '@app/envelope';
-import { createTestDatabase, TestDatabase, testDataSource } from '@app/testing';
+import { Database, poolConfig } from '@app/platform';
+import { createTestDatabase, TestDatabase, testDatabaseSettings, testDataSource } from '@app/testing';
 import type { Request, Response } from 'express';
 import { AsyncResource } from 'node:async_hooks';
+import { Pool } from 'pg';
 import { defer, lastValueFrom } from 'rxjs';
 import { DataSource } from 'typeorm';
 import { CreateIdempotencyKeys1763683200000, IdempotencyInterceptor, IdempotencyStore } from '../src';
@@ -29,12 +31,14 @@ export async function startHarness(prefix: string): Promise<Harness> {
   const database: TestDatabase = await createTestDatabase(prefix, [CreateIdempotencyKeys1763683200000]);
   const dataSource = testDataSource(database.name);
   await dataSource.initialize();
-  const store = new IdempotencyStore(dataSource, { ttlMs: 60_000, lockTimeoutMs: LOCK_TIMEOUT_MS, purgeIntervalMs: 0 });
+  const pool = new Database(new Pool(poolConfig(testDatabaseSettings(database.name, 4))));
+  const store = new IdempotencyStore(pool, { ttlMs: 60_000, lockTimeoutMs: LOCK_TIMEOUT_MS, purgeIntervalMs: 0 });
   return {
     dataSource,
     store,
     interceptor: new IdempotencyInterceptor(new Reflector(), store, voucherEnvelope),
     async close() {
+      await pool.end();
       await dataSource.destroy();
       await database.drop();
     },

@@ -1,4 +1,9 @@
 import type { ClaimValues } from '@app/idempotency';
+import { AllocationsStore } from '../../../apps/voucher-api/src/allocations/allocations.store';
+import { SendsStore } from '../../../apps/voucher-api/src/allocations/sends.store';
+import { AppTokensStore } from '../../../apps/voucher-api/src/app-tokens/app-tokens.store';
+import { ApplicationsStore } from '../../../apps/voucher-api/src/applications/applications.store';
+import { TemplateFields, TemplatesStore } from '../../../apps/voucher-api/src/templates/templates.store';
 import { AuthorizationsStore } from '../../../apps/voucher-api/src/authorizations/authorizations.store';
 import { BotBindingsStore } from '../../../apps/voucher-api/src/bot-bindings/bot-bindings.store';
 import { SealedRequestIdsStore } from '../../../apps/voucher-api/src/sealed-transport/sealed-request-ids.store';
@@ -24,6 +29,33 @@ const CLAIM: ClaimValues = {
   ttlMs: 86_400_000,
   lockTimeoutMs: 30_000,
   lockId: '-1234567890123456789',
+};
+const ALLOCATION = '77777777-7777-4777-8777-777777777777';
+const TOKEN = '88888888-8888-4888-8888-888888888888';
+const PAGE = { page: 3, pageSize: 20, offset: 40 };
+const TEMPLATE_FIELDS: TemplateFields = {
+  applicationId: APPLICATION,
+  externalTemplateId: 'template-1',
+  name: 'Coffee',
+  type: 'gift',
+  issuerName: 'Cafe',
+  fulfillerName: 'Cafe',
+  fulfillmentCategory: 'physical_goods',
+  acquisitionSource: 'free',
+  validFrom: null,
+  validTo: null,
+  daysAfterClaim: 30,
+  issueLimit: 100,
+  perUserLimit: 1,
+  description: null,
+  coverFileId: null,
+  usageRules: { stores: ['store-1'] },
+  fulfillment: { open_mode: 'in_app' },
+  terms: null,
+  status: 'draft',
+  rejectionReason: null,
+  submittedAt: null,
+  reviewedAt: null,
 };
 const FACTS = { externalOrderId: 'order-1', storeId: 'store-1', operatorId: null, occurredAt: AT };
 
@@ -137,6 +169,114 @@ export const STORE_EXAMPLES: readonly StoreExamples[] = [
     examples: [
       { method: 'seen', run: (s) => s.seen('seal-id-1') },
       { method: 'admit', run: (s) => s.admit('seal-id-1', 1767225600, 300) },
+    ],
+  }),
+  store<ApplicationsStore>({
+    file: 'apps/voucher-api/src/applications/applications.store.ts',
+    create: (recorder) => new ApplicationsStore(recorder.asDatabase()),
+    examples: [
+      { method: 'listOwned', run: (s) => s.listOwned('owner-1') },
+      {
+        method: 'insert',
+        run: (s, tx) =>
+          s.insert(tx, {
+            ownerId: 'owner-1',
+            name: 'Shop',
+            description: null,
+            allowedOrigins: ['*'],
+            status: 'active',
+            features: { vouchers: true },
+          }),
+      },
+      { method: 'findOwned', run: (s, tx) => s.findOwned(tx, 'owner-1', APPLICATION) },
+      { method: 'findOwned (locked)', run: (s, tx) => s.findOwned(tx, 'owner-1', APPLICATION, true) },
+      { method: 'find', run: (s, tx) => s.find(tx, APPLICATION) },
+      { method: 'find (locked)', run: (s, tx) => s.find(tx, APPLICATION, true) },
+      { method: 'update', run: (s, tx) => s.update(tx, APPLICATION, { name: 'Shop 2', status: 'disabled' }) },
+      { method: 'update (features)', run: (s, tx) => s.update(tx, APPLICATION, { features: { vouchers: false } }) },
+    ],
+  }),
+  store<AppTokensStore>({
+    file: 'apps/voucher-api/src/app-tokens/app-tokens.store.ts',
+    create: (recorder) => new AppTokensStore(recorder.asDatabase()),
+    examples: [
+      { method: 'findByHash', run: (s) => s.findByHash('token-hash') },
+      { method: 'recordUse', run: (s) => s.recordUse(TOKEN) },
+      { method: 'list', run: (s) => s.list(APPLICATION) },
+      {
+        method: 'insert',
+        run: (s, tx) =>
+          s.insert(tx, {
+            applicationId: APPLICATION,
+            name: 'POS',
+            tokenHash: 'token-hash',
+            prefix: 'sop_3kT9',
+            permissions: ['vouchers:redeem'],
+            expiresAt: AT,
+          }),
+      },
+      { method: 'revoke', run: (s, tx) => s.revoke(tx, APPLICATION, TOKEN) },
+    ],
+  }),
+  store<TemplatesStore>({
+    file: 'apps/voucher-api/src/templates/templates.store.ts',
+    create: (recorder) => new TemplatesStore(recorder.asDatabase()),
+    examples: [
+      { method: 'list', run: (s) => s.list(APPLICATION) },
+      { method: 'list (of a status)', run: (s) => s.list(APPLICATION, 'active') },
+      { method: 'listForReview', run: (s) => s.listForReview(undefined, PAGE) },
+      { method: 'listForReview (of a status)', run: (s) => s.listForReview('reviewing', PAGE) },
+      { method: 'find', run: (s, tx) => s.find(tx, APPLICATION, TEMPLATE) },
+      { method: 'find (any application, locked)', run: (s, tx) => s.find(tx, null, TEMPLATE, true) },
+      { method: 'insert', run: (s, tx) => s.insert(tx, TEMPLATE_FIELDS) },
+      {
+        method: 'update',
+        run: (s, tx) => s.update(tx, TEMPLATE, { status: 'reviewing', submittedAt: AT, rejectionReason: null }),
+      },
+      { method: 'consumeAllocatedStock', run: (s, tx) => s.consumeAllocatedStock(tx, TEMPLATE, 5) },
+      { method: 'consumePerUserQuota', run: (s, tx) => s.consumePerUserQuota(tx, TEMPLATE, 'user-1', 3) },
+    ],
+  }),
+  store<AllocationsStore>({
+    file: 'apps/voucher-api/src/allocations/allocations.store.ts',
+    create: (recorder) => new AllocationsStore(recorder.asDatabase()),
+    examples: [
+      { method: 'list', run: (s) => s.list(APPLICATION, undefined, PAGE) },
+      { method: 'list (of a template)', run: (s) => s.list(APPLICATION, TEMPLATE, PAGE) },
+      {
+        method: 'insert',
+        run: (s, tx) =>
+          s.insert(tx, {
+            applicationId: APPLICATION,
+            templateId: TEMPLATE,
+            senderUserId: 'user-1',
+            createdBy: 'owner-1',
+            quantity: 10,
+          }),
+      },
+      { method: 'listForSender', run: (s) => s.listForSender('user-1', PAGE) },
+      { method: 'backpackDetails', run: (s) => s.backpackDetails([ALLOCATION]) },
+      { method: 'findOfSender', run: (s, tx) => s.findOfSender(tx, ALLOCATION, 'user-1') },
+      { method: 'get', run: (s, tx) => s.get(tx, ALLOCATION) },
+      { method: 'takeUnitToSend', run: (s, tx) => s.takeUnitToSend(tx, ALLOCATION, 'user-1') },
+      { method: 'moveSendingUnit (claimed)', run: (s, tx) => s.moveSendingUnit(tx, ALLOCATION, 'claimed_count') },
+      { method: 'moveSendingUnit (back)', run: (s, tx) => s.moveSendingUnit(tx, ALLOCATION, 'remaining') },
+    ],
+  }),
+  store<SendsStore>({
+    file: 'apps/voucher-api/src/allocations/sends.store.ts',
+    create: (recorder) => new SendsStore(recorder.asDatabase()),
+    examples: [
+      {
+        method: 'insert',
+        run: (s, tx) => s.insert(tx, { allocationId: ALLOCATION, senderUserId: 'user-1', recipientUserId: 'user-2' }),
+      },
+      { method: 'listForRecipient', run: (s) => s.listForRecipient('user-2', PAGE) },
+      { method: 'inboxDetails', run: (s) => s.inboxDetails([SEND]) },
+      { method: 'lockFor (recipient)', run: (s, tx) => s.lockFor(tx, SEND, 'recipient_user_id', 'user-2') },
+      { method: 'lockFor (sender)', run: (s, tx) => s.lockFor(tx, SEND, 'sender_user_id', 'user-1') },
+      { method: 'markClaimed', run: (s, tx) => s.markClaimed(tx, SEND, VOUCHER) },
+      { method: 'markCancelled', run: (s, tx) => s.markCancelled(tx, SEND) },
     ],
   }),
 ];

@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { RenderedBody } from '@app/envelope';
 import type { IdempotentCall } from '@app/idempotency';
-import { pageAnswer, pageWindow } from '@app/platform';
-import { DataSource, EntityManager } from 'typeorm';
+import { Database, pageAnswer, pageWindow, SqlTarget } from '@app/platform';
 import { assertApplicationIssues } from '../applications/application-rules';
 import { ApplicationsService } from '../applications/applications.service';
 import { TemplatesService } from '../templates/templates.service';
@@ -19,7 +17,7 @@ import { ListAllocationsDto } from './dto/list-allocations.dto';
 @Injectable()
 export class AllocationsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly allocations: AllocationsStore,
     private readonly applications: ApplicationsService,
     private readonly templates: TemplatesService,
@@ -28,7 +26,7 @@ export class AllocationsService {
   ) {}
 
   async list(ownerId: string, applicationId: string, query: ListAllocationsDto): Promise<AllocationPage> {
-    await this.applications.requireOwned(this.dataSource.manager, ownerId, applicationId);
+    await this.applications.requireOwned(this.database, ownerId, applicationId);
     const window = pageWindow(query);
     const [allocations, total] = await this.allocations.list(applicationId, query.templateId, window);
     return pageAnswer(allocations.map(toAllocationView), total, window);
@@ -45,34 +43,30 @@ export class AllocationsService {
     dto: CreateAllocationDto,
     call: IdempotentCall,
   ): Promise<RenderedBody> {
-    return this.dataSource.transaction(async (manager) => {
-      assertApplicationIssues(await this.applications.requireOwned(manager, ownerId, applicationId));
-      await this.requireActiveTemplate(manager, applicationId, dto.templateId);
-      await requireKnownRecipient(this.users, manager, dto.recipientUserId, 'recipientUserId');
-      if (!(await this.stock.consumeAllocatedStock(manager, dto.templateId, dto.quantity))) {
+    return this.database.transaction(async (tx) => {
+      assertApplicationIssues(await this.applications.requireOwned(tx, ownerId, applicationId));
+      await this.requireActiveTemplate(tx, applicationId, dto.templateId);
+      await requireKnownRecipient(this.users, tx, dto.recipientUserId, 'recipientUserId');
+      if (!(await this.stock.consumeAllocatedStock(tx, dto.templateId, dto.quantity))) {
         throw VoucherErrors.error(
           'INSUFFICIENT_STOCK',
           'The template has not enough remaining stock for this quantity',
         );
       }
-      const allocation = await this.allocations.insert(manager, {
+      const allocation = await this.allocations.insert(tx, {
         applicationId,
         templateId: dto.templateId,
         senderUserId: dto.recipientUserId,
         createdBy: ownerId,
         quantity: dto.quantity,
       });
-      return call.complete(manager, toAllocationView(allocation));
+      return call.complete(tx, toAllocationView(allocation));
     });
   }
 
-  private async requireActiveTemplate(
-    manager: EntityManager,
-    applicationId: string,
-    templateId: string,
-  ): Promise<void> {
+  private async requireActiveTemplate(tx: SqlTarget, applicationId: string, templateId: string): Promise<void> {
     // The row lock keeps a concurrent pause or end from slipping between this check and the stock update.
-    const template = await this.templates.require(manager, applicationId, templateId, true);
+    const template = await this.templates.require(tx, applicationId, templateId, true);
     if (template.status !== 'active') {
       throw VoucherErrors.error(
         'TEMPLATE_NOT_ACTIVE',

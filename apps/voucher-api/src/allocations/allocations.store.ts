@@ -1,24 +1,57 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { PageWindow } from '@app/platform';
-import { DataSource, EntityManager } from 'typeorm';
-import type { TemplateStatus, TemplateType } from '../templates/entities/template.entity';
-import { Allocation } from './entities/allocation.entity';
+import { Database, execute, executeAll, executeFirst, PageWindow, RowOf, SqlTarget } from '@app/platform';
+import { Expression, ExpressionBuilder, sql, SqlBool } from 'kysely';
+import { db, VoucherDB } from '../database/query';
+import type { AllocationStatus } from './entities/allocation.entity';
+
+/** The columns of an allocation, named as its view reads them. */
+function allocationColumns(eb: ExpressionBuilder<VoucherDB, 'allocations'>) {
+  return [
+    'id',
+    'application_id as applicationId',
+    'template_id as templateId',
+    'sender_user_id as senderUserId',
+    'created_by as createdBy',
+    'quantity',
+    'remaining',
+    'sending_count as sendingCount',
+    'claimed_count as claimedCount',
+    eb.ref('status').$castTo<AllocationStatus>().as('status'),
+    'created_at as createdAt',
+    'updated_at as updatedAt',
+  ] as const;
+}
+
+function selectAllocations() {
+  return db.selectFrom('allocations').select(allocationColumns);
+}
+
+/** An allocation as its use cases read it. */
+export type AllocationRecord = RowOf<ReturnType<typeof selectAllocations>>;
 
 export type NewAllocation = Pick<
-  Allocation,
+  AllocationRecord,
   'applicationId' | 'templateId' | 'senderUserId' | 'createdBy' | 'quantity'
 >;
 
 /** An allocation in a sender's backpack, with the names of its application and template. */
-export interface BackpackRow {
-  id: string;
-  application_name: string;
-  template_name: string;
-  type: TemplateType;
-  issuer_name: string;
-  template_status: TemplateStatus;
+function backpackRows(allocationIds: string[]) {
+  return db
+    .selectFrom('allocations as al')
+    .innerJoin('applications as a', 'a.id', 'al.application_id')
+    .innerJoin('templates as t', 't.id', 'al.template_id')
+    .select([
+      'al.id',
+      'a.name as application_name',
+      't.name as template_name',
+      't.type',
+      't.issuer_name',
+      't.status as template_status',
+    ])
+    .where(sql<boolean>`al.id = ANY(${allocationIds})`);
 }
+
+export type BackpackRow = RowOf<ReturnType<typeof backpackRows>>;
 
 /** A counter of an allocation that one unit moves into when it leaves `sending_count`. */
 export type UnitDestination = 'claimed_count' | 'remaining';
@@ -30,76 +63,120 @@ export type UnitDestination = 'claimed_count' | 'remaining';
  */
 @Injectable()
 export class AllocationsStore {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly database: Database) {}
 
   /** The application's allocations (of one template, when given), newest first, and their count. */
-  list(applicationId: string, templateId: string | undefined, page: PageWindow): Promise<[Allocation[], number]> {
-    return this.dataSource.manager.findAndCount(Allocation, {
-      where: templateId ? { applicationId, templateId } : { applicationId },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      skip: page.offset,
-      take: page.pageSize,
-    });
+  list(applicationId: string, templateId: string | undefined, page: PageWindow): Promise<[AllocationRecord[], number]> {
+    return this.page(page, (eb) =>
+      eb.and([
+        eb('application_id', '=', applicationId),
+        ...(templateId !== undefined ? [eb('template_id', '=', templateId)] : []),
+      ]),
+    );
   }
 
-  /** A new allocation with all its units remaining, read back for the status the database derives. */
-  async insert(manager: EntityManager, fields: NewAllocation): Promise<Allocation> {
-    const allocation = await manager.save(
-      manager.create(Allocation, { ...fields, remaining: fields.quantity, sendingCount: 0, claimedCount: 0 }),
+  /** A new allocation with all its units remaining, as stored, with the status the database derives. */
+  async insert(on: SqlTarget, fields: NewAllocation): Promise<AllocationRecord> {
+    const inserted = await executeFirst(
+      on,
+      db
+        .insertInto('allocations')
+        .values({
+          application_id: fields.applicationId,
+          template_id: fields.templateId,
+          sender_user_id: fields.senderUserId,
+          created_by: fields.createdBy,
+          quantity: fields.quantity,
+          remaining: fields.quantity,
+          sending_count: 0,
+          claimed_count: 0,
+        })
+        .returning(allocationColumns),
     );
-    return manager.findOneByOrFail(Allocation, { id: allocation.id });
+    return inserted!;
   }
 
   /** The sender's allocations, newest first, and their count. */
-  listForSender(senderUserId: string, page: PageWindow): Promise<[Allocation[], number]> {
-    return this.dataSource.manager.findAndCount(Allocation, {
-      where: { senderUserId },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      skip: page.offset,
-      take: page.pageSize,
-    });
+  listForSender(senderUserId: string, page: PageWindow): Promise<[AllocationRecord[], number]> {
+    return this.page(page, (eb) => eb('sender_user_id', '=', senderUserId));
   }
 
   /** What the backpack shows beside each allocation: its application's and template's names. */
   async backpackDetails(allocationIds: string[]): Promise<Map<string, BackpackRow>> {
     if (allocationIds.length === 0) return new Map();
-    const rows: BackpackRow[] = await this.dataSource.query(
-      `SELECT al.id, a.name AS application_name, t.name AS template_name, t.type, t.issuer_name,
-              t.status AS template_status
-         FROM allocations al
-         JOIN applications a ON a.id = al.application_id
-         JOIN templates t ON t.id = al.template_id
-        WHERE al.id = ANY($1)`,
-      [allocationIds],
-    );
+    const rows = await executeAll(this.database, backpackRows(allocationIds));
     return new Map(rows.map((row) => [row.id, row]));
   }
 
-  findOfSender(manager: EntityManager, allocationId: string, senderUserId: string): Promise<Allocation | null> {
-    return manager.findOneBy(Allocation, { id: allocationId, senderUserId });
+  findOfSender(on: SqlTarget, allocationId: string, senderUserId: string): Promise<AllocationRecord | undefined> {
+    return executeFirst(
+      on,
+      selectAllocations().where('id', '=', allocationId).where('sender_user_id', '=', senderUserId),
+    );
   }
 
-  get(manager: EntityManager, allocationId: string): Promise<Allocation> {
-    return manager.findOneByOrFail(Allocation, { id: allocationId });
+  async get(on: SqlTarget, allocationId: string): Promise<AllocationRecord> {
+    const allocation = await executeFirst(on, selectAllocations().where('id', '=', allocationId));
+    if (!allocation) throw new Error(`allocation ${allocationId} is gone`);
+    return allocation;
   }
 
   /** One unit from remaining into sending; false when nothing remains. */
-  async takeUnitToSend(manager: EntityManager, allocationId: string, senderUserId: string): Promise<boolean> {
-    const [, taken]: [unknown, number] = await manager.query(
-      `UPDATE allocations SET remaining = remaining - 1, sending_count = sending_count + 1, updated_at = now()
-        WHERE id = $1 AND sender_user_id = $2 AND remaining > 0`,
-      [allocationId, senderUserId],
+  async takeUnitToSend(on: SqlTarget, allocationId: string, senderUserId: string): Promise<boolean> {
+    const { rowCount } = await execute(
+      on,
+      db
+        .updateTable('allocations')
+        .set((eb) => ({
+          remaining: eb('remaining', '-', sql.lit(1)),
+          sending_count: eb('sending_count', '+', sql.lit(1)),
+          updated_at: sql`now()`,
+        }))
+        .where('id', '=', allocationId)
+        .where('sender_user_id', '=', senderUserId)
+        .where('remaining', '>', sql.lit(0)),
     );
-    return taken === 1;
+    return rowCount === 1;
   }
 
   /** One unit out of sending into `destination`; the CHECKs refuse anything that would unbalance the counters. */
-  async moveSendingUnit(manager: EntityManager, allocationId: string, destination: UnitDestination): Promise<void> {
-    const [, moved]: [unknown, number] = await manager.query(
-      `UPDATE allocations SET sending_count = sending_count - 1, ${destination} = ${destination} + 1, updated_at = now()
-        WHERE id = $1 AND sending_count > 0`,
-      [allocationId],
+  async moveSendingUnit(on: SqlTarget, allocationId: string, destination: UnitDestination): Promise<void> {
+    const { rowCount } = await execute(
+      on,
+      db
+        .updateTable('allocations')
+        .set((eb) => ({
+          sending_count: eb('sending_count', '-', sql.lit(1)),
+          [destination]: eb(destination, '+', sql.lit(1)),
+          updated_at: sql`now()`,
+        }))
+        .where('id', '=', allocationId)
+        .where('sending_count', '>', sql.lit(0)),
     );
-    if (moved !== 1) throw new Error(`allocation ${allocationId} has no unit in sending`);
+    if (rowCount !== 1) throw new Error(`allocation ${allocationId} has no unit in sending`);
+  }
+
+  /** One page of the allocations `filter` keeps, newest first, and how many it keeps in all. */
+  private async page(
+    page: PageWindow,
+    filter: (eb: ExpressionBuilder<VoucherDB, 'allocations'>) => Expression<SqlBool>,
+  ): Promise<[AllocationRecord[], number]> {
+    const allocations = await executeAll(
+      this.database,
+      selectAllocations()
+        .where(filter)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .offset(page.offset)
+        .limit(page.pageSize),
+    );
+    const counted = await executeFirst(
+      this.database,
+      db
+        .selectFrom('allocations')
+        .select((eb) => eb.fn.countAll<string>().as('total'))
+        .where(filter),
+    );
+    return [allocations, Number(counted!.total)];
   }
 }

@@ -1,8 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable, mixin, Type } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { createValidationPipe } from '@app/platform';
+import { createValidationPipe, Database } from '@app/platform';
 import type { Request } from 'express';
-import { DataSource } from 'typeorm';
 import { UsersStore } from '../users/users.store';
 import { requireKnownRecipient } from './known-recipient';
 
@@ -20,14 +18,14 @@ export function HandOutPreflight<T extends object>(body: Type<T>, recipientField
   @Injectable()
   class HandOutPreflightGuard implements CanActivate {
     constructor(
-      @InjectDataSource() private readonly dataSource: DataSource,
+      private readonly database: Database,
       private readonly users: UsersStore,
     ) {}
 
     async canActivate(context: ExecutionContext): Promise<boolean> {
       const req = context.switchToHttp().getRequest<Request>();
       const dto = (await validation.transform(req.body, { type: 'body', metatype: body })) as T;
-      await requireKnownRecipient(this.users, this.dataSource.manager, String(dto[recipientField]), recipientField);
+      await requireKnownRecipient(this.users, this.database, String(dto[recipientField]), recipientField);
       return true;
     }
   }

@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { SqlTarget } from '@app/platform';
 import type { UsersStore } from '../users/users.store';
 import { VoucherErrors } from '../voucher-errors';
 
@@ -13,11 +13,11 @@ export const HOW_A_USER_BECOMES_KNOWN =
  */
 export async function requireKnownRecipient(
   users: UsersStore,
-  manager: EntityManager,
+  on: SqlTarget,
   userId: string,
   field: string,
 ): Promise<void> {
-  if (await users.exists(manager, userId)) return;
+  if (await users.exists(on, userId)) return;
   throw VoucherErrors.invalid(`${field} is not a known user: ${HOW_A_USER_BECOMES_KNOWN}`, [
     { field, problem: `is not a known user: ${HOW_A_USER_BECOMES_KNOWN}` },
   ]);

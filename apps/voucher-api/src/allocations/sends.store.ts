@@ -1,21 +1,55 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
-import type { TemplateType } from '../templates/entities/template.entity';
-import type { PageWindow } from '@app/platform';
-import { Send } from './entities/send.entity';
+import { Database, executeAll, executeFirst, PageWindow, RowOf, SqlTarget } from '@app/platform';
+import { sql, UpdateQueryBuilder, UpdateResult } from 'kysely';
+import { db, VoucherDB } from '../database/query';
+
+/** The columns of a send, named as its view reads them. */
+function sendColumns() {
+  return [
+    'id',
+    'allocation_id as allocationId',
+    'sender_user_id as senderUserId',
+    'recipient_user_id as recipientUserId',
+    'status',
+    'voucher_id as voucherId',
+    'claimed_at as claimedAt',
+    'cancelled_at as cancelledAt',
+    'created_at as createdAt',
+    'updated_at as updatedAt',
+  ] as const;
+}
+
+function selectSends() {
+  return db.selectFrom('sends').select(sendColumns());
+}
+
+/** A send as its use cases read it. */
+export type SendRecord = RowOf<ReturnType<typeof selectSends>>;
 
 /** What the inbox shows beside each send: who sent it, and what the allocation hands out. */
-export interface InboxRow {
-  id: string;
-  sender_name: string;
-  application_id: string;
-  application_name: string;
-  template_id: string;
-  template_name: string;
-  type: TemplateType;
-  issuer_name: string;
+function inboxRows(sendIds: string[]) {
+  return db
+    .selectFrom('sends as s')
+    .innerJoin('users as u', 'u.id', 's.sender_user_id')
+    .innerJoin('allocations as al', 'al.id', 's.allocation_id')
+    .innerJoin('applications as a', 'a.id', 'al.application_id')
+    .innerJoin('templates as t', 't.id', 'al.template_id')
+    .select([
+      's.id',
+      'u.name as sender_name',
+      'al.application_id',
+      'a.name as application_name',
+      'al.template_id',
+      't.name as template_name',
+      't.type',
+      't.issuer_name',
+    ])
+    .where(sql<boolean>`s.id = ANY(${sendIds})`);
 }
+
+export type InboxRow = RowOf<ReturnType<typeof inboxRows>>;
+
+type SendUpdate = UpdateQueryBuilder<VoucherDB, 'sends', 'sends', UpdateResult>;
 
 /** Who a send is locked for: its sender (cancel) or its recipient (claim). */
 export type SendParty = 'sender_user_id' | 'recipient_user_id';
@@ -23,60 +57,84 @@ export type SendParty = 'sender_user_id' | 'recipient_user_id';
 /** The owner of `sends`: one unit of an allocation on its way from the sender to a recipient. */
 @Injectable()
 export class SendsStore {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly database: Database) {}
 
-  insert(
-    manager: EntityManager,
-    fields: Pick<Send, 'allocationId' | 'senderUserId' | 'recipientUserId'>,
-  ): Promise<Send> {
-    return manager.save(manager.create(Send, { ...fields, status: 'sending' }));
+  async insert(
+    on: SqlTarget,
+    fields: Pick<SendRecord, 'allocationId' | 'senderUserId' | 'recipientUserId'>,
+  ): Promise<SendRecord> {
+    const inserted = await executeFirst(
+      on,
+      db
+        .insertInto('sends')
+        .values({
+          allocation_id: fields.allocationId,
+          sender_user_id: fields.senderUserId,
+          recipient_user_id: fields.recipientUserId,
+          status: 'sending',
+        })
+        .returning(sendColumns()),
+    );
+    return inserted!;
   }
 
   /** Sends addressed to the user, newest first, and their count. */
-  listForRecipient(recipientUserId: string, page: PageWindow): Promise<[Send[], number]> {
-    return this.dataSource.manager.findAndCount(Send, {
-      where: { recipientUserId },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      skip: page.offset,
-      take: page.pageSize,
-    });
+  async listForRecipient(recipientUserId: string, page: PageWindow): Promise<[SendRecord[], number]> {
+    const sends = await executeAll(
+      this.database,
+      selectSends()
+        .where('recipient_user_id', '=', recipientUserId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .offset(page.offset)
+        .limit(page.pageSize),
+    );
+    const counted = await executeFirst(
+      this.database,
+      db
+        .selectFrom('sends')
+        .select((eb) => eb.fn.countAll<string>().as('total'))
+        .where('recipient_user_id', '=', recipientUserId),
+    );
+    return [sends, Number(counted!.total)];
   }
 
   async inboxDetails(sendIds: string[]): Promise<Map<string, InboxRow>> {
     if (sendIds.length === 0) return new Map();
-    const rows: InboxRow[] = await this.dataSource.query(
-      `SELECT s.id, u.name AS sender_name, al.application_id, a.name AS application_name, al.template_id,
-              t.name AS template_name, t.type, t.issuer_name
-         FROM sends s
-         JOIN users u ON u.id = s.sender_user_id
-         JOIN allocations al ON al.id = s.allocation_id
-         JOIN applications a ON a.id = al.application_id
-         JOIN templates t ON t.id = al.template_id
-        WHERE s.id = ANY($1)`,
-      [sendIds],
-    );
+    const rows = await executeAll(this.database, inboxRows(sendIds));
     return new Map(rows.map((row) => [row.id, row]));
   }
 
   /**
-   * The send with its row locked, when the user plays the given part in it; null otherwise. The lock
-   * serialises concurrent claims and a racing cancel.
+   * The send with its row locked, when the user plays the given part in it; undefined otherwise. The
+   * lock serialises concurrent claims and a racing cancel.
    */
-  async lockFor(manager: EntityManager, sendId: string, party: SendParty, userId: string): Promise<Send | null> {
-    const [row]: { id: string }[] = await manager.query(
-      `SELECT id FROM sends WHERE id = $1 AND ${party} = $2 FOR UPDATE`,
-      [sendId, userId],
+  lockFor(on: SqlTarget, sendId: string, party: SendParty, userId: string): Promise<SendRecord | undefined> {
+    return executeFirst(on, selectSends().where('id', '=', sendId).where(party, '=', userId).forUpdate());
+  }
+
+  markClaimed(on: SqlTarget, sendId: string, voucherId: string): Promise<SendRecord> {
+    return this.settle(
+      on,
+      sendId,
+      db.updateTable('sends').set({ status: 'claimed', voucher_id: voucherId, claimed_at: sql`now()` }),
     );
-    return row ? manager.findOneByOrFail(Send, { id: sendId }) : null;
   }
 
-  async markClaimed(manager: EntityManager, sendId: string, voucherId: string): Promise<Send> {
-    await manager.update(Send, { id: sendId }, { status: 'claimed', voucherId, claimedAt: new Date() });
-    return manager.findOneByOrFail(Send, { id: sendId });
+  markCancelled(on: SqlTarget, sendId: string): Promise<SendRecord> {
+    return this.settle(on, sendId, db.updateTable('sends').set({ status: 'cancelled', cancelled_at: sql`now()` }));
   }
 
-  async markCancelled(manager: EntityManager, sendId: string): Promise<Send> {
-    await manager.update(Send, { id: sendId }, { status: 'cancelled', cancelledAt: new Date() });
-    return manager.findOneByOrFail(Send, { id: sendId });
+  /** Applies a settling update (claim, cancel) to the send and returns it as it is afterwards. */
+  private async settle(on: SqlTarget, sendId: string, update: SendUpdate): Promise<SendRecord> {
+    const settled = await executeFirst(
+      on,
+      update
+        .set({ updated_at: sql`now()` })
+        .where('id', '=', sendId)
+        .returning(sendColumns()),
+    );
+    if (!settled) throw new Error(`send ${sendId} is gone`);
+    return settled;
   }
 }

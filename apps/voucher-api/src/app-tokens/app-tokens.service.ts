@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { displayPrefix, generateSecretToken, hashSecretToken } from '@app/auth';
-import { DataSource } from 'typeorm';
+import { Database } from '@app/platform';
 import { AppTokenCache } from '../applications/app-token-cache';
 import { ApplicationsService } from '../applications/applications.service';
 import { AppTokensStore } from './app-tokens.store';
@@ -13,14 +12,14 @@ import { VoucherErrors } from '../voucher-errors';
 @Injectable()
 export class AppTokensService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly applications: ApplicationsService,
     private readonly store: AppTokensStore,
     private readonly tokenCache: AppTokenCache,
   ) {}
 
   async list(ownerId: string, applicationId: string): Promise<AppTokenView[]> {
-    await this.applications.requireOwned(this.dataSource.manager, ownerId, applicationId);
+    await this.applications.requireOwned(this.database, ownerId, applicationId);
     return (await this.store.list(applicationId)).map(toAppTokenView);
   }
 
@@ -31,10 +30,10 @@ export class AppTokensService {
         { field: 'expires_at', problem: 'must lie in the future' },
       ]);
     }
-    return this.dataSource.transaction(async (manager) => {
-      await this.applications.requireOwned(manager, ownerId, applicationId);
+    return this.database.transaction(async (tx) => {
+      await this.applications.requireOwned(tx, ownerId, applicationId);
       const secret = generateSecretToken('sop_');
-      const token = await this.store.insert(manager, {
+      const token = await this.store.insert(tx, {
         applicationId,
         name: dto.name,
         tokenHash: hashSecretToken(secret),
@@ -52,9 +51,9 @@ export class AppTokensService {
    * every instance, so the very next call with the token fails. Revoking twice keeps the first timestamp.
    */
   async revoke(ownerId: string, applicationId: string, tokenId: string): Promise<AppTokenView> {
-    const view = await this.dataSource.transaction(async (manager) => {
-      await this.applications.requireOwned(manager, ownerId, applicationId);
-      const token = await this.store.revoke(manager, applicationId, tokenId);
+    const view = await this.database.transaction(async (tx) => {
+      await this.applications.requireOwned(tx, ownerId, applicationId);
+      const token = await this.store.revoke(tx, applicationId, tokenId);
       if (!token) throw VoucherErrors.notFound('Token');
       return toAppTokenView(token);
     });

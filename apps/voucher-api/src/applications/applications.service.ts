@@ -1,19 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { Database, SqlTarget } from '@app/platform';
 import { AppTokenCache } from './app-token-cache';
+import { changedFields } from '../changed-fields';
 import { VoucherErrors } from '../voucher-errors';
-import { ApplicationsStore } from './applications.store';
+import { ApplicationChanges, ApplicationRecord, ApplicationsStore } from './applications.store';
 import { ApplicationView, toApplicationView } from './dto/application.view';
 import { CreateApplicationDto } from './dto/create-application.dto';
 import { UpdateApplicationDto } from './dto/update-application.dto';
-import type { Application, ApplicationFeatures } from './entities/application.entity';
+import type { ApplicationFeatures } from './entities/application.entity';
 
 /** The console's view of applications: an account reaches only its own; any other id answers 404. */
 @Injectable()
 export class ApplicationsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly store: ApplicationsStore,
     private readonly tokenCache: AppTokenCache,
   ) {}
@@ -23,8 +23,8 @@ export class ApplicationsService {
   }
 
   create(ownerId: string, dto: CreateApplicationDto): Promise<ApplicationView> {
-    return this.dataSource.transaction(async (manager) => {
-      const application = await this.store.insert(manager, {
+    return this.database.transaction(async (tx) => {
+      const application = await this.store.insert(tx, {
         ownerId,
         name: dto.name,
         description: dto.description ?? null,
@@ -37,17 +37,19 @@ export class ApplicationsService {
   }
 
   async get(ownerId: string, id: string): Promise<ApplicationView> {
-    return toApplicationView(await this.requireOwned(this.dataSource.manager, ownerId, id));
+    return toApplicationView(await this.requireOwned(this.database, ownerId, id));
   }
 
   async update(ownerId: string, id: string, dto: UpdateApplicationDto): Promise<ApplicationView> {
-    const view = await this.dataSource.transaction(async (manager) => {
-      const application = await this.requireOwned(manager, ownerId, id, { lock: true });
-      if (dto.name !== undefined) application.name = dto.name;
-      if (dto.description !== undefined) application.description = dto.description;
-      if (dto.allowed_origins !== undefined) application.allowedOrigins = dto.allowed_origins;
-      if (dto.status !== undefined) application.status = dto.status;
-      return toApplicationView(await this.store.save(manager, application));
+    const view = await this.database.transaction(async (tx) => {
+      const application = await this.requireOwned(tx, ownerId, id, { lock: true });
+      const edited = await this.save(tx, application, {
+        name: dto.name,
+        description: dto.description,
+        allowedOrigins: dto.allowed_origins,
+        status: dto.status,
+      });
+      return toApplicationView(edited);
     });
     // Tokens carry their application's status, origins and name; their cached look-ups must not outlive a change.
     this.tokenCache.applicationChanged(id);
@@ -55,12 +57,11 @@ export class ApplicationsService {
   }
 
   /** Staff open or close features of any application; a closed feature answers 403 on every runtime route at once. */
-  async setFeatures(id: string, features: ApplicationFeatures): Promise<Application> {
-    const application = await this.dataSource.transaction(async (manager) => {
-      const found = await this.store.find(manager, id, true);
+  async setFeatures(id: string, features: ApplicationFeatures): Promise<ApplicationRecord> {
+    const application = await this.database.transaction(async (tx) => {
+      const found = await this.store.find(tx, id, true);
       if (!found) throw VoucherErrors.notFound('Application');
-      found.features = { ...found.features, vouchers: features.vouchers };
-      return this.store.save(manager, found);
+      return this.save(tx, found, { features: { ...found.features, vouchers: features.vouchers } });
     });
     this.tokenCache.applicationChanged(id);
     return application;
@@ -71,20 +72,31 @@ export class ApplicationsService {
    * that the id exists. `lock` takes a row lock for use cases that change what hangs off the application.
    */
   async requireOwned(
-    manager: EntityManager,
+    on: SqlTarget,
     ownerId: string,
     id: string,
     options: { lock?: boolean } = {},
-  ): Promise<Application> {
-    const application = await this.store.findOwned(manager, ownerId, id, options.lock);
+  ): Promise<ApplicationRecord> {
+    const application = await this.store.findOwned(on, ownerId, id, options.lock);
     if (!application) throw VoucherErrors.notFound('Application');
     return application;
   }
 
   /** Any application by id, for use cases that reached it through a row of their own; 404 when it is gone. */
-  async require(manager: EntityManager, id: string): Promise<Application> {
-    const application = await this.store.find(manager, id);
+  async require(on: SqlTarget, id: string): Promise<ApplicationRecord> {
+    const application = await this.store.find(on, id);
     if (!application) throw VoucherErrors.notFound('Application');
     return application;
+  }
+
+  /** The application with `changes` written, or as it was when they change nothing. */
+  private async save(
+    tx: SqlTarget,
+    application: ApplicationRecord,
+    changes: ApplicationChanges,
+  ): Promise<ApplicationRecord> {
+    const changed = changedFields(application, changes);
+    if (Object.keys(changed).length === 0) return application;
+    return this.store.update(tx, application.id, changed);
   }
 }

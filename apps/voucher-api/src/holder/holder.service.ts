@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
 import { ApplicationsService } from '../applications/applications.service';
 import { AuthorizationRow, AuthorizationsStore } from '../authorizations/authorizations.store';
-import { PageQueryDto, pageAnswer, pageWindow } from '@app/platform';
+import { Database, PageQueryDto, pageAnswer, pageWindow, SqlTarget } from '@app/platform';
 import { VoucherErrors } from '../voucher-errors';
 import type { VoucherStatus } from '../vouchers/entities/voucher.entity';
 import { VoucherCredentials } from '../vouchers/voucher-credentials';
@@ -24,7 +22,7 @@ function toAuthorizationView(row: AuthorizationRow): AuthorizationView {
 @Injectable()
 export class HolderService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly voucherStore: VouchersStore,
     private readonly consents: AuthorizationsStore,
     private readonly applications: ApplicationsService,
@@ -47,27 +45,23 @@ export class HolderService {
 
   /** Consent is a set membership: authorising twice keeps the first record and answers with it. */
   authorize(userId: string, applicationId: string): Promise<AuthorizationView> {
-    return this.dataSource.transaction(async (manager) => {
-      await this.applications.require(manager, applicationId);
-      await this.consents.insert(manager, userId, applicationId);
-      return this.requireAuthorization(manager, userId, applicationId);
+    return this.database.transaction(async (tx) => {
+      await this.applications.require(tx, applicationId);
+      await this.consents.insert(tx, userId, applicationId);
+      return this.requireAuthorization(tx, userId, applicationId);
     });
   }
 
   revokeAuthorization(userId: string, applicationId: string): Promise<AuthorizationView> {
-    return this.dataSource.transaction(async (manager) => {
-      const authorization = await this.requireAuthorization(manager, userId, applicationId);
-      await this.consents.delete(manager, userId, applicationId);
+    return this.database.transaction(async (tx) => {
+      const authorization = await this.requireAuthorization(tx, userId, applicationId);
+      await this.consents.delete(tx, userId, applicationId);
       return authorization;
     });
   }
 
-  private async requireAuthorization(
-    manager: EntityManager,
-    userId: string,
-    applicationId: string,
-  ): Promise<AuthorizationView> {
-    const row = await this.consents.find(manager, userId, applicationId);
+  private async requireAuthorization(tx: SqlTarget, userId: string, applicationId: string): Promise<AuthorizationView> {
+    const row = await this.consents.find(tx, userId, applicationId);
     if (!row) throw VoucherErrors.notFound('Authorization');
     return toAuthorizationView(row);
   }

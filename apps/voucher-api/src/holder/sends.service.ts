@@ -1,19 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { RenderedBody } from '@app/envelope';
 import type { IdempotentCall } from '@app/idempotency';
-import { DataSource, EntityManager } from 'typeorm';
 import { AllocationsStore } from '../allocations/allocations.store';
 import { toAllocationView } from '../allocations/dto/allocation.view';
-import { SendParty, SendsStore } from '../allocations/sends.store';
+import { SendParty, SendRecord, SendsStore } from '../allocations/sends.store';
 import { requireKnownRecipient } from '../allocations/known-recipient';
-import type { Send } from '../allocations/entities/send.entity';
 import { TemplatesService } from '../templates/templates.service';
 import { UsersStore } from '../users/users.store';
 import { VoucherErrors } from '../voucher-errors';
 import { VoucherFactory } from '../vouchers/voucher.factory';
 import { toVoucherView } from '../vouchers/voucher.view';
-import { PageQueryDto, pageAnswer, pageWindow } from '@app/platform';
+import { Database, PageQueryDto, pageAnswer, pageWindow, SqlTarget } from '@app/platform';
 import {
   BackpackItemView,
   BackpackPage,
@@ -28,7 +25,7 @@ import {
 @Injectable()
 export class SendsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly allocations: AllocationsStore,
     private readonly sends: SendsStore,
     private readonly templates: TemplatesService,
@@ -67,19 +64,17 @@ export class SendsService {
     recipientUserId: string,
     call?: IdempotentCall,
   ): Promise<SendView | RenderedBody> {
-    return this.dataSource.transaction(async (manager) => {
-      await call?.begin(manager);
-      const allocation = await this.allocations.findOfSender(manager, allocationId, senderId);
+    return this.database.transaction(async (tx) => {
+      await call?.begin(tx);
+      const allocation = await this.allocations.findOfSender(tx, allocationId, senderId);
       if (!allocation) throw VoucherErrors.notFound('Allocation');
-      await this.templates.requireIssuable(manager, allocation.templateId);
-      await requireKnownRecipient(this.users, manager, recipientUserId, 'recipient_user_id');
-      if (!(await this.allocations.takeUnitToSend(manager, allocationId, senderId))) {
+      await this.templates.requireIssuable(tx, allocation.templateId);
+      await requireKnownRecipient(this.users, tx, recipientUserId, 'recipient_user_id');
+      if (!(await this.allocations.takeUnitToSend(tx, allocationId, senderId))) {
         throw VoucherErrors.error('INSUFFICIENT_STOCK', 'Nothing remains in this allocation to send');
       }
-      const send = toSendView(
-        await this.sends.insert(manager, { allocationId, senderUserId: senderId, recipientUserId }),
-      );
-      return call ? call.complete(manager, send) : send;
+      const send = toSendView(await this.sends.insert(tx, { allocationId, senderUserId: senderId, recipientUserId }));
+      return call ? call.complete(tx, send) : send;
     });
   }
 
@@ -106,36 +101,36 @@ export class SendsService {
    * was allocated, so only the per-user limit is consumed here.
    */
   claim(userId: string, sendId: string): Promise<ClaimResult> {
-    return this.dataSource.transaction(async (manager) => {
-      const send = await this.lockSend(manager, sendId, 'recipient_user_id', userId);
+    return this.database.transaction(async (tx) => {
+      const send = await this.lockSend(tx, sendId, 'recipient_user_id', userId);
       if (send.status !== 'sending') {
         throw VoucherErrors.error('SEND_NOT_CLAIMABLE', `The send is already ${send.status}`);
       }
-      const allocation = await this.allocations.get(manager, send.allocationId);
-      const template = await this.templates.requireIssuable(manager, allocation.templateId);
-      await this.templates.takePerUserQuota(manager, template, userId);
-      const voucher = await this.factory.create(manager, template, userId, { sendId: send.id });
-      await this.allocations.moveSendingUnit(manager, send.allocationId, 'claimed_count');
-      const claimed = await this.sends.markClaimed(manager, send.id, voucher.id);
+      const allocation = await this.allocations.get(tx, send.allocationId);
+      const template = await this.templates.requireIssuable(tx, allocation.templateId);
+      await this.templates.takePerUserQuota(tx, template, userId);
+      const voucher = await this.factory.create(tx, template, userId, { sendId: send.id });
+      await this.allocations.moveSendingUnit(tx, send.allocationId, 'claimed_count');
+      const claimed = await this.sends.markClaimed(tx, send.id, voucher.id);
       return { send: toSendView(claimed), voucher: toVoucherView(voucher) };
     });
   }
 
   /** Only the sender can take a send back, and only while it is unclaimed; the unit returns to remaining. */
   cancel(userId: string, sendId: string): Promise<SendView> {
-    return this.dataSource.transaction(async (manager) => {
-      const send = await this.lockSend(manager, sendId, 'sender_user_id', userId);
+    return this.database.transaction(async (tx) => {
+      const send = await this.lockSend(tx, sendId, 'sender_user_id', userId);
       if (send.status !== 'sending') {
         throw VoucherErrors.error('SEND_NOT_CANCELLABLE', `The send is already ${send.status}`);
       }
-      await this.allocations.moveSendingUnit(manager, send.allocationId, 'remaining');
-      return toSendView(await this.sends.markCancelled(manager, send.id));
+      await this.allocations.moveSendingUnit(tx, send.allocationId, 'remaining');
+      return toSendView(await this.sends.markCancelled(tx, send.id));
     });
   }
 
   /** The send locked for this use case, when the caller plays the given part in it; otherwise 404. */
-  private async lockSend(manager: EntityManager, sendId: string, party: SendParty, userId: string): Promise<Send> {
-    const send = await this.sends.lockFor(manager, sendId, party, userId);
+  private async lockSend(tx: SqlTarget, sendId: string, party: SendParty, userId: string): Promise<SendRecord> {
+    const send = await this.sends.lockFor(tx, sendId, party, userId);
     if (!send) throw VoucherErrors.notFound('Send');
     return send;
   }

@@ -1,5 +1,6 @@
 import { VoucherErrors } from '../voucher-errors';
-import type { Template, TemplateStatus } from './entities/template.entity';
+import type { TemplateStatus } from './entities/template.entity';
+import type { TemplateRecord } from './templates.store';
 
 export type TemplateAction = 'submit' | 'approve' | 'reject' | 'pause' | 'resume' | 'end' | 'archive';
 
@@ -25,7 +26,7 @@ export function canTransition(action: TemplateAction, from: TemplateStatus): boo
  * Vouchers of a template are handed out (issued, sent, claimed) only while it is active and its
  * validity has not ended.
  */
-export function assertTemplateIssues(template: Pick<Template, 'status' | 'validTo'>, now = Date.now()): void {
+export function assertTemplateIssues(template: Pick<TemplateRecord, 'status' | 'validTo'>, now = Date.now()): void {
   if (template.status !== 'active') {
     throw VoucherErrors.error('TEMPLATE_NOT_ACTIVE', `The template is ${template.status}; only active templates issue`);
   }

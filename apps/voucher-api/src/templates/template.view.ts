@@ -1,4 +1,5 @@
 import { remainingStock } from './template-stock';
+import type { TemplateRecord } from './templates.store';
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { PageOf } from '@app/platform';
 import { nullableObject } from '../api-schema';
@@ -8,7 +9,6 @@ import {
   FULFILLMENT_CATEGORIES,
   type FulfillmentCategory,
   type JsonObject,
-  type Template,
   type TemplateFulfillment,
   TEMPLATE_STATUSES,
   TEMPLATE_TYPES,
@@ -142,7 +142,7 @@ export class TemplateView {
 /** A page of the staff review queue. */
 export class TemplatePage extends PageOf(TemplateView) {}
 
-export function toTemplateView(t: Template): TemplateView {
+export function toTemplateView(t: TemplateRecord): TemplateView {
   return {
     id: t.id,
     application_id: t.applicationId,

@@ -1,14 +1,12 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApplicationsModule } from '../applications/applications.module';
 import { PlatformFilesModule } from '../platform-files/platform-files.module';
-import { Template } from './entities/template.entity';
 import { TemplatesController } from './templates.controller';
 import { TemplatesService } from './templates.service';
 import { TemplatesStore } from './templates.store';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Template]), ApplicationsModule, PlatformFilesModule],
+  imports: [ApplicationsModule, PlatformFilesModule],
   controllers: [TemplatesController],
   providers: [TemplatesStore, TemplatesService],
   exports: [TemplatesStore, TemplatesService],

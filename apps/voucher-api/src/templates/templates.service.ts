@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { PageQuery, pageAnswer, pageWindow } from '@app/platform';
-import { DataSource, EntityManager } from 'typeorm';
-import type { Template, TemplateStatus } from './entities/template.entity';
+import { Database, PageQuery, pageAnswer, pageWindow, SqlTarget } from '@app/platform';
+import type { TemplateStatus } from './entities/template.entity';
+import { changedFields } from '../changed-fields';
 import { CreateTemplateDto } from './dto/template-body.dto';
 import { UpdateTemplateDto } from './dto/update-template.dto';
 import { assertApplicationIssues } from '../applications/application-rules';
@@ -14,7 +14,7 @@ import {
   TemplateAction,
 } from './template-lifecycle';
 import { TemplatePage, toTemplateView, TemplateView } from './template.view';
-import { TemplatesStore, violatesExternalTemplateId } from './templates.store';
+import { TemplateFields, TemplateRecord, TemplatesStore, violatesExternalTemplateId } from './templates.store';
 import { VoucherErrors } from '../voucher-errors';
 import { CoverImages } from '../platform-files/cover-images';
 
@@ -34,8 +34,25 @@ const NOT_NULLABLE = [
   'per_user_limit',
 ] as const;
 
-/** Maps the snake_case body onto the entity; only the fields present are touched. */
-function applyBody(template: Template, body: UpdateTemplateDto): void {
+/** A new draft of the application with every optional field empty; the body fills the rest. */
+function newDraft(applicationId: string): Partial<TemplateFields> {
+  return {
+    applicationId,
+    status: 'draft',
+    perUserLimit: 1,
+    description: null,
+    coverFileId: null,
+    usageRules: null,
+    fulfillment: null,
+    terms: null,
+    rejectionReason: null,
+    submittedAt: null,
+    reviewedAt: null,
+  };
+}
+
+/** Maps the snake_case body onto the template's fields; only the fields present are touched. */
+function applyBody(template: Partial<TemplateFields>, body: UpdateTemplateDto): void {
   const nulls = NOT_NULLABLE.filter((field) => body[field] === null);
   if (nulls.length > 0) {
     throw VoucherErrors.invalid(
@@ -68,7 +85,7 @@ function applyBody(template: Template, body: UpdateTemplateDto): void {
 @Injectable()
 export class TemplatesService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly store: TemplatesStore,
     private readonly applications: ApplicationsService,
     private readonly covers: CoverImages,
@@ -79,16 +96,16 @@ export class TemplatesService {
   }
 
   async get(applicationId: string, templateId: string): Promise<TemplateView> {
-    return toTemplateView(await this.require(this.dataSource.manager, applicationId, templateId));
+    return toTemplateView(await this.require(this.database, applicationId, templateId));
   }
 
   async create(applicationId: string, body: CreateTemplateDto): Promise<TemplateView> {
     await this.checkCover(applicationId, body);
     return this.translateDuplicate(() =>
-      this.dataSource.transaction(async (manager) => {
-        const template = this.store.newDraft(manager, applicationId);
-        applyBody(template, body);
-        return toTemplateView(await this.store.save(manager, template));
+      this.database.transaction(async (tx) => {
+        const draft = newDraft(applicationId);
+        applyBody(draft, body);
+        return toTemplateView(await this.store.insert(tx, draft as TemplateFields));
       }),
     );
   }
@@ -97,13 +114,14 @@ export class TemplatesService {
   async update(applicationId: string, templateId: string, body: UpdateTemplateDto): Promise<TemplateView> {
     await this.checkCover(applicationId, body);
     return this.translateDuplicate(() =>
-      this.dataSource.transaction(async (manager) => {
-        const template = await this.require(manager, applicationId, templateId, true);
+      this.database.transaction(async (tx) => {
+        const template = await this.require(tx, applicationId, templateId, true);
         if (!EDITABLE_STATUSES.includes(template.status)) {
           throw VoucherErrors.error('CONFLICT', `A template in state ${template.status} cannot be edited`);
         }
-        applyBody(template, body);
-        return toTemplateView(await this.store.save(manager, template));
+        const edited: Partial<TemplateFields> = {};
+        applyBody(edited, body);
+        return toTemplateView(await this.save(tx, template, edited));
       }),
     );
   }
@@ -118,22 +136,22 @@ export class TemplatesService {
     action: TemplateAction,
     reason?: string,
   ): Promise<TemplateView> {
-    return this.dataSource.transaction(async (manager) => {
-      const template = await this.require(manager, applicationId, templateId, true);
+    return this.database.transaction(async (tx) => {
+      const template = await this.require(tx, applicationId, templateId, true);
       if (!canTransition(action, template.status)) {
         throw VoucherErrors.error(
           'CONFLICT',
           `A template in state ${template.status} cannot take the action ${action}`,
         );
       }
-      template.status = TEMPLATE_TRANSITIONS[action].to;
+      const moved: Partial<TemplateFields> = { status: TEMPLATE_TRANSITIONS[action].to };
       if (action === 'submit') {
-        template.submittedAt = new Date();
-        template.rejectionReason = null;
+        moved.submittedAt = new Date();
+        moved.rejectionReason = null;
       }
-      if (action === 'approve' || action === 'reject') template.reviewedAt = new Date();
-      if (action === 'reject') template.rejectionReason = reason ?? null;
-      return toTemplateView(await this.store.save(manager, template));
+      if (action === 'approve' || action === 'reject') moved.reviewedAt = new Date();
+      if (action === 'reject') moved.rejectionReason = reason ?? null;
+      return toTemplateView(await this.save(tx, template, moved));
     });
   }
 
@@ -149,12 +167,12 @@ export class TemplatesService {
    * application. Other modules reach templates through here; `lock` holds the row for the transaction.
    */
   async require(
-    manager: EntityManager,
+    on: SqlTarget,
     applicationId: string | null,
     templateId: string,
     lock = false,
-  ): Promise<Template> {
-    const template = await this.store.find(manager, applicationId, templateId, lock);
+  ): Promise<TemplateRecord> {
+    const template = await this.store.find(on, applicationId, templateId, lock);
     if (!template) throw VoucherErrors.notFound('Template');
     return template;
   }
@@ -163,20 +181,20 @@ export class TemplatesService {
    * The template a hand-out (send, claim) reached through an allocation, while its application and
    * the template itself still hand out vouchers.
    */
-  async requireIssuable(manager: EntityManager, templateId: string): Promise<Template> {
-    const template = await this.require(manager, null, templateId);
-    assertApplicationIssues(await this.applications.require(manager, template.applicationId));
+  async requireIssuable(on: SqlTarget, templateId: string): Promise<TemplateRecord> {
+    const template = await this.require(on, null, templateId);
+    assertApplicationIssues(await this.applications.require(on, template.applicationId));
     assertTemplateIssues(template);
     return template;
   }
 
   /** Counts one more voucher of the template for the user; 409 PER_USER_LIMIT_REACHED past its per_user_limit. */
   async takePerUserQuota(
-    manager: EntityManager,
-    template: Pick<Template, 'id' | 'perUserLimit'>,
+    on: SqlTarget,
+    template: Pick<TemplateRecord, 'id' | 'perUserLimit'>,
     userId: string,
   ): Promise<void> {
-    if (!(await this.store.consumePerUserQuota(manager, template.id, userId, template.perUserLimit))) {
+    if (!(await this.store.consumePerUserQuota(on, template.id, userId, template.perUserLimit))) {
       throw VoucherErrors.error(
         'PER_USER_LIMIT_REACHED',
         `The recipient already holds the template's limit of ${template.perUserLimit} voucher(s)`,
@@ -190,8 +208,19 @@ export class TemplatesService {
    */
   private async checkCover(applicationId: string, body: UpdateTemplateDto): Promise<void> {
     if (typeof body.cover_file_id !== 'string') return;
-    const application = await this.applications.require(this.dataSource.manager, applicationId);
+    const application = await this.applications.require(this.database, applicationId);
     await this.covers.assertOwnedBy(application.ownerId, body.cover_file_id);
+  }
+
+  /** The template with `changes` written, or as it was when they change nothing. */
+  private async save(
+    tx: SqlTarget,
+    template: TemplateRecord,
+    changes: Partial<TemplateFields>,
+  ): Promise<TemplateRecord> {
+    const changed = changedFields(template, changes);
+    if (Object.keys(changed).length === 0) return template;
+    return this.store.update(tx, template.id, changed);
   }
 
   private async translateDuplicate<T>(work: () => Promise<T>): Promise<T> {

@@ -1,33 +1,122 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { namedStatement, PageWindow, runNamed } from '@app/platform';
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
-import { Template, TemplateStatus } from './entities/template.entity';
+import { Database, executeAll, executeFirst, PageWindow, RowOf, SqlTarget } from '@app/platform';
+import { ExpressionBuilder, Insertable, sql } from 'kysely';
+import { db, prepared, VoucherDB } from '../database/query';
+import type { Templates } from '../database/schema.generated';
+import { violates } from '../vouchers/vouchers.store';
+import type { JsonObject, TemplateFulfillment, TemplateStatus } from './entities/template.entity';
 
 /**
  * Takes stock for an allocation with ONE conditional UPDATE: the row lock serialises concurrent
  * allocations, and the WHERE re-checks the latest counters, so stock is never overdrawn. Direct
  * issues count at commit instead (migration CountIssuesAtCommit).
  */
-const CONSUME_ALLOCATED_STOCK = namedStatement(
+const CONSUME_ALLOCATED_STOCK = prepared(
   'template_consume_allocated_stock',
-  `UPDATE templates SET allocated_count = allocated_count + $2, updated_at = now()
-    WHERE id = $1 AND (issue_limit = 0 OR issue_limit - issued_count - allocated_count >= $2)`,
+  (db, p: { templateId: string; quantity: number }) =>
+    db
+      .updateTable('templates')
+      .set((eb) => ({ allocated_count: eb('allocated_count', '+', p.quantity), updated_at: sql`now()` }))
+      .where('id', '=', p.templateId)
+      .where((eb) =>
+        eb.or([
+          eb('issue_limit', '=', sql.lit(0)),
+          eb(sql<number>`issue_limit - issued_count - allocated_count`, '>=', p.quantity),
+        ]),
+      ),
 );
 
-const CONSUME_PER_USER_QUOTA = namedStatement(
+const CONSUME_PER_USER_QUOTA = prepared(
   'template_consume_per_user_quota',
-  `INSERT INTO template_user_issues (template_id, user_id, issued_count) VALUES ($1, $2, 1)
-   ON CONFLICT (template_id, user_id) DO UPDATE SET issued_count = template_user_issues.issued_count + 1
-     WHERE template_user_issues.issued_count < $3
-   RETURNING issued_count`,
+  (db, p: { templateId: string; userId: string; perUserLimit: number }) =>
+    db
+      .insertInto('template_user_issues')
+      .values({ template_id: p.templateId, user_id: p.userId, issued_count: sql.lit(1) })
+      .onConflict((oc) =>
+        oc
+          .columns(['template_id', 'user_id'])
+          .doUpdateSet((eb) => ({ issued_count: eb('template_user_issues.issued_count', '+', sql.lit(1)) }))
+          .where('template_user_issues.issued_count', '<', p.perUserLimit),
+      )
+      .returning('issued_count'),
 );
+
+/** The columns of a template, named as its view, its lifecycle and the voucher factory read them. */
+function templateColumns(eb: ExpressionBuilder<VoucherDB, 'templates'>) {
+  return [
+    'id',
+    'application_id as applicationId',
+    'external_template_id as externalTemplateId',
+    'name',
+    'type',
+    'issuer_name as issuerName',
+    'fulfiller_name as fulfillerName',
+    'fulfillment_category as fulfillmentCategory',
+    'acquisition_source as acquisitionSource',
+    'valid_from as validFrom',
+    'valid_to as validTo',
+    'days_after_claim as daysAfterClaim',
+    'issue_limit as issueLimit',
+    'per_user_limit as perUserLimit',
+    'description',
+    'cover_file_id as coverFileId',
+    eb.ref('usage_rules').$castTo<JsonObject | null>().as('usageRules'),
+    eb.ref('fulfillment').$castTo<TemplateFulfillment | null>().as('fulfillment'),
+    eb.ref('terms').$castTo<JsonObject | null>().as('terms'),
+    'status',
+    'issued_count as issuedCount',
+    'allocated_count as allocatedCount',
+    'rejection_reason as rejectionReason',
+    'submitted_at as submittedAt',
+    'reviewed_at as reviewedAt',
+    'created_at as createdAt',
+    'updated_at as updatedAt',
+  ] as const;
+}
+
+function selectTemplates() {
+  return db.selectFrom('templates').select(templateColumns);
+}
+
+/** A template as a use case reads it. Fixed validity uses validFrom/validTo, relative validity daysAfterClaim. */
+export type TemplateRecord = RowOf<ReturnType<typeof selectTemplates>>;
+
+/** What a template's body sets: every field but its id, counters and timestamps. */
+export type TemplateFields = Omit<TemplateRecord, 'id' | 'issuedCount' | 'allocatedCount' | 'createdAt' | 'updatedAt'>;
+
+const jsonOf = (value: object | null | undefined) => (value == null ? value : JSON.stringify(value));
+
+/** The columns `fields` sets; an absent field is left out of the statement. */
+function columnsOf(fields: Partial<TemplateFields>) {
+  return {
+    application_id: fields.applicationId,
+    external_template_id: fields.externalTemplateId,
+    name: fields.name,
+    type: fields.type,
+    issuer_name: fields.issuerName,
+    fulfiller_name: fields.fulfillerName,
+    fulfillment_category: fields.fulfillmentCategory,
+    acquisition_source: fields.acquisitionSource,
+    valid_from: fields.validFrom,
+    valid_to: fields.validTo,
+    days_after_claim: fields.daysAfterClaim,
+    issue_limit: fields.issueLimit,
+    per_user_limit: fields.perUserLimit,
+    description: fields.description,
+    cover_file_id: fields.coverFileId,
+    usage_rules: jsonOf(fields.usageRules),
+    fulfillment: jsonOf(fields.fulfillment),
+    terms: jsonOf(fields.terms),
+    status: fields.status,
+    rejection_reason: fields.rejectionReason,
+    submitted_at: fields.submittedAt,
+    reviewed_at: fields.reviewedAt,
+  };
+}
 
 /** A reused external_template_id within one application, however the insert or update reached the database. */
 export function violatesExternalTemplateId(error: unknown): boolean {
-  const driverError =
-    error instanceof QueryFailedError ? (error.driverError as { code?: string; constraint?: string }) : {};
-  return driverError.code === '23505' && driverError.constraint === 'templates_external_id_unique';
+  return violates(error, 'templates_external_id_unique');
 }
 
 /**
@@ -36,23 +125,34 @@ export function violatesExternalTemplateId(error: unknown): boolean {
  */
 @Injectable()
 export class TemplatesStore {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly database: Database) {}
 
-  list(applicationId: string, status?: TemplateStatus): Promise<Template[]> {
-    return this.dataSource.manager.find(Template, {
-      where: { applicationId, ...(status ? { status } : {}) },
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
+  list(applicationId: string, status?: TemplateStatus): Promise<TemplateRecord[]> {
+    let query = selectTemplates().where('application_id', '=', applicationId);
+    if (status) query = query.where('status', '=', status);
+    return executeAll(this.database, query.orderBy('created_at').orderBy('id'));
   }
 
   /** Staff view across applications, oldest submission first, and its count. */
-  listForReview(status: TemplateStatus | undefined, page: PageWindow): Promise<[Template[], number]> {
-    return this.dataSource.manager.findAndCount(Template, {
-      where: status ? { status } : {},
-      order: { submittedAt: { direction: 'ASC', nulls: 'LAST' }, createdAt: 'ASC', id: 'ASC' },
-      skip: page.offset,
-      take: page.pageSize,
-    });
+  async listForReview(status: TemplateStatus | undefined, page: PageWindow): Promise<[TemplateRecord[], number]> {
+    const templates = await executeAll(
+      this.database,
+      selectTemplates()
+        .$if(status !== undefined, (qb) => qb.where('status', '=', status!))
+        .orderBy(sql`submitted_at ASC NULLS LAST`)
+        .orderBy('created_at')
+        .orderBy('id')
+        .offset(page.offset)
+        .limit(page.pageSize),
+    );
+    const counted = await executeFirst(
+      this.database,
+      db
+        .selectFrom('templates')
+        .select((eb) => eb.fn.countAll<string>().as('total'))
+        .$if(status !== undefined, (qb) => qb.where('status', '=', status!)),
+    );
+    return [templates, Number(counted!.total)];
   }
 
   /**
@@ -60,38 +160,42 @@ export class TemplatesStore {
    * template through a row of its own). `lock` holds its row until the transaction ends.
    */
   find(
-    manager: EntityManager,
+    on: SqlTarget,
     applicationId: string | null,
     templateId: string,
     lock = false,
-  ): Promise<Template | null> {
-    return manager.findOne(Template, {
-      where: applicationId ? { id: templateId, applicationId } : { id: templateId },
-      lock: lock ? { mode: 'pessimistic_write' } : undefined,
-    });
+  ): Promise<TemplateRecord | undefined> {
+    const query = selectTemplates()
+      .where('id', '=', templateId)
+      .$if(applicationId !== null, (qb) => qb.where('application_id', '=', applicationId!))
+      .$if(lock, (qb) => qb.forUpdate());
+    return executeFirst(on, query);
   }
 
-  /** A new, unsaved draft of the application with every optional field empty; fill it, then `save`. */
-  newDraft(manager: EntityManager, applicationId: string): Template {
-    return manager.create(Template, {
-      applicationId,
-      status: 'draft',
-      perUserLimit: 1,
-      description: null,
-      coverFileId: null,
-      usageRules: null,
-      fulfillment: null,
-      terms: null,
-      rejectionReason: null,
-      submittedAt: null,
-      reviewedAt: null,
-      issuedCount: 0,
-      allocatedCount: 0,
-    });
+  async insert(on: SqlTarget, fields: TemplateFields): Promise<TemplateRecord> {
+    const inserted = await executeFirst(
+      on,
+      // Every field of `fields` is present, so every required column is set.
+      db
+        .insertInto('templates')
+        .values(columnsOf(fields) as Insertable<Templates>)
+        .returning(templateColumns),
+    );
+    return inserted!;
   }
 
-  save(manager: EntityManager, template: Template): Promise<Template> {
-    return manager.save(template);
+  /** Writes the changed fields and stamps updated_at; returns the template as it is afterwards. */
+  async update(on: SqlTarget, templateId: string, changes: Partial<TemplateFields>): Promise<TemplateRecord> {
+    const updated = await executeFirst(
+      on,
+      db
+        .updateTable('templates')
+        .set({ ...columnsOf(changes), updated_at: sql`now()` })
+        .where('id', '=', templateId)
+        .returning(templateColumns),
+    );
+    if (!updated) throw new Error(`template ${templateId} is gone`);
+    return updated;
   }
 
   /**
@@ -99,9 +203,9 @@ export class TemplatesStore {
    * remains. Call it as late in the use case's transaction as possible: its row lock queues every
    * other hand-out of the template until the commit.
    */
-  async consumeAllocatedStock(manager: EntityManager, templateId: string, quantity: number): Promise<boolean> {
+  async consumeAllocatedStock(on: SqlTarget, templateId: string, quantity: number): Promise<boolean> {
     if (!Number.isInteger(quantity) || quantity < 1) throw new Error(`invalid stock quantity ${quantity}`);
-    const { rowCount } = await runNamed(manager, CONSUME_ALLOCATED_STOCK, [templateId, quantity]);
+    const { rowCount } = await CONSUME_ALLOCATED_STOCK.run(on, { templateId, quantity });
     return rowCount === 1;
   }
 
@@ -109,13 +213,8 @@ export class TemplatesStore {
    * Counts one more voucher of the template for the user, unless that would pass the template's
    * per_user_limit. The upsert's row lock makes concurrent issues to one user queue up and re-check.
    */
-  async consumePerUserQuota(
-    manager: EntityManager,
-    templateId: string,
-    userId: string,
-    perUserLimit: number,
-  ): Promise<boolean> {
-    const { rowCount } = await runNamed(manager, CONSUME_PER_USER_QUOTA, [templateId, userId, perUserLimit]);
+  async consumePerUserQuota(on: SqlTarget, templateId: string, userId: string, perUserLimit: number): Promise<boolean> {
+    const { rowCount } = await CONSUME_PER_USER_QUOTA.run(on, { templateId, userId, perUserLimit });
     return rowCount === 1;
   }
 }

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ApiError, RenderedBody } from '@app/envelope';
 import type { IdempotentCall } from '@app/idempotency';
-import type { SqlTarget } from '@app/platform';
-import { DataSource } from 'typeorm';
+import { Database, SqlTarget } from '@app/platform';
 import { isUuid } from '../resource-id.pipe';
 import { assertTemplateIssues } from '../templates/template-lifecycle';
 import { remainingStock } from '../templates/template-stock';
@@ -16,7 +15,7 @@ import { IssuingTemplate, templateFound, violates, VouchersStore } from './vouch
 @Injectable()
 export class IssueService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly vouchers: VouchersStore,
     private readonly templates: TemplatesService,
     private readonly factory: VoucherFactory,
@@ -31,14 +30,14 @@ export class IssueService {
    */
   async issue(applicationId: string, body: IssueDto, call: IdempotentCall): Promise<RenderedBody> {
     try {
-      return await this.dataSource.transaction(async (manager) => {
-        const template = await this.checkedTemplate(manager, applicationId, body, call);
-        await this.templates.takePerUserQuota(manager, template, body.recipient_user_id);
-        const voucher = await this.factory.create(manager, template, body.recipient_user_id, {
+      return await this.database.transaction(async (tx) => {
+        const template = await this.checkedTemplate(tx, applicationId, body, call);
+        await this.templates.takePerUserQuota(tx, template, body.recipient_user_id);
+        const voucher = await this.factory.create(tx, template, body.recipient_user_id, {
           externalIssueId: body.external_issue_id,
         });
         const result: IssueResult = { issuanceId: voucher.issuanceId, voucher: toVoucherView(voucher) };
-        return call.complete(manager, result);
+        return call.complete(tx, result);
       });
     } catch (error) {
       if (violates(error, 'vouchers_external_issue_unique')) throw this.duplicateIssue();
@@ -49,23 +48,23 @@ export class IssueService {
 
   /** Claims the key, then answers the first check the request fails, in the order the API documents. */
   private async checkedTemplate(
-    manager: SqlTarget,
+    tx: SqlTarget,
     applicationId: string,
     body: IssueDto,
     call: IdempotentCall,
   ): Promise<IssuingTemplate> {
     if (!isUuid(body.template_id)) {
-      await call.begin(manager);
+      await call.begin(tx);
       throw VoucherErrors.notFound('Template');
     }
-    const checks = await this.vouchers.claimAndCheckIssue(manager, {
+    const checks = await this.vouchers.claimAndCheckIssue(tx, {
       ...call.claimParameters(),
       applicationId,
       templateId: body.template_id.toLowerCase(),
       recipient: body.recipient_user_id,
       externalIssueId: body.external_issue_id,
     });
-    await call.claimed(manager, checks.claimHeld, checks.claimed);
+    await call.claimed(tx, checks.claimHeld, checks.claimed);
     if (!templateFound(checks)) throw VoucherErrors.notFound('Template');
     assertTemplateIssues(checks);
     if (!checks.recipientAuthorized) {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { SqlTarget } from '@app/platform';
-import type { Template } from '../templates/entities/template.entity';
+import type { TemplateRecord } from '../templates/templates.store';
 import { VoucherCredentials } from './voucher-credentials';
 import { CreatedVoucher, VouchersStore } from './vouchers.store';
 
@@ -31,7 +31,7 @@ export class VoucherFactory {
 
   async create(
     manager: SqlTarget,
-    template: Pick<Template, 'id' | 'applicationId' | 'validFrom' | 'validTo' | 'daysAfterClaim'>,
+    template: Pick<TemplateRecord, 'id' | 'applicationId' | 'validFrom' | 'validTo' | 'daysAfterClaim'>,
     recipientUserId: string,
     options: CreateVoucherOptions = {},
   ): Promise<CreatedVoucher> {

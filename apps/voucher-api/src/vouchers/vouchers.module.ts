@@ -1,7 +1,5 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { TemplatesModule } from '../templates/templates.module';
-import { Voucher } from './entities/voucher.entity';
 import { IssueService } from './issue.service';
 import { VoucherCredentials } from './voucher-credentials';
 import { VoucherFactory } from './voucher.factory';
@@ -11,7 +9,7 @@ import { VouchersService } from './vouchers.service';
 import { VouchersStore } from './vouchers.store';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Voucher]), TemplatesModule],
+  imports: [TemplatesModule],
   controllers: [VouchersController],
   providers: [VouchersStore, VoucherCredentials, VoucherFactory, VoucherLookup, IssueService, VouchersService],
   exports: [VouchersStore, VoucherCredentials, VoucherFactory, VoucherLookup],

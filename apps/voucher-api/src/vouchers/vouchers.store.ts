@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { ClaimValues, claimedKey, withClaim } from '@app/idempotency';
 import { Database, execute, executeAll, executeFirst, RowOf, SqlTarget } from '@app/platform';
 import { Compilable, Expression, Kysely, SelectQueryBuilder, sql } from 'kysely';
-import { QueryFailedError } from 'typeorm';
 import { db, prepared, VoucherDB } from '../database/query';
 import type { CredentialDto } from './dto/credential.dto';
 import type { VoucherViewSource } from './voucher.view';
@@ -295,13 +294,10 @@ function holderPage(userId: string, limit: number, offset: number) {
 /** A voucher in the holder's wallet, as holderPage reads it. */
 export type HolderVoucherRow = Omit<RowOf<ReturnType<typeof holderPage>>, 'total'>;
 
-/** A unique or check violation of the given constraint, whether raised through TypeORM or pg directly. */
+/** A unique or check violation of the given constraint, as pg raises it (every use case runs on Database). */
 export function violates(error: unknown, constraint: string): boolean {
-  const driverError = (error instanceof QueryFailedError ? error.driverError : error) as {
-    code?: string;
-    constraint?: string;
-  };
-  return (driverError?.code === '23505' || driverError?.code === '23514') && driverError.constraint === constraint;
+  const { code, constraint: violated } = (error ?? {}) as { code?: string; constraint?: string };
+  return (code === '23505' || code === '23514') && violated === constraint;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { PageOf } from '@app/platform';
-import { ALLOCATION_STATUSES, type Allocation, type AllocationStatus } from '../entities/allocation.entity';
+import { ALLOCATION_STATUSES, type AllocationStatus } from '../entities/allocation.entity';
+import type { AllocationRecord } from '../allocations.store';
 
 /** Spec 2.7 names the record's fields in camelCase; the extra identifiers follow the same casing. */
 export class AllocationView {
@@ -40,7 +41,7 @@ export class AllocationView {
 
 export class AllocationPage extends PageOf(AllocationView) {}
 
-export function toAllocationView(allocation: Allocation): AllocationView {
+export function toAllocationView(allocation: AllocationRecord): AllocationView {
   return {
     id: allocation.id,
     applicationId: allocation.applicationId,

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { VOUCHER_PERMISSIONS, VoucherPermission } from '../../applications/runtime-route.options';
-import type { AppToken } from '../entities/app-token.entity';
+import type { AppTokenRecord } from '../app-tokens.store';
 
 /** An application token as the console lists it: the prefix only, never the secret. */
 export class AppTokenView {
@@ -45,7 +45,7 @@ export class CreatedAppTokenView extends AppTokenView {
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
-export function toAppTokenView(token: AppToken): AppTokenView {
+export function toAppTokenView(token: AppTokenRecord): AppTokenView {
   return {
     id: token.id,
     application_id: token.applicationId,

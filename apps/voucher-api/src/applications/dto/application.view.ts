@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { vouchersFeatureOpen } from '../application-rules';
-import type { Application } from '../entities/application.entity';
+import type { ApplicationRecord } from '../applications.store';
 
 export class ApplicationFeaturesView {
   @ApiProperty()
@@ -35,7 +35,7 @@ export class ApplicationView {
 }
 
 type ApplicationFields = Pick<
-  Application,
+  ApplicationRecord,
   'id' | 'name' | 'description' | 'status' | 'allowedOrigins' | 'features' | 'createdAt' | 'updatedAt'
 >;
 

@@ -1,6 +1,7 @@
 import { ApiProperty, PickType } from '@nestjs/swagger';
 import { AllocationView } from '../../allocations/dto/allocation.view';
-import { SEND_STATUSES, type Send, type SendStatus } from '../../allocations/entities/send.entity';
+import { SEND_STATUSES, type SendStatus } from '../../allocations/entities/send.entity';
+import type { SendRecord } from '../../allocations/sends.store';
 import { PageOf } from '@app/platform';
 import { TemplateView } from '../../templates/template.view';
 import { VoucherView } from '../../vouchers/voucher.view';
@@ -90,7 +91,7 @@ export class InboxPage extends PageOf(InboxItemView) {}
 
 export class BackpackPage extends PageOf(BackpackItemView) {}
 
-export function toSendView(send: Send): SendView {
+export function toSendView(send: SendRecord): SendView {
   return {
     id: send.id,
     allocation_id: send.allocationId,
