@@ -128,6 +128,11 @@ const CROSS_TABLE: AllowedUse[] = [
     reason: 'a delivery is created only for a bot in webhook mode, as the statement that creates it reads it',
   },
   {
+    at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#insertDeliveries`,
+    tables: ['bot_delivery_settings'],
+    reason: 'a delivery is created only for a bot in webhook mode, as the statement that creates it reads it',
+  },
+  {
     at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#DELIVER_BACKLOG`,
     tables: ['updates'],
     reason: 'a bot switching to webhook mode gets a delivery for every Update it has not confirmed',

@@ -1,6 +1,7 @@
-import { createTestDatabase, TestDatabase, testDataSource } from '@app/testing';
+import { createTestDatabase, TestDatabase, testDatabaseSettings, testDataSource } from '@app/testing';
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '@app/platform';
+import { Database, loadConfig, poolConfig } from '@app/platform';
+import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { DispatcherConfig } from '../src/config/dispatcher.config';
 import { AttemptRecorder } from '../src/delivery/attempt-recorder';
@@ -22,15 +23,21 @@ interface DeliveryRow {
 describe('delivery store: attempts recorded in batches (real PostgreSQL)', () => {
   let database: TestDatabase;
   let dataSource: DataSource;
+  let pool: Database;
   let store: DeliveryDomain;
+
+  const openPool = (poolSize: number) =>
+    new Database(new Pool(poolConfig(testDatabaseSettings(database.name, poolSize))));
 
   beforeAll(async () => {
     database = await createTestDatabase('bot', await botMigrations());
     dataSource = testDataSource(database.name);
     await dataSource.initialize();
-    store = new DeliveryDomain(dataSource);
+    pool = openPool(4);
+    store = new DeliveryDomain(pool);
   });
   afterAll(async () => {
+    await pool?.end();
     await dataSource?.destroy();
     await database?.drop();
   });
@@ -195,8 +202,7 @@ describe('delivery store: attempts recorded in batches (real PostgreSQL)', () =>
   it('counts each attempt once when two replicas record the same attempts at the same time', async () => {
     const botId = await webhookBot();
     const deliveries = await Promise.all(Array.from({ length: 40 }, () => pendingDelivery(botId)));
-    const replica = testDataSource(database.name);
-    await replica.initialize();
+    const replica = openPool(4);
     try {
       const config = loadConfig(DispatcherConfig, { WEBHOOK_RECORD_BATCH_WINDOW_MS: '5' });
       const recorders = [new AttemptRecorder(config, store), new AttemptRecorder(config, new DeliveryDomain(replica))];
@@ -220,7 +226,7 @@ describe('delivery store: attempts recorded in batches (real PostgreSQL)', () =>
       const rows = await Promise.all(deliveries.map((d) => deliveryRow(d.id)));
       expect(rows.every((row) => row.attempts === 1)).toBe(true);
     } finally {
-      await replica.destroy();
+      await replica.end();
     }
   });
   it('loads the deliveries of many jobs with one statement, each with what it finds', async () => {
