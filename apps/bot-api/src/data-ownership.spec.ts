@@ -174,6 +174,11 @@ const CROSS_TABLE: AllowedUse[] = [
     tables: ['bots', 'bot_delivery_settings'],
     reason: 'a redrive takes only dead letters of bots that can receive them (webhook mode, available)',
   },
+  ...['redrivableDeadLetters', 'autoRedrivableDeadLetters'].map((fragment) => ({
+    at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#${fragment}`,
+    tables: ['bots', 'bot_delivery_settings'],
+    reason: 'the builders of the two text relations above, with the same reads',
+  })),
   {
     at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#RESTART_FOR_STAFF`,
     tables: ['bot_delivery_settings'],

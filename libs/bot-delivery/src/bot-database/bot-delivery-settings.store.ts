@@ -1,6 +1,6 @@
 import { db, prepared, type BotDeliverySettings } from '@app/bot-schema';
 import { Database, execute, executeAll, executeFirst, RowOf, SqlTarget } from '@app/platform';
-import { AliasedExpression, Selectable, sql } from 'kysely';
+import { AliasedExpression, Expression, Selectable, sql } from 'kysely';
 
 /** What setWebhook stores; `allowedUpdates` undefined keeps the bot's list. */
 export interface WebhookSettings {
@@ -35,6 +35,14 @@ export interface BotOutcome {
   other_answer: boolean;
   retry_after_ms: number | null;
   succeeded: boolean;
+}
+
+/** botDeliverySettingSql as a builder: one setting of the bot whose id is `botId`, a scalar subquery. */
+export function botDeliverySetting<S extends BotRowSetting>(botId: Expression<string>, setting: S) {
+  return db
+    .selectFrom('bot_delivery_settings as s')
+    .select(`s.${setting}` as `s.${S}`)
+    .where('s.bot_id', '=', botId);
 }
 
 /**

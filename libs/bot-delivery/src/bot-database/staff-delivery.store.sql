@@ -97,18 +97,13 @@ select "d"."id", "d"."bot_id", "b"."name" as "bot_name", "b"."owner_id", "d"."up
 
 -- countRedrivable
 -- prepared as bot_api_deliveries_count_redrivable
--- values: ["b0b0b0b0b0b0b0b0b0b0b0b0","2026-01-01T00:00:00.000Z","2026-01-02T00:00:00.000Z","timeout"]
-SELECT r.bot_id, count(*)::int AS count
-     FROM (SELECT d.id AS delivery_id, d.bot_id, d.update_seq
-     FROM webhook_deliveries d
-     JOIN bots b ON b.id = d.bot_id
-     JOIN bot_delivery_settings s ON s.bot_id = d.bot_id
-    WHERE d.status = 'dead_letter' AND s.delivery_mode = 'webhook' AND s.webhook_url IS NOT NULL
-      AND b.review_status = 'approved' AND b.status = 'enabled'
-      AND ($1::varchar IS NULL OR d.bot_id = $1::varchar)
-      AND ($2::timestamptz IS NULL OR COALESCE(d.dead_letter_at, d.updated_at) >= $2::timestamptz)
-      AND ($3::timestamptz IS NULL OR COALESCE(d.dead_letter_at, d.updated_at) < $3::timestamptz)
-      AND ($4::varchar IS NULL OR (CASE
+-- values: ["b0b0b0b0b0b0b0b0b0b0b0b0","b0b0b0b0b0b0b0b0b0b0b0b0","2026-01-01T00:00:00.000Z","2026-01-01T00:00:00.000Z","2026-01-02T00:00:00.000Z","2026-01-02T00:00:00.000Z","timeout","timeout"]
+select "r"."bot_id", count(*)::int as "count"
+  from (select "d"."id" as "delivery_id", "d"."bot_id", "d"."update_seq"
+  from "webhook_deliveries" as "d"
+  inner join "bots" as "b" on "b"."id" = "d"."bot_id"
+  inner join "bot_delivery_settings" as "s" on "s"."bot_id" = "d"."bot_id"
+  where "d"."status" = 'dead_letter' and "s"."delivery_mode" = 'webhook' and "s"."webhook_url" is not null and b.review_status = 'approved' AND b.status = 'enabled' and ($1::varchar IS NULL OR d.bot_id = $2::varchar) and ($3::timestamptz IS NULL OR COALESCE("d"."dead_letter_at", "d"."updated_at") >= $4::timestamptz) and ($5::timestamptz IS NULL OR COALESCE("d"."dead_letter_at", "d"."updated_at") < $6::timestamptz) and ($7::varchar IS NULL OR (CASE
       WHEN d.last_error IS NULL AND d.last_status_code IS NULL THEN NULL
       WHEN d.last_status_code = 410 THEN 'http_410'
       WHEN d.last_status_code BETWEEN 400 AND 499 THEN 'http_4xx'
@@ -117,9 +112,9 @@ SELECT r.bot_id, count(*)::int AS count
       WHEN d.last_error ~* 'ECONNREFUSED|connection refused' THEN 'connection_refused'
       WHEN d.last_error ~* '(not connected|allowed_ips|private or reserved|address refused)' THEN 'address_refused'
       WHEN d.last_error ~* '(CERT|TLS|SSL|self.signed|certificate|EPROTO)' THEN 'tls'
-      ELSE 'other' END) = $4::varchar)) r
-    GROUP BY r.bot_id
-    ORDER BY count DESC, r.bot_id;
+      ELSE 'other' END) = $8::varchar)) as "r"
+  group by "r"."bot_id"
+  order by "count" desc, "r"."bot_id";
 
 -- restart
 -- values: [1,"staff",0,null,null,null,null,["11111111-1111-4111-8111-111111111111"],["dead_letter"]]

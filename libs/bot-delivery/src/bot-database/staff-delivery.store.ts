@@ -1,4 +1,4 @@
-import { Database, executeAll, executeFirst, isUuid, RowOf, runNamed, SqlTarget } from '@app/platform';
+import { Database, executeAll, executeFirst, isUuid, RowOf, SqlTarget } from '@app/platform';
 import type { DeliveryStatus } from '../entities/webhook-delivery.entity';
 import type { DeliveryErrorClass } from './delivery-error-class';
 import * as deliveries from './webhook-deliveries.store';
@@ -53,13 +53,8 @@ export class StaffDeliveryStore {
   }
 
   /** The dry run of a bulk redelivery: dead letters it would take, per bot. */
-  async countRedrivable(filter: RedriveFilter): Promise<Array<{ bot_id: string; count: number }>> {
-    const { rows } = await runNamed<{ bot_id: string; count: number }>(
-      this.database,
-      deliveries.COUNT_REDRIVABLE,
-      deliveries.COUNT_REDRIVABLE.values(filter),
-    );
-    return rows;
+  countRedrivable(filter: RedriveFilter): Promise<Array<{ bot_id: string; count: number }>> {
+    return deliveries.COUNT_REDRIVABLE.all(this.database, filter);
   }
 
   /**

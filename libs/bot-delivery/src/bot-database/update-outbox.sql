@@ -6,8 +6,8 @@
 with "update_input" as (select *
   from unnest($1::uuid[], $2::varchar[], $3::varchar[],
                           $4::jsonb[]) as t(update_id, bot_id, type, payload)), "written_updates" as (insert into "updates" ("update_id", "bot_id", "type", "payload")
-  select "update_id", "bot_id", "type", "payload"
-  from "update_input"
+  select "i"."update_id", "i"."bot_id", "i"."type", "i"."payload"
+  from "update_input" as "i"
   on conflict ("update_id") do nothing
   returning "update_seq", "update_id", "bot_id", "type", "payload"), "delivered" as (insert into "webhook_deliveries" ("bot_id", "update_seq", "update_id", "update_type", "payload")
   select "u"."bot_id", "u"."update_seq", "u"."update_id", "u"."type", "u"."payload"

@@ -2,7 +2,7 @@ import { prepared, type BotDB } from '@app/bot-schema';
 import { RowOf, SqlTarget } from '@app/platform';
 import { QueryCreator, sql } from 'kysely';
 import type { Placeholders } from './composed-statement';
-import { UpdateColumns, updatesWriteSql, withWrittenUpdates } from './updates.store';
+import { UpdateColumns, updatesWriteSql, withWrittenUpdates, WrittenUpdatesCtes } from './updates.store';
 import { insertDeliveries, insertDeliveriesSql, UpdateToDeliver } from './webhook-deliveries.store';
 
 /*
@@ -39,13 +39,21 @@ export const NO_UPDATES: Readonly<UpdateColumns> = Object.freeze({
 
 /**
  * The CTEs of withWrittenUpdates and `delivered`, the deliveries of the Updates whose bot is in webhook
- * mode: outboxWriteSql as a builder, without a gate.
+ * mode: outboxWriteSql as a builder (select from `written_updates` left joined with `delivered`).
  */
-export function withOutboxWritten(qb: QueryCreator<BotDB>, p: UpdateColumns) {
-  return withWrittenUpdates(qb, p).with('delivered', () =>
+export function withOutboxWritten<DB extends BotDB>(
+  qb: QueryCreator<DB>,
+  p: UpdateColumns,
+  gate?: string,
+): QueryCreator<DB & WrittenUpdatesCtes & { delivered: OpenedDeliveryOf }> {
+  const written = withWrittenUpdates(qb as unknown as QueryCreator<BotDB>, p, gate).with('delivered', () =>
     insertDeliveries(sql<UpdateToDeliver>`${sql.table('written_updates')}`.as('u')),
   );
+  return written as unknown as QueryCreator<DB & WrittenUpdatesCtes & { delivered: OpenedDeliveryOf }>;
 }
+
+/** A delivery the outbox wrote, by its Update. */
+type OpenedDeliveryOf = RowOf<ReturnType<typeof insertDeliveries>>;
 
 const WRITE_UPDATES = prepared('bot_api_updates_write', (db, p: UpdateColumns) =>
   withOutboxWritten(db, p)

@@ -33,27 +33,47 @@ export function updatesWriteSql(p: Placeholders<UpdateColumns>, gate?: string): 
 
 /**
  * The CTEs `update_input` and `written_updates` (update_seq, update_id, bot_id, type, payload of each
- * row written): updatesWriteSql as a builder, without a gate. The outbox (update-outbox.ts) writes their
+ * row written): updatesWriteSql as a builder, added to the caller's CTEs. With `gate`, the name of one
+ * of those, nothing is written unless it has a row. The outbox (update-outbox.ts) writes their
  * deliveries in the same statement.
  */
-export function withWrittenUpdates(qb: QueryCreator<BotDB>, p: UpdateColumns) {
-  return qb
-    .with('update_input', (qb) =>
-      qb
+export function withWrittenUpdates<DB extends BotDB>(
+  qb: QueryCreator<DB>,
+  p: UpdateColumns,
+  gate?: string,
+): QueryCreator<DB & WrittenUpdatesCtes> {
+  // Built on the schema's own tables only; the caller's CTEs come back typed as they went in.
+  const written = (qb as unknown as QueryCreator<BotDB>)
+    .with('update_input', () =>
+      db
         .selectFrom(
           sql<NewUpdate>`unnest(${p.update_ids}::uuid[], ${p.update_bot_ids}::varchar[], ${p.update_types}::varchar[],
                           ${p.update_payloads}::jsonb[])`.as<'t'>(sql`t(update_id, bot_id, type, payload)`),
         )
-        .selectAll(),
+        .selectAll()
+        .$if(gate !== undefined, (qb) =>
+          qb.where((eb) => eb.exists(eb.selectFrom(sql`${sql.table(gate!)}`.as('gate')).select(sql.lit(1).as('one')))),
+        ),
     )
-    .with('written_updates', (qb) =>
-      qb
+    .with('written_updates', () =>
+      db
         .insertInto('updates')
         .columns(['update_id', 'bot_id', 'type', 'payload'])
-        .expression((eb) => eb.selectFrom('update_input').select(['update_id', 'bot_id', 'type', 'payload']))
+        .expression((eb) =>
+          eb
+            .selectFrom(sql<NewUpdate>`${sql.table('update_input')}`.as('i'))
+            .select(['i.update_id', 'i.bot_id', 'i.type', 'i.payload']),
+        )
         .onConflict((oc) => oc.column('update_id').doNothing())
         .returning(['update_seq', 'update_id', 'bot_id', 'type', 'payload']),
     );
+  return written as unknown as QueryCreator<DB & WrittenUpdatesCtes>;
+}
+
+/** The CTEs withWrittenUpdates adds: the Updates given, and those written (an update_id seen before is not). */
+export interface WrittenUpdatesCtes {
+  update_input: NewUpdate;
+  written_updates: Pick<Selectable<Updates>, 'update_seq' | 'update_id' | 'bot_id' | 'type' | 'payload'>;
 }
 
 /** An Update as the statement that writes it takes it. */

@@ -4,7 +4,7 @@ import type { Updates, WebhookDeliveries } from '@app/bot-schema';
 import { AliasedExpression, Expression, ExpressionBuilder, Selectable, sql } from 'kysely';
 import { botAvailable, botAvailableSql } from './bot-availability';
 import { BotOutcome, recordBotOutcomes } from './bot-delivery-settings.store';
-import { composedStatement, Placeholders } from './composed-statement';
+import type { Placeholders } from './composed-statement';
 import { DeliveryErrorClass, errorClass, errorClassSql } from './delivery-error-class';
 import { acknowledgeUpdates } from './updates.store';
 import { logAttempts, RecordedAttempt } from './webhook-delivery-attempts.store';
@@ -671,13 +671,34 @@ export function redrivableDeadLettersSql(p: Placeholders<RedriveFilter>): string
       AND (${p.errorClass}::varchar IS NULL OR ${errorClassSql('d')} = ${p.errorClass}::varchar))`;
 }
 
+/**
+ * redrivableDeadLettersSql as a builder: select from it `.as(...)`, or insert what it selects. The filter
+ * is bound as `$n IS NULL OR ...` pairs, so a prepared statement has one text for every filter.
+ */
+export function redrivableDeadLetters(p: RedriveFilter) {
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('bots as b', 'b.id', 'd.bot_id')
+    .innerJoin('bot_delivery_settings as s', 's.bot_id', 'd.bot_id')
+    .select(['d.id as delivery_id', 'd.bot_id', 'd.update_seq'])
+    .where('d.status', '=', sql.lit('dead_letter'))
+    .where('s.delivery_mode', '=', sql.lit('webhook'))
+    .where('s.webhook_url', 'is not', null)
+    .where(botAvailable('b'))
+    .where(sql<boolean>`(${p.botId}::varchar IS NULL OR d.bot_id = ${p.botId}::varchar)`)
+    .where(sql<boolean>`(${p.since}::timestamptz IS NULL OR ${eventAt('d')} >= ${p.since}::timestamptz)`)
+    .where(sql<boolean>`(${p.until}::timestamptz IS NULL OR ${eventAt('d')} < ${p.until}::timestamptz)`)
+    .where(sql<boolean>`(${p.errorClass}::varchar IS NULL OR ${errorClass('d')} = ${p.errorClass}::varchar)`);
+}
+
 /** The dry run: how many dead letters a redrive with this filter would take, per bot. */
-export const COUNT_REDRIVABLE = composedStatement<RedriveFilter>(
-  'bot_api_deliveries_count_redrivable',
-  (p) => `SELECT r.bot_id, count(*)::int AS count
-     FROM ${redrivableDeadLettersSql(p)} r
-    GROUP BY r.bot_id
-    ORDER BY count DESC, r.bot_id`,
+export const COUNT_REDRIVABLE = prepared('bot_api_deliveries_count_redrivable', (db, p: RedriveFilter) =>
+  db
+    .selectFrom(redrivableDeadLetters(p).as('r'))
+    .select(['r.bot_id', sql<number>`count(*)::int`.as('count')])
+    .groupBy('r.bot_id')
+    .orderBy('count', 'desc')
+    .orderBy('r.bot_id'),
 );
 
 /**
@@ -729,4 +750,21 @@ export function autoRedrivableDeadLettersSql(p: Placeholders<{ botId: string }>)
     WHERE d.bot_id = ${p.botId} AND d.status = 'dead_letter' AND d."trigger" <> 'auto'
       AND s.auto_redeliver_dead_letters AND s.delivery_mode = 'webhook' AND s.webhook_url IS NOT NULL
       AND s.webhook_paused_at IS NULL AND ${botAvailableSql('b')})`;
+}
+
+/** autoRedrivableDeadLettersSql as a builder, used like redrivableDeadLetters. */
+export function autoRedrivableDeadLetters(p: { botId: string }) {
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('bots as b', 'b.id', 'd.bot_id')
+    .innerJoin('bot_delivery_settings as s', 's.bot_id', 'd.bot_id')
+    .select(['d.id as delivery_id', 'd.bot_id', 'd.update_seq'])
+    .where('d.bot_id', '=', p.botId)
+    .where('d.status', '=', sql.lit('dead_letter'))
+    .where('d.trigger', '<>', sql.lit('auto'))
+    .where((eb) => eb.ref('s.auto_redeliver_dead_letters'))
+    .where('s.delivery_mode', '=', sql.lit('webhook'))
+    .where('s.webhook_url', 'is not', null)
+    .where('s.webhook_paused_at', 'is', null)
+    .where(botAvailable('b'));
 }
