@@ -152,7 +152,7 @@ const CROSS_TABLE: AllowedUse[] = [
     tables: ['bot_delivery_settings'],
     reason:
       'a success marks a recovered bot only while its self-healing switch is on (read here; the bot side ' +
-      "of the outcome is written by the settings store's recordBotOutcomesSql, run in the same statement)",
+      "of the outcome is written by the settings store's recordBotOutcomes, run in the same statement)",
   },
   {
     at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#OVERDUE`,

@@ -1,4 +1,3 @@
-import type { DeliveryStatus } from '../entities/webhook-delivery.entity';
 import { MAX_DELIVERY_ATTEMPTS, type DeliverJobData } from '../queue';
 import type { LoadedDeliveryRow } from './webhook-deliveries.store';
 
