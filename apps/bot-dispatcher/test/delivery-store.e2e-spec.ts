@@ -1,11 +1,13 @@
 import { createTestDatabase, TestDatabase, testDatabaseSettings, testDataSource } from '@app/testing';
-import { randomBytes } from 'node:crypto';
-import { Database, loadConfig, poolConfig } from '@app/platform';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Database, executeAll, loadConfig, poolConfig } from '@app/platform';
+import { db } from '@app/bot-schema';
+import { sql } from 'kysely';
 import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { DispatcherConfig } from '../src/config/dispatcher.config';
 import { AttemptRecorder } from '../src/delivery/attempt-recorder';
-import { AttemptOutcome, AttemptRecord, DeliveryDomain, DueDelivery } from '@app/bot-delivery';
+import { AttemptOutcome, AttemptRecord, DeliveryDomain, DueDelivery, withOutboxWritten } from '@app/bot-delivery';
 import { botMigrations } from './bot-schema';
 
 interface DeliveryRow {
@@ -296,5 +298,33 @@ describe('delivery store: attempts recorded in batches (real PostgreSQL)', () =>
     expect(created.map((row: { update_id: string }) => row.update_id)).not.toContain(pollingUpdate);
     expect(created.map((row: { update_id: string }) => row.update_id)).not.toContain(alreadyDelivered.updateId);
     expect(await store.adoptOrphans(0, 500)).toEqual([]);
+  });
+
+  it('writes the Updates of a gated outbox only when its gate has a row, each with a delivery for a webhook bot', async () => {
+    const botId = await webhookBot();
+    const write = (gateOpen: boolean) => {
+      const updateId = randomUUID();
+      const columns = {
+        update_ids: [updateId],
+        update_bot_ids: [botId],
+        update_types: ['message'],
+        update_payloads: ['{}'],
+      };
+      const gated = db.with('gate', (qb) => qb.selectNoFrom(sql.lit(1).as('one')).where(sql.lit(gateOpen)));
+      const statement = withOutboxWritten(gated, columns, 'gate')
+        .selectFrom('written_updates as w')
+        .leftJoin('delivered as d', 'd.update_id', 'w.update_id')
+        .select(['w.update_id', 'w.bot_id', 'd.id as delivery_id']);
+      return { updateId, rows: executeAll(pool, statement) };
+    };
+
+    const closed = write(false);
+    expect(await closed.rows).toEqual([]);
+    const open = write(true);
+    expect(await open.rows).toEqual([{ update_id: open.updateId, bot_id: botId, delivery_id: expect.any(String) }]);
+    const [delivery] = await dataSource.query(`SELECT status FROM webhook_deliveries WHERE update_id = $1`, [
+      open.updateId,
+    ]);
+    expect(delivery).toEqual({ status: 'pending' });
   });
 });
