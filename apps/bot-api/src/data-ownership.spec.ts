@@ -133,6 +133,11 @@ const CROSS_TABLE: AllowedUse[] = [
     reason: 'a delivery is created only for a bot in webhook mode, as the statement that creates it reads it',
   },
   {
+    at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#insertDeliveries`,
+    tables: ['bot_delivery_settings'],
+    reason: 'a delivery is created only for a bot in webhook mode, as the statement that creates it reads it',
+  },
+  {
     at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#DELIVER_BACKLOG`,
     tables: ['updates'],
     reason: 'a bot switching to webhook mode gets a delivery for every Update it has not confirmed',
@@ -152,7 +157,7 @@ const CROSS_TABLE: AllowedUse[] = [
     tables: ['bot_delivery_settings'],
     reason:
       'a success marks a recovered bot only while its self-healing switch is on (read here; the bot side ' +
-      "of the outcome is written by the settings store's recordBotOutcomesSql, run in the same statement)",
+      "of the outcome is written by the settings store's recordBotOutcomes, run in the same statement)",
   },
   {
     at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#OVERDUE`,
@@ -174,6 +179,11 @@ const CROSS_TABLE: AllowedUse[] = [
     tables: ['bots', 'bot_delivery_settings'],
     reason: 'a redrive takes only dead letters of bots that can receive them (webhook mode, available)',
   },
+  ...['redrivableDeadLetters', 'autoRedrivableDeadLetters'].map((fragment) => ({
+    at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#${fragment}`,
+    tables: ['bots', 'bot_delivery_settings'],
+    reason: 'the builders of the two text relations above, with the same reads',
+  })),
   {
     at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#RESTART_FOR_STAFF`,
     tables: ['bot_delivery_settings'],

@@ -22,10 +22,12 @@ const DELIVERY_TABLES: Record<string, string> = {
   webhook_delivery_attempts: `${DELIVERY_SIDE}webhook-delivery-attempts.store.ts`,
 };
 
-/** The tables that INSERT, UPDATE and DELETE statements in these sources name. */
+/** The tables that INSERT, UPDATE and DELETE statements, and their Kysely builders, in these sources name. */
 function writtenTables(texts: readonly string[]): string[] {
+  const statement = /\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+([a-z_][a-z0-9_]*)/g;
+  const builder = /\b(?:insertInto|updateTable|deleteFrom|mergeInto)\(\s*'([a-z_][a-z0-9_]*)/g;
   const written = texts.flatMap((text) =>
-    [...text.matchAll(/\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+([a-z_][a-z0-9_]*)/g)].map((match) => match[1]),
+    [...text.matchAll(statement), ...text.matchAll(builder)].map((match) => match[1]),
   );
   return [...new Set(written)].sort();
 }

@@ -1,10 +1,13 @@
-import { createTestDatabase, TestDatabase, testDataSource } from '@app/testing';
-import { randomBytes } from 'node:crypto';
-import { loadConfig } from '@app/platform';
+import { createTestDatabase, TestDatabase, testDatabaseSettings, testDataSource } from '@app/testing';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Database, executeAll, loadConfig, poolConfig } from '@app/platform';
+import { db } from '@app/bot-schema';
+import { sql } from 'kysely';
+import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { DispatcherConfig } from '../src/config/dispatcher.config';
 import { AttemptRecorder } from '../src/delivery/attempt-recorder';
-import { AttemptOutcome, AttemptRecord, DeliveryDomain, DueDelivery } from '@app/bot-delivery';
+import { AttemptOutcome, AttemptRecord, DeliveryDomain, DueDelivery, withOutboxWritten } from '@app/bot-delivery';
 import { botMigrations } from './bot-schema';
 
 interface DeliveryRow {
@@ -22,15 +25,21 @@ interface DeliveryRow {
 describe('delivery store: attempts recorded in batches (real PostgreSQL)', () => {
   let database: TestDatabase;
   let dataSource: DataSource;
+  let pool: Database;
   let store: DeliveryDomain;
+
+  const openPool = (poolSize: number) =>
+    new Database(new Pool(poolConfig(testDatabaseSettings(database.name, poolSize))));
 
   beforeAll(async () => {
     database = await createTestDatabase('bot', await botMigrations());
     dataSource = testDataSource(database.name);
     await dataSource.initialize();
-    store = new DeliveryDomain(dataSource);
+    pool = openPool(4);
+    store = new DeliveryDomain(pool);
   });
   afterAll(async () => {
+    await pool?.end();
     await dataSource?.destroy();
     await database?.drop();
   });
@@ -195,8 +204,7 @@ describe('delivery store: attempts recorded in batches (real PostgreSQL)', () =>
   it('counts each attempt once when two replicas record the same attempts at the same time', async () => {
     const botId = await webhookBot();
     const deliveries = await Promise.all(Array.from({ length: 40 }, () => pendingDelivery(botId)));
-    const replica = testDataSource(database.name);
-    await replica.initialize();
+    const replica = openPool(4);
     try {
       const config = loadConfig(DispatcherConfig, { WEBHOOK_RECORD_BATCH_WINDOW_MS: '5' });
       const recorders = [new AttemptRecorder(config, store), new AttemptRecorder(config, new DeliveryDomain(replica))];
@@ -220,7 +228,7 @@ describe('delivery store: attempts recorded in batches (real PostgreSQL)', () =>
       const rows = await Promise.all(deliveries.map((d) => deliveryRow(d.id)));
       expect(rows.every((row) => row.attempts === 1)).toBe(true);
     } finally {
-      await replica.destroy();
+      await replica.end();
     }
   });
   it('loads the deliveries of many jobs with one statement, each with what it finds', async () => {
@@ -290,5 +298,33 @@ describe('delivery store: attempts recorded in batches (real PostgreSQL)', () =>
     expect(created.map((row: { update_id: string }) => row.update_id)).not.toContain(pollingUpdate);
     expect(created.map((row: { update_id: string }) => row.update_id)).not.toContain(alreadyDelivered.updateId);
     expect(await store.adoptOrphans(0, 500)).toEqual([]);
+  });
+
+  it('writes the Updates of a gated outbox only when its gate has a row, each with a delivery for a webhook bot', async () => {
+    const botId = await webhookBot();
+    const write = (gateOpen: boolean) => {
+      const updateId = randomUUID();
+      const columns = {
+        update_ids: [updateId],
+        update_bot_ids: [botId],
+        update_types: ['message'],
+        update_payloads: ['{}'],
+      };
+      const gated = db.with('gate', (qb) => qb.selectNoFrom(sql.lit(1).as('one')).where(sql.lit(gateOpen)));
+      const statement = withOutboxWritten(gated, columns, 'gate')
+        .selectFrom('written_updates as w')
+        .leftJoin('delivered as d', 'd.update_id', 'w.update_id')
+        .select(['w.update_id', 'w.bot_id', 'd.id as delivery_id']);
+      return { updateId, rows: executeAll(pool, statement) };
+    };
+
+    const closed = write(false);
+    expect(await closed.rows).toEqual([]);
+    const open = write(true);
+    expect(await open.rows).toEqual([{ update_id: open.updateId, bot_id: botId, delivery_id: expect.any(String) }]);
+    const [delivery] = await dataSource.query(`SELECT status FROM webhook_deliveries WHERE update_id = $1`, [
+      open.updateId,
+    ]);
+    expect(delivery).toEqual({ status: 'pending' });
   });
 });

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { SqlTarget } from '@app/platform';
-import { DataSource } from 'typeorm';
+import { Database, type SqlTarget } from '@app/platform';
 import type { WebhookDeliveryAttempt } from './entities/webhook-delivery-attempt.entity';
 import type { DeliveryStatus, WebhookDelivery } from './entities/webhook-delivery.entity';
 import type { DeliverJobData } from './queue';
@@ -43,12 +41,12 @@ export class DeliveryDomain {
   private readonly settings: BotDeliverySettingsStore;
   private readonly telegramAliases: TelegramAliasesStore;
 
-  constructor(@InjectDataSource() dataSource: DataSource) {
-    this.updates = new UpdatesStore(dataSource);
-    this.deliveries = new DeliveryStore(dataSource);
-    this.staff = new StaffDeliveryStore(dataSource);
-    this.settings = new BotDeliverySettingsStore(dataSource);
-    this.telegramAliases = new TelegramAliasesStore(dataSource);
+  constructor(database: Database) {
+    this.updates = new UpdatesStore(database);
+    this.deliveries = new DeliveryStore(database);
+    this.staff = new StaffDeliveryStore(database);
+    this.settings = new BotDeliverySettingsStore(database);
+    this.telegramAliases = new TelegramAliasesStore(database);
   }
 
   // The outbox: Updates written with their event, read and acknowledged by getUpdates.

@@ -23,17 +23,26 @@ const FRAGMENT_USERS: Record<string, string[]> = {
   botDeliverySettingSql: ['apps/bot-api/src/bots/entities/bot.entity.ts'],
   // "A bot is available" is one rule, in the statements that pick the bots of a chat.
   botAvailableSql: ['apps/bot-api/src/bots/bots.store.ts', 'apps/bot-api/src/chats/chats.store.ts'],
+  // The typed builders of the same fragments, for the statements that move to Kysely.
+  withOutboxWritten: ['apps/bot-api/src/messages/messages.store.ts'],
+  redrivableDeadLetters: ['apps/bot-api/src/staff-deliveries/redrive-jobs.store.ts'],
+  autoRedrivableDeadLetters: ['apps/bot-api/src/staff-deliveries/redrive-jobs.store.ts'],
+  botDeliverySetting: ['apps/bot-api/src/bots/entities/bot.entity.ts', 'apps/bot-api/src/bots/bots.store.ts'],
+  botAvailable: ['apps/bot-api/src/bots/bots.store.ts', 'apps/bot-api/src/chats/chats.store.ts'],
 };
 
 /** Text that reads as SQL: a statement, a relation (`… JOIN …`) or a column list (`w.update_seq, …`). */
 const SQL = /\b(SELECT|INSERT INTO|UPDATE \w+|DELETE FROM|JOIN)\b|^\w+\.\w+,/;
 
+/** A function that builds a typed statement or a part of one (Kysely, or its `sql` template). */
+const BUILDER = /\b(selectFrom|insertInto|updateTable|deleteFrom|sql\.raw)\(|\.with\(/;
+
 /**
- * A function is a fragment builder by its name (`…Sql`) or by the SQL in its own text; a named
- * statement is an object with SQL text.
+ * A function is a fragment builder by its name (`…Sql`), by the SQL in its own text or by the
+ * statement builder it calls; a named statement is an object with SQL text.
  */
 const isSql = (name: string, value: unknown): boolean =>
-  (typeof value === 'function' && (/Sql$/.test(name) || SQL.test(String(value)))) ||
+  (typeof value === 'function' && (/Sql$/.test(name) || SQL.test(String(value)) || BUILDER.test(String(value)))) ||
   (typeof value === 'string' && SQL.test(value)) ||
   (typeof value === 'object' && value !== null && SQL.test(String((value as { text?: unknown }).text ?? '')));
 

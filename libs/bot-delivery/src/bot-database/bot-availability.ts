@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+
 /** The state of a bot row that decides whether the bot may act. */
 export interface BotAvailability {
   reviewStatus: string;
@@ -15,4 +17,9 @@ export function isBotAvailable(bot: BotAvailability): boolean {
 /** The same rule as an SQL condition on the `bots` row named `alias`. */
 export function botAvailableSql(alias: string): string {
   return `${alias}.review_status = '${AVAILABLE.reviewStatus}' AND ${alias}.status = '${AVAILABLE.status}'`;
+}
+
+/** botAvailableSql as an expression of a statement builder. */
+export function botAvailable(alias: string) {
+  return sql<boolean>`${sql.raw(botAvailableSql(alias))}`;
 }

@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+
 /**
  * The error classes an SRE filters dead letters by, derived from the last attempt: its HTTP status
  * when the receiver answered, else the dispatcher's error text (timeouts, refused connections, TLS
@@ -27,4 +29,9 @@ export function errorClassSql(d: string): string {
       WHEN ${d}.last_error ~* '(not connected|allowed_ips|private or reserved|address refused)' THEN 'address_refused'
       WHEN ${d}.last_error ~* '(CERT|TLS|SSL|self.signed|certificate|EPROTO)' THEN 'tls'
       ELSE 'other' END)`;
+}
+
+/** errorClassSql as an expression of a statement builder. */
+export function errorClass(d: string) {
+  return sql<DeliveryErrorClass | null>`${sql.raw(errorClassSql(d))}`;
 }

@@ -1,5 +1,5 @@
-import type { DeliveryStatus } from '../entities/webhook-delivery.entity';
 import { MAX_DELIVERY_ATTEMPTS, type DeliverJobData } from '../queue';
+import type { LoadedDeliveryRow } from './webhook-deliveries.store';
 
 /** The body a webhook receives: the native Update, or Telegram's (set through the Telegram face). */
 export type WebhookFormat = 'native' | 'telegram';
@@ -51,28 +51,6 @@ export interface AttemptRecord {
   retryDelayMs: number;
 }
 
-/** A row of the load statement: the delivery and its bot's delivery settings. */
-export interface LoadedDeliveryRow {
-  id: string;
-  bot_id: string;
-  update_id: string;
-  update_seq: string;
-  webhook_format: WebhookFormat;
-  status: DeliveryStatus;
-  series: number;
-  attempts: number;
-  payload: Record<string, unknown>;
-  delivery_mode: string;
-  webhook_url: string | null;
-  webhook_secret_ciphertext: string | null;
-  webhook_allowed_ips: string[] | null;
-  webhook_max_connections: number;
-  available: boolean;
-  webhook_previous_secret_ciphertext: string | null;
-  webhook_not_before: Date | null;
-  paused: boolean;
-}
-
 /** What a job finds: its delivery, ready to POST, or why there is nothing to do. */
 export function dueOrSkipped(job: DeliverJobData, row: LoadedDeliveryRow | undefined): DueDelivery | SkipReason {
   if (!row) return 'gone';
@@ -90,7 +68,7 @@ export function dueOrSkipped(job: DeliverJobData, row: LoadedDeliveryRow | undef
     format: row.webhook_format,
     series: row.series,
     attempts: row.attempts,
-    payload: row.payload,
+    payload: row.payload as Record<string, unknown>,
     url: row.webhook_url,
     secretCiphertext: row.webhook_secret_ciphertext,
     previousSecretCiphertext: row.webhook_previous_secret_ciphertext ?? null,

@@ -1,66 +1,24 @@
-import { isUuid, runNamed, runStatement, SqlTarget } from '@app/platform';
-import { DataSource } from 'typeorm';
-import { DeliveryStatus, DeliveryTrigger } from '../entities/webhook-delivery.entity';
-import type { OpenedDelivery } from './delivery.store';
-import { DeliveryErrorClass } from './delivery-error-class';
+import { Database, executeAll, executeFirst, isUuid, RowOf, SqlTarget } from '@app/platform';
+import type { DeliveryStatus } from '../entities/webhook-delivery.entity';
+import type { DeliveryErrorClass } from './delivery-error-class';
 import * as deliveries from './webhook-deliveries.store';
-import type { RedriveFilter } from './webhook-deliveries.store';
+import type {
+  OpenedDelivery,
+  RedriveFilter,
+  StaffDeliveryCursor,
+  StaffDeliveryFilter,
+} from './webhook-deliveries.store';
 
-export type { RedriveFilter } from './webhook-deliveries.store';
+export type { RedriveFilter, StaffDeliveryCursor, StaffDeliveryFilter } from './webhook-deliveries.store';
 
-/** The filter of the staff delivery routes; null means "any". */
-export interface StaffDeliveryFilter {
-  status: DeliveryStatus | null;
-  botId: string | null;
-  since: string | null;
-  until: string | null;
-  errorClass: DeliveryErrorClass | null;
-}
+/** A delivery as the platform-wide list shows it; `event_at` is microsecond-exact ISO text, the cursor's time. */
+export type StaffDeliveryRow = RowOf<ReturnType<typeof deliveries.STAFF_DELIVERY_PAGE>>;
 
-export interface StaffDeliveryCursor {
-  eventAt: string;
-  id: string;
-}
+/** One delivery with its Update and its bot, as the staff detail shows it. */
+export type StaffDeliveryDetailRow = RowOf<ReturnType<typeof deliveries.STAFF_DELIVERY_DETAIL>>;
 
-/** A delivery as the platform-wide list shows it. */
-export interface StaffDeliveryRow {
-  id: string;
-  bot_id: string;
-  bot_name: string;
-  owner_id: string;
-  update_id: string;
-  update_type: string;
-  status: DeliveryStatus;
-  attempts: number;
-  series: number;
-  trigger: DeliveryTrigger;
-  dead_letter_at: Date | null;
-  last_error: string | null;
-  last_status_code: number | null;
-  created_at: Date;
-  updated_at: Date;
-  error_class: DeliveryErrorClass | null;
-  /** Microsecond-exact ISO text, the cursor's time. */
-  event_at: string;
-}
-
-export interface StaffDeliveryDetailRow extends Omit<StaffDeliveryRow, 'event_at'> {
-  delivery_mode: string;
-  next_attempt_at: Date;
-  succeeded_at: Date | null;
-  payload: Record<string, unknown>;
-}
-
-export interface BotDeliveryCounts {
-  bot_id: string;
-  bot_name: string;
-  owner_id: string;
-  delivery_mode: string;
-  dead_letter: number;
-  open: number;
-  succeeded: number;
-  total: number;
-}
+/** A bot's deliveries counted by outcome, as the staff overview ranks them. */
+export type BotDeliveryCounts = RowOf<ReturnType<typeof deliveries.STAFF_TOP_BOTS>>;
 
 /**
  * Platform staff's view of the delivery side: deliveries of every bot, their error classes and
@@ -68,52 +26,35 @@ export interface BotDeliveryCounts {
  * no SQL of its own.
  */
 export class StaffDeliveryStore {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly database: Database) {}
 
   page(filter: StaffDeliveryFilter, after: StaffDeliveryCursor | null, limit: number): Promise<StaffDeliveryRow[]> {
-    return this.dataSource.query(deliveries.STAFF_DELIVERY_PAGE, [
-      filter.status,
-      filter.botId,
-      filter.since,
-      filter.until,
-      filter.errorClass,
-      after?.eventAt ?? null,
-      after?.id ?? null,
-      limit,
-    ]);
+    return executeAll(this.database, deliveries.STAFF_DELIVERY_PAGE(filter, after, limit));
   }
 
   statusCounts(since: string | null, until: string | null): Promise<Array<{ status: DeliveryStatus; count: number }>> {
-    return this.dataSource.query(deliveries.STAFF_STATUS_COUNTS, [since, until]);
+    return executeAll(this.database, deliveries.STAFF_STATUS_COUNTS(since, until));
   }
 
   deadLettersByClass(
     since: string | null,
     until: string | null,
   ): Promise<Array<{ error_class: DeliveryErrorClass | null; count: number }>> {
-    return this.dataSource.query(deliveries.STAFF_DEAD_LETTERS_BY_CLASS, [since, until]);
+    return executeAll(this.database, deliveries.STAFF_DEAD_LETTERS_BY_CLASS(since, until));
   }
 
   topBots(since: string | null, until: string | null, limit: number): Promise<BotDeliveryCounts[]> {
-    return this.dataSource.query(deliveries.STAFF_TOP_BOTS, [since, until, limit]);
+    return executeAll(this.database, deliveries.STAFF_TOP_BOTS(since, until, limit));
   }
 
   async detail(updateId: string): Promise<StaffDeliveryDetailRow | undefined> {
     if (!isUuid(updateId)) return undefined;
-    const rows: StaffDeliveryDetailRow[] = await this.dataSource.query(deliveries.STAFF_DELIVERY_DETAIL, [
-      updateId.toLowerCase(),
-    ]);
-    return rows[0];
+    return executeFirst(this.database, deliveries.STAFF_DELIVERY_DETAIL(updateId.toLowerCase()));
   }
 
   /** The dry run of a bulk redelivery: dead letters it would take, per bot. */
-  async countRedrivable(filter: RedriveFilter): Promise<Array<{ bot_id: string; count: number }>> {
-    const { rows } = await runNamed<{ bot_id: string; count: number }>(
-      this.dataSource,
-      deliveries.COUNT_REDRIVABLE,
-      deliveries.COUNT_REDRIVABLE.values(filter),
-    );
-    return rows;
+  countRedrivable(filter: RedriveFilter): Promise<Array<{ bot_id: string; count: number }>> {
+    return deliveries.COUNT_REDRIVABLE.all(this.database, filter);
   }
 
   /**
@@ -127,11 +68,6 @@ export class StaffDeliveryStore {
     trigger: 'staff' | 'auto',
   ): Promise<OpenedDelivery[]> {
     if (deliveryIds.length === 0) return [];
-    const { rows } = await runStatement<OpenedDelivery>(on, deliveries.RESTART_FOR_STAFF, [
-      deliveryIds,
-      statuses,
-      trigger,
-    ]);
-    return rows;
+    return executeAll(on, deliveries.RESTART_FOR_STAFF(deliveryIds, statuses, trigger));
   }
 }

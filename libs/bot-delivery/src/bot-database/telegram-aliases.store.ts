@@ -1,5 +1,6 @@
-import { namedStatement, runNamed } from '@app/platform';
-import { DataSource } from 'typeorm';
+import { db, prepared } from '@app/bot-schema';
+import { Database } from '@app/platform';
+import { sql } from 'kysely';
 
 export type TelegramAliasKind = 'chat' | 'user';
 
@@ -8,23 +9,38 @@ export type TelegramAliasKind = 'chat' | 'user';
  * The read half sees the statement's snapshot, so an alias committed by a concurrent call meanwhile is
  * missing from the answer; {@link TelegramAliasesStore.aliases} asks once more for those.
  */
-const ENSURE_ALIASES = namedStatement(
+const ENSURE_ALIASES = prepared(
   'bot_telegram_aliases_ensure',
-  `WITH input AS (SELECT DISTINCT unnest($2::varchar[]) AS native_id),
-   inserted AS (
-     INSERT INTO telegram_aliases (kind, native_id)
-     SELECT $1, native_id FROM input
-     ON CONFLICT (kind, native_id) DO NOTHING
-     RETURNING alias, native_id
-   )
-   SELECT alias, native_id FROM inserted
-   UNION ALL
-   SELECT a.alias, a.native_id FROM telegram_aliases a JOIN input i ON i.native_id = a.native_id WHERE a.kind = $1`,
+  (db, p: { kind: TelegramAliasKind; nativeIds: string[] }) =>
+    db
+      .with('input', (qb) => qb.selectNoFrom(sql<string>`unnest(${p.nativeIds}::varchar[])`.as('native_id')).distinct())
+      .with('inserted', (qb) =>
+        qb
+          .insertInto('telegram_aliases')
+          .columns(['kind', 'native_id'])
+          .expression((eb) =>
+            eb.selectFrom('input').select([sql<TelegramAliasKind>`${p.kind}`.as('kind'), 'native_id']),
+          )
+          .onConflict((oc) => oc.columns(['kind', 'native_id']).doNothing())
+          .returning(['alias', 'native_id']),
+      )
+      .selectFrom('inserted')
+      .select(['alias', 'native_id'])
+      .unionAll((eb) =>
+        eb
+          .selectFrom('telegram_aliases as a')
+          .innerJoin('input as i', 'i.native_id', 'a.native_id')
+          .select(['a.alias', 'a.native_id'])
+          .where('a.kind', '=', p.kind),
+      ),
 );
 
-const NATIVE_OF = namedStatement(
-  'bot_telegram_aliases_native',
-  `SELECT native_id FROM telegram_aliases WHERE kind = $1 AND alias = $2`,
+const NATIVE_OF = prepared('bot_telegram_aliases_native', (db, p: { kind: TelegramAliasKind; alias: number }) =>
+  db
+    .selectFrom('telegram_aliases')
+    .select('native_id')
+    .where('kind', '=', p.kind)
+    .where('alias', '=', sql<string>`${p.alias}`),
 );
 
 /**
@@ -33,7 +49,7 @@ const NATIVE_OF = namedStatement(
  * on `telegram_aliases` is here; both processes reach it through DeliveryDomain.
  */
 export class TelegramAliasesStore {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly database: Database) {}
 
   /** The aliases of the wanted chats and users, given on first use. */
   async aliases(wanted: {
@@ -50,18 +66,15 @@ export class TelegramAliasesStore {
   /** The native id behind an alias, or null when no such alias was ever given. */
   async nativeOf(kind: TelegramAliasKind, alias: number): Promise<string | null> {
     if (!Number.isSafeInteger(alias) || alias <= 0) return null;
-    const { rows } = await runNamed<{ native_id: string }>(this.dataSource, NATIVE_OF, [kind, alias]);
-    return rows[0]?.native_id ?? null;
+    const row = await NATIVE_OF.first(this.database, { kind, alias });
+    return row?.native_id ?? null;
   }
 
   private async ensure(kind: TelegramAliasKind, ids: readonly string[]): Promise<Map<string, number>> {
     const found = new Map<string, number>();
     let missing = [...new Set(ids)];
     for (let attempt = 0; attempt < 2 && missing.length > 0; attempt += 1) {
-      const { rows } = await runNamed<{ alias: string; native_id: string }>(this.dataSource, ENSURE_ALIASES, [
-        kind,
-        missing,
-      ]);
+      const rows = await ENSURE_ALIASES.all(this.database, { kind, nativeIds: missing });
       for (const row of rows) found.set(row.native_id, Number(row.alias));
       missing = missing.filter((id) => !found.has(id));
     }

@@ -1,7 +1,9 @@
-import { runNamed, SqlTarget } from '@app/platform';
-import { composedStatement, Placeholders } from './composed-statement';
-import { UpdateColumns, updatesWriteSql } from './updates.store';
-import { insertDeliveriesSql } from './webhook-deliveries.store';
+import { prepared, type BotDB } from '@app/bot-schema';
+import { RowOf, SqlTarget } from '@app/platform';
+import { QueryCreator, sql } from 'kysely';
+import type { Placeholders } from './composed-statement';
+import { UpdateColumns, updatesWriteSql, withWrittenUpdates, WrittenUpdatesCtes } from './updates.store';
+import { insertDeliveries, insertDeliveriesSql, UpdateToDeliver } from './webhook-deliveries.store';
 
 /*
  * The Update outbox: each Update is written in its event's transaction together with its delivery when
@@ -27,15 +29,6 @@ export const OUTBOX_WRITTEN_COLUMNS = `w.update_seq, w.update_id, w.bot_id, w.ty
 /** The relation to select OUTBOX_WRITTEN_COLUMNS from. */
 export const OUTBOX_WRITTEN = `written_updates w LEFT JOIN delivered d ON d.update_id = w.update_id`;
 
-/** One Update written, with its delivery when its bot is in webhook mode. */
-export interface WrittenUpdateRow {
-  update_seq: string;
-  update_id: string;
-  bot_id: string;
-  type: string;
-  delivery_id: string | null;
-}
-
 /** No Updates: what a statement that may write them binds when an event has none. */
 export const NO_UPDATES: Readonly<UpdateColumns> = Object.freeze({
   update_ids: [],
@@ -44,16 +37,37 @@ export const NO_UPDATES: Readonly<UpdateColumns> = Object.freeze({
   update_payloads: [],
 });
 
-const WRITE_UPDATES = composedStatement<UpdateColumns>(
-  'bot_api_updates_write',
-  (p) => `WITH ${outboxWriteSql(p)}
-   SELECT ${OUTBOX_WRITTEN_COLUMNS} FROM ${OUTBOX_WRITTEN}`,
+/**
+ * The CTEs of withWrittenUpdates and `delivered`, the deliveries of the Updates whose bot is in webhook
+ * mode: outboxWriteSql as a builder (select from `written_updates` left joined with `delivered`).
+ */
+export function withOutboxWritten<DB extends BotDB>(
+  qb: QueryCreator<DB>,
+  p: UpdateColumns,
+  gate?: string,
+): QueryCreator<DB & WrittenUpdatesCtes & { delivered: OpenedDeliveryOf }> {
+  const written = withWrittenUpdates(qb as unknown as QueryCreator<BotDB>, p, gate).with('delivered', () =>
+    insertDeliveries(sql<UpdateToDeliver>`${sql.table('written_updates')}`.as('u')),
+  );
+  return written as unknown as QueryCreator<DB & WrittenUpdatesCtes & { delivered: OpenedDeliveryOf }>;
+}
+
+/** A delivery the outbox wrote, by its Update. */
+type OpenedDeliveryOf = RowOf<ReturnType<typeof insertDeliveries>>;
+
+const WRITE_UPDATES = prepared('bot_api_updates_write', (db, p: UpdateColumns) =>
+  withOutboxWritten(db, p)
+    .selectFrom('written_updates as w')
+    .leftJoin('delivered as d', 'd.update_id', 'w.update_id')
+    .select(['w.update_seq', 'w.update_id', 'w.bot_id', 'w.type', 'd.id as delivery_id']),
 );
+
+/** One Update written, with its delivery when its bot is in webhook mode. */
+export type WrittenUpdateRow = RowOf<typeof WRITE_UPDATES>;
 
 export class UpdateOutbox {
   /** Writes the Updates and their deliveries in one statement, in the caller's transaction. */
-  async write(on: SqlTarget, columns: UpdateColumns): Promise<WrittenUpdateRow[]> {
-    const { rows } = await runNamed<WrittenUpdateRow>(on, WRITE_UPDATES, WRITE_UPDATES.values(columns));
-    return rows;
+  write(on: SqlTarget, columns: UpdateColumns): Promise<WrittenUpdateRow[]> {
+    return WRITE_UPDATES.all(on, columns);
   }
 }

@@ -1,5 +1,6 @@
-import { namedStatement, runNamed, runStatement, SqlTarget } from '@app/platform';
-import { DataSource } from 'typeorm';
+import { db, prepared, type BotDB, type Updates } from '@app/bot-schema';
+import { Database, execute, RowOf, SqlTarget } from '@app/platform';
+import { QueryCreator, Selectable, sql } from 'kysely';
 import type { Placeholders } from './composed-statement';
 
 /** The Updates of one or more events as parallel arrays, one element per Update. */
@@ -31,59 +32,127 @@ export function updatesWriteSql(p: Placeholders<UpdateColumns>, gate?: string): 
 }
 
 /**
- * The one way an Update is confirmed, however it reached the bot: getUpdates with an offset,
- * drop_pending_updates, or a webhook delivery that succeeded (spliced into the statement that records
- * attempts). A confirmed Update is never handed out again, neither by getUpdates nor to a webhook set
- * later. `where` filters `updates u`; `from` names what it joins.
+ * The CTEs `update_input` and `written_updates` (update_seq, update_id, bot_id, type, payload of each
+ * row written): updatesWriteSql as a builder, added to the caller's CTEs. With `gate`, the name of one
+ * of those, nothing is written unless it has a row. The outbox (update-outbox.ts) writes their
+ * deliveries in the same statement.
  */
-export function acknowledgeUpdatesSql(where: string, from?: string): string {
-  return `UPDATE updates u SET acknowledged = true${from ? ` FROM ${from}` : ''}
-    WHERE ${where} AND NOT u.acknowledged`;
+export function withWrittenUpdates<DB extends BotDB>(
+  qb: QueryCreator<DB>,
+  p: UpdateColumns,
+  gate?: string,
+): QueryCreator<DB & WrittenUpdatesCtes> {
+  // Built on the schema's own tables only; the caller's CTEs come back typed as they went in.
+  const written = (qb as unknown as QueryCreator<BotDB>)
+    .with('update_input', () =>
+      db
+        .selectFrom(
+          sql<NewUpdate>`unnest(${p.update_ids}::uuid[], ${p.update_bot_ids}::varchar[], ${p.update_types}::varchar[],
+                          ${p.update_payloads}::jsonb[])`.as<'t'>(sql`t(update_id, bot_id, type, payload)`),
+        )
+        .selectAll()
+        .$if(gate !== undefined, (qb) =>
+          qb.where((eb) => eb.exists(eb.selectFrom(sql`${sql.table(gate!)}`.as('gate')).select(sql.lit(1).as('one')))),
+        ),
+    )
+    .with('written_updates', () =>
+      db
+        .insertInto('updates')
+        .columns(['update_id', 'bot_id', 'type', 'payload'])
+        .expression((eb) =>
+          eb
+            .selectFrom(sql<NewUpdate>`${sql.table('update_input')}`.as('i'))
+            .select(['i.update_id', 'i.bot_id', 'i.type', 'i.payload']),
+        )
+        .onConflict((oc) => oc.column('update_id').doNothing())
+        .returning(['update_seq', 'update_id', 'bot_id', 'type', 'payload']),
+    );
+  return written as unknown as QueryCreator<DB & WrittenUpdatesCtes>;
 }
 
+/** The CTEs withWrittenUpdates adds: the Updates given, and those written (an update_id seen before is not). */
+export interface WrittenUpdatesCtes {
+  update_input: NewUpdate;
+  written_updates: Pick<Selectable<Updates>, 'update_seq' | 'update_id' | 'bot_id' | 'type' | 'payload'>;
+}
+
+/** An Update as the statement that writes it takes it. */
+type NewUpdate = Pick<Selectable<Updates>, 'update_id' | 'bot_id' | 'type' | 'payload'>;
+
+/**
+ * The one way an Update is confirmed, however it reached the bot: getUpdates with an offset,
+ * drop_pending_updates, or a webhook delivery that succeeded (composed into the statement that records
+ * attempts). A confirmed Update is never handed out again, neither by getUpdates nor to a webhook set
+ * later. The caller's conditions pick the Updates `u` (and may add a relation to join with `from`).
+ */
+export function acknowledgeUpdates() {
+  return db
+    .updateTable('updates as u')
+    .set({ acknowledged: sql.lit(true) })
+    .where((eb) => eb.not(eb.ref('u.acknowledged')));
+}
+
+/** Created within the last `hours` hours: the getUpdates retention. */
+const withinHours = (hours: number) => sql<Date>`now() - make_interval(hours => ${hours})`;
+
 /** Walks updates_pending (bot_id, update_seq) WHERE NOT acknowledged: the bot's own backlog only. */
-const PENDING_UPDATES = namedStatement(
+const PENDING_UPDATES = prepared(
   'bot_api_updates_pending',
-  `SELECT update_seq, payload FROM updates
-    WHERE bot_id = $1 AND NOT acknowledged AND update_seq >= $2
-      AND created_at > now() - make_interval(hours => $3)
-    ORDER BY update_seq
-    LIMIT $4`,
+  (db, p: { botId: string; offset: number; retentionHours: number; limit: number }) =>
+    db
+      .selectFrom('updates')
+      .select(['update_seq', 'payload'])
+      .where('bot_id', '=', p.botId)
+      .where((eb) => eb.not(eb.ref('acknowledged')))
+      .where('update_seq', '>=', sql<string>`${p.offset}`)
+      .where('created_at', '>', withinHours(p.retentionHours))
+      .orderBy('update_seq')
+      .limit(p.limit),
 );
 
 /** Walks updates_pending (bot_id, update_seq) WHERE NOT acknowledged. */
-const ACKNOWLEDGE_BELOW = namedStatement(
-  'bot_api_updates_acknowledge_below',
-  acknowledgeUpdatesSql('u.bot_id = $1 AND u.update_seq < $2'),
+const ACKNOWLEDGE_BELOW = prepared('bot_api_updates_acknowledge_below', (db, p: { botId: string; offset: number }) =>
+  acknowledgeUpdates()
+    .where('u.bot_id', '=', p.botId)
+    .where('u.update_seq', '<', sql<string>`${p.offset}`),
 );
 
-const ACKNOWLEDGE_ALL = acknowledgeUpdatesSql('u.bot_id = $1');
-
 /** Keeps the newest `keep` unconfirmed Updates of the bot and confirms every older one. */
-const ACKNOWLEDGE_ALL_BUT_LAST = namedStatement(
+const ACKNOWLEDGE_ALL_BUT_LAST = prepared(
   'bot_api_updates_acknowledge_all_but_last',
-  acknowledgeUpdatesSql(
-    `u.bot_id = $1 AND u.update_seq < (
-       SELECT coalesce(min(kept.update_seq), 0) FROM (
-         SELECT update_seq FROM updates WHERE bot_id = $1 AND NOT acknowledged ORDER BY update_seq DESC LIMIT $2
-       ) kept)`,
-  ),
+  (db, p: { botId: string; keep: number }) =>
+    acknowledgeUpdates()
+      .where('u.bot_id', '=', p.botId)
+      .where('u.update_seq', '<', (eb) =>
+        eb
+          .selectFrom(
+            eb
+              .selectFrom('updates')
+              .select('update_seq')
+              .where('bot_id', '=', p.botId)
+              .where((eb) => eb.not(eb.ref('acknowledged')))
+              .orderBy('update_seq', 'desc')
+              .limit(p.keep)
+              .as('kept'),
+          )
+          .select((eb) => eb.fn.coalesce(eb.fn.min('kept.update_seq'), sql<string>`0`).as('below')),
+      ),
 );
 
 /** What getWebhookInfo counts for a bot in polling mode: its Updates not confirmed within the retention. */
-export const COUNT_WAITING_UPDATES = `SELECT count(*) FROM updates
-    WHERE bot_id = $1 AND NOT acknowledged AND created_at > now() - make_interval(hours => $2)`;
-
-const PURGE_OLDER_THAN = `DELETE FROM updates WHERE created_at < now() - make_interval(hours => $1)`;
+export const COUNT_WAITING_UPDATES = (botId: string, retentionHours: number) =>
+  db
+    .selectFrom('updates')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('bot_id', '=', botId)
+    .where((eb) => eb.not(eb.ref('acknowledged')))
+    .where('created_at', '>', withinHours(retentionHours));
 
 /**
- * The payload was written (by bot-api's UpdatesService) as the Update without its update_seq; the
- * reader names the shape it documents.
+ * An unconfirmed Update as getUpdates hands it out. The payload was written (by bot-api's
+ * UpdatesService) as the Update without its update_seq; the reader names the shape it documents.
  */
-export interface PendingUpdateRow<Payload> {
-  update_seq: string;
-  payload: Payload;
-}
+export type PendingUpdateRow<Payload> = Omit<RowOf<typeof PENDING_UPDATES>, 'payload'> & { payload: Payload };
 
 /**
  * The statements on `updates` that read and confirm them: getUpdates' backlog, and the confirmation of
@@ -91,7 +160,8 @@ export interface PendingUpdateRow<Payload> {
  * deliveries by the outbox (update-outbox.ts), from `updatesWriteSql`.
  */
 export class UpdatesStore {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly database: Database) {}
+
   /** Unconfirmed Updates of the bot from `offset` on, within the retention, oldest first. */
   async pending<Payload>(
     botId: string,
@@ -99,33 +169,31 @@ export class UpdatesStore {
     retentionHours: number,
     limit: number,
   ): Promise<Array<PendingUpdateRow<Payload>>> {
-    const { rows } = await runNamed<PendingUpdateRow<Payload>>(this.dataSource, PENDING_UPDATES, [
-      botId,
-      offset,
-      retentionHours,
-      limit,
-    ]);
-    return rows;
+    const rows = await PENDING_UPDATES.all(this.database, { botId, offset, retentionHours, limit });
+    return rows as Array<PendingUpdateRow<Payload>>;
   }
 
   /** getUpdates' offset: every Update of the bot below it is confirmed. */
   async acknowledgeBelow(botId: string, offset: number): Promise<void> {
-    await runNamed(this.dataSource, ACKNOWLEDGE_BELOW, [botId, offset]);
+    await ACKNOWLEDGE_BELOW.run(this.database, { botId, offset });
   }
 
   /** Telegram's negative getUpdates offset: only the last `keep` pending Updates stay; all earlier are forgotten. */
   async acknowledgeAllButLast(botId: string, keep: number): Promise<void> {
-    await runNamed(this.dataSource, ACKNOWLEDGE_ALL_BUT_LAST, [botId, keep]);
+    await ACKNOWLEDGE_ALL_BUT_LAST.run(this.database, { botId, keep });
   }
 
-  /** drop_pending_updates: every Update the bot has not confirmed yet is dropped, in the manager's transaction. */
+  /** drop_pending_updates: every Update the bot has not confirmed yet is dropped, in the caller's transaction. */
   async acknowledgeAll(on: SqlTarget, botId: string): Promise<void> {
-    await runStatement(on, ACKNOWLEDGE_ALL, [botId]);
+    await execute(on, acknowledgeUpdates().where('u.bot_id', '=', botId));
   }
 
   /** Updates older than the retention are dropped, confirmed or not; returns how many. */
   async purgeOlderThan(retentionHours: number): Promise<number> {
-    const result: [unknown[], number] = await this.dataSource.query(PURGE_OLDER_THAN, [retentionHours]);
-    return result[1];
+    const { rowCount } = await execute(
+      this.database,
+      db.deleteFrom('updates').where('created_at', '<', withinHours(retentionHours)),
+    );
+    return rowCount ?? 0;
   }
 }

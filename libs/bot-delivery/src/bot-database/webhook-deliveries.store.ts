@@ -1,30 +1,69 @@
-import { executeFirst, namedStatement, RowOf, SqlTarget } from '@app/platform';
-import { db } from '@app/bot-schema';
-import { WebhookDelivery } from '../entities/webhook-delivery.entity';
-import { botAvailableSql } from './bot-availability';
-import { recordBotOutcomesSql } from './bot-delivery-settings.store';
-import { composedStatement, Placeholders } from './composed-statement';
-import { DeliveryErrorClass, errorClassSql } from './delivery-error-class';
-import { acknowledgeUpdatesSql } from './updates.store';
-import { logAttemptsSql } from './webhook-delivery-attempts.store';
+import { db, prepared, type BotDB } from '@app/bot-schema';
+import { RowOf } from '@app/platform';
+import type { Updates, WebhookDeliveries } from '@app/bot-schema';
+import { AliasedExpression, Expression, ExpressionBuilder, Selectable, sql } from 'kysely';
+import { botAvailable, botAvailableSql } from './bot-availability';
+import { BotOutcome, recordBotOutcomes } from './bot-delivery-settings.store';
+import type { Placeholders } from './composed-statement';
+import { DeliveryErrorClass, errorClass, errorClassSql } from './delivery-error-class';
+import { acknowledgeUpdates } from './updates.store';
+import { logAttempts, RecordedAttempt } from './webhook-delivery-attempts.store';
 
 /*
  * Every statement on `webhook_deliveries`, one row per Update a webhook bot is to receive. DeliveryStore
  * runs them for bot-api and bot-dispatcher, StaffDeliveryStore for platform staff; bot-api's redrive
- * jobs splice the redrivable relations. A statement that also writes another table splices that
+ * jobs splice the redrivable relations. A statement that also writes another table composes that
  * table's store fragment (the attempt log, the Updates a success confirms, the bot side of an outcome);
- * the Update outbox (update-outbox.ts) splices `insertDeliveriesSql` into the statement that writes Updates.
+ * the Update outbox (update-outbox.ts) composes `insertDeliveries` into the statement that writes Updates.
  */
 
+const now = sql<Date>`now()`;
+
+type DeliveryStatusValue = Selectable<BotDB['webhook_deliveries']>['status'];
+
+/** Where an attempt leaves its delivery (due-delivery.ts's AttemptOutcome). */
+type AttemptOutcome = Exclude<DeliveryStatusValue, 'pending'>;
+
+/** Delivery statuses as literals of the statement text. */
+const statusesIn = (...statuses: DeliveryStatusValue[]) => statuses.map((status) => sql.lit(status));
+
+/** The statuses of a delivery the dispatcher still works on. */
+const OPEN = statusesIn('pending', 'retrying');
+
 // Creation
+
+/** The Update columns a delivery is created from. */
+export type UpdateToDeliver = Pick<Selectable<Updates>, 'bot_id' | 'update_seq' | 'update_id' | 'type' | 'payload'>;
 
 /**
  * The one way a delivery is created: one per Update of a bot that is in webhook mode when the statement
  * runs, carrying its own copy of the Update (so a dead letter outlives the getUpdates retention), at
- * most one per update_id. `updates` is a relation (a CTE or a parenthesised query) with the columns
- * bot_id, update_seq, update_id, type and payload. Reading the mode in the statement that writes the
- * delivery means a bot switching modes concurrently either gets the row or has its Update found by
- * setWebhook's copy of the backlog (or, failing both, by the sweeper's adoption of orphans).
+ * most one per update_id. `updates` is a relation named `u` with the columns of UpdateToDeliver.
+ * Reading the mode in the statement that writes the delivery means a bot switching modes concurrently
+ * either gets the row or has its Update found by setWebhook's copy of the backlog (or, failing both,
+ * by the sweeper's adoption of orphans).
+ */
+export function insertDeliveries(updates: AliasedExpression<UpdateToDeliver, 'u'>) {
+  return db
+    .insertInto('webhook_deliveries')
+    .columns(['bot_id', 'update_seq', 'update_id', 'update_type', 'payload'])
+    .expression((eb) =>
+      eb
+        .selectFrom(updates)
+        .innerJoin('bot_delivery_settings as s', (join) =>
+          join.onRef('s.bot_id', '=', 'u.bot_id').on('s.delivery_mode', '=', sql.lit('webhook')),
+        )
+        .select(['u.bot_id', 'u.update_seq', 'u.update_id', 'u.type', 'u.payload'])
+        .orderBy('u.update_seq'),
+    )
+    .onConflict((oc) => oc.column('update_id').doNothing())
+    .returning(['id', 'update_id', 'series', 'bot_id']);
+}
+
+/**
+ * insertDeliveries as text, for statements still written as text (bot-api's message statements splice
+ * it through outboxWriteSql): `updates` is a relation (a CTE or a parenthesised query) with the
+ * columns bot_id, update_seq, update_id, type and payload.
  */
 export function insertDeliveriesSql(updates: string): string {
   return `INSERT INTO webhook_deliveries (bot_id, update_seq, update_id, update_type, payload)
@@ -35,10 +74,23 @@ export function insertDeliveriesSql(updates: string): string {
      RETURNING id, update_id, series, bot_id`;
 }
 
+/** A delivery just created or restarted: what its first job needs. */
+export type OpenedDelivery = Pick<Selectable<WebhookDeliveries>, 'id' | 'series' | 'bot_id'>;
+
 /** Updates a bot switching to webhook mode has not confirmed yet, within the getUpdates retention. */
-export const DELIVER_BACKLOG = insertDeliveriesSql(
-  `(SELECT * FROM updates WHERE bot_id = $1 AND NOT acknowledged AND created_at > now() - make_interval(hours => $2))`,
-);
+export const DELIVER_BACKLOG = (botId: string, retentionHours: number) =>
+  insertDeliveries(
+    db
+      .selectFrom('updates')
+      .selectAll()
+      .where('bot_id', '=', botId)
+      .where((eb) => eb.not(eb.ref('acknowledged')))
+      .where('created_at', '>', sql<Date>`now() - make_interval(hours => ${retentionHours})`)
+      .as('u'),
+  );
+
+/** Older than `graceMs` milliseconds. */
+const olderThanMs = (graceMs: number) => sql<Date>`now() - make_interval(secs => ${graceMs}::double precision / 1000)`;
 
 /**
  * Updates of webhook-mode bots that have no delivery although they are older than the grace: an
@@ -46,20 +98,38 @@ export const DELIVER_BACKLOG = insertDeliveriesSql(
  * delivery. Driven by the webhook bots: the waiting Updates of polling bots (getUpdates backlogs)
  * are never read.
  */
-export const ADOPT_ORPHANS = insertDeliveriesSql(`(
-  SELECT u.bot_id, u.update_seq, u.update_id, u.type, u.payload
-    FROM bot_delivery_settings s
-    CROSS JOIN LATERAL (
-      SELECT u.bot_id, u.update_seq, u.update_id, u.type, u.payload
-        FROM updates u
-       WHERE u.bot_id = s.bot_id AND NOT u.acknowledged
-         AND u.created_at <= now() - make_interval(secs => $1::double precision / 1000)
-         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.update_id = u.update_id)
-       ORDER BY u.update_seq
-       LIMIT $2) u
-   WHERE s.delivery_mode = 'webhook' AND s.webhook_url IS NOT NULL
-   ORDER BY u.update_seq
-   LIMIT $2)`);
+export const ADOPT_ORPHANS = (graceMs: number, limit: number) =>
+  insertDeliveries(
+    db
+      .selectFrom('bot_delivery_settings as s')
+      .crossJoinLateral((eb) =>
+        eb
+          .selectFrom('updates as u')
+          .select(['u.bot_id', 'u.update_seq', 'u.update_id', 'u.type', 'u.payload'])
+          .whereRef('u.bot_id', '=', 's.bot_id')
+          .where((eb) => eb.not(eb.ref('u.acknowledged')))
+          .where('u.created_at', '<=', olderThanMs(graceMs))
+          .where((eb) =>
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('webhook_deliveries as d')
+                  .select(sql.lit(1).as('one'))
+                  .whereRef('d.update_id', '=', 'u.update_id'),
+              ),
+            ),
+          )
+          .orderBy('u.update_seq')
+          .limit(limit)
+          .as('u'),
+      )
+      .select(['u.bot_id', 'u.update_seq', 'u.update_id', 'u.type', 'u.payload'])
+      .where('s.delivery_mode', '=', sql.lit('webhook'))
+      .where('s.webhook_url', 'is not', null)
+      .orderBy('u.update_seq')
+      .limit(limit)
+      .as('u'),
+  );
 
 // The dispatcher
 
@@ -70,7 +140,7 @@ export interface AttemptColumns {
   ids: string[];
   series: number[];
   attempts: number[];
-  statuses: string[];
+  statuses: AttemptOutcome[];
   last_errors: Array<string | null>;
   status_codes: Array<number | null>;
   retry_delays_ms: number[];
@@ -85,20 +155,58 @@ export interface AttemptColumns {
  * The deliveries of a batch of jobs with their bots' current webhook configuration: the previous secret
  * only while its rotation overlap lasts, the earliest next attempt a receiver asked for, the 410 pause.
  */
-export const LOAD_DELIVERIES = namedStatement(
-  'bot_deliveries_load_many',
-  `SELECT d.id, d.bot_id, d.update_id, d.update_seq, d.status, d.series, d.attempts, d.payload,
-          s.delivery_mode, s.webhook_format, s.webhook_url, s.webhook_secret_ciphertext, s.webhook_allowed_ips,
-          s.webhook_max_connections, (${botAvailableSql('b')}) AS available,
-          CASE WHEN s.webhook_previous_secret_expires_at > now() THEN s.webhook_previous_secret_ciphertext END
-            AS webhook_previous_secret_ciphertext,
-          CASE WHEN s.webhook_not_before > now() THEN s.webhook_not_before END AS webhook_not_before,
-          s.webhook_paused_at IS NOT NULL AS paused
-     FROM webhook_deliveries d
-     JOIN bots b ON b.id = d.bot_id
-     JOIN bot_delivery_settings s ON s.bot_id = d.bot_id
-    WHERE d.id = ANY($1::uuid[])`,
+export const LOAD_DELIVERIES = prepared('bot_deliveries_load_many', (db, p: { ids: string[] }) =>
+  db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('bots as b', 'b.id', 'd.bot_id')
+    .innerJoin('bot_delivery_settings as s', 's.bot_id', 'd.bot_id')
+    .select([
+      'd.id',
+      'd.bot_id',
+      'd.update_id',
+      'd.update_seq',
+      'd.status',
+      'd.series',
+      'd.attempts',
+      'd.payload',
+      's.delivery_mode',
+      's.webhook_format',
+      's.webhook_url',
+      's.webhook_secret_ciphertext',
+      's.webhook_allowed_ips',
+      's.webhook_max_connections',
+      sql<boolean>`(${botAvailable('b')})`.as('available'),
+      sql<
+        string | null
+      >`CASE WHEN s.webhook_previous_secret_expires_at > now() THEN s.webhook_previous_secret_ciphertext END`.as(
+        'webhook_previous_secret_ciphertext',
+      ),
+      sql<Date | null>`CASE WHEN s.webhook_not_before > now() THEN s.webhook_not_before END`.as('webhook_not_before'),
+      sql<boolean>`s.webhook_paused_at IS NOT NULL`.as('paused'),
+    ])
+    .where('d.id', '=', (eb) => eb.fn.any(sql<string[]>`${p.ids}::uuid[]`)),
 );
+
+/** A row of the load statement: the delivery and its bot's delivery settings. */
+export type LoadedDeliveryRow = RowOf<typeof LOAD_DELIVERIES>;
+
+/** One attempt of a batch as RECORD_ATTEMPTS takes it apart (its CTE `outcome`). */
+interface Outcome {
+  arrival: number;
+  id: string;
+  series: number;
+  attempt: number;
+  status: AttemptOutcome;
+  last_error: string | null;
+  status_code: number | null;
+  retry_delay_ms: number;
+  latency_ms: number;
+  error: string | null;
+  retry_after_ms: number | null;
+}
+
+/** The CTE `moved` of RECORD_ATTEMPTS, as the fragments of other tables' stores read it. */
+const moved = <Row>() => sql<Row>`${sql.table('moved')}`;
 
 /**
  * Records a batch of attempts in one statement (one implicit transaction): each delivery moves on only
@@ -112,80 +220,140 @@ export const LOAD_DELIVERIES = namedStatement(
  * A success of a bot that redelivers its dead letters by itself marks the bot recovered (see `recovered`).
  * Returns the arrival index of each recorded input.
  */
-export const RECORD_ATTEMPTS = composedStatement<AttemptColumns>(
-  'bot_deliveries_record_attempts',
-  (params) => `WITH outcome AS (
-     SELECT *
-       FROM unnest(${params.arrivals}::int[], ${params.ids}::uuid[], ${params.series}::int[], ${params.attempts}::int[],
-                   ${params.statuses}::varchar[], ${params.last_errors}::text[], ${params.status_codes}::int[],
-                   ${params.retry_delays_ms}::int[], ${params.latencies_ms}::int[], ${params.errors}::text[],
-                   ${params.retry_afters_ms}::int[])
-         AS o(arrival, id, series, attempt, status, last_error, status_code, retry_delay_ms, latency_ms, error,
-              retry_after_ms)
-   ),
-   moved AS (
-     UPDATE webhook_deliveries d
-        SET status = o.status, attempts = o.attempt, last_error = o.last_error, last_status_code = o.status_code,
-            next_attempt_at = CASE WHEN o.status = 'retrying'
+export const RECORD_ATTEMPTS = prepared('bot_deliveries_record_attempts', (db, p: AttemptColumns) =>
+  db
+    .with('outcome', (qb) =>
+      qb
+        .selectFrom(
+          sql<Outcome>`unnest(${p.arrivals}::int[], ${p.ids}::uuid[], ${p.series}::int[], ${p.attempts}::int[],
+                   ${p.statuses}::varchar[], ${p.last_errors}::text[], ${p.status_codes}::int[],
+                   ${p.retry_delays_ms}::int[], ${p.latencies_ms}::int[], ${p.errors}::text[],
+                   ${p.retry_afters_ms}::int[])`.as<'o'>(
+            sql`o(arrival, id, series, attempt, status, last_error, status_code, retry_delay_ms, latency_ms, error,
+              retry_after_ms)`,
+          ),
+        )
+        .selectAll(),
+    )
+    .with('moved', (qb) =>
+      qb
+        .updateTable('webhook_deliveries as d')
+        .from('outcome as o')
+        .set((eb) => ({
+          status: eb.ref('o.status'),
+          attempts: eb.ref('o.attempt'),
+          last_error: eb.ref('o.last_error'),
+          last_status_code: eb.ref('o.status_code'),
+          next_attempt_at: sql<Date>`CASE WHEN o.status = 'retrying'
                                    THEN now() + make_interval(secs => o.retry_delay_ms::double precision / 1000)
-                                   ELSE d.next_attempt_at END,
-            succeeded_at = CASE WHEN o.status = 'succeeded' THEN now() END,
-            dead_letter_at = CASE WHEN o.status = 'dead_letter' THEN now() END,
-            updated_at = now()
-       FROM outcome o
-      WHERE d.id = o.id AND d.series = o.series AND d.attempts = o.attempt - 1 AND d.status IN ('pending', 'retrying')
-     RETURNING o.arrival, d.id, d.bot_id, d.update_seq, o.series, o.attempt, o.status, o.status_code, o.latency_ms, o.error,
-               o.retry_after_ms, d."trigger"
-   ),
-   logged AS (
-     ${logAttemptsSql('moved')}
-   ),
-   confirmed AS (
-     -- Delivered by webhook means confirmed: a later switch to polling must not hand it out again.
-     ${acknowledgeUpdatesSql(`m.status = 'succeeded' AND u.update_seq = m.update_seq`, 'moved m')}
-   ),
-   per_bot AS (
-     SELECT bot_id,
-            (array_agg(error ORDER BY arrival DESC) FILTER (WHERE status <> 'succeeded'))[1] AS error,
-            count(*) FILTER (WHERE status_code = 410) AS gone,
-            coalesce(bool_or(status_code IS NOT NULL AND status_code <> 410), false) AS other_answer,
-            max(retry_after_ms) AS retry_after_ms,
-            bool_or(status = 'succeeded') AS succeeded
-       FROM moved GROUP BY bot_id
-   ),
-   recovered AS (
-     -- Self-healing: the first success of a bot with the switch on while it has dead letters an
-     -- automatic redrive may take marks the bot once; bot-api's redrive worker starts the job.
-     SELECT s.bot_id
-       FROM per_bot p JOIN bot_delivery_settings s ON s.bot_id = p.bot_id
-      WHERE p.succeeded AND s.auto_redeliver_dead_letters AND s.webhook_recovered_at IS NULL
-        AND s.delivery_mode = 'webhook'
-        AND EXISTS (SELECT 1 FROM webhook_deliveries x
-                     WHERE x.bot_id = s.bot_id AND x.status = 'dead_letter' AND x."trigger" <> 'auto')
-   ),
-   bot_state AS (
-     ${recordBotOutcomesSql('per_bot', 'recovered', params)}
-   )
-   SELECT arrival FROM moved`,
+                                   ELSE d.next_attempt_at END`,
+          succeeded_at: sql<Date | null>`CASE WHEN o.status = 'succeeded' THEN now() END`,
+          dead_letter_at: sql<Date | null>`CASE WHEN o.status = 'dead_letter' THEN now() END`,
+          updated_at: now,
+        }))
+        .whereRef('d.id', '=', 'o.id')
+        .whereRef('d.series', '=', 'o.series')
+        .where('d.attempts', '=', (eb) => eb('o.attempt', '-', sql.lit(1)))
+        .where('d.status', 'in', OPEN)
+        .returning([
+          'o.arrival',
+          'd.id',
+          'd.bot_id',
+          'd.update_seq',
+          'o.series',
+          'o.attempt',
+          'o.status',
+          'o.status_code',
+          'o.latency_ms',
+          'o.error',
+          'o.retry_after_ms',
+          'd.trigger',
+        ]),
+    )
+    .with('logged', () => logAttempts(moved<RecordedAttempt>().as('r')))
+    .with('confirmed', () =>
+      // Delivered by webhook means confirmed: a later switch to polling must not hand it out again.
+      acknowledgeUpdates()
+        .from(moved<Pick<Outcome, 'status'> & { update_seq: string }>().as('m'))
+        .where('m.status', '=', sql.lit('succeeded'))
+        .whereRef('u.update_seq', '=', 'm.update_seq'),
+    )
+    .with('per_bot', (qb) =>
+      qb
+        .selectFrom('moved')
+        .select((eb) => [
+          'bot_id',
+          sql<string | null>`(array_agg(error ORDER BY arrival DESC) FILTER (WHERE status <> 'succeeded'))[1]`.as(
+            'error',
+          ),
+          eb.fn.countAll<string>().filterWhere('status_code', '=', sql.lit(410)).as('gone'),
+          sql<boolean>`coalesce(bool_or(status_code IS NOT NULL AND status_code <> 410), false)`.as('other_answer'),
+          eb.fn.max('retry_after_ms').as('retry_after_ms'),
+          sql<boolean>`bool_or(status = 'succeeded')`.as('succeeded'),
+        ])
+        .groupBy('bot_id'),
+    )
+    .with('recovered', (qb) =>
+      // Self-healing: the first success of a bot with the switch on while it has dead letters an
+      // automatic redrive may take marks the bot once; bot-api's redrive worker starts the job.
+      qb
+        .selectFrom('per_bot as p')
+        .innerJoin('bot_delivery_settings as s', 's.bot_id', 'p.bot_id')
+        .select('s.bot_id')
+        .where((eb) =>
+          eb.and([
+            eb.ref('p.succeeded'),
+            eb.ref('s.auto_redeliver_dead_letters'),
+            eb('s.webhook_recovered_at', 'is', null),
+            eb('s.delivery_mode', '=', sql.lit('webhook')),
+            eb.exists(
+              eb
+                .selectFrom('webhook_deliveries as x')
+                .select(sql.lit(1).as('one'))
+                .whereRef('x.bot_id', '=', 's.bot_id')
+                .where('x.status', '=', sql.lit('dead_letter'))
+                .where('x.trigger', '<>', sql.lit('auto')),
+            ),
+          ]),
+        ),
+    )
+    .with('bot_state', () =>
+      recordBotOutcomes(
+        sql<BotOutcome>`${sql.table('per_bot')}`.as('p'),
+        sql<{ bot_id: string }>`${sql.table('recovered')}`.as('r'),
+        p.pause_after_gone,
+      ),
+    )
+    .selectFrom('moved')
+    .select('arrival'),
 );
 
 /** Open deliveries past their due time by more than the grace: their job was never added or got lost. */
-export const OVERDUE = `SELECT d.id, d.series, d.attempts, d.bot_id
-     FROM webhook_deliveries d
-     JOIN bots b ON b.id = d.bot_id
-     JOIN bot_delivery_settings s ON s.bot_id = d.bot_id
-    WHERE d.status IN ('pending', 'retrying')
-      AND d.next_attempt_at <= now() - make_interval(secs => $1::double precision / 1000)
-      AND s.delivery_mode = 'webhook' AND s.webhook_url IS NOT NULL AND s.webhook_paused_at IS NULL
-      AND ${botAvailableSql('b')}
-    ORDER BY d.next_attempt_at
-    LIMIT $2`;
+export const OVERDUE = (graceMs: number, limit: number) =>
+  db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('bots as b', 'b.id', 'd.bot_id')
+    .innerJoin('bot_delivery_settings as s', 's.bot_id', 'd.bot_id')
+    .select(['d.id', 'd.series', 'd.attempts', 'd.bot_id'])
+    .where('d.status', 'in', OPEN)
+    .where('d.next_attempt_at', '<=', olderThanMs(graceMs))
+    .where('s.delivery_mode', '=', sql.lit('webhook'))
+    .where('s.webhook_url', 'is not', null)
+    .where('s.webhook_paused_at', 'is', null)
+    .where(botAvailable('b'))
+    .orderBy('d.next_attempt_at')
+    .limit(limit);
 
-/** Finished deliveries (succeeded, dead letters) older than the retention, at most $2 of them. */
-export const PURGE_FINISHED = `DELETE FROM webhook_deliveries WHERE id IN (
-     SELECT id FROM webhook_deliveries
-      WHERE status IN ('succeeded', 'dead_letter') AND updated_at < now() - make_interval(days => $1)
-      LIMIT $2)`;
+/** Finished deliveries (succeeded, dead letters) older than the retention, at most `batch` of them. */
+export const PURGE_FINISHED = (retentionDays: number, batch: number) =>
+  db.deleteFrom('webhook_deliveries').where('id', 'in', (eb) =>
+    eb
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('status', 'in', statusesIn('succeeded', 'dead_letter'))
+      .where('updated_at', '<', sql<Date>`now() - make_interval(days => ${retentionDays})`)
+      .limit(batch),
+  );
 
 // The developer's delivery log and webhook
 
@@ -193,61 +361,128 @@ export const PURGE_FINISHED = `DELETE FROM webhook_deliveries WHERE id IN (
  * A page of the delivery log of one of the caller's bots, newest first: no row when the bot is not
  * theirs, one row with only `owned` when the page is empty. Walks (bot_id, update_seq DESC).
  */
-export const DELIVERY_PAGE = namedStatement(
+export const DELIVERY_PAGE = prepared(
   'bot_api_deliveries_page',
-  `SELECT true AS owned, d.update_id, d.update_type, d.status, d.attempts, d.series, d."trigger", d.dead_letter_at,
-          d.last_error, d.last_status_code, d.next_attempt_at, d.succeeded_at, d.created_at, d.updated_at
-     FROM bots b
-     LEFT JOIN LATERAL (
-       SELECT * FROM webhook_deliveries
-        WHERE bot_id = b.id AND ($3::varchar IS NULL OR status = $3::varchar)
-        ORDER BY update_seq DESC LIMIT $4 OFFSET $5
-     ) d ON true
-    WHERE b.id = $1 AND b.owner_id = $2`,
+  (db, p: { botId: string; ownerId: string; status: string | null; limit: number; offset: number }) =>
+    db
+      .selectFrom('bots as b')
+      .leftJoinLateral(
+        (eb) =>
+          eb
+            .selectFrom('webhook_deliveries')
+            .selectAll()
+            .whereRef('bot_id', '=', 'b.id')
+            .where(sql<boolean>`(${p.status}::varchar IS NULL OR status = ${p.status}::varchar)`)
+            .orderBy('update_seq', 'desc')
+            .limit(p.limit)
+            .offset(p.offset)
+            .as('d'),
+        (join) => join.onTrue(),
+      )
+      .select([
+        sql<true>`true`.as('owned'),
+        'd.update_id',
+        'd.update_type',
+        'd.status',
+        'd.attempts',
+        'd.series',
+        'd.trigger',
+        'd.dead_letter_at',
+        'd.last_error',
+        'd.last_status_code',
+        'd.next_attempt_at',
+        'd.succeeded_at',
+        'd.created_at',
+        'd.updated_at',
+      ])
+      .where('b.id', '=', p.botId)
+      .where('b.owner_id', '=', p.ownerId),
 );
 
 /** Without a status filter the count is an index-only scan of webhook_deliveries_bot. */
-export const DELIVERY_COUNT = namedStatement(
-  'bot_api_deliveries_count',
-  `SELECT count(*) AS total FROM webhook_deliveries WHERE bot_id = $1`,
+export const DELIVERY_COUNT = prepared('bot_api_deliveries_count', (db, p: { botId: string }) =>
+  db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<string>().as('total'))
+    .where('bot_id', '=', p.botId),
 );
 
-export const DELIVERY_COUNT_IN_STATUS = namedStatement(
+export const DELIVERY_COUNT_IN_STATUS = prepared(
   'bot_api_deliveries_count_in_status',
-  `SELECT count(*) AS total FROM webhook_deliveries WHERE bot_id = $1 AND status = $2`,
+  (db, p: { botId: string; status: DeliveryStatusValue }) =>
+    db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => eb.fn.countAll<string>().as('total'))
+      .where('bot_id', '=', p.botId)
+      .where('status', '=', p.status),
 );
 
 /** Starts a new attempt series by the bot's developer: the dispatcher skips jobs of the old one. */
-const RESTART_SERIES = `status = 'pending', series = series + 1, "trigger" = 'manual', attempts = 0, next_attempt_at = now(),
-  dead_letter_at = NULL, succeeded_at = NULL, last_error = NULL, last_status_code = NULL, updated_at = now()`;
+const restartSeries = (eb: ExpressionBuilder<BotDB, 'webhook_deliveries'>) => ({
+  status: sql.lit('pending') as Expression<DeliveryStatusValue>,
+  series: eb('series', '+', 1),
+  trigger: sql.lit('manual') as Expression<'manual'>,
+  attempts: 0,
+  next_attempt_at: now,
+  dead_letter_at: null,
+  succeeded_at: null,
+  last_error: null,
+  last_status_code: null,
+  updated_at: now,
+});
 
-export const RESTART_FINISHED = `UPDATE webhook_deliveries SET ${RESTART_SERIES}
-    WHERE id = $1 AND status IN ('dead_letter', 'succeeded')
-    RETURNING id, series, bot_id`;
+export const RESTART_FINISHED = (deliveryId: string) =>
+  db
+    .updateTable('webhook_deliveries')
+    .set(restartSeries)
+    .where('id', '=', deliveryId)
+    .where('status', 'in', statusesIn('dead_letter', 'succeeded'))
+    .returning(['id', 'series', 'bot_id']);
 
-export const RESTART_DEAD_LETTERS = `UPDATE webhook_deliveries SET ${RESTART_SERIES}
-    WHERE bot_id = $1 AND status = 'dead_letter'
-      AND ($2::timestamptz IS NULL OR dead_letter_at >= $2::timestamptz)
-      AND ($3::timestamptz IS NULL OR dead_letter_at < $3::timestamptz)
-    RETURNING id, series, bot_id`;
+/** The dead letters of the bot, optionally within a dead_letter_at range [since, until). */
+export const RESTART_DEAD_LETTERS = (botId: string, since: string | null, until: string | null) =>
+  db
+    .updateTable('webhook_deliveries')
+    .set(restartSeries)
+    .where('bot_id', '=', botId)
+    .where('status', '=', sql.lit('dead_letter'))
+    .$if(since !== null, (qb) => qb.where('dead_letter_at', '>=', sql<Date>`${since}::timestamptz`))
+    .$if(until !== null, (qb) => qb.where('dead_letter_at', '<', sql<Date>`${until}::timestamptz`))
+    .returning(['id', 'series', 'bot_id']);
 
 /** Open deliveries are withdrawn when their bot leaves webhook mode, so nothing is POSTed any more. */
-export const WITHDRAW_OPEN = `DELETE FROM webhook_deliveries WHERE bot_id = $1 AND status IN ('pending', 'retrying')`;
+export const WITHDRAW_OPEN = (botId: string) =>
+  db.deleteFrom('webhook_deliveries').where('bot_id', '=', botId).where('status', 'in', OPEN);
 
-export const COUNT_OPEN = `SELECT count(*) FROM webhook_deliveries WHERE bot_id = $1 AND status IN ('pending', 'retrying')`;
+export const COUNT_OPEN = (botId: string) =>
+  db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('bot_id', '=', botId)
+    .where('status', 'in', OPEN);
 
 /** A bot's backlog for the console: its deliveries still to do and its dead letters, by status. */
-export const DELIVERY_BACKLOG = `SELECT status, count(*)::int AS count FROM webhook_deliveries
-    WHERE bot_id = $1 AND status IN ('pending', 'retrying', 'dead_letter')
-    GROUP BY status`;
+export const DELIVERY_BACKLOG = (botId: string) =>
+  db
+    .selectFrom('webhook_deliveries')
+    .select(['status', sql<number>`count(*)::int`.as('count')])
+    .where('bot_id', '=', botId)
+    .where('status', 'in', statusesIn('pending', 'retrying', 'dead_letter'))
+    .groupBy('status');
 
 /** The bots with the most open deliveries (the dispatcher's per-bot queue depth); walks the partial due index. */
-export const OPEN_BACKLOG_BY_BOT = `SELECT bot_id, count(*)::int AS open FROM webhook_deliveries
-    WHERE status IN ('pending', 'retrying')
-    GROUP BY bot_id ORDER BY count(*) DESC, bot_id LIMIT $1`;
+export const OPEN_BACKLOG_BY_BOT = (limit: number) =>
+  db
+    .selectFrom('webhook_deliveries')
+    .select(['bot_id', sql<number>`count(*)::int`.as('open')])
+    .where('status', 'in', OPEN)
+    .groupBy('bot_id')
+    .orderBy(sql`count(*)`, 'desc')
+    .orderBy('bot_id')
+    .limit(limit);
 
 /** A delivery as the developer's routes show it: every column but its copy of the Update. */
-const selectDelivery = () =>
+export const selectDelivery = () =>
   db
     .selectFrom('webhook_deliveries')
     .select([
@@ -269,49 +504,6 @@ const selectDelivery = () =>
       'updated_at',
     ]);
 
-type DeliveryRow = RowOf<ReturnType<typeof selectDelivery>>;
-
-function webhookDeliveryOf(row: DeliveryRow): WebhookDelivery {
-  return Object.assign(new WebhookDelivery(), {
-    id: row.id,
-    botId: row.bot_id,
-    updateSeq: Number(row.update_seq),
-    updateId: row.update_id,
-    updateType: row.update_type,
-    status: row.status,
-    series: row.series,
-    trigger: row.trigger,
-    attempts: row.attempts,
-    nextAttemptAt: row.next_attempt_at,
-    lastError: row.last_error,
-    lastStatusCode: row.last_status_code,
-    succeededAt: row.succeeded_at,
-    deadLetterAt: row.dead_letter_at,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  });
-}
-
-/** One of the bot's deliveries by its Update's id, in the caller's transaction. */
-export async function deliveryOfUpdate(
-  on: SqlTarget,
-  botId: string,
-  updateId: string,
-): Promise<WebhookDelivery | null> {
-  const row = await executeFirst(
-    on,
-    selectDelivery().where('bot_id', '=', botId).where('update_id', '=', updateId).limit(1),
-  );
-  return row ? webhookDeliveryOf(row) : null;
-}
-
-/** The delivery with this id; it must exist. */
-export async function deliveryById(on: SqlTarget, id: string): Promise<WebhookDelivery> {
-  const row = await executeFirst(on, selectDelivery().where('id', '=', id).limit(1));
-  if (!row) throw new Error(`webhook delivery ${id} not found`);
-  return webhookDeliveryOf(row);
-}
-
 // Platform staff: deliveries of every bot, and their redelivery
 
 /**
@@ -320,74 +512,137 @@ export async function deliveryById(on: SqlTarget, id: string): Promise<WebhookDe
  */
 export const eventAtSql = (d: string): string => `COALESCE(${d}.dead_letter_at, ${d}.updated_at)`;
 
-/**
- * The filter of the staff routes over webhook_deliveries `d`: $1 status, $2 bot_id, $3 since,
- * $4 until, $5 error class (each null for "any").
- */
-const STAFF_FILTER = `($1::varchar IS NULL OR d.status = $1::varchar)
-      AND ($2::varchar IS NULL OR d.bot_id = $2::varchar)
-      AND ($3::timestamptz IS NULL OR ${eventAtSql('d')} >= $3::timestamptz)
-      AND ($4::timestamptz IS NULL OR ${eventAtSql('d')} < $4::timestamptz)
-      AND ($5::varchar IS NULL OR ${errorClassSql('d')} = $5::varchar)`;
+/** eventAtSql of the delivery row `d`, as an expression. */
+export const eventAt = (d: string) =>
+  sql<Date>`COALESCE(${sql.ref(`${d}.dead_letter_at`)}, ${sql.ref(`${d}.updated_at`)})`;
+
+/** Event times of `d` from `since` on, before `until`: the window of the staff routes. */
+const eventFrom = (since: string) => [eventAt('d'), '>=', sql<Date>`${since}::timestamptz`] as const;
+const eventBefore = (until: string) => [eventAt('d'), '<', sql<Date>`${until}::timestamptz`] as const;
+
+/** The filter of the staff routes; null means "any". */
+export interface StaffDeliveryFilter {
+  status: DeliveryStatusValue | null;
+  botId: string | null;
+  since: string | null;
+  until: string | null;
+  errorClass: DeliveryErrorClass | null;
+}
+
+export interface StaffDeliveryCursor {
+  eventAt: string;
+  id: string;
+}
 
 /** Microsecond-exact text of a timestamp, so a keyset cursor resumes exactly after its row. */
-const exactTime = (expression: string): string =>
-  `to_char(${expression} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+const exactTime = (expression: Expression<Date>) =>
+  sql<string>`to_char(${expression} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/** The columns of a delivery in the staff list and detail. */
+const STAFF_COLUMNS = [
+  'd.id',
+  'd.bot_id',
+  'b.name as bot_name',
+  'b.owner_id',
+  'd.update_id',
+  'd.update_type',
+  'd.status',
+  'd.attempts',
+  'd.series',
+  'd.trigger',
+  'd.dead_letter_at',
+  'd.last_error',
+  'd.last_status_code',
+] as const;
 
 /**
- * A page of deliveries across all bots, newest event first, after the keyset ($6 event time, $7 id).
+ * A page of deliveries across all bots, newest event first, after the keyset (event time, id).
  * A row added later sorts before the cursor or after it by its own time, never shifting the rows
  * still to come, so paging stays correct while deliveries are written.
  */
-export const STAFF_DELIVERY_PAGE = `SELECT d.id, d.bot_id, b.name AS bot_name, b.owner_id, d.update_id, d.update_type, d.status,
-          d.attempts, d.series, d."trigger", d.dead_letter_at, d.last_error, d.last_status_code, d.created_at, d.updated_at,
-          ${errorClassSql('d')} AS error_class, ${exactTime(eventAtSql('d'))} AS event_at
-     FROM webhook_deliveries d
-     JOIN bots b ON b.id = d.bot_id
-    WHERE ${STAFF_FILTER}
-      AND ($6::timestamptz IS NULL OR (${eventAtSql('d')}, d.id) < ($6::timestamptz, $7::uuid))
-    ORDER BY ${eventAtSql('d')} DESC, d.id DESC
-    LIMIT $8`;
+export const STAFF_DELIVERY_PAGE = (filter: StaffDeliveryFilter, after: StaffDeliveryCursor | null, limit: number) =>
+  db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('bots as b', 'b.id', 'd.bot_id')
+    .select([
+      ...STAFF_COLUMNS,
+      'd.created_at',
+      'd.updated_at',
+      errorClass('d').as('error_class'),
+      exactTime(eventAt('d')).as('event_at'),
+    ])
+    .$if(filter.status !== null, (qb) => qb.where('d.status', '=', filter.status!))
+    .$if(filter.botId !== null, (qb) => qb.where('d.bot_id', '=', filter.botId!))
+    .$if(filter.since !== null, (qb) => qb.where(...eventFrom(filter.since!)))
+    .$if(filter.until !== null, (qb) => qb.where(...eventBefore(filter.until!)))
+    .$if(filter.errorClass !== null, (qb) => qb.where(errorClass('d'), '=', filter.errorClass))
+    .$if(after !== null, (qb) =>
+      qb.where(sql<boolean>`(${eventAt('d')}, d.id) < (${after!.eventAt}::timestamptz, ${after!.id}::uuid)`),
+    )
+    .orderBy(eventAt('d'), 'desc')
+    .orderBy('d.id', 'desc')
+    .limit(limit);
 
-/** Counts per status within the window [$1, $2) of event times. */
-export const STAFF_STATUS_COUNTS = `SELECT d.status, count(*)::int AS count
-     FROM webhook_deliveries d
-    WHERE ($1::timestamptz IS NULL OR ${eventAtSql('d')} >= $1::timestamptz)
-      AND ($2::timestamptz IS NULL OR ${eventAtSql('d')} < $2::timestamptz)
-    GROUP BY d.status`;
+/** Counts per status within the window [since, until) of event times. */
+export const STAFF_STATUS_COUNTS = (since: string | null, until: string | null) =>
+  db
+    .selectFrom('webhook_deliveries as d')
+    .select(['d.status', sql<number>`count(*)::int`.as('count')])
+    .$if(since !== null, (qb) => qb.where(...eventFrom(since!)))
+    .$if(until !== null, (qb) => qb.where(...eventBefore(until!)))
+    .groupBy('d.status');
 
 /** Dead letters per error class within the window (null bounds: all of them). */
-export const STAFF_DEAD_LETTERS_BY_CLASS = `SELECT ${errorClassSql('d')} AS error_class, count(*)::int AS count
-     FROM webhook_deliveries d
-    WHERE d.status = 'dead_letter'
-      AND ($1::timestamptz IS NULL OR d.dead_letter_at >= $1::timestamptz)
-      AND ($2::timestamptz IS NULL OR d.dead_letter_at < $2::timestamptz)
-    GROUP BY 1`;
+export const STAFF_DEAD_LETTERS_BY_CLASS = (since: string | null, until: string | null) =>
+  db
+    .selectFrom('webhook_deliveries as d')
+    .select([errorClass('d').as('error_class'), sql<number>`count(*)::int`.as('count')])
+    .where('d.status', '=', sql.lit('dead_letter'))
+    .$if(since !== null, (qb) => qb.where('d.dead_letter_at', '>=', sql<Date>`${since}::timestamptz`))
+    .$if(until !== null, (qb) => qb.where('d.dead_letter_at', '<', sql<Date>`${until}::timestamptz`))
+    .groupBy(sql`1`);
 
-/** The bots with the most dead letters in the window first, with their other counts; at most $3. */
-export const STAFF_TOP_BOTS = `SELECT d.bot_id, b.name AS bot_name, b.owner_id, s.delivery_mode,
-          count(*) FILTER (WHERE d.status = 'dead_letter')::int AS dead_letter,
-          count(*) FILTER (WHERE d.status IN ('pending', 'retrying'))::int AS open,
-          count(*) FILTER (WHERE d.status = 'succeeded')::int AS succeeded,
-          count(*)::int AS total
-     FROM webhook_deliveries d
-     JOIN bots b ON b.id = d.bot_id
-     JOIN bot_delivery_settings s ON s.bot_id = d.bot_id
-    WHERE ($1::timestamptz IS NULL OR ${eventAtSql('d')} >= $1::timestamptz)
-      AND ($2::timestamptz IS NULL OR ${eventAtSql('d')} < $2::timestamptz)
-    GROUP BY d.bot_id, b.name, b.owner_id, s.delivery_mode
-    ORDER BY dead_letter DESC, total DESC, d.bot_id
-    LIMIT $3`;
+/** The bots with the most dead letters in the window first, with their other counts; at most `limit`. */
+export const STAFF_TOP_BOTS = (since: string | null, until: string | null, limit: number) =>
+  db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('bots as b', 'b.id', 'd.bot_id')
+    .innerJoin('bot_delivery_settings as s', 's.bot_id', 'd.bot_id')
+    .select([
+      'd.bot_id',
+      'b.name as bot_name',
+      'b.owner_id',
+      's.delivery_mode',
+      sql<number>`count(*) FILTER (WHERE d.status = 'dead_letter')::int`.as('dead_letter'),
+      sql<number>`count(*) FILTER (WHERE d.status IN ('pending', 'retrying'))::int`.as('open'),
+      sql<number>`count(*) FILTER (WHERE d.status = 'succeeded')::int`.as('succeeded'),
+      sql<number>`count(*)::int`.as('total'),
+    ])
+    .$if(since !== null, (qb) => qb.where(...eventFrom(since!)))
+    .$if(until !== null, (qb) => qb.where(...eventBefore(until!)))
+    .groupBy(['d.bot_id', 'b.name', 'b.owner_id', 's.delivery_mode'])
+    .orderBy('dead_letter', 'desc')
+    .orderBy('total', 'desc')
+    .orderBy('d.bot_id')
+    .limit(limit);
 
 /** One delivery by update_id, with its Update and its bot. */
-export const STAFF_DELIVERY_DETAIL = `SELECT d.id, d.bot_id, b.name AS bot_name, b.owner_id, s.delivery_mode, d.update_id,
-          d.update_type, d.status, d.attempts, d.series, d."trigger", d.dead_letter_at, d.last_error, d.last_status_code,
-          d.next_attempt_at, d.succeeded_at, d.created_at, d.updated_at, d.payload,
-          ${errorClassSql('d')} AS error_class
-     FROM webhook_deliveries d
-     JOIN bots b ON b.id = d.bot_id
-     JOIN bot_delivery_settings s ON s.bot_id = d.bot_id
-    WHERE d.update_id = $1::uuid`;
+export const STAFF_DELIVERY_DETAIL = (updateId: string) =>
+  db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('bots as b', 'b.id', 'd.bot_id')
+    .innerJoin('bot_delivery_settings as s', 's.bot_id', 'd.bot_id')
+    .select([
+      ...STAFF_COLUMNS,
+      's.delivery_mode',
+      'd.next_attempt_at',
+      'd.succeeded_at',
+      'd.created_at',
+      'd.updated_at',
+      (eb) => eb.ref('d.payload').$castTo<Record<string, unknown>>().as('payload'),
+      errorClass('d').as('error_class'),
+    ])
+    .where('d.update_id', '=', sql<string>`${updateId}::uuid`);
 
 /** The filter of a bulk redelivery; null means "any". */
 export interface RedriveFilter {
@@ -416,28 +671,70 @@ export function redrivableDeadLettersSql(p: Placeholders<RedriveFilter>): string
       AND (${p.errorClass}::varchar IS NULL OR ${errorClassSql('d')} = ${p.errorClass}::varchar))`;
 }
 
+/**
+ * redrivableDeadLettersSql as a builder: select from it `.as(...)`, or insert what it selects. The filter
+ * is bound as `$n IS NULL OR ...` pairs, so a prepared statement has one text for every filter.
+ */
+export function redrivableDeadLetters(p: RedriveFilter) {
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('bots as b', 'b.id', 'd.bot_id')
+    .innerJoin('bot_delivery_settings as s', 's.bot_id', 'd.bot_id')
+    .select(['d.id as delivery_id', 'd.bot_id', 'd.update_seq'])
+    .where('d.status', '=', sql.lit('dead_letter'))
+    .where('s.delivery_mode', '=', sql.lit('webhook'))
+    .where('s.webhook_url', 'is not', null)
+    .where(botAvailable('b'))
+    .where(sql<boolean>`(${p.botId}::varchar IS NULL OR d.bot_id = ${p.botId}::varchar)`)
+    .where(sql<boolean>`(${p.since}::timestamptz IS NULL OR ${eventAt('d')} >= ${p.since}::timestamptz)`)
+    .where(sql<boolean>`(${p.until}::timestamptz IS NULL OR ${eventAt('d')} < ${p.until}::timestamptz)`)
+    .where(sql<boolean>`(${p.errorClass}::varchar IS NULL OR ${errorClass('d')} = ${p.errorClass}::varchar)`);
+}
+
 /** The dry run: how many dead letters a redrive with this filter would take, per bot. */
-export const COUNT_REDRIVABLE = composedStatement<RedriveFilter>(
-  'bot_api_deliveries_count_redrivable',
-  (p) => `SELECT r.bot_id, count(*)::int AS count
-     FROM ${redrivableDeadLettersSql(p)} r
-    GROUP BY r.bot_id
-    ORDER BY count DESC, r.bot_id`,
+export const COUNT_REDRIVABLE = prepared('bot_api_deliveries_count_redrivable', (db, p: RedriveFilter) =>
+  db
+    .selectFrom(redrivableDeadLetters(p).as('r'))
+    .select(['r.bot_id', sql<number>`count(*)::int`.as('count')])
+    .groupBy('r.bot_id')
+    .orderBy('count', 'desc')
+    .orderBy('r.bot_id'),
 );
 
 /**
- * Staff or automatic redelivery: a new attempt series, started by trigger $3 ('staff' or 'auto'), for
- * each listed delivery still in one of the statuses $2 whose bot is in webhook mode. Returns those
+ * Staff or automatic redelivery: a new attempt series, started by `trigger` ('staff' or 'auto'), for
+ * each listed delivery still in one of the `statuses` whose bot is in webhook mode. Returns those
  * restarted; the others changed meanwhile.
  */
-export const RESTART_FOR_STAFF = `UPDATE webhook_deliveries d SET status = 'pending', series = d.series + 1, "trigger" = $3,
-        attempts = 0,
-        next_attempt_at = now(), dead_letter_at = NULL, succeeded_at = NULL, last_error = NULL,
-        last_status_code = NULL, updated_at = now()
-   FROM bot_delivery_settings s
-  WHERE d.id = ANY($1::uuid[]) AND d.status = ANY($2::varchar[])
-    AND s.bot_id = d.bot_id AND s.delivery_mode = 'webhook' AND s.webhook_url IS NOT NULL
-  RETURNING d.id, d.series, d.bot_id`;
+export const RESTART_FOR_STAFF = (deliveryIds: string[], statuses: DeliveryStatusValue[], trigger: 'staff' | 'auto') =>
+  db
+    .updateTable('webhook_deliveries as d')
+    .set((eb) => ({
+      status: sql.lit('pending') as Expression<DeliveryStatusValue>,
+      series: eb('d.series', '+', 1),
+      trigger,
+      attempts: 0,
+      next_attempt_at: now,
+      dead_letter_at: null,
+      succeeded_at: null,
+      last_error: null,
+      last_status_code: null,
+      updated_at: now,
+    }))
+    .where('d.id', '=', (eb) => eb.fn.any(sql<string[]>`${deliveryIds}::uuid[]`))
+    .where('d.status', '=', (eb) => eb.fn.any(sql<DeliveryStatusValue[]>`${statuses}::varchar[]`))
+    .where((eb) =>
+      // One settings row per bot: the bot is in webhook mode as the delivery restarts.
+      eb.exists(
+        eb
+          .selectFrom('bot_delivery_settings as s')
+          .select(sql.lit(1).as('one'))
+          .whereRef('s.bot_id', '=', 'd.bot_id')
+          .where('s.delivery_mode', '=', sql.lit('webhook'))
+          .where('s.webhook_url', 'is not', null),
+      ),
+    )
+    .returning(['d.id', 'd.series', 'd.bot_id']);
 
 /**
  * What an automatic redrive of the bot takes: its dead letters whose current series was not itself
@@ -453,4 +750,21 @@ export function autoRedrivableDeadLettersSql(p: Placeholders<{ botId: string }>)
     WHERE d.bot_id = ${p.botId} AND d.status = 'dead_letter' AND d."trigger" <> 'auto'
       AND s.auto_redeliver_dead_letters AND s.delivery_mode = 'webhook' AND s.webhook_url IS NOT NULL
       AND s.webhook_paused_at IS NULL AND ${botAvailableSql('b')})`;
+}
+
+/** autoRedrivableDeadLettersSql as a builder, used like redrivableDeadLetters. */
+export function autoRedrivableDeadLetters(p: { botId: string }) {
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('bots as b', 'b.id', 'd.bot_id')
+    .innerJoin('bot_delivery_settings as s', 's.bot_id', 'd.bot_id')
+    .select(['d.id as delivery_id', 'd.bot_id', 'd.update_seq'])
+    .where('d.bot_id', '=', p.botId)
+    .where('d.status', '=', sql.lit('dead_letter'))
+    .where('d.trigger', '<>', sql.lit('auto'))
+    .where((eb) => eb.ref('s.auto_redeliver_dead_letters'))
+    .where('s.delivery_mode', '=', sql.lit('webhook'))
+    .where('s.webhook_url', 'is not', null)
+    .where('s.webhook_paused_at', 'is', null)
+    .where(botAvailable('b'));
 }
