@@ -42,6 +42,7 @@ export class CallbackQueriesService {
    * callback_query Update to that bot are written in one transaction.
    */
   async click(account: Account, dto: CreateCallbackQueryDto): Promise<CreatedQueryView> {
+    // Stays on TypeORM until MessagesService.findInChat accepts a Database transaction.
     return this.dataSource.transaction(async (manager) => {
       const { chat } = await this.chats.requireActiveMember(manager, dto.chat_id, account.id);
       const message = await this.messages.findInChat(manager, chat.id, dto.message_id);
