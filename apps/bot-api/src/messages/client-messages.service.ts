@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Account } from '@app/auth';
-import { pageAnswer, pageWindow } from '@app/platform';
+import { Database, pageAnswer, pageWindow } from '@app/platform';
 import { DataSource } from 'typeorm';
 import { ChatsStore, isManager } from '../chats/chats.store';
 import { FilesService } from '../files/files.service';
@@ -41,6 +41,7 @@ export function kindForMime(mimeType: string): MessageKind {
 export class ClientMessagesService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly store: MessagesStore,
     private readonly messages: MessagesService,
     private readonly receipts: MessageReceiptsStore,
@@ -85,7 +86,7 @@ export class ClientMessagesService {
         : formattedText(dto.text, { entities: dto.entities }, file ? CAPTION_MAX : TEXT_MAX, file ? 'caption' : 'text');
     if (dto.entities && formatted === null) throw BotErrors.invalid('entities need a text');
     const replyTo = dto.reply_to_message_id ?? null;
-    const reserved = await this.messages.reserveAsMember(this.dataSource, chatId, account.id, replyTo);
+    const reserved = await this.messages.reserveAsMember(this.database, chatId, account.id, replyTo);
     const message: Message = {
       id: reserved.id,
       chatId,
@@ -106,7 +107,7 @@ export class ClientMessagesService {
     const updateUrl = file ? (await this.links.forUpdate(file)).url : null;
     const replied = await this.renderer.replyView(this.dataSource.manager, reserved.chat, message, 'update');
     const updates = this.events.messagePostedUpdates(reserved, message, file, updateUrl, replied);
-    const written = await this.messages.insertReserved(this.dataSource, message, updates);
+    const written = await this.messages.insertReserved(this.database, message, updates);
     this.events.posted(this.dataSource.manager, written);
     return this.renderer.view(message, reserved.chat, reserved.sender, file);
   }

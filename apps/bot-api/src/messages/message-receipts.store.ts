@@ -1,21 +1,20 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { db } from '@app/bot-schema';
+import { executeFirst, SqlTarget } from '@app/platform';
 
 /** Every statement on message_receipts: a reader's "read" and "delivered" marks, each given once. */
 @Injectable()
 export class MessageReceiptsStore {
   /** The receipt's time, or null when the user had already given this receipt. */
-  async add(
-    manager: EntityManager,
-    messageId: number,
-    userId: string,
-    kind: 'read' | 'delivered',
-  ): Promise<Date | null> {
-    const rows: Array<{ created_at: Date }> = await manager.query(
-      `INSERT INTO message_receipts (message_id, user_id, kind) VALUES ($1, $2, $3)
-       ON CONFLICT DO NOTHING RETURNING created_at`,
-      [messageId, userId, kind],
+  async add(on: SqlTarget, messageId: number, userId: string, kind: 'read' | 'delivered'): Promise<Date | null> {
+    const row = await executeFirst(
+      on,
+      db
+        .insertInto('message_receipts')
+        .values({ message_id: messageId, user_id: userId, kind })
+        .onConflict((conflict) => conflict.doNothing())
+        .returning('created_at'),
     );
-    return rows[0]?.created_at ?? null;
+    return row?.created_at ?? null;
   }
 }

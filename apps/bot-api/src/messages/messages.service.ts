@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import type { SqlTarget } from '@app/platform';
+import { EntityManager } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { ChatsStore } from '../chats/chats.store';
 import type { Chat } from '../chats/entities/chat.entity';
@@ -21,9 +22,9 @@ export class MessagesService {
 
   /**
    * Writes the member's message in one statement (see MessagesStore.insertAsMember): on the pool it
-   * is its own transaction; given a transaction's manager it joins that transaction.
+   * is its own transaction; given a transaction it joins that transaction.
    */
-  async insertAsMember(on: DataSource | EntityManager, input: NewMessage): Promise<WrittenMessage> {
+  async insertAsMember(on: SqlTarget, input: NewMessage): Promise<WrittenMessage> {
     const written = await this.store.insertAsMember(on, input);
     // Errors are built only when thrown: capturing a stack costs more than the rest of the call.
     if (written === 'chat') throw BotErrors.notFound('Chat');
@@ -33,7 +34,7 @@ export class MessagesService {
 
   /** Step one of a person's message: 404 unless a member, or for a reply target that is not live. */
   async reserveAsMember(
-    on: DataSource | EntityManager,
+    on: SqlTarget,
     chatId: string,
     senderId: string,
     replyToMessageId: number | null,
@@ -45,19 +46,15 @@ export class MessagesService {
   }
 
   /** Step two: the message and its Updates in one statement; 404 if the sender left the chat meanwhile. */
-  async insertReserved(
-    on: DataSource | EntityManager,
-    message: Message,
-    updates: UpdateColumns | null,
-  ): Promise<WrittenUpdateRow[]> {
+  async insertReserved(on: SqlTarget, message: Message, updates: UpdateColumns | null): Promise<WrittenUpdateRow[]> {
     const written = await this.store.insertReserved(on, message, updates);
     if (written === null) throw BotErrors.notFound('Chat');
     return written;
   }
 
   /** A live (not deleted) message of the chat, else 404; `lock` serialises edits and deletions of it. */
-  async findInChat(manager: EntityManager, chatId: string, messageId: unknown, lock = false): Promise<Message> {
-    const message = await this.store.findLive(manager, chatId, messageId, lock);
+  async findInChat(on: SqlTarget, chatId: string, messageId: unknown, lock = false): Promise<Message> {
+    const message = await this.store.findLive(on, chatId, messageId, lock);
     if (!message) throw BotErrors.notFound('Message');
     return message;
   }

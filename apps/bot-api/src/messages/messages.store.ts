@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { isUuid, namedStatement, runNamed } from '@app/platform';
+import { db, prepared, type Messages } from '@app/bot-schema';
+import { Database, execute, executeAll, executeFirst, isUuid, runNamed, SqlTarget } from '@app/platform';
 import {
   composedStatement,
   NO_UPDATES,
@@ -10,7 +10,7 @@ import {
   UpdateColumns,
   WrittenUpdateRow,
 } from '@app/bot-delivery';
-import { DataSource, EntityManager, In, IsNull } from 'typeorm';
+import { sql, type Selectable } from 'kysely';
 import { botsInChatJson, ChatBot, ChatBotRow, toChatBot } from '../chats/chats.store';
 import type { Person } from '../users/person';
 import { Message, MessageKind, MessageMetadata } from './entities/message.entity';
@@ -32,50 +32,149 @@ export interface NewMessage {
   replyMarkup?: ReplyMarkup | null;
 }
 
+/** A literal in the SQL, as before: a prepared statement's generic plan uses the partial index on active members only for a literal. */
+const ACTIVE = sql.lit('active' as const);
+
+/** A message's written columns as statement parameters, from chat_id to detected_text_md5. */
+interface MessageColumns {
+  chat_id: string;
+  sender_id: string;
+  kind: MessageKind;
+  text: string | null;
+  file_id: string | null;
+  reply_to_message_id: number | null;
+  mentions: string;
+  metadata: string;
+  reply_markup: string | null;
+  entities: string;
+  detected_entities: string | null;
+  detected_text_md5: string | null;
+}
+
+/** What the JSON and kind columns hold, as the writers of this store write them. */
+type MessageJson = {
+  kind: MessageKind;
+  entities: MessageEntity[];
+  detected_entities: MessageEntity[] | null;
+  mentions: string[];
+  metadata: MessageMetadata;
+  reply_markup: ReplyMarkup | null;
+};
+
 /**
  * The whole send of a member in one statement: the sender's active membership, the reply target
  * (live, same chat) and the insert are checked and done atomically, and the chat and the sender's
  * directory entry come back with the new row, so nothing is read again afterwards.
  */
-const INSERT_AS_MEMBER = namedStatement(
-  'bot_api_message_insert_as_member',
-  `WITH member AS (
-     SELECT c.id, c.type, c.title, u.name, u.username, u.is_bot
-       FROM chats c
-       JOIN chat_members cm ON cm.chat_id = c.id AND cm.user_id = $2 AND cm.state = 'active'
-       JOIN users u ON u.id = cm.user_id
-      WHERE c.id = $1
-   ), reply AS (
-     SELECT $6::bigint IS NULL OR r.id IS NOT NULL AS ok
-       FROM (SELECT 1) one
-       LEFT JOIN messages r ON r.id = $6::bigint AND r.chat_id = $1 AND r.deleted_at IS NULL
-   ), written AS (
-     INSERT INTO messages (chat_id, sender_id, kind, text, file_id, reply_to_message_id, mentions, metadata, reply_markup,
-                           entities, detected_entities, detected_text_md5)
-     SELECT member.id, $2, $3, $4, $5, $6::bigint, $7::jsonb, $8::jsonb, $9::jsonb, $10::jsonb, $11::jsonb, $12::uuid
-       FROM member, reply WHERE reply.ok
-     RETURNING id, created_at
-   )
-   SELECT member.type, member.title, member.name, member.username, member.is_bot,
-          reply.ok AS reply_ok, written.id, written.created_at
-     FROM member CROSS JOIN reply LEFT JOIN written ON true`,
+const INSERT_AS_MEMBER = prepared('bot_api_message_insert_as_member', (db, p: MessageColumns) =>
+  db
+    .with('member', (db) =>
+      db
+        .selectFrom('chats as c')
+        .innerJoin('chat_members as cm', (join) =>
+          join.onRef('cm.chat_id', '=', 'c.id').on('cm.user_id', '=', p.sender_id).on('cm.state', '=', ACTIVE),
+        )
+        .innerJoin('users as u', 'u.id', 'cm.user_id')
+        .select(['c.id', 'c.type', 'c.title', 'u.name', 'u.username', 'u.is_bot'])
+        .where('c.id', '=', p.chat_id),
+    )
+    .with('reply', (db) =>
+      db
+        .selectFrom(sql<{ one: number }>`(SELECT 1)`.as('one'))
+        .leftJoin('messages as r', (join) =>
+          join
+            .on('r.id', '=', sql<string>`${p.reply_to_message_id}::bigint`)
+            .on('r.chat_id', '=', p.chat_id)
+            .on('r.deleted_at', 'is', null),
+        )
+        .select(sql<boolean>`${p.reply_to_message_id}::bigint IS NULL OR r.id IS NOT NULL`.as('ok')),
+    )
+    .with('written', (db) =>
+      db
+        .insertInto('messages')
+        .columns([
+          'chat_id',
+          'sender_id',
+          'kind',
+          'text',
+          'file_id',
+          'reply_to_message_id',
+          'mentions',
+          'metadata',
+          'reply_markup',
+          'entities',
+          'detected_entities',
+          'detected_text_md5',
+        ])
+        .expression((eb) =>
+          eb
+            .selectFrom(['member', 'reply'])
+            .select([
+              'member.id',
+              sql<string>`${p.sender_id}::varchar`.as('sender_id'),
+              sql<string>`${p.kind}::varchar`.as('kind'),
+              sql<string | null>`${p.text}::text`.as('text'),
+              sql<string | null>`${p.file_id}::uuid`.as('file_id'),
+              sql<string | null>`${p.reply_to_message_id}::bigint`.as('reply_to_message_id'),
+              sql<unknown>`${p.mentions}::jsonb`.as('mentions'),
+              sql<unknown>`${p.metadata}::jsonb`.as('metadata'),
+              sql<unknown>`${p.reply_markup}::jsonb`.as('reply_markup'),
+              sql<unknown>`${p.entities}::jsonb`.as('entities'),
+              sql<unknown>`${p.detected_entities}::jsonb`.as('detected_entities'),
+              sql<string | null>`${p.detected_text_md5}::uuid`.as('detected_text_md5'),
+            ])
+            .where((eb) => eb.ref('reply.ok')),
+        )
+        .returning(['id', 'created_at']),
+    )
+    .selectFrom('member')
+    .crossJoin('reply')
+    .leftJoin('written', (join) => join.onTrue())
+    .select([
+      'member.type',
+      'member.title',
+      'member.name',
+      'member.username',
+      'member.is_bot',
+      'reply.ok as reply_ok',
+      'written.id',
+      'written.created_at',
+    ]),
 );
 
 /**
  * A person's message, step one of two: the membership, the reply target and the chat's bots are
  * read, and the message id and time are drawn, so its Updates can be built before it is written.
  */
-const RESERVE_AS_MEMBER = namedStatement(
+const RESERVE_AS_MEMBER = prepared(
   'bot_api_message_reserve_as_member',
-  `SELECT c.type, c.title, u.name, u.username, u.is_bot, u.is_virtual,
-          r.id IS NOT NULL AS reply_found, r.sender_id AS reply_to_sender_id,
-          nextval(pg_get_serial_sequence('messages', 'id')) AS id, now() AS created_at,
-          ${botsInChatJson('c.id')} AS bots
-     FROM chats c
-     JOIN chat_members cm ON cm.chat_id = c.id AND cm.user_id = $2 AND cm.state = 'active'
-     JOIN users u ON u.id = cm.user_id
-     LEFT JOIN messages r ON r.id = $3::bigint AND r.chat_id = c.id AND r.deleted_at IS NULL
-    WHERE c.id = $1`,
+  (db, p: { chatId: string; senderId: string; replyToMessageId: number | null }) =>
+    db
+      .selectFrom('chats as c')
+      .innerJoin('chat_members as cm', (join) =>
+        join.onRef('cm.chat_id', '=', 'c.id').on('cm.user_id', '=', p.senderId).on('cm.state', '=', ACTIVE),
+      )
+      .innerJoin('users as u', 'u.id', 'cm.user_id')
+      .leftJoin('messages as r', (join) =>
+        join
+          .on('r.id', '=', sql<string>`${p.replyToMessageId}::bigint`)
+          .onRef('r.chat_id', '=', 'c.id')
+          .on('r.deleted_at', 'is', null),
+      )
+      .select([
+        'c.type',
+        'c.title',
+        'u.name',
+        'u.username',
+        'u.is_bot',
+        'u.is_virtual',
+        sql<boolean>`r.id IS NOT NULL`.as('reply_found'),
+        'r.sender_id as reply_to_sender_id',
+        sql<string>`nextval(pg_get_serial_sequence('messages', 'id'))`.as('id'),
+        sql<Date>`now()`.as('created_at'),
+        sql<ChatBotRow[]>`${sql.raw(botsInChatJson('c.id'))}`.as('bots'),
+      ])
+      .where('c.id', '=', p.chatId),
 );
 
 /**
@@ -101,39 +200,72 @@ const INSERT_RESERVED = composedStatement<MessageColumns & { id: number; created
      LEFT JOIN (${OUTBOX_WRITTEN}) ON true`,
 );
 
+/** What INSERT_RESERVED answers: whether the message was written, and each Update it wrote. */
+type InsertedReservedRow = WrittenUpdateRow & { message_written: boolean };
+
 /**
  * Messages below an id whose entities are still to be detected, newest first (the ones read most are
  * found first). The partial index messages_detection_pending holds exactly these rows.
  */
-const DETECTION_PENDING = namedStatement(
-  'bot_api_message_detection_pending',
-  `SELECT id, text, entities FROM messages
-    WHERE detected_entities IS NULL AND id < $1::bigint ORDER BY id DESC LIMIT $2`,
+const DETECTION_PENDING = prepared('bot_api_message_detection_pending', (db, p: { before: string; limit: number }) =>
+  db
+    .selectFrom('messages')
+    .select(['id', 'text', 'entities'])
+    .where('detected_entities', 'is', null)
+    .where('id', '<', sql<string>`${p.before}::bigint`)
+    .orderBy('id', 'desc')
+    .limit(p.limit)
+    .$castTo<Pick<MessageRow, 'id' | 'text' | 'entities'>>(),
 );
 
 /**
  * What detection found in those messages, stored where nothing was stored meanwhile and the text is
  * still the one it was found in (a writer may have changed it since it was read).
  */
-const STORE_DETECTED = namedStatement(
+const STORE_DETECTED = prepared(
   'bot_api_message_store_detected',
-  `UPDATE messages m SET detected_entities = d.found, detected_text_md5 = d.md5
-     FROM unnest($1::bigint[], $2::jsonb[], $3::uuid[]) AS d(id, found, md5)
-    WHERE m.id = d.id AND m.detected_entities IS NULL AND md5(m.text)::uuid IS NOT DISTINCT FROM d.md5`,
+  (db, p: { ids: number[]; found: string[]; md5s: Array<string | null> }) =>
+    db
+      .updateTable('messages as m')
+      .from(
+        sql<{
+          id: string;
+          found: unknown;
+          md5: string | null;
+        }>`unnest(${p.ids}::bigint[], ${p.found}::jsonb[], ${p.md5s}::uuid[])`.as<'d'>(sql`d(id, found, md5)`),
+      )
+      .set({ detected_entities: sql`d.found`, detected_text_md5: sql`d.md5` })
+      .whereRef('m.id', '=', 'd.id')
+      .where('m.detected_entities', 'is', null)
+      .where(sql<boolean>`md5(m.text)::uuid IS NOT DISTINCT FROM d.md5`),
 );
 
-interface ReservedRow {
-  type: ChatRef['type'];
-  title: string | null;
-  name: string;
-  username: string | null;
-  is_bot: boolean;
-  is_virtual: boolean;
-  reply_found: boolean;
-  reply_to_sender_id: string | null;
-  id: string;
-  created_at: Date;
-  bots: ChatBotRow[];
+/** A message row as this store reads it, its JSON columns typed as written. */
+function selectMessages() {
+  return db.selectFrom('messages').selectAll().$castTo<MessageRow>();
+}
+
+type MessageRow = Omit<Selectable<Messages>, keyof MessageJson> & MessageJson;
+
+function toMessage(row: MessageRow): Message {
+  return {
+    id: Number(row.id),
+    chatId: row.chat_id,
+    senderId: row.sender_id,
+    kind: row.kind,
+    text: row.text,
+    entities: row.entities,
+    detectedEntities: row.detected_entities,
+    detectedTextMd5: row.detected_text_md5,
+    fileId: row.file_id,
+    replyToMessageId: row.reply_to_message_id === null ? null : Number(row.reply_to_message_id),
+    mentions: row.mentions,
+    metadata: row.metadata,
+    replyMarkup: row.reply_markup,
+    createdAt: row.created_at,
+    editedAt: row.edited_at,
+    deletedAt: row.deleted_at,
+  };
 }
 
 /** A message id and time drawn for a member's message, with what its Updates need. */
@@ -146,17 +278,6 @@ export interface ReservedMessage {
   replyToSenderId: string | null;
   /** Usable bots that are active members of the chat. */
   bots: ChatBot[];
-}
-
-interface InsertAsMemberRow {
-  type: ChatRef['type'];
-  title: string | null;
-  name: string;
-  username: string | null;
-  is_bot: boolean;
-  reply_ok: boolean;
-  id: string | null;
-  created_at: Date | null;
 }
 
 /** A message written by `insertAsMember`, with what its view needs. */
@@ -177,7 +298,6 @@ export function parseMessageId(value: unknown): number | null {
  */
 export type MissingForMember = 'chat' | 'message';
 
-/** Every statement on messages; the rules that answer 404 or unpin a deleted message are MessagesService's. */
 /** The columns of a new message, with the defaults of what the input leaves out; its text's entities detected now. */
 function newMessageFields(input: NewMessage) {
   return {
@@ -193,37 +313,45 @@ function newMessageFields(input: NewMessage) {
   };
 }
 
+/** Every statement on messages; the rules that answer 404 or unpin a deleted message are MessagesService's. */
 @Injectable()
 export class MessagesStore {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly database: Database) {}
 
-  /** Live messages of the chat, newest first. */
-  page(chatId: string, skip: number, take: number): Promise<[Message[], number]> {
-    return this.dataSource.getRepository(Message).findAndCount({
-      where: { chatId, deletedAt: IsNull() },
-      order: { id: 'DESC' },
-      skip,
-      take,
-    });
+  /** Live messages of the chat, newest first, with how many there are. */
+  async page(chatId: string, skip: number, take: number): Promise<[Message[], number]> {
+    const live = db.selectFrom('messages').where('chat_id', '=', chatId).where('deleted_at', 'is', null);
+    const rows = await executeAll(
+      this.database,
+      selectMessages()
+        .where('chat_id', '=', chatId)
+        .where('deleted_at', 'is', null)
+        .orderBy('id', 'desc')
+        .offset(skip)
+        .limit(take),
+    );
+    const counted = await executeFirst(this.database, live.select(sql<string>`count(*)`.as('count')));
+    return [rows.map(toMessage), Number(counted!.count)];
   }
 
-  insert(manager: EntityManager, input: NewMessage): Promise<Message> {
-    const message = manager.create(Message, newMessageFields(input));
-    return manager.getRepository(Message).save(message);
+  /** Writes the message in the transaction (or on the pool), and answers it as stored. */
+  async insert(on: SqlTarget, input: NewMessage): Promise<Message> {
+    const columns = messageColumns(newMessageFields(input));
+    const row = await executeFirst(on, db.insertInto('messages').values(columns).returningAll().$castTo<MessageRow>());
+    return toMessage(row!);
   }
 
   /**
    * Writes the message if its sender is an active member of the chat and its reply target is a live
    * message of that chat, else says which is missing. One statement: on the pool it is its own
-   * transaction; given a transaction's manager it joins that transaction.
+   * transaction; given a transaction it joins that transaction.
    */
-  async insertAsMember(on: DataSource | EntityManager, input: NewMessage): Promise<WrittenMessage | MissingForMember> {
+  async insertAsMember(on: SqlTarget, input: NewMessage): Promise<WrittenMessage | MissingForMember> {
     if (!isUuid(input.chatId)) return 'chat';
     const replyTo = input.replyToMessageId ?? null;
     if (input.replyToMessageId != null && parseMessageId(replyTo) === null) return 'message';
     const message = { ...newMessageFields(input), editedAt: null, deletedAt: null };
-    const { rows } = await runNamed<InsertAsMemberRow>(on, INSERT_AS_MEMBER, messageColumnValues(message));
-    const row = rows[0];
+    const row = await INSERT_AS_MEMBER.first(on, messageColumns(message));
     if (!row) return 'chat';
     if (!row.reply_ok || row.id === null || row.created_at === null) return 'message';
     return {
@@ -235,15 +363,14 @@ export class MessagesStore {
 
   /** Step one of a person's message (see RESERVE_AS_MEMBER), or what is missing: the membership or a live reply target. */
   async reserveAsMember(
-    on: DataSource | EntityManager,
+    on: SqlTarget,
     chatId: string,
     senderId: string,
     replyToMessageId: number | null,
   ): Promise<ReservedMessage | MissingForMember> {
     if (!isUuid(chatId)) return 'chat';
     if (replyToMessageId !== null && parseMessageId(replyToMessageId) === null) return 'message';
-    const { rows } = await runNamed<ReservedRow>(on, RESERVE_AS_MEMBER, [chatId, senderId, replyToMessageId]);
-    const row = rows[0];
+    const row = await RESERVE_AS_MEMBER.first(on, { chatId, senderId, replyToMessageId });
     if (!row) return 'chat';
     if (replyToMessageId !== null && !row.reply_found) return 'message';
     return {
@@ -267,11 +394,11 @@ export class MessagesStore {
    * nothing was written because the sender left the chat meanwhile.
    */
   async insertReserved(
-    on: DataSource | EntityManager,
+    on: SqlTarget,
     message: Message,
     updates: UpdateColumns | null,
   ): Promise<WrittenUpdateRow[] | null> {
-    const { rows } = await runNamed<WrittenUpdateRow & { message_written: boolean }>(
+    const { rows } = await runNamed<InsertedReservedRow>(
       on,
       INSERT_RESERVED,
       INSERT_RESERVED.values({
@@ -286,85 +413,86 @@ export class MessagesStore {
   }
 
   /** The message with this id in any chat, deleted or not; null for an id that is no message's. */
-  async findById(manager: EntityManager, messageId: unknown): Promise<Message | null> {
+  async findById(on: SqlTarget, messageId: unknown): Promise<Message | null> {
     const id = parseMessageId(messageId);
-    return id === null ? null : manager.getRepository(Message).findOneBy({ id });
+    if (id === null) return null;
+    const row = await executeFirst(on, selectMessages().where('id', '=', String(id)));
+    return row ? toMessage(row) : null;
   }
 
-  async save(manager: EntityManager, message: Message): Promise<void> {
-    await manager.getRepository(Message).save(message);
+  /** Writes what an edit may change: the text and its entities, kind, file, metadata, buttons and edit time. */
+  async save(on: SqlTarget, message: Message): Promise<void> {
+    const columns = messageColumns(message);
+    await execute(
+      on,
+      db
+        .updateTable('messages')
+        .set({
+          kind: columns.kind,
+          text: columns.text,
+          entities: columns.entities,
+          detected_entities: columns.detected_entities,
+          detected_text_md5: columns.detected_text_md5,
+          file_id: columns.file_id,
+          metadata: columns.metadata,
+          reply_markup: columns.reply_markup,
+          edited_at: message.editedAt,
+        })
+        .where('id', '=', String(message.id)),
+    );
   }
 
   /** A live message of the chat, or null (unknown, deleted, or of another chat); `lock` serialises edits and deletions of it. */
-  async findLive(manager: EntityManager, chatId: string, messageId: unknown, lock = false): Promise<Message | null> {
+  async findLive(on: SqlTarget, chatId: string, messageId: unknown, lock = false): Promise<Message | null> {
     const id = parseMessageId(messageId);
-    const message =
-      id === null
-        ? null
-        : await manager.getRepository(Message).findOne({
-            where: { id, chatId },
-            ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
-          });
-    return message && !message.deletedAt ? message : null;
+    if (id === null) return null;
+    const query = selectMessages().where('id', '=', String(id)).where('chat_id', '=', chatId);
+    const row = await executeFirst(on, lock ? query.forUpdate() : query);
+    return row && !row.deleted_at ? toMessage(row) : null;
   }
 
   /** The live messages of the chat among these ids. */
-  liveInChat(manager: EntityManager, chatId: string, ids: number[]): Promise<Message[]> {
-    return manager.getRepository(Message).findBy({ id: In(ids), chatId, deletedAt: IsNull() });
+  async liveInChat(on: SqlTarget, chatId: string, ids: number[]): Promise<Message[]> {
+    if (ids.length === 0) return [];
+    const rows = await executeAll(
+      on,
+      selectMessages().where('id', 'in', ids.map(String)).where('chat_id', '=', chatId).where('deleted_at', 'is', null),
+    );
+    return rows.map(toMessage);
   }
 
   /** Soft delete: replies and receipts keep their reference. */
-  async markDeleted(manager: EntityManager, message: Message): Promise<Date> {
-    const at = new Date();
+  async markDeleted(on: SqlTarget, message: Message, at = new Date()): Promise<Date> {
+    await execute(on, db.updateTable('messages').set({ deleted_at: at }).where('id', '=', String(message.id)));
     message.deletedAt = at;
-    await manager.getRepository(Message).save(message);
     return at;
   }
 
   /** Up to `limit` messages below the id `before` whose entities are still to be detected, newest first. */
   async detectionPending(before: bigint, limit: number): Promise<Array<Pick<Message, 'id' | 'text' | 'entities'>>> {
-    const { rows } = await runNamed<{ id: string; text: string | null; entities: MessageEntity[] }>(
-      this.dataSource,
-      DETECTION_PENDING,
-      [before.toString(), limit],
-    );
+    const rows = await DETECTION_PENDING.all(this.database, { before: before.toString(), limit });
     return rows.map((row) => ({ id: Number(row.id), text: row.text, entities: row.entities }));
   }
 
   /** Stores what detection found (see STORE_DETECTED); answers how many messages took it. */
   async storeDetected(found: Array<Pick<Message, 'id' | 'detectedEntities' | 'detectedTextMd5'>>): Promise<number> {
     if (found.length === 0) return 0;
-    const { rowCount } = await runNamed(this.dataSource, STORE_DETECTED, [
-      found.map((message) => message.id),
-      found.map((message) => JSON.stringify(message.detectedEntities ?? [])),
-      found.map((message) => message.detectedTextMd5),
-    ]);
+    const { rowCount } = await STORE_DETECTED.run(this.database, {
+      ids: found.map((message) => message.id),
+      found: found.map((message) => JSON.stringify(message.detectedEntities ?? [])),
+      md5s: found.map((message) => message.detectedTextMd5),
+    });
     return rowCount ?? 0;
   }
 
-  async senderOf(manager: EntityManager, messageId: number | null): Promise<string | null> {
+  async senderOf(on: SqlTarget, messageId: number | null): Promise<string | null> {
     if (messageId === null) return null;
-    const rows: Array<{ sender_id: string }> = await manager.query(`SELECT sender_id FROM messages WHERE id = $1`, [
-      messageId,
-    ]);
-    return rows[0]?.sender_id ?? null;
+    const row = await executeFirst(
+      on,
+      db.selectFrom('messages').select('sender_id').where('id', '=', String(messageId)),
+    );
+    return row?.sender_id ?? null;
   }
-}
-
-/** A message's written columns as statement parameters, from chat_id to detected_text_md5. */
-interface MessageColumns {
-  chat_id: string;
-  sender_id: string;
-  kind: MessageKind;
-  text: string | null;
-  file_id: string | null;
-  reply_to_message_id: number | null;
-  mentions: string;
-  metadata: string;
-  reply_markup: string | null;
-  entities: string;
-  detected_entities: string | null;
-  detected_text_md5: string | null;
 }
 
 function messageColumns(message: Pick<Message, MessageColumn>): MessageColumns {
@@ -382,25 +510,6 @@ function messageColumns(message: Pick<Message, MessageColumn>): MessageColumns {
     detected_entities: message.detectedEntities === null ? null : JSON.stringify(message.detectedEntities),
     detected_text_md5: message.detectedTextMd5,
   };
-}
-
-/** The same columns in the order INSERT_AS_MEMBER numbers them ($1 … $12). */
-function messageColumnValues(message: Pick<Message, MessageColumn>): unknown[] {
-  const columns = messageColumns(message);
-  return [
-    columns.chat_id,
-    columns.sender_id,
-    columns.kind,
-    columns.text,
-    columns.file_id,
-    columns.reply_to_message_id,
-    columns.mentions,
-    columns.metadata,
-    columns.reply_markup,
-    columns.entities,
-    columns.detected_entities,
-    columns.detected_text_md5,
-  ];
 }
 
 type MessageColumn =

@@ -1,8 +1,8 @@
 import { applyDecorators, createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { RenderedBody } from '@app/envelope';
 import { Idempotent, idempotentCallOf, IdempotentCall } from '@app/idempotency';
+import type { SqlTarget } from '@app/platform';
 import type { Request } from 'express';
-import type { EntityManager } from 'typeorm';
 import { BotErrorDoc } from '../bot-errors';
 import {
   CountedAfterClaim,
@@ -31,14 +31,14 @@ export class IdempotentSend {
    * `IDEMPOTENCY_KEY_REUSED` for another body, the stored answer for the same one), then counts the
    * send quota, so only the request that sends spends it.
    */
-  async begin(manager: EntityManager): Promise<void> {
-    await this.call.begin(manager);
+  async begin(on: SqlTarget): Promise<void> {
+    await this.call.begin(on);
     await this.countQuota?.();
   }
 
   /** Stores the answer with the key, inside the transaction; it is also what this request answers. */
-  async complete(manager: EntityManager, data: unknown): Promise<void> {
-    this.answer = await this.call.complete(manager, data);
+  async complete(on: SqlTarget, data: unknown): Promise<void> {
+    this.answer = await this.call.complete(on, data);
   }
 
   /** The stored bytes, so that the first answer and every replay are identical. */

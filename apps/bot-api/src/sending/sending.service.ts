@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
+import { Database, SqlTarget } from '@app/platform';
 import { DataSource, EntityManager } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import type { Bot } from '../bots/entities/bot.entity';
@@ -61,6 +62,7 @@ interface Content {
 export class SendingService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly store: MessagesStore,
     private readonly messages: MessagesService,
     private readonly renderer: MessageRenderer,
@@ -182,7 +184,7 @@ export class SendingService {
    */
   private sendOne(bot: Bot, dto: SendBaseDto, content: Content, key?: IdempotentSend): Promise<MessageView> {
     const fileId = content.fileId;
-    if (!fileId && !key) return this.writeAsMember(this.dataSource, bot, dto, content, null);
+    if (!fileId && !key) return this.writeAsMember(this.database, bot, dto, content, null);
     return this.dataSource.transaction(async (manager) => {
       await key?.begin(manager);
       const file = fileId ? await this.files.visibleToBot(manager, fileId, bot) : null;
@@ -193,7 +195,7 @@ export class SendingService {
   }
 
   private async writeAsMember(
-    on: DataSource | EntityManager,
+    on: SqlTarget,
     bot: Bot,
     dto: SendBaseDto,
     content: Content,
@@ -203,7 +205,7 @@ export class SendingService {
       on,
       botMessage(bot, dto.chat_id, dto, content, file, dto.reply_markup),
     );
-    return this.renderer.view(message, chat, sender, file, on instanceof DataSource ? on.manager : on);
+    return this.renderer.view(message, chat, sender, file, on instanceof EntityManager ? on : undefined);
   }
 
   private async writableChat(manager: EntityManager, bot: Bot, dto: SendBaseDto): Promise<Chat> {

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { DeliveryDomain } from '@app/bot-delivery';
-import { DataSource } from 'typeorm';
+import { Database } from '@app/platform';
 import { BotConfig } from '../config/bot.config';
 import { RedriveJobsStore, SYSTEM_ACTOR } from './redrive-jobs.store';
 import { StaffAuditStore } from './staff-audit.store';
@@ -21,7 +20,7 @@ const RECOVERIES_PER_STEP = 100;
 @Injectable()
 export class AutomaticRedrives {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly delivery: DeliveryDomain,
     private readonly jobs: RedriveJobsStore,
     private readonly audit: StaffAuditStore,
@@ -32,8 +31,8 @@ export class AutomaticRedrives {
   async startDue(): Promise<number> {
     // The common step finds no mark: it costs one named statement instead of a transaction.
     if (!(await this.delivery.anyRecovered())) return 0;
-    return this.dataSource.transaction(async (manager) => {
-      const recovered = await this.delivery.recoveredBots(manager, RECOVERIES_PER_STEP);
+    return this.database.transaction(async (tx) => {
+      const recovered = await this.delivery.recoveredBots(tx, RECOVERIES_PER_STEP);
       const handled: string[] = [];
       let started = 0;
       for (const botId of recovered) {
@@ -45,12 +44,12 @@ export class AutomaticRedrives {
           error: null,
         };
         const rate = this.config.REDRIVE_RATE_PER_BOT;
-        const { job, busy } = await this.jobs.createAutomatic(manager, botId, { ...filter }, rate);
+        const { job, busy } = await this.jobs.createAutomatic(tx, botId, { ...filter }, rate);
         if (busy) continue;
         handled.push(botId);
         if (!job) continue;
         started++;
-        await this.audit.record(manager, {
+        await this.audit.record(tx, {
           actorId: SYSTEM_ACTOR,
           action: 'redrive.auto_start',
           target: job.id,
@@ -58,7 +57,7 @@ export class AutomaticRedrives {
           counts: { total: job.total, rate_per_bot: rate },
         });
       }
-      await this.delivery.clearRecovered(manager, handled);
+      await this.delivery.clearRecovered(tx, handled);
       return started;
     });
   }

@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { isUuid } from '@app/platform';
+import { Database, isUuid } from '@app/platform';
 import { DeliveryDomain, RedriveFilter } from '@app/bot-delivery';
-import { DataSource } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { BotConfig } from '../config/bot.config';
 import { assertWindow, decodeCursor, encodeCursor } from './cursor';
@@ -22,7 +20,7 @@ import {
 @Injectable()
 export class RedriveJobsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly delivery: DeliveryDomain,
     private readonly jobs: RedriveJobsStore,
     private readonly audit: StaffAuditStore,
@@ -35,7 +33,7 @@ export class RedriveJobsService {
     const { filter, stored } = this.filterOf(dto);
     const perBot = await this.delivery.countRedrivable(filter);
     const wouldRedeliver = perBot.reduce((sum, row) => sum + row.count, 0);
-    await this.audit.record(this.dataSource.manager, {
+    await this.audit.record(this.database, {
       actorId: staffId,
       action: 'redrive.dry_run',
       target: null,
@@ -49,18 +47,19 @@ export class RedriveJobsService {
   async start(staffId: string, dto: StartRedriveDto): Promise<RedriveProgressView> {
     const { filter, stored } = this.filterOf(dto);
     const ratePerBot = dto.rate_per_bot ?? this.config.REDRIVE_RATE_PER_BOT;
-    const job = await this.dataSource.transaction(async (manager) => {
-      const created = await this.jobs.create(manager, filter, { ...stored }, ratePerBot, staffId);
-      await this.audit.record(manager, {
+    const job = await this.database.transaction(async (tx) => {
+      const created = await this.jobs.create(tx, filter, { ...stored }, ratePerBot, staffId);
+      await this.audit.record(tx, {
         actorId: staffId,
         action: 'redrive.start',
         target: created.id,
         filter: { ...stored },
         counts: { total: created.total, rate_per_bot: ratePerBot },
       });
-      this.queue.enqueueAfterCommit(manager, created.id);
       return created;
     });
+    // Queued once committed: the queued step must find its job.
+    void this.queue.enqueue([job.id]);
     return this.progress(job.id);
   }
 
@@ -94,16 +93,16 @@ export class RedriveJobsService {
   /** Stops a running job: what it restarted stays restarted, the rest is left as it is. */
   async cancel(staffId: string, jobId: string): Promise<RedriveProgressView> {
     if (!isUuid(jobId)) throw BotErrors.notFound('Redrive job');
-    await this.dataSource.transaction(async (manager) => {
-      const job = await this.jobs.find(jobId, manager);
+    await this.database.transaction(async (tx) => {
+      const job = await this.jobs.find(jobId, tx);
       if (!job) throw BotErrors.notFound('Redrive job');
-      if (!(await this.jobs.cancel(manager, jobId))) {
+      if (!(await this.jobs.cancel(tx, jobId))) {
         throw BotErrors.error(
           'CONFLICT',
           `The redrive job has already ${job.status === 'completed' ? 'completed' : 'been cancelled'}`,
         );
       }
-      await this.audit.record(manager, {
+      await this.audit.record(tx, {
         actorId: staffId,
         action: 'redrive.cancel',
         target: jobId,

@@ -1,55 +1,100 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
+import { db, prepared, type DeliveryRedriveJobs } from '@app/bot-schema';
 import {
   autoRedrivableDeadLettersSql,
   composedStatement,
   redrivableDeadLettersSql,
   RedriveFilter,
 } from '@app/bot-delivery';
-import { namedStatement, runNamed } from '@app/platform';
-import { DataSource, EntityManager } from 'typeorm';
+import { Database, execute, executeAll, executeFirst, RowOf, runNamed, SqlTarget } from '@app/platform';
+import { sql, type Selectable } from 'kysely';
 
 export type RedriveJobStatus = 'running' | 'completed' | 'cancelled';
 /** Started by platform staff, or by the system when a bot's receiver recovered (self-healing dead letters). */
 export type RedriveJobKind = 'staff' | 'auto';
 export const REDRIVE_JOB_KINDS: readonly RedriveJobKind[] = ['staff', 'auto'];
+
+/*
+ * Literal values the partial indexes name (delivery_redrive_jobs_running, delivery_redrive_jobs_one_auto_per_bot)
+ * stay literals in the SQL: a prepared statement's generic plan cannot match a partial index on a parameter.
+ */
+const RUNNING = sql.lit('running' as const);
+const PENDING = sql.lit('pending' as const);
+
 /** Asked every redrive step (a lost queue job is re-queued), so prepared once per connection. */
-const RUNNING_JOBS = namedStatement(
-  'delivery_redrive_jobs_running',
-  `SELECT id FROM delivery_redrive_jobs
-    WHERE status = 'running' AND created_at < now() - make_interval(secs => $2::double precision / 1000)
-    ORDER BY created_at LIMIT $1`,
+const RUNNING_JOBS = prepared('delivery_redrive_jobs_running', (db, p: { limit: number; olderThanMs: number }) =>
+  db
+    .selectFrom('delivery_redrive_jobs')
+    .select('id')
+    .where('status', '=', RUNNING)
+    .where('created_at', '<', sql<Date>`now() - make_interval(secs => ${p.olderThanMs}::double precision / 1000)`)
+    .orderBy('created_at')
+    .limit(p.limit),
 );
 
 /** The actor of automatic jobs, in the job and in the audit log. */
 export const SYSTEM_ACTOR = 'system';
 
-export interface RedriveJobRow {
-  id: string;
-  status: RedriveJobStatus;
-  kind: RedriveJobKind;
+const JOB_COLUMNS = [
+  'id',
+  'status',
+  'kind',
+  'filter',
+  'rate_per_bot',
+  'total',
+  'created_by',
+  'created_at',
+  'updated_at',
+  'finished_at',
+] as const;
+
+/** A job as its statements return it; its filter as staff or the system stored it: an object. */
+export type RedriveJobRow = Omit<Pick<Selectable<DeliveryRedriveJobs>, (typeof JOB_COLUMNS)[number]>, 'filter'> & {
   filter: Record<string, unknown>;
-  rate_per_bot: number;
-  total: number;
-  created_by: string;
-  created_at: Date;
-  updated_at: Date;
-  finished_at: Date | null;
+};
+
+function itemCounts(jobId: string) {
+  return db
+    .selectFrom('delivery_redrive_items')
+    .select([
+      'bot_id',
+      sql<number>`count(*) FILTER (WHERE state = 'pending')::int`.as('pending'),
+      sql<number>`count(*) FILTER (WHERE state = 'done')::int`.as('done'),
+      sql<number>`count(*) FILTER (WHERE state = 'failed')::int`.as('failed'),
+    ])
+    .where('job_id', '=', jobId)
+    .groupBy('bot_id')
+    .orderBy('bot_id');
 }
 
-export interface RedriveItemCounts {
-  bot_id: string;
-  pending: number;
-  done: number;
-  failed: number;
+export type RedriveItemCounts = RowOf<ReturnType<typeof itemCounts>>;
+
+/** The next pending dead letters of a job: at most `perBot` of each bot, in update order. */
+function nextItems(jobId: string, perBot: number) {
+  return db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('delivery_redrive_items')
+        .select([
+          'delivery_id',
+          'bot_id',
+          'update_seq',
+          sql<string>`row_number() OVER (PARTITION BY bot_id ORDER BY update_seq)`.as('place'),
+        ])
+        .where('job_id', '=', jobId)
+        .where('state', '=', PENDING)
+        .as('n'),
+    )
+    .select(['delivery_id', 'bot_id'])
+    .where('place', '<=', sql<string>`${perBot}`)
+    .orderBy('bot_id')
+    .orderBy('update_seq');
 }
 
-export interface NextItem {
-  delivery_id: string;
-  bot_id: string;
-}
+export type NextItem = RowOf<ReturnType<typeof nextItems>>;
 
-const JOB_COLUMNS = `id, status, kind, filter, rate_per_bot, total, created_by, created_at, updated_at, finished_at`;
+/** The columns of the job row a TAKE statement returns, as its text names them. */
+const JOB_COLUMNS_SQL = JOB_COLUMNS.join(', ');
 
 /*
  * A job's items are the delivery library's redrivable dead letters, taken in the statement that counts
@@ -63,7 +108,7 @@ const TAKE_REDRIVABLE = composedStatement<RedriveFilter & { jobId: string }>(
      SELECT ${p.jobId}::uuid, r.delivery_id, r.bot_id, r.update_seq FROM ${redrivableDeadLettersSql(p)} r
      RETURNING 1)
    UPDATE delivery_redrive_jobs SET total = (SELECT count(*) FROM taken) WHERE id = ${p.jobId}::uuid
-   RETURNING ${JOB_COLUMNS}`,
+   RETURNING ${JOB_COLUMNS_SQL}`,
 );
 
 const TAKE_AUTO_REDRIVABLE = composedStatement<{ botId: string; jobId: string }>(
@@ -73,31 +118,34 @@ const TAKE_AUTO_REDRIVABLE = composedStatement<{ botId: string; jobId: string }>
      SELECT ${p.jobId}::uuid, r.delivery_id, r.bot_id, r.update_seq FROM ${autoRedrivableDeadLettersSql(p)} r
      RETURNING 1)
    UPDATE delivery_redrive_jobs SET total = (SELECT count(*) FROM taken) WHERE id = ${p.jobId}::uuid
-   RETURNING ${JOB_COLUMNS}`,
+   RETURNING ${JOB_COLUMNS_SQL}`,
 );
 
 /** Redrive jobs and the dead letters each one took: the only SQL on those two tables. */
 @Injectable()
 export class RedriveJobsStore {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly database: Database) {}
 
   /** A running job whose items are the redrivable dead letters matching the filter at this instant. */
   async create(
-    manager: EntityManager,
+    on: SqlTarget,
     filter: RedriveFilter,
     stored: Record<string, unknown>,
     ratePerBot: number,
     createdBy: string,
   ): Promise<RedriveJobRow> {
-    const [job]: RedriveJobRow[] = await manager.query(
-      `INSERT INTO delivery_redrive_jobs (filter, rate_per_bot, total, created_by)
-       VALUES ($1, $2, 0, $3) RETURNING ${JOB_COLUMNS}`,
-      [stored, ratePerBot, createdBy],
+    const job = await executeFirst(
+      on,
+      db
+        .insertInto('delivery_redrive_jobs')
+        .values({ filter: JSON.stringify(stored), rate_per_bot: ratePerBot, total: 0, created_by: createdBy })
+        .returning(JOB_COLUMNS)
+        .$castTo<RedriveJobRow>(),
     );
     const { rows } = await runNamed<RedriveJobRow>(
-      manager,
+      on,
       TAKE_REDRIVABLE,
-      TAKE_REDRIVABLE.values({ ...filter, jobId: job.id }),
+      TAKE_REDRIVABLE.values({ ...filter, jobId: job!.id }),
     );
     return rows[0];
   }
@@ -108,147 +156,184 @@ export class RedriveJobsStore {
    * one per bot; its recovery waits for it) or nothing to take; `busy` tells the two apart.
    */
   async createAutomatic(
-    manager: EntityManager,
+    on: SqlTarget,
     botId: string,
     stored: Record<string, unknown>,
     ratePerBot: number,
   ): Promise<{ job?: RedriveJobRow; busy: boolean }> {
-    const [job]: RedriveJobRow[] = await manager.query(
-      `INSERT INTO delivery_redrive_jobs (kind, bot_id, filter, rate_per_bot, total, created_by)
-       VALUES ('auto', $1, $2, $3, 0, $4)
-       ON CONFLICT (bot_id) WHERE kind = 'auto' AND status = 'running' DO NOTHING
-       RETURNING ${JOB_COLUMNS}`,
-      [botId, stored, ratePerBot, SYSTEM_ACTOR],
+    const job = await executeFirst(
+      on,
+      db
+        .insertInto('delivery_redrive_jobs')
+        .values({
+          kind: sql.lit('auto'),
+          bot_id: botId,
+          filter: JSON.stringify(stored),
+          rate_per_bot: ratePerBot,
+          total: 0,
+          created_by: SYSTEM_ACTOR,
+        })
+        .onConflict((conflict) =>
+          conflict.column('bot_id').where('kind', '=', sql.lit('auto')).where('status', '=', RUNNING).doNothing(),
+        )
+        .returning(JOB_COLUMNS)
+        .$castTo<RedriveJobRow>(),
     );
     if (!job) return { busy: true };
     const {
       rows: [updated],
-    } = await runNamed<RedriveJobRow>(
-      manager,
-      TAKE_AUTO_REDRIVABLE,
-      TAKE_AUTO_REDRIVABLE.values({ botId, jobId: job.id }),
-    );
+    } = await runNamed<RedriveJobRow>(on, TAKE_AUTO_REDRIVABLE, TAKE_AUTO_REDRIVABLE.values({ botId, jobId: job.id }));
     if (updated.total > 0) return { job: updated, busy: false };
-    await manager.query(`DELETE FROM delivery_redrive_jobs WHERE id = $1`, [job.id]);
+    await execute(on, db.deleteFrom('delivery_redrive_jobs').where('id', '=', job.id));
     return { busy: false };
   }
 
-  async find(jobId: string, manager: EntityManager = this.dataSource.manager): Promise<RedriveJobRow | undefined> {
-    const rows: RedriveJobRow[] = await manager.query(
-      `SELECT ${JOB_COLUMNS} FROM delivery_redrive_jobs WHERE id = $1`,
-      [jobId],
+  find(jobId: string, on: SqlTarget = this.database): Promise<RedriveJobRow | undefined> {
+    return executeFirst(
+      on,
+      db.selectFrom('delivery_redrive_jobs').select(JOB_COLUMNS).where('id', '=', jobId).$castTo<RedriveJobRow>(),
     );
-    return rows[0];
   }
 
   /** Newest first, after the keyset (created_at, id) of the last one seen. */
   recent(limit: number, before: { createdAt: string; id: string } | null): Promise<RedriveJobRow[]> {
-    return this.dataSource.query(
-      `SELECT ${JOB_COLUMNS} FROM delivery_redrive_jobs
-        WHERE $2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::uuid)
-        ORDER BY created_at DESC, id DESC LIMIT $1`,
-      [limit, before?.createdAt ?? null, before?.id ?? null],
+    const at = before?.createdAt ?? null;
+    return executeAll(
+      this.database,
+      db
+        .selectFrom('delivery_redrive_jobs')
+        .select(JOB_COLUMNS)
+        .where(
+          sql<boolean>`(${at}::timestamptz IS NULL OR (created_at, id) < (${at}::timestamptz, ${before?.id ?? null}::uuid))`,
+        )
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .$castTo<RedriveJobRow>(),
     );
   }
 
   countsPerBot(jobId: string): Promise<RedriveItemCounts[]> {
-    return this.dataSource.query(
-      `SELECT bot_id, count(*) FILTER (WHERE state = 'pending')::int AS pending,
-              count(*) FILTER (WHERE state = 'done')::int AS done,
-              count(*) FILTER (WHERE state = 'failed')::int AS failed
-         FROM delivery_redrive_items WHERE job_id = $1
-        GROUP BY bot_id ORDER BY bot_id`,
-      [jobId],
-    );
+    return executeAll(this.database, itemCounts(jobId));
   }
 
   /** running → cancelled; false when the job had already ended. */
-  async cancel(manager: EntityManager, jobId: string): Promise<boolean> {
-    const [, count]: [unknown[], number] = await manager.query(
-      `UPDATE delivery_redrive_jobs SET status = 'cancelled', finished_at = now(), updated_at = now()
-        WHERE id = $1 AND status = 'running'`,
-      [jobId],
+  async cancel(on: SqlTarget, jobId: string): Promise<boolean> {
+    const { rowCount } = await execute(
+      on,
+      db
+        .updateTable('delivery_redrive_jobs')
+        .set({ status: sql.lit('cancelled'), finished_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
+        .where('id', '=', jobId)
+        .where('status', '=', RUNNING),
     );
-    return count > 0;
+    return (rowCount ?? 0) > 0;
   }
 
   /**
    * Running jobs created over `olderThanMs` ago (the outbox of the redrive queue: each needs a queued
    * BullMQ job).
    */
-  async running(limit: number, olderThanMs: number): Promise<Array<{ id: string }>> {
-    return (await runNamed<{ id: string }>(this.dataSource, RUNNING_JOBS, [limit, olderThanMs])).rows;
+  running(limit: number, olderThanMs: number): Promise<Array<RowOf<typeof RUNNING_JOBS>>> {
+    return RUNNING_JOBS.all(this.database, { limit, olderThanMs });
   }
 
   /** The job row locked for one step, with its kind and pace; undefined unless it is still running. */
-  async lockRunning(
-    manager: EntityManager,
-    jobId: string,
-  ): Promise<{ kind: RedriveJobKind; rate_per_bot: number } | undefined> {
-    const rows: Array<{ kind: RedriveJobKind; rate_per_bot: number }> = await manager.query(
-      `SELECT kind, rate_per_bot FROM delivery_redrive_jobs WHERE id = $1 AND status = 'running' FOR UPDATE`,
-      [jobId],
+  lockRunning(on: SqlTarget, jobId: string): Promise<{ kind: RedriveJobKind; rate_per_bot: number } | undefined> {
+    return executeFirst(
+      on,
+      db
+        .selectFrom('delivery_redrive_jobs')
+        .select(['kind', 'rate_per_bot'])
+        .where('id', '=', jobId)
+        .where('status', '=', RUNNING)
+        .forUpdate(),
     );
-    return rows[0];
   }
 
   /** The next pending dead letters of the job: at most `perBot` of each bot, in update order. */
-  next(manager: EntityManager, jobId: string, perBot: number): Promise<NextItem[]> {
-    return manager.query(
-      `SELECT delivery_id, bot_id FROM (
-         SELECT delivery_id, bot_id, update_seq,
-                row_number() OVER (PARTITION BY bot_id ORDER BY update_seq) AS place
-           FROM delivery_redrive_items WHERE job_id = $1 AND state = 'pending') n
-        WHERE place <= $2
-        ORDER BY bot_id, update_seq`,
-      [jobId, perBot],
-    );
+  next(on: SqlTarget, jobId: string, perBot: number): Promise<NextItem[]> {
+    return executeAll(on, nextItems(jobId, perBot));
   }
 
   /**
    * Marks items handled: `done` for the restarted ones, `failed` with the reason for the rest. Only
    * pending items move, so an item is taken once per job even if two workers ever overlap.
    */
-  async settle(manager: EntityManager, jobId: string, done: string[], failed: string[], reason: string): Promise<void> {
-    await manager.query(
-      `UPDATE delivery_redrive_items i
-          SET state = CASE WHEN i.delivery_id = ANY($2::uuid[]) THEN 'done' ELSE 'failed' END,
-              error = CASE WHEN i.delivery_id = ANY($2::uuid[]) THEN NULL ELSE $4 END,
-              processed_at = now()
-        WHERE i.job_id = $1 AND i.state = 'pending' AND (i.delivery_id = ANY($2::uuid[]) OR i.delivery_id = ANY($3::uuid[]))`,
-      [jobId, done, failed, reason],
+  async settle(on: SqlTarget, jobId: string, done: string[], failed: string[], reason: string): Promise<void> {
+    const restarted = sql<boolean>`i.delivery_id = ANY(${done}::uuid[])`;
+    await execute(
+      on,
+      db
+        .updateTable('delivery_redrive_items as i')
+        .set({
+          state: sql<'done' | 'failed'>`CASE WHEN ${restarted} THEN 'done' ELSE 'failed' END`,
+          error: sql<string | null>`CASE WHEN ${restarted} THEN NULL ELSE ${reason}::text END`,
+          processed_at: sql<Date>`now()`,
+        })
+        .where('i.job_id', '=', jobId)
+        .where('i.state', '=', PENDING)
+        .where(sql<boolean>`(${restarted} OR i.delivery_id = ANY(${failed}::uuid[]))`),
     );
-    await manager.query(`UPDATE delivery_redrive_jobs SET updated_at = now() WHERE id = $1`, [jobId]);
+    await execute(
+      on,
+      db
+        .updateTable('delivery_redrive_jobs')
+        .set({ updated_at: sql<Date>`now()` })
+        .where('id', '=', jobId),
+    );
   }
 
   /**
    * Takes the listed items for this step: pending → locked by this transaction. Returns those that
    * were still pending, so a concurrent step cannot take them too.
    */
-  async take(manager: EntityManager, jobId: string, deliveryIds: string[]): Promise<string[]> {
-    const rows: Array<{ delivery_id: string }> = await manager.query(
-      `SELECT delivery_id FROM delivery_redrive_items
-        WHERE job_id = $1 AND delivery_id = ANY($2::uuid[]) AND state = 'pending'
-        FOR UPDATE SKIP LOCKED`,
-      [jobId, deliveryIds],
+  async take(on: SqlTarget, jobId: string, deliveryIds: string[]): Promise<string[]> {
+    const rows = await executeAll(
+      on,
+      db
+        .selectFrom('delivery_redrive_items')
+        .select('delivery_id')
+        .where('job_id', '=', jobId)
+        .where(sql<boolean>`delivery_id = ANY(${deliveryIds}::uuid[])`)
+        .where('state', '=', PENDING)
+        .forUpdate()
+        .skipLocked(),
     );
     return rows.map((row) => row.delivery_id);
   }
 
   /** running → completed once nothing is pending; true when it just completed. */
-  async completeIfDrained(manager: EntityManager, jobId: string): Promise<boolean> {
-    const [, count]: [unknown[], number] = await manager.query(
-      `UPDATE delivery_redrive_jobs SET status = 'completed', finished_at = now(), updated_at = now()
-        WHERE id = $1 AND status = 'running'
-          AND NOT EXISTS (SELECT 1 FROM delivery_redrive_items WHERE job_id = $1 AND state = 'pending')`,
-      [jobId],
+  async completeIfDrained(on: SqlTarget, jobId: string): Promise<boolean> {
+    const { rowCount } = await execute(
+      on,
+      db
+        .updateTable('delivery_redrive_jobs')
+        .set({ status: sql.lit('completed'), finished_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
+        .where('id', '=', jobId)
+        .where('status', '=', RUNNING)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('delivery_redrive_items')
+                .select(sql<number>`1`.as('one'))
+                .where('job_id', '=', jobId)
+                .where('state', '=', PENDING),
+            ),
+          ),
+        ),
     );
-    return count > 0;
+    return (rowCount ?? 0) > 0;
   }
 
-  countRunning(): Promise<number> {
-    return this.dataSource
-      .query(`SELECT count(*)::int AS count FROM delivery_redrive_jobs WHERE status = 'running'`)
-      .then((rows: Array<{ count: number }>) => rows[0].count);
+  async countRunning(): Promise<number> {
+    const row = await executeFirst(
+      this.database,
+      db
+        .selectFrom('delivery_redrive_jobs')
+        .select(sql<number>`count(*)::int`.as('count'))
+        .where('status', '=', RUNNING),
+    );
+    return row!.count;
   }
 }

@@ -1,9 +1,6 @@
 import { BullModule, InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { JobsOptions, Queue } from 'bullmq';
-import { DataSource, EntityManager } from 'typeorm';
-import { AfterCommit } from '../database/after-commit';
 
 /** The queue that works off staff and automatic redrive jobs, one BullMQ job per running redrive job. */
 export const REDRIVE_QUEUE = 'bot-api-redrives';
@@ -33,18 +30,8 @@ export const registerRedriveQueue = () => BullModule.registerQueue({ name: REDRI
 @Injectable()
 export class RedriveQueue {
   private readonly logger = new Logger(RedriveQueue.name);
-  private readonly afterCommit: AfterCommit<string>;
 
-  constructor(
-    @InjectDataSource() dataSource: DataSource,
-    @InjectQueue(REDRIVE_QUEUE) private readonly queue: Queue<RedriveStepsData>,
-  ) {
-    this.afterCommit = new AfterCommit(dataSource, (ids) => void this.enqueue(ids));
-  }
-
-  enqueueAfterCommit(manager: EntityManager, redriveJobId: string): void {
-    this.afterCommit.add(manager, [redriveJobId]);
-  }
+  constructor(@InjectQueue(REDRIVE_QUEUE) private readonly queue: Queue<RedriveStepsData>) {}
 
   /** Best effort: a redrive job left out now is queued by the next tick. */
   async enqueue(redriveJobIds: readonly string[]): Promise<void> {

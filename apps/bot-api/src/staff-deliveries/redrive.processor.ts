@@ -1,9 +1,8 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { deliverJobFor, DeliveryDomain } from '@app/bot-delivery';
+import { Database } from '@app/platform';
 import { DelayedError, Job } from 'bullmq';
-import { DataSource } from 'typeorm';
 import { BotConfig } from '../config/bot.config';
 import { DeliveryQueue } from '../deliveries/delivery-queue';
 import { REDRIVE_QUEUE, RedriveStepsData } from './redrive-queue';
@@ -29,7 +28,7 @@ export class RedriveProcessor extends WorkerHost implements OnApplicationBootstr
   private readonly logger = new Logger(RedriveProcessor.name);
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly jobs: RedriveJobsStore,
     private readonly delivery: DeliveryDomain,
     private readonly queue: DeliveryQueue,
@@ -69,34 +68,35 @@ export class RedriveProcessor extends WorkerHost implements OnApplicationBootstr
    * Answers whether the redrive job still runs afterwards.
    */
   private async step(jobId: string): Promise<boolean> {
-    const { kind, restarted, running } = await this.dataSource.transaction(async (manager) => {
-      const job = await this.jobs.lockRunning(manager, jobId);
-      if (!job) return { kind: 'staff', restarted: 0, running: false };
+    const { kind, opened, running } = await this.database.transaction(async (tx) => {
+      const job = await this.jobs.lockRunning(tx, jobId);
+      if (!job) return { kind: 'staff', opened: [], running: false };
       const kind = job.kind;
       const perBot = Math.max(1, Math.round((job.rate_per_bot * this.config.REDRIVE_STEP_MS) / 1000));
-      const next = await this.jobs.next(manager, jobId, perBot);
+      const next = await this.jobs.next(tx, jobId, perBot);
       const taken = await this.jobs.take(
-        manager,
+        tx,
         jobId,
         next.map((item) => item.delivery_id),
       );
-      const opened = await this.delivery.redrive(manager, taken, ['dead_letter'], kind === 'auto' ? 'auto' : 'staff');
+      const opened = await this.delivery.redrive(tx, taken, ['dead_letter'], kind === 'auto' ? 'auto' : 'staff');
       const done = new Set(opened.map((delivery) => delivery.id));
       await this.jobs.settle(
-        manager,
+        tx,
         jobId,
         [...done],
         taken.filter((id) => !done.has(id)),
         NOT_REDRIVEN,
       );
-      const completed = await this.jobs.completeIfDrained(manager, jobId);
+      const completed = await this.jobs.completeIfDrained(tx, jobId);
       // Queued in update order per bot, as the step took them.
       const place = new Map(next.map((item, index) => [item.delivery_id, index]));
       opened.sort((a, b) => (place.get(a.id) ?? 0) - (place.get(b.id) ?? 0));
-      this.queue.enqueueAfterCommit(manager, opened.map(deliverJobFor));
-      return { kind, restarted: opened.length, running: !completed };
+      return { kind, opened, running: !completed };
     });
-    (kind === 'auto' ? this.metrics.autoRedelivered : this.metrics.redelivered).inc(restarted);
+    // Queued once committed: a job must never find its delivery still uncommitted.
+    void this.queue.enqueue(opened.map(deliverJobFor));
+    (kind === 'auto' ? this.metrics.autoRedelivered : this.metrics.redelivered).inc(opened.length);
     return running;
   }
 }

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import {
   DELIVERY_STATUSES,
   deliverJobFor,
@@ -7,7 +6,7 @@ import {
   StaffDeliveryDetailRow,
   StaffDeliveryRow,
 } from '@app/bot-delivery';
-import { DataSource } from 'typeorm';
+import { Database } from '@app/platform';
 import { BotErrors } from '../bot-errors';
 import { DeliveryQueue } from '../deliveries/delivery-queue';
 import { attemptView, seriesLog } from '../deliveries/delivery.view';
@@ -50,7 +49,7 @@ function staffDeliveryView(row: Omit<StaffDeliveryRow, 'event_at'>): StaffDelive
 @Injectable()
 export class StaffDeliveriesService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly delivery: DeliveryDomain,
     private readonly queue: DeliveryQueue,
     private readonly audit: StaffAuditStore,
@@ -132,20 +131,22 @@ export class StaffDeliveriesService {
     if (row.delivery_mode !== 'webhook') {
       throw BotErrors.error('CONFLICT', 'The bot has no webhook; it cannot be redelivered to');
     }
-    await this.dataSource.transaction(async (manager) => {
-      const restarted = await this.delivery.redrive(manager, [row.id], ['dead_letter', 'succeeded'], 'staff');
-      if (restarted.length === 0) {
+    const restarted = await this.database.transaction(async (tx) => {
+      const opened = await this.delivery.redrive(tx, [row.id], ['dead_letter', 'succeeded'], 'staff');
+      if (opened.length === 0) {
         throw BotErrors.error('CONFLICT', 'This delivery is still pending or retrying, or its bot left webhook mode');
       }
-      await this.audit.record(manager, {
+      await this.audit.record(tx, {
         actorId: staffId,
         action: 'delivery.redeliver',
         target: row.update_id,
         filter: { bot_id: row.bot_id },
         counts: { redelivered: 1, previous_status: row.status },
       });
-      this.queue.enqueueAfterCommit(manager, restarted.map(deliverJobFor));
+      return opened;
     });
+    // Queued once committed: a job must never find its delivery still uncommitted.
+    void this.queue.enqueue(restarted.map(deliverJobFor));
     this.metrics.redelivered.inc();
     return staffDeliveryView(await this.detail(updateId));
   }
