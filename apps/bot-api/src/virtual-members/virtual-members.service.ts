@@ -106,7 +106,7 @@ export class VirtualMembersService {
    */
   async send(bot: Bot, dto: SendAsVirtualMemberDto): Promise<MessageView> {
     if (!bot.scopes.includes(SEND_SCOPE)) throw BotErrors.error('FORBIDDEN', `The bot lacks the scope ${SEND_SCOPE}`);
-    // Stays on TypeORM until MessagesService and MessageEventsService.posted accept a Database transaction.
+    // Stays on TypeORM until MessageEventsService.posted accepts a Database transaction.
     return this.dataSource.transaction(async (manager) => {
       const chat = await this.admittedGroup(manager, bot, dto.chat_id);
       const member = await this.store.find(manager, dto.virtual_member_id, chat.id, bot.id);
