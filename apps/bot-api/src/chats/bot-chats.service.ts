@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { Database, SqlTarget } from '@app/platform';
-import { DataSource } from 'typeorm';
 import type { Bot } from '../bots/entities/bot.entity';
 import { userView } from '../users/person';
 import { UsersStore } from '../users/users.store';
@@ -25,7 +23,6 @@ import { ChatMemberView, ChatView, UserProfilePhotosView } from './dto/chat.view
 @Injectable()
 export class BotChatsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly database: Database,
     private readonly events: ChatEventsService,
     private readonly chats: ChatsStore,
@@ -38,10 +35,9 @@ export class BotChatsService {
   }
 
   async getChatMember(bot: Bot, dto: ChatMemberRefDto): Promise<ChatMemberView> {
-    const manager = this.dataSource.manager;
-    const { chat } = await this.membership(manager, bot, dto.chat_id);
-    const person = await this.users.person(manager, dto.user_id);
-    const member = await this.chats.member(manager, chat.id, person.id);
+    const { chat } = await this.membership(this.database, bot, dto.chat_id);
+    const person = await this.users.person(this.database, dto.user_id);
+    const member = await this.chats.member(this.database, chat.id, person.id);
     if (!member) return { user: userView(person), status: 'left' };
     return memberView(member, person);
   }
@@ -53,11 +49,10 @@ export class BotChatsService {
 
   /** The owner counts as an administrator. */
   async getChatAdministrators(bot: Bot, chatId: string): Promise<ChatMemberView[]> {
-    const manager = this.dataSource.manager;
-    const { chat } = await this.membership(manager, bot, chatId);
-    const members = await this.chats.managers(manager, chat.id);
+    const { chat } = await this.membership(this.database, bot, chatId);
+    const members = await this.chats.managers(this.database, chat.id);
     const people = await this.users.people(
-      manager,
+      this.database,
       members.map((m) => m.userId),
     );
     return members.map((m) => memberView(m, people.get(m.userId)!));
@@ -85,28 +80,28 @@ export class BotChatsService {
   }
 
   pinChatMessage(bot: Bot, dto: PinMessageDto): Promise<true> {
-    return this.dataSource.transaction(async (manager) => {
-      const { chat } = await this.governedGroup(manager, bot, dto.chat_id);
-      const pinned = await this.chats.pin(manager, chat.id, dto.message_id);
+    return this.database.transaction(async (tx) => {
+      const { chat } = await this.governedGroup(tx, bot, dto.chat_id);
+      const pinned = await this.chats.pin(tx, chat.id, dto.message_id);
       if (!pinned) throw BotErrors.error('NOT_FOUND', 'Message not found');
       return true as const;
     });
   }
 
   unpinChatMessage(bot: Bot, dto: UnpinMessageDto): Promise<true> {
-    return this.dataSource.transaction(async (manager) => {
-      const { chat } = await this.governedGroup(manager, bot, dto.chat_id);
+    return this.database.transaction(async (tx) => {
+      const { chat } = await this.governedGroup(tx, bot, dto.chat_id);
       if (dto.message_id === undefined || chat.pinnedMessageId === dto.message_id) {
-        await this.chats.update(manager, chat.id, { pinnedMessageId: null });
+        await this.chats.update(tx, chat.id, { pinnedMessageId: null });
       }
       return true as const;
     });
   }
 
   unpinAllChatMessages(bot: Bot, chatId: string): Promise<true> {
-    return this.dataSource.transaction(async (manager) => {
-      const { chat } = await this.governedGroup(manager, bot, chatId);
-      await this.chats.update(manager, chat.id, { pinnedMessageId: null });
+    return this.database.transaction(async (tx) => {
+      const { chat } = await this.governedGroup(tx, bot, chatId);
+      await this.chats.update(tx, chat.id, { pinnedMessageId: null });
       return true as const;
     });
   }
@@ -123,12 +118,12 @@ export class BotChatsService {
 
   /** Lifts the blacklist without adding the user back. */
   unbanChatMember(bot: Bot, dto: ChatMemberRefDto): Promise<true> {
-    return this.dataSource.transaction(async (manager) => {
-      const { chat } = await this.governedGroup(manager, bot, dto.chat_id);
-      const target = await this.chats.member(manager, chat.id, dto.user_id);
+    return this.database.transaction(async (tx) => {
+      const { chat } = await this.governedGroup(tx, bot, dto.chat_id);
+      const target = await this.chats.member(tx, chat.id, dto.user_id);
       if (target?.state === 'banned') {
-        await this.chats.setMembership(manager, chat.id, dto.user_id, target, { state: 'left', banReason: null });
-        await this.events.memberChangedBy(manager, chat, bot.systemUserId!, dto.user_id, 'banned', 'left');
+        await this.chats.setMembership(tx, chat.id, dto.user_id, target, { state: 'left', banReason: null });
+        await this.events.memberChangedBy(tx, chat, bot.systemUserId!, dto.user_id, 'banned', 'left');
       }
       return true as const;
     });
@@ -139,39 +134,34 @@ export class BotChatsService {
    * private chat cannot be left, and the owner cannot leave its group, as it cannot be removed.
    */
   leaveChat(bot: Bot, chatId: string): Promise<true> {
-    return this.dataSource.transaction(async (manager) => {
-      const { chat, member } = await this.membership(manager, bot, chatId, true);
+    return this.database.transaction(async (tx) => {
+      const { chat, member } = await this.membership(tx, bot, chatId, true);
       if (chat.type !== 'group') throw BotErrors.invalid('A private chat cannot be left');
       if (member.rank === 'owner') throw BotErrors.error('FORBIDDEN', 'The owner cannot leave the group');
       const oldStatus = memberStatus(member);
-      await this.chats.setMembership(manager, chat.id, member.userId, member, { state: 'left', rank: 'member' });
-      await this.events.memberChangedBy(manager, chat, member.userId, member.userId, oldStatus, 'left');
+      await this.chats.setMembership(tx, chat.id, member.userId, member, { state: 'left', rank: 'member' });
+      await this.events.memberChangedBy(tx, chat, member.userId, member.userId, oldStatus, 'left');
       return true as const;
     });
   }
 
   /** Settles a pending chat_join_request: approval makes the user a member, declining just closes it. */
   answerJoinRequest(bot: Bot, dto: ChatMemberRefDto, approve: boolean): Promise<true> {
-    return this.dataSource.transaction(async (manager) => {
-      const { chat } = await this.governedGroup(manager, bot, dto.chat_id);
-      const settled = await this.chats.settleJoinRequest(
-        manager,
-        chat.id,
-        dto.user_id,
-        approve ? 'approved' : 'declined',
-      );
+    return this.database.transaction(async (tx) => {
+      const { chat } = await this.governedGroup(tx, bot, dto.chat_id);
+      const settled = await this.chats.settleJoinRequest(tx, chat.id, dto.user_id, approve ? 'approved' : 'declined');
       if (!settled) throw BotErrors.error('NOT_FOUND', 'No pending join request of this user');
       if (!approve) return true as const;
-      const existing = await this.chats.member(manager, chat.id, dto.user_id);
+      const existing = await this.chats.member(tx, chat.id, dto.user_id);
       if (existing?.state === 'banned') throw BotErrors.error('CONFLICT', 'The user is banned from this chat');
       if (existing?.state === 'active') return true as const;
       const oldStatus = memberStatus(existing);
-      await this.chats.setMembership(manager, chat.id, dto.user_id, existing, {
+      await this.chats.setMembership(tx, chat.id, dto.user_id, existing, {
         rank: 'member',
         state: 'active',
         banReason: null,
       });
-      await this.events.memberChangedBy(manager, chat, bot.systemUserId!, dto.user_id, oldStatus, 'member');
+      await this.events.memberChangedBy(tx, chat, bot.systemUserId!, dto.user_id, oldStatus, 'member');
       return true as const;
     });
   }
@@ -182,11 +172,11 @@ export class BotChatsService {
     state: Extract<MemberState, 'kicked' | 'banned'>,
     reason: string | null,
   ): Promise<true> {
-    return this.dataSource.transaction(async (manager) => {
-      const { chat, member: own } = await this.governedGroup(manager, bot, dto.chat_id);
+    return this.database.transaction(async (tx) => {
+      const { chat, member: own } = await this.governedGroup(tx, bot, dto.chat_id);
       if (dto.user_id === own.userId) throw BotErrors.invalid('A bot cannot remove itself this way');
-      await this.users.person(manager, dto.user_id);
-      const target = await this.chats.member(manager, chat.id, dto.user_id);
+      await this.users.person(tx, dto.user_id);
+      const target = await this.chats.member(tx, chat.id, dto.user_id);
       if (!target && state === 'kicked') throw BotErrors.error('NOT_FOUND', 'Member not found');
       if (target && target.state === 'active') {
         if (target.rank === 'owner') throw BotErrors.error('FORBIDDEN', 'The owner cannot be removed');
@@ -197,20 +187,20 @@ export class BotChatsService {
       const oldStatus = memberStatus(target);
       // A kick needs an active member (no row at all answered 404 above); a ban may add the row.
       if (state === 'kicked' && target?.state !== 'active') return true as const;
-      await this.chats.setMembership(manager, chat.id, dto.user_id, target, {
+      await this.chats.setMembership(tx, chat.id, dto.user_id, target, {
         state,
         rank: 'member',
         banReason: reason,
       });
-      await this.events.memberChangedBy(manager, chat, bot.systemUserId!, dto.user_id, oldStatus, state);
+      await this.events.memberChangedBy(tx, chat, bot.systemUserId!, dto.user_id, oldStatus, state);
       return true as const;
     });
   }
 
   private governChat(bot: Bot, chatId: string, changes: Omit<ChatChanges, 'pinnedMessageId'>): Promise<true> {
-    return this.dataSource.transaction(async (manager) => {
-      const { chat } = await this.governedGroup(manager, bot, chatId);
-      await this.chats.update(manager, chat.id, changes);
+    return this.database.transaction(async (tx) => {
+      const { chat } = await this.governedGroup(tx, bot, chatId);
+      await this.chats.update(tx, chat.id, changes);
       return true as const;
     });
   }

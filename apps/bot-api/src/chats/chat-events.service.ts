@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { CommitScope } from '../database/after-commit';
 import { unixSeconds } from '../unix-time';
 import { chatRefView, ChatRef } from './chat-view';
 import { ChatsStore } from './chats.store';
@@ -29,20 +29,20 @@ export class ChatEventsService {
 
   /** `memberChanged` for a change the user `actorId` made to the membership of `targetId`; returns the target. */
   async memberChangedBy(
-    manager: EntityManager,
+    on: CommitScope,
     chat: ChatRef,
     actorId: string,
     targetId: string,
     oldStatus: MemberStatus,
     newStatus: MemberStatus,
   ): Promise<Person> {
-    const people = await this.users.people(manager, [actorId, targetId]);
+    const people = await this.users.people(on, [actorId, targetId]);
     const target = people.get(targetId)!;
-    await this.memberChanged(manager, { chat, actor: people.get(actorId)!, target, oldStatus, newStatus });
+    await this.memberChanged(on, { chat, actor: people.get(actorId)!, target, oldStatus, newStatus });
     return target;
   }
 
-  async memberChanged(manager: EntityManager, change: MemberChange): Promise<void> {
+  async memberChanged(on: CommitScope, change: MemberChange): Promise<void> {
     if (change.oldStatus === change.newStatus) return;
     const body = {
       chat: chatRefView(change.chat),
@@ -52,17 +52,17 @@ export class ChatEventsService {
       new_chat_member: { user: userView(change.target), status: change.newStatus },
     };
     if (change.target.isBot) {
-      const bot = await this.chats.botOfUser(manager, change.target.id, change.chat.id);
-      if (bot) await this.updates.emit(manager, { bot, type: 'my_chat_member', payload: { my_chat_member: body } });
+      const bot = await this.chats.botOfUser(on, change.target.id, change.chat.id);
+      if (bot) await this.updates.emit(on, { bot, type: 'my_chat_member', payload: { my_chat_member: body } });
     }
-    for (const bot of await this.chats.botsInChat(manager, change.chat.id)) {
+    for (const bot of await this.chats.botsInChat(on, change.chat.id)) {
       if (bot.systemUserId === change.target.id) continue;
-      await this.updates.emit(manager, { bot, type: 'chat_member', payload: { chat_member: body } });
+      await this.updates.emit(on, { bot, type: 'chat_member', payload: { chat_member: body } });
     }
   }
 
   /** Goes to the bots that can act on it: owners and administrators of the group. */
-  async joinRequested(manager: EntityManager, chat: ChatRef, user: Person, requestId: string, at: Date): Promise<void> {
+  async joinRequested(on: CommitScope, chat: ChatRef, user: Person, requestId: string, at: Date): Promise<void> {
     const body = {
       id: requestId,
       chat: chatRefView(chat),
@@ -70,9 +70,9 @@ export class ChatEventsService {
       user_chat_id: user.id,
       date: unixSeconds(at),
     };
-    for (const bot of await this.chats.botsInChat(manager, chat.id)) {
+    for (const bot of await this.chats.botsInChat(on, chat.id)) {
       if (bot.rank !== 'owner' && bot.rank !== 'administrator') continue;
-      await this.updates.emit(manager, { bot, type: 'chat_join_request', payload: { chat_join_request: body } });
+      await this.updates.emit(on, { bot, type: 'chat_join_request', payload: { chat_join_request: body } });
     }
   }
 }

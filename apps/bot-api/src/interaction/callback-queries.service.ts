@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Account } from '@app/auth';
 import { Database } from '@app/platform';
-import { DataSource } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import type { Bot } from '../bots/entities/bot.entity';
 import { ChatsStore } from '../chats/chats.store';
@@ -26,7 +24,6 @@ export function hasCallbackButton(markup: ReplyMarkup | null, data: string): boo
 @Injectable()
 export class CallbackQueriesService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly database: Database,
     private readonly store: CallbackQueriesStore,
     private readonly chats: ChatsStore,
@@ -42,23 +39,23 @@ export class CallbackQueriesService {
    * callback_query Update to that bot are written in one transaction.
    */
   async click(account: Account, dto: CreateCallbackQueryDto): Promise<CreatedQueryView> {
-    return this.dataSource.transaction(async (manager) => {
-      const { chat } = await this.chats.requireActiveMember(manager, dto.chat_id, account.id);
-      const message = await this.messages.findInChat(manager, chat.id, dto.message_id);
+    return this.database.transaction(async (tx) => {
+      const { chat } = await this.chats.requireActiveMember(tx, dto.chat_id, account.id);
+      const message = await this.messages.findInChat(tx, chat.id, dto.message_id);
       if (!hasCallbackButton(message.replyMarkup, dto.data)) {
         throw BotErrors.invalid('The message has no inline keyboard button with this callback_data', [
           { field: 'data', problem: 'no button of the message carries this callback_data' },
         ]);
       }
-      const bot = await this.chats.botOfUser(manager, message.senderId, chat.id);
+      const bot = await this.chats.botOfUser(tx, message.senderId, chat.id);
       if (!bot) throw BotErrors.notFound('Bot');
       const id = await this.store.insert(
-        manager,
+        tx,
         { botId: bot.id, userId: account.id, chatId: chat.id, messageId: message.id, data: dto.data },
         this.config.CALLBACK_ANSWER_WINDOW_MS,
       );
-      const from = userView(await this.users.person(manager, account.id));
-      await this.updates.emit(manager, {
+      const from = userView(await this.users.person(tx, account.id));
+      await this.updates.emit(tx, {
         bot,
         type: 'callback_query',
         payload: {

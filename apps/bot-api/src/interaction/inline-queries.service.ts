@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Account } from '@app/auth';
 import { Database } from '@app/platform';
-import { DataSource } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { BotsStore } from '../bots/bots.store';
 import type { Bot } from '../bots/entities/bot.entity';
@@ -23,7 +21,6 @@ const DEFAULT_CACHE_TIME = 300;
 @Injectable()
 export class InlineQueriesService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly database: Database,
     private readonly store: InlineQueriesStore,
     private readonly bots: BotsStore,
@@ -38,24 +35,24 @@ export class InlineQueriesService {
    * supports_inline_queries on. The query and its inline_query Update are written in one transaction.
    */
   async ask(account: Account, dto: CreateInlineQueryDto): Promise<CreatedQueryView> {
-    return this.dataSource.transaction(async (manager) => {
-      const bot = await this.bots.availableByUsername(manager, dto.bot_username.replace(/^@/, ''));
+    return this.database.transaction(async (tx) => {
+      const bot = await this.bots.availableByUsername(tx, dto.bot_username.replace(/^@/, ''));
       if (!bot) throw BotErrors.notFound('Bot');
       if (!bot.supportsInlineQueries) {
         throw BotErrors.error('INLINE_NOT_SUPPORTED', `@${bot.username} does not support inline queries`);
       }
       let chatType: InlineQueryUpdateView['chat_type'] = 'sender';
       if (dto.chat_id !== undefined) {
-        chatType = (await this.chats.requireActiveMember(manager, dto.chat_id, account.id)).chat.type;
+        chatType = (await this.chats.requireActiveMember(tx, dto.chat_id, account.id)).chat.type;
       }
       const offset = dto.offset ?? '';
       const id = await this.store.insert(
-        manager,
+        tx,
         { botId: bot.id, userId: account.id, query: dto.query, offset },
         this.config.CALLBACK_ANSWER_WINDOW_MS,
       );
-      const from = userView(await this.users.person(manager, account.id));
-      await this.updates.emit(manager, {
+      const from = userView(await this.users.person(tx, account.id));
+      await this.updates.emit(tx, {
         bot,
         type: 'inline_query',
         payload: { inline_query: { id, from, query: dto.query, offset, chat_type: chatType } },

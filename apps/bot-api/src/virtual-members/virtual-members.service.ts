@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Database, PageQuery, pageAnswer, pageWindow } from '@app/platform';
-import { DataSource, EntityManager } from 'typeorm';
+import { Database, PageQuery, pageAnswer, pageWindow, SqlTarget } from '@app/platform';
+import { DataSource } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { BotsStore } from '../bots/bots.store';
 import type { Bot } from '../bots/entities/bot.entity';
@@ -50,13 +50,13 @@ export class VirtualMembersService {
   ) {}
 
   async create(bot: Bot, dto: CreateChatVirtualMemberDto): Promise<VirtualMemberView> {
-    return this.dataSource.transaction(async (manager) => {
-      const chat = await this.admittedGroup(manager, bot, dto.chat_id);
+    return this.database.transaction(async (tx) => {
+      const chat = await this.admittedGroup(tx, bot, dto.chat_id);
       const id = newVirtualMemberId();
-      await this.users.createVirtualUser(manager, id, dto.name);
-      await this.chats.addMembers(manager, chat.id, [{ userId: id, rank: 'member' }]);
-      const row = await this.store.insert(manager, id, chat.id, bot.id);
-      await this.audit.record(manager, {
+      await this.users.createVirtualUser(tx, id, dto.name);
+      await this.chats.addMembers(tx, chat.id, [{ userId: id, rank: 'member' }]);
+      const row = await this.store.insert(tx, id, chat.id, bot.id);
+      await this.audit.record(tx, {
         botId: bot.id,
         action: 'create',
         outcome: 'succeeded',
@@ -76,14 +76,14 @@ export class VirtualMembersService {
   /** The bot's own virtual members of the group, oldest first. */
   async list(bot: Bot, dto: ListChatVirtualMembersDto): Promise<VirtualMemberPage> {
     const window = pageWindow(dto as PageQuery);
-    return this.dataSource.transaction(async (manager) => {
-      const chat = await this.admittedGroup(manager, bot, dto.chat_id);
-      const [rows, total] = await this.store.page(manager, chat.id, bot.id, window.offset, window.pageSize);
+    return this.database.transaction(async (tx) => {
+      const chat = await this.admittedGroup(tx, bot, dto.chat_id);
+      const [rows, total] = await this.store.page(tx, chat.id, bot.id, window.offset, window.pageSize);
       const people = await this.users.people(
-        manager,
+        tx,
         rows.map((row) => row.user_id),
       );
-      await this.audit.record(manager, {
+      await this.audit.record(tx, {
         botId: bot.id,
         action: 'list',
         outcome: 'succeeded',
@@ -106,6 +106,7 @@ export class VirtualMembersService {
    */
   async send(bot: Bot, dto: SendAsVirtualMemberDto): Promise<MessageView> {
     if (!bot.scopes.includes(SEND_SCOPE)) throw BotErrors.error('FORBIDDEN', `The bot lacks the scope ${SEND_SCOPE}`);
+    // Stays on TypeORM until MessageEventsService.posted accepts a Database transaction.
     return this.dataSource.transaction(async (manager) => {
       const chat = await this.admittedGroup(manager, bot, dto.chat_id);
       const member = await this.store.find(manager, dto.virtual_member_id, chat.id, bot.id);
@@ -151,7 +152,7 @@ export class VirtualMembersService {
   /** Staff read of the audit log, newest first; 404 for an unknown bot. */
   async auditLog(botId: string, query: PageQuery): Promise<VirtualMemberAuditPage> {
     const window = pageWindow(query);
-    if (!(await this.bots.reviewOf(this.dataSource.manager, botId))) throw BotErrors.notFound('Bot');
+    if (!(await this.bots.reviewOf(this.database, botId))) throw BotErrors.notFound('Bot');
     const [rows, total] = await this.audit.page(this.database, botId, window.offset, window.pageSize);
     return pageAnswer(rows.map(auditView), total, window);
   }
@@ -160,11 +161,11 @@ export class VirtualMembersService {
    * Admission of every call: the feature is on for the bot (403 VIRTUAL_MEMBERS_DISABLED), the bot is
    * an active member of the chat (404) and the chat is a group (400).
    */
-  private async admittedGroup(manager: EntityManager, bot: Bot, chatId: string): Promise<Chat> {
-    if (!(await this.bots.virtualMembersEnabled(manager, bot.id))) {
+  private async admittedGroup(on: SqlTarget, bot: Bot, chatId: string): Promise<Chat> {
+    if (!(await this.bots.virtualMembersEnabled(on, bot.id))) {
       throw BotErrors.error('VIRTUAL_MEMBERS_DISABLED');
     }
-    const { chat } = await this.chats.requireActiveMember(manager, chatId, bot.systemUserId!);
+    const { chat } = await this.chats.requireActiveMember(on, chatId, bot.systemUserId!);
     if (chat.type !== 'group') throw BotErrors.invalid('Virtual members exist only in group chats');
     return chat;
   }
