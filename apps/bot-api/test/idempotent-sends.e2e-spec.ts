@@ -331,7 +331,7 @@ describe('idempotent sends (Idempotency-Key on the native bot API)', () => {
         call(bot.token, 'sendMessage', { chat_id: aliceChat, text: 'keyed send' }, randomUUID()).expect(201),
       );
       expect(statements).toEqual([
-        'START TRANSACTION',
+        'BEGIN',
         'idempotency_claim_in_transaction',
         'bot_api_message_insert_as_member',
         'idempotency_complete_key',

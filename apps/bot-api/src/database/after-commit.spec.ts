@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager, QueryRunner, TransactionCommitEvent } from 'typeorm';
-import type { PoolClient } from 'pg';
-import { Transaction } from '@app/platform';
+import type { Pool, PoolClient } from 'pg';
+import { Database, Transaction } from '@app/platform';
 import { AfterCommit } from './after-commit';
 
 function setup() {
@@ -22,6 +22,12 @@ describe('AfterCommit', () => {
   it('runs at once for a manager outside a transaction', () => {
     const { runs, hook } = setup();
     hook.add({ queryRunner: undefined } as EntityManager, ['a']);
+    expect(runs).toEqual([['a']]);
+  });
+
+  it('runs at once for the Database, whose statements on the pool have committed', () => {
+    const { runs, hook } = setup();
+    hook.add(new Database({} as Pool), ['a']);
     expect(runs).toEqual([['a']]);
   });
 

@@ -1,4 +1,4 @@
-import { Transaction } from '@app/platform';
+import { Database, Transaction } from '@app/platform';
 import {
   DataSource,
   EntityManager,
@@ -8,8 +8,11 @@ import {
   TransactionRollbackEvent,
 } from 'typeorm';
 
-/** Where work can wait for a commit: a Database transaction, or a TypeORM manager while callers move off it. */
-export type CommitScope = EntityManager | Transaction;
+/**
+ * Where work can wait for a commit: a Database transaction, or a TypeORM manager while callers move off
+ * it; or the Database itself, whose statements on the pool have each committed already.
+ */
+export type CommitScope = EntityManager | Transaction | Database;
 
 /**
  * Work that may happen only once the rows it announces are committed (a woken poller must find its
@@ -29,6 +32,10 @@ export class AfterCommit<T> implements EntitySubscriberInterface {
   }
 
   add(on: CommitScope, items: readonly T[]): void {
+    if (on instanceof Database) {
+      this.run([...items]);
+      return;
+    }
     if (on instanceof Transaction) {
       this.addOn(on, items);
       return;

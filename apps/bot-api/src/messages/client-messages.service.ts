@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Account } from '@app/auth';
 import { Database, pageAnswer, pageWindow } from '@app/platform';
-import { DataSource } from 'typeorm';
 import { ChatsStore, isManager } from '../chats/chats.store';
 import { FilesService } from '../files/files.service';
 import { FileLinksService } from '../files/file-links.service';
@@ -40,7 +38,6 @@ export function kindForMime(mimeType: string): MessageKind {
 @Injectable()
 export class ClientMessagesService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly database: Database,
     private readonly store: MessagesStore,
     private readonly messages: MessagesService,
@@ -55,12 +52,11 @@ export class ClientMessagesService {
 
   /** Newest first; page 1 is the latest messages. Bot replies are ordinary messages of the chat. */
   async list(account: Account, chatId: string, query: ListMessagesQuery): Promise<MessageListView> {
-    const manager = this.dataSource.manager;
-    const { chat } = await this.chats.requireActiveMember(manager, chatId, account.id);
+    const { chat } = await this.chats.requireActiveMember(this.database, chatId, account.id);
     const window = pageWindow(query, MESSAGES_PAGE_SIZE);
     const [messages, total] = await this.store.page(chatId, window.offset, window.pageSize);
     return {
-      ...pageAnswer(await this.renderer.render(manager, chat, messages), total, window),
+      ...pageAnswer(await this.renderer.render(this.database, chat, messages), total, window),
       chat_actions: await this.actions.list(chat.id),
     };
   }
@@ -75,7 +71,7 @@ export class ClientMessagesService {
     // atomically, and only while the sender is still a member.
     let file: StoredFile | null = null;
     if (dto.file_id) {
-      file = await this.files.visibleToUser(this.dataSource.manager, dto.file_id, account.id);
+      file = await this.files.visibleToUser(this.database, dto.file_id, account.id);
       if (dto.text && dto.text.length > CAPTION_MAX) {
         throw BotErrors.invalid(`A caption has at most ${CAPTION_MAX} characters`);
       }
@@ -105,17 +101,17 @@ export class ClientMessagesService {
       deletedAt: null,
     };
     const updateUrl = file ? (await this.links.forUpdate(file)).url : null;
-    const replied = await this.renderer.replyView(this.dataSource.manager, reserved.chat, message, 'update');
+    const replied = await this.renderer.replyView(this.database, reserved.chat, message, 'update');
     const updates = this.events.messagePostedUpdates(reserved, message, file, updateUrl, replied);
     const written = await this.messages.insertReserved(this.database, message, updates);
-    this.events.posted(this.dataSource.manager, written);
+    this.events.posted(this.database, written);
     return this.renderer.view(message, reserved.chat, reserved.sender, file);
   }
 
   async edit(account: Account, chatId: string, messageId: string, dto: EditMessageTextDto): Promise<MessageView> {
-    return this.dataSource.transaction(async (manager) => {
-      const { chat } = await this.chats.requireActiveMember(manager, chatId, account.id);
-      const message = await this.messages.findInChat(manager, chat.id, messageId, true);
+    return this.database.transaction(async (tx) => {
+      const { chat } = await this.chats.requireActiveMember(tx, chatId, account.id);
+      const message = await this.messages.findInChat(tx, chat.id, messageId, true);
       if (message.senderId !== account.id) throw BotErrors.error('FORBIDDEN', 'Only the sender edits a message');
       if (message.kind !== 'text' && !isMediaKind(message.kind)) {
         throw BotErrors.invalid(`A ${message.kind} message has no text to edit`);
@@ -132,35 +128,35 @@ export class ClientMessagesService {
       Object.assign(message, textColumns(formatted.text, formatted.entities));
       message.editedAt = new Date();
       message.metadata = { ...message.metadata, isEdited: true };
-      await this.store.save(manager, message);
-      await this.events.messageEdited(manager, chat, message);
-      return this.renderer.renderOne(manager, chat, message);
+      await this.store.save(tx, message);
+      await this.events.messageEdited(tx, chat, message);
+      return this.renderer.renderOne(tx, chat, message);
     });
   }
 
   /** The sender may delete; so may the owner or an administrator of a group. */
   async remove(account: Account, chatId: string, messageId: string): Promise<DeletedMessageView> {
-    return this.dataSource.transaction(async (manager) => {
-      const { chat, member } = await this.chats.requireActiveMember(manager, chatId, account.id);
-      const message = await this.messages.findInChat(manager, chat.id, messageId, true);
+    return this.database.transaction(async (tx) => {
+      const { chat, member } = await this.chats.requireActiveMember(tx, chatId, account.id);
+      const message = await this.messages.findInChat(tx, chat.id, messageId, true);
       const moderator = chat.type === 'group' && isManager(member);
       if (message.senderId !== account.id && !moderator) {
         throw BotErrors.error('FORBIDDEN', 'Only the sender or a group administrator deletes a message');
       }
-      const at = await this.messages.markDeleted(manager, chat, message);
-      await this.events.messageDeleted(manager, chat, message, at);
+      const at = await this.messages.markDeleted(tx, chat, message);
+      await this.events.messageDeleted(tx, chat, message, at);
       return { message_id: message.id, deleted: true as const };
     });
   }
 
   async receipt(account: Account, chatId: string, messageId: string, kind: 'read' | 'delivered'): Promise<ReceiptView> {
-    return this.dataSource.transaction(async (manager) => {
-      const { chat } = await this.chats.requireActiveMember(manager, chatId, account.id);
-      const message = await this.messages.findInChat(manager, chat.id, messageId);
+    return this.database.transaction(async (tx) => {
+      const { chat } = await this.chats.requireActiveMember(tx, chatId, account.id);
+      const message = await this.messages.findInChat(tx, chat.id, messageId);
       if (message.senderId === account.id) throw BotErrors.invalid('Receipts are for messages of others');
-      const at = await this.receipts.add(manager, message.id, account.id, kind);
+      const at = await this.receipts.add(tx, message.id, account.id, kind);
       // A repeated receipt is acknowledged but announces nothing new.
-      if (at) await this.events.receipt(manager, chat, message, kind, at);
+      if (at) await this.events.receipt(tx, chat, message, kind, at);
       return { message_id: message.id, status: kind };
     });
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { withDetectedEntities } from '@app/telegram-shapes';
-import { EntityManager } from 'typeorm';
+import type { CommitScope } from '../database/after-commit';
 import type { StoredFile } from '../files/entities/file.entity';
 import type { UpdateEvent } from '../updates/update-event';
 import { UpdatesService } from '../updates/updates.service';
@@ -85,13 +85,13 @@ export class MessageEventsService {
   }
 
   /** Once insertReserved wrote them: the bots' pollers are woken and the deliveries queued. */
-  posted(manager: EntityManager, written: readonly WrittenUpdateRow[]): void {
-    this.updates.written(manager, written);
+  posted(on: CommitScope, written: readonly WrittenUpdateRow[]): void {
+    this.updates.written(on, written);
   }
 
   /** edited_message, from the message's sender: the new text (a media message's caption) and its formatting. */
-  async messageEdited(manager: EntityManager, chat: ChatRef, message: Message) {
-    const sender = await this.users.person(manager, message.senderId);
+  async messageEdited(on: CommitScope, chat: ChatRef, message: Message) {
+    const sender = await this.users.person(on, message.senderId);
     const entities = withDetectedEntities(message.entities, message.detectedEntities);
     const body = {
       message_id: message.id,
@@ -103,38 +103,38 @@ export class MessageEventsService {
       date: unixSeconds(message.createdAt),
       edit_date: unixSeconds(message.editedAt ?? new Date()),
     };
-    for (const bot of await this.audience(manager, chat, message)) {
-      await this.updates.emit(manager, { bot, type: 'edited_message', payload: { message: body } });
+    for (const bot of await this.audience(on, chat, message)) {
+      await this.updates.emit(on, { bot, type: 'edited_message', payload: { message: body } });
     }
   }
 
-  async messageDeleted(manager: EntityManager, chat: ChatRef, message: Message, at: Date): Promise<void> {
+  async messageDeleted(on: CommitScope, chat: ChatRef, message: Message, at: Date): Promise<void> {
     const body = { message_id: message.id, chat: { id: chat.id, type: chat.type }, date: unixSeconds(at) };
-    for (const bot of await this.audience(manager, chat, message)) {
-      await this.updates.emit(manager, { bot, type: 'message_deleted', payload: { message: body } });
+    for (const bot of await this.audience(on, chat, message)) {
+      await this.updates.emit(on, { bot, type: 'message_deleted', payload: { message: body } });
     }
   }
 
   /** Read and delivered receipts go only to the bot that sent the message. */
-  async receipt(manager: EntityManager, chat: ChatRef, message: Message, kind: 'read' | 'delivered', at: Date) {
-    const bot = await this.chats.botOfUser(manager, message.senderId, chat.id);
+  async receipt(on: CommitScope, chat: ChatRef, message: Message, kind: 'read' | 'delivered', at: Date) {
+    const bot = await this.chats.botOfUser(on, message.senderId, chat.id);
     if (!bot) return;
     const body = { message_id: message.id, chat: { id: chat.id, type: chat.type }, date: unixSeconds(at) };
     const type = kind === 'read' ? 'message_read' : 'message_delivered';
-    await this.updates.emit(manager, { bot, type, payload: { message: body } });
+    await this.updates.emit(on, { bot, type, payload: { message: body } });
   }
 
   /**
    * Bots that see events about this message: its sender if that is a bot (own edits and deletions), and
    * for a person's message every bot of a private chat, or of a group when privacy lets the message through.
    */
-  private async audience(manager: EntityManager, chat: ChatRef, message: Message): Promise<ChatBot[]> {
-    const bots = await this.chats.botsInChat(manager, chat.id);
+  private async audience(on: CommitScope, chat: ChatRef, message: Message): Promise<ChatBot[]> {
+    const bots = await this.chats.botsInChat(on, chat.id);
     const senderBot = bots.find((bot) => bot.systemUserId === message.senderId);
     if (senderBot) return [senderBot];
-    if (await this.users.isBot(manager, message.senderId)) return [];
+    if (await this.users.isBot(on, message.senderId)) return [];
     if (chat.type === 'private') return bots;
-    const replyToSenderId = await this.store.senderOf(manager, message.replyToMessageId);
+    const replyToSenderId = await this.store.senderOf(on, message.replyToMessageId);
     return bots.filter((bot) =>
       groupMessageVisibleTo(bot, { text: message.text, mentions: message.mentions, replyToSenderId }),
     );

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { Database, SqlTarget } from '@app/platform';
 import type { ChatRef } from '../chats/chat-view';
 import type { StoredFile } from '../files/entities/file.entity';
 import { FileLinksService } from '../files/file-links.service';
@@ -19,7 +18,7 @@ import { MessagesStore } from './messages.store';
 @Injectable()
 export class MessageRenderer {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly messages: MessagesStore,
     private readonly files: FilesStore,
     private readonly links: FileLinksService,
@@ -27,15 +26,15 @@ export class MessageRenderer {
   ) {}
 
   /** Messages as readers see them, each with the message it replies to (one level, live ones only). */
-  async render(manager: EntityManager, chat: ChatRef, messages: Message[]): Promise<MessageView[]> {
-    const targets = await this.replyTargets(manager, chat.id, messages);
+  async render(on: SqlTarget, chat: ChatRef, messages: Message[]): Promise<MessageView[]> {
+    const targets = await this.replyTargets(on, chat.id, messages);
     const all = [...messages, ...targets];
     const people = await this.users.people(
-      manager,
+      on,
       all.map((m) => m.senderId),
     );
     const files = await this.files.byIds(
-      manager,
+      on,
       all.map((m) => m.fileId),
     );
     const urls = await this.links.forReadAll(files.values());
@@ -49,8 +48,8 @@ export class MessageRenderer {
     );
   }
 
-  async renderOne(manager: EntityManager, chat: ChatRef, message: Message): Promise<MessageView> {
-    return (await this.render(manager, chat, [message]))[0];
+  async renderOne(on: SqlTarget, chat: ChatRef, message: Message): Promise<MessageView> {
+    return (await this.render(on, chat, [message]))[0];
   }
 
   /**
@@ -62,7 +61,7 @@ export class MessageRenderer {
     chat: ChatRef,
     sender: Person,
     file: StoredFile | null,
-    on: EntityManager = this.dataSource.manager,
+    on: SqlTarget = this.database,
   ): Promise<MessageView> {
     const replyTo = await this.replyView(on, chat, message, 'read');
     return messageView(message, chat, sender, file, file ? (await this.links.forRead(file)).url : null, replyTo);
@@ -73,7 +72,7 @@ export class MessageRenderer {
    * `link` says how long its file's URL must live: a read now, or an Update's delivery.
    */
   async replyView(
-    on: EntityManager,
+    on: SqlTarget,
     chat: ChatRef,
     message: Message,
     link: 'read' | 'update',
@@ -86,9 +85,9 @@ export class MessageRenderer {
     return messageView(target, chat, sender, file, url);
   }
 
-  private async replyTargets(manager: EntityManager, chatId: string, messages: Message[]): Promise<Message[]> {
+  private async replyTargets(on: SqlTarget, chatId: string, messages: Message[]): Promise<Message[]> {
     const ids = [...new Set(messages.map((m) => m.replyToMessageId).filter((id): id is number => id !== null))];
     if (ids.length === 0) return [];
-    return this.messages.liveInChat(manager, chatId, ids);
+    return this.messages.liveInChat(on, chatId, ids);
   }
 }

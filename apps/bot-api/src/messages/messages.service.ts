@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import type { SqlTarget } from '@app/platform';
-import { EntityManager } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { ChatsStore } from '../chats/chats.store';
 import type { Chat } from '../chats/entities/chat.entity';
@@ -60,11 +59,11 @@ export class MessagesService {
   }
 
   /** Soft delete: replies and receipts keep their reference; a pinned message is unpinned. */
-  async markDeleted(manager: EntityManager, chat: Chat, message: Message): Promise<Date> {
-    const at = await this.store.markDeleted(manager, message);
+  async markDeleted(on: SqlTarget, chat: Chat, message: Message): Promise<Date> {
+    const at = await this.store.markDeleted(on, message);
     if (chat.pinnedMessageId === message.id) {
       chat.pinnedMessageId = null;
-      await this.chats.update(manager, chat.id, { pinnedMessageId: null });
+      await this.chats.update(on, chat.id, { pinnedMessageId: null });
     }
     return at;
   }

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { isUuid } from '@app/platform';
-import { DataSource, EntityManager } from 'typeorm';
+import { Database, isUuid, Transaction } from '@app/platform';
 import { BotErrors } from '../bot-errors';
 import type { Bot } from '../bots/entities/bot.entity';
 import { ChatsStore, Membership } from '../chats/chats.store';
@@ -45,7 +43,7 @@ interface OwnMessage extends Membership {
 @Injectable()
 export class MessageEditsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly store: MessagesStore,
     private readonly messages: MessagesService,
     private readonly renderer: MessageRenderer,
@@ -79,11 +77,11 @@ export class MessageEditsService {
    */
   editMessageMedia(bot: Bot, dto: EditMessageMediaDto, key?: IdempotentSend): Promise<MessageView> {
     const caption = captionOf(dto.media.caption, dto.media.parse_mode, dto.media.caption_entities);
-    return this.edit(bot, dto, key, async (message, manager) => {
+    return this.edit(bot, dto, key, async (message, tx) => {
       if (!isMediaKind(message.kind) || message.metadata.mediaGroupId) {
         throw BotErrors.invalid('Only media messages outside an album can get another file');
       }
-      const file = await this.files.visibleToBot(manager, dto.media.file_id, bot);
+      const file = await this.files.visibleToBot(tx, dto.media.file_id, bot);
       message.kind = dto.media.type;
       message.fileId = file.id;
       const { file: _given, ...metadata } = message.metadata;
@@ -97,15 +95,15 @@ export class MessageEditsService {
    * edited_message, as Telegram sends none.
    */
   stopPoll(bot: Bot, dto: StopPollDto): Promise<MessageView> {
-    return this.dataSource.transaction(async (manager) => {
-      const { chat, message } = await this.ownMessage(manager, bot, dto);
+    return this.database.transaction(async (tx) => {
+      const { chat, message } = await this.ownMessage(tx, bot, dto);
       const poll = message.metadata.poll;
       if (!poll) throw BotErrors.invalid('The message is not a poll');
       if (poll.is_closed) throw BotErrors.invalid('The poll has already been closed');
       message.metadata = { ...message.metadata, poll: { ...poll, is_closed: true } };
       message.replyMarkup = editedReplyMarkup(message.replyMarkup, dto.reply_markup);
-      await this.store.save(manager, message);
-      return this.renderer.renderOne(manager, chat, message);
+      await this.store.save(tx, message);
+      return this.renderer.renderOne(tx, chat, message);
     });
   }
 
@@ -114,16 +112,16 @@ export class MessageEditsService {
    * skipped, as in Telegram; one that another member sent refuses the whole call, and nothing is deleted.
    */
   deleteMessages(bot: Bot, dto: DeleteMessagesDto): Promise<true> {
-    return this.dataSource.transaction(async (manager) => {
-      const { chat } = await this.chats.requireActiveMember(manager, dto.chat_id, bot.systemUserId ?? '');
+    return this.database.transaction(async (tx) => {
+      const { chat } = await this.chats.requireActiveMember(tx, dto.chat_id, bot.systemUserId ?? '');
       // Ascending ids: concurrent calls lock rows in one order and cannot deadlock.
       for (const id of [...new Set(dto.message_ids)].sort((a, b) => a - b)) {
-        const message = await this.store.findLive(manager, chat.id, id, true);
+        const message = await this.store.findLive(tx, chat.id, id, true);
         if (!message) continue;
         if (message.senderId !== bot.systemUserId)
           throw BotErrors.error('FORBIDDEN', 'Only messages of this bot can be deleted');
-        const at = await this.messages.markDeleted(manager, chat, message);
-        await this.events.messageDeleted(manager, chat, message, at);
+        const at = await this.messages.markDeleted(tx, chat, message);
+        await this.events.messageDeleted(tx, chat, message, at);
       }
       return true as const;
     });
@@ -133,38 +131,38 @@ export class MessageEditsService {
     bot: Bot,
     dto: MessageRefDto & { reply_markup?: ReplyMarkup | null },
     key: IdempotentSend | undefined,
-    change: (message: Message, manager: EntityManager) => Promise<void>,
+    change: (message: Message, tx: Transaction) => Promise<void>,
   ): Promise<MessageView> {
-    return this.dataSource.transaction(async (manager) => {
-      await key?.begin(manager);
-      const { chat, message } = await this.ownMessage(manager, bot, dto);
-      await change(message, manager);
+    return this.database.transaction(async (tx) => {
+      await key?.begin(tx);
+      const { chat, message } = await this.ownMessage(tx, bot, dto);
+      await change(message, tx);
       message.editedAt = new Date();
       message.metadata = { ...message.metadata, isEdited: true };
       message.replyMarkup = editedReplyMarkup(message.replyMarkup, dto.reply_markup);
-      await this.store.save(manager, message);
-      await this.events.messageEdited(manager, chat, message);
-      return this.completed(manager, key, await this.renderer.renderOne(manager, chat, message));
+      await this.store.save(tx, message);
+      await this.events.messageEdited(tx, chat, message);
+      return this.completed(tx, key, await this.renderer.renderOne(tx, chat, message));
     });
   }
 
   deleteMessage(bot: Bot, dto: DeleteMessageDto): Promise<true> {
-    return this.dataSource.transaction(async (manager) => {
-      const { chat, message } = await this.ownMessage(manager, bot, dto);
-      const at = await this.messages.markDeleted(manager, chat, message);
-      await this.events.messageDeleted(manager, chat, message, at);
+    return this.database.transaction(async (tx) => {
+      const { chat, message } = await this.ownMessage(tx, bot, dto);
+      const at = await this.messages.markDeleted(tx, chat, message);
+      await this.events.messageDeleted(tx, chat, message, at);
       return true as const;
     });
   }
 
   /** Replaces the buttons only; null or omitted clears them. Text and media stay as they are. */
   editMessageReplyMarkup(bot: Bot, dto: EditMessageReplyMarkupDto, key?: IdempotentSend): Promise<MessageView> {
-    return this.dataSource.transaction(async (manager) => {
-      await key?.begin(manager);
-      const { chat, message } = await this.ownMessage(manager, bot, dto);
+    return this.database.transaction(async (tx) => {
+      await key?.begin(tx);
+      const { chat, message } = await this.ownMessage(tx, bot, dto);
       message.replyMarkup = dto.reply_markup ? { ...dto.reply_markup } : null;
-      await this.store.save(manager, message);
-      return this.completed(manager, key, await this.renderer.renderOne(manager, chat, message));
+      await this.store.save(tx, message);
+      return this.completed(tx, key, await this.renderer.renderOne(tx, chat, message));
     });
   }
 
@@ -186,15 +184,15 @@ export class MessageEditsService {
     markForwarded: boolean,
     key: IdempotentSend | undefined,
   ): Promise<MessageView> {
-    return this.dataSource.transaction(async (manager) => {
-      await key?.begin(manager);
+    return this.database.transaction(async (tx) => {
+      await key?.begin(tx);
       const userId = bot.systemUserId ?? '';
-      const source = await this.chats.requireActiveMember(manager, dto.from_chat_id, userId);
-      const original = await this.messages.findInChat(manager, source.chat.id, dto.message_id);
-      if (!(await this.readableBy(manager, bot, source, original))) {
+      const source = await this.chats.requireActiveMember(tx, dto.from_chat_id, userId);
+      const original = await this.messages.findInChat(tx, source.chat.id, dto.message_id);
+      if (!(await this.readableBy(tx, bot, source, original))) {
         throw BotErrors.notFound('Message');
       }
-      const target = await this.chats.requireActiveMember(manager, dto.chat_id, userId);
+      const target = await this.chats.requireActiveMember(tx, dto.chat_id, userId);
       const { isEdited: _edited, mediaGroupId: _group, forwardFrom, ...kept } = original.metadata;
       const mark = forwardFrom ?? {
         chat_id: original.chatId,
@@ -202,7 +200,7 @@ export class MessageEditsService {
         from_user_id: original.senderId,
         date: unixSeconds(original.createdAt),
       };
-      const message = await this.store.insert(manager, {
+      const message = await this.store.insert(tx, {
         chatId: target.chat.id,
         senderId: userId,
         kind: original.kind,
@@ -211,13 +209,13 @@ export class MessageEditsService {
         fileId: original.fileId,
         metadata: markForwarded ? { ...kept, forwardFrom: mark } : kept,
       });
-      return this.completed(manager, key, await this.renderer.renderOne(manager, target.chat, message));
+      return this.completed(tx, key, await this.renderer.renderOne(tx, target.chat, message));
     });
   }
 
   /** Under an Idempotency-Key the answer is stored with the key, in the same transaction. */
-  private async completed(manager: EntityManager, key: IdempotentSend | undefined, view: MessageView) {
-    await key?.complete(manager, view);
+  private async completed(tx: Transaction, key: IdempotentSend | undefined, view: MessageView) {
+    await key?.complete(tx, view);
     return view;
   }
 
@@ -227,12 +225,12 @@ export class MessageEditsService {
    * applied again (MessageEventsService): a person's message posted while the bot was a member, in a
    * private chat, or in a group where privacy let it through. Unknown and unreadable answer alike.
    */
-  private async readableBy(manager: EntityManager, bot: Bot, source: Membership, message: Message): Promise<boolean> {
+  private async readableBy(tx: Transaction, bot: Bot, source: Membership, message: Message): Promise<boolean> {
     if (message.senderId === bot.systemUserId) return true;
     if (!postedWhileMember(message, source.member)) return false;
-    if (await this.users.isBot(manager, message.senderId)) return false;
+    if (await this.users.isBot(tx, message.senderId)) return false;
     if (isPrivate(source.chat)) return true;
-    const replyToSenderId = await this.store.senderOf(manager, message.replyToMessageId);
+    const replyToSenderId = await this.store.senderOf(tx, message.replyToMessageId);
     return groupMessageVisibleTo(
       { systemUserId: bot.systemUserId ?? '', username: bot.username },
       { text: message.text, mentions: message.mentions, replyToSenderId },
@@ -243,13 +241,13 @@ export class MessageEditsService {
    * The message, locked, in a chat where the bot is an active member (else 404); a message of
    * someone else answers 403.
    */
-  private async ownMessage(manager: EntityManager, bot: Bot, ref: MessageRefDto): Promise<OwnMessage> {
+  private async ownMessage(tx: Transaction, bot: Bot, ref: MessageRefDto): Promise<OwnMessage> {
     const notFound = BotErrors.notFound('Message');
     if (ref.chat_id !== undefined && !isUuid(ref.chat_id)) throw notFound;
-    const found = await this.store.findById(manager, ref.message_id);
+    const found = await this.store.findById(tx, ref.message_id);
     if (!found || found.deletedAt || (ref.chat_id !== undefined && found.chatId !== ref.chat_id)) throw notFound;
-    const membership = await this.chats.requireActiveMember(manager, found.chatId, bot.systemUserId ?? '');
-    const message = await this.messages.findInChat(manager, found.chatId, found.id, true);
+    const membership = await this.chats.requireActiveMember(tx, found.chatId, bot.systemUserId ?? '');
+    const message = await this.messages.findInChat(tx, found.chatId, found.id, true);
     if (message.senderId !== bot.systemUserId) {
       throw BotErrors.error('FORBIDDEN', 'A bot can change only messages it sent');
     }

@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { Database, SqlTarget } from '@app/platform';
-import { DataSource, EntityManager } from 'typeorm';
+import { Database, SqlTarget, Transaction } from '@app/platform';
 import { BotErrors } from '../bot-errors';
 import type { Bot } from '../bots/entities/bot.entity';
 import { ChatsStore } from '../chats/chats.store';
@@ -61,7 +59,6 @@ interface Content {
 @Injectable()
 export class SendingService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly database: Database,
     private readonly store: MessagesStore,
     private readonly messages: MessagesService,
@@ -152,27 +149,27 @@ export class SendingService {
   sendMediaGroup(bot: Bot, dto: SendMediaGroupDto, key?: IdempotentSend): Promise<MessageView[]> {
     const mediaGroupId = randomUUID();
     const captions = dto.media.map((item) => captionOf(item));
-    return this.dataSource.transaction(async (manager) => {
-      await key?.begin(manager);
-      const chat = await this.writableChat(manager, bot, dto);
+    return this.database.transaction(async (tx) => {
+      await key?.begin(tx);
+      const chat = await this.writableChat(tx, bot, dto);
       const views: MessageView[] = [];
       for (const [index, item] of dto.media.entries()) {
         const last = index === dto.media.length - 1;
         const content = { kind: item.type, ...captions[index], fileId: item.file_id, metadata: { mediaGroupId } };
-        views.push(await this.write(manager, bot, chat, dto, content, last ? dto.reply_markup : undefined));
+        views.push(await this.write(tx, bot, chat, dto, content, last ? dto.reply_markup : undefined));
       }
-      await key?.complete(manager, views);
+      await key?.complete(tx, views);
       return views;
     });
   }
 
   /** Refuses, as a send would, a chat the bot may not write to: checked before an uploaded file is stored. */
   async assertWritable(bot: Bot, chatId: string): Promise<void> {
-    await this.chats.requireActiveMember(this.dataSource.manager, chatId, bot.systemUserId ?? '');
+    await this.chats.requireActiveMember(this.database, chatId, bot.systemUserId ?? '');
   }
 
   async sendChatAction(bot: Bot, dto: SendChatActionDto): Promise<true> {
-    const { chat } = await this.chats.requireActiveMember(this.dataSource.manager, dto.chat_id, bot.systemUserId ?? '');
+    const { chat } = await this.chats.requireActiveMember(this.database, dto.chat_id, bot.systemUserId ?? '');
     await this.actions.set(chat.id, bot.systemUserId!, dto.action);
     return true;
   }
@@ -185,11 +182,11 @@ export class SendingService {
   private sendOne(bot: Bot, dto: SendBaseDto, content: Content, key?: IdempotentSend): Promise<MessageView> {
     const fileId = content.fileId;
     if (!fileId && !key) return this.writeAsMember(this.database, bot, dto, content, null);
-    return this.dataSource.transaction(async (manager) => {
-      await key?.begin(manager);
-      const file = fileId ? await this.files.visibleToBot(manager, fileId, bot) : null;
-      const view = await this.writeAsMember(manager, bot, dto, content, file);
-      await key?.complete(manager, view);
+    return this.database.transaction(async (tx) => {
+      await key?.begin(tx);
+      const file = fileId ? await this.files.visibleToBot(tx, fileId, bot) : null;
+      const view = await this.writeAsMember(tx, bot, dto, content, file);
+      await key?.complete(tx, view);
       return view;
     });
   }
@@ -205,18 +202,17 @@ export class SendingService {
       on,
       botMessage(bot, dto.chat_id, dto, content, file, dto.reply_markup),
     );
-    return this.renderer.view(message, chat, sender, file, on instanceof EntityManager ? on : undefined);
+    return this.renderer.view(message, chat, sender, file, on);
   }
 
-  private async writableChat(manager: EntityManager, bot: Bot, dto: SendBaseDto): Promise<Chat> {
-    const { chat } = await this.chats.requireActiveMember(manager, dto.chat_id, bot.systemUserId ?? '');
-    if (dto.reply_to_message_id !== undefined)
-      await this.messages.findInChat(manager, chat.id, dto.reply_to_message_id);
+  private async writableChat(tx: Transaction, bot: Bot, dto: SendBaseDto): Promise<Chat> {
+    const { chat } = await this.chats.requireActiveMember(tx, dto.chat_id, bot.systemUserId ?? '');
+    if (dto.reply_to_message_id !== undefined) await this.messages.findInChat(tx, chat.id, dto.reply_to_message_id);
     return chat;
   }
 
   private async write(
-    manager: EntityManager,
+    tx: Transaction,
     bot: Bot,
     chat: Chat,
     dto: SendBaseDto,
@@ -224,9 +220,9 @@ export class SendingService {
     replyMarkup: SendBaseDto['reply_markup'],
   ): Promise<MessageView> {
     let file: StoredFile | null = null;
-    if (content.fileId) file = await this.files.visibleToBot(manager, content.fileId, bot);
-    const message = await this.store.insert(manager, botMessage(bot, chat.id, dto, content, file, replyMarkup));
-    return this.renderer.view(message, chat, await this.users.person(manager, bot.systemUserId!), file, manager);
+    if (content.fileId) file = await this.files.visibleToBot(tx, content.fileId, bot);
+    const message = await this.store.insert(tx, botMessage(bot, chat.id, dto, content, file, replyMarkup));
+    return this.renderer.view(message, chat, await this.users.person(tx, bot.systemUserId!), file, tx);
   }
 }
 
