@@ -3,6 +3,7 @@ export * from './build-info';
 export * from './api-express-adapter';
 export * from './channel-bus';
 export * from './config';
+export * from './constraint-violation';
 export * from './database';
 export * from './database-pool';
 export * from './migration-runner';

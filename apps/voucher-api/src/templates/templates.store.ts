@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { Database, executeAll, executeFirst, PageWindow, RowOf, SqlTarget } from '@app/platform';
+import { Database, executeAll, executeFirst, PageWindow, RowOf, SqlTarget, violates } from '@app/platform';
 import { ExpressionBuilder, Insertable, sql } from 'kysely';
 import { db, prepared, VoucherDB } from '../database/query';
 import type { Templates } from '../database/schema.generated';
-import { violates } from '../vouchers/vouchers.store';
 import type { JsonObject, TemplateFulfillment, TemplateStatus } from './entities/template.entity';
 
 /**

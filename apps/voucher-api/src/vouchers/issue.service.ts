@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ApiError, RenderedBody } from '@app/envelope';
 import type { IdempotentCall } from '@app/idempotency';
-import { Database, SqlTarget } from '@app/platform';
+import { Database, SqlTarget, violates } from '@app/platform';
 import { isUuid } from '../resource-id.pipe';
 import { assertTemplateIssues } from '../templates/template-lifecycle';
 import { remainingStock } from '../templates/template-stock';
@@ -10,7 +10,7 @@ import { VoucherErrors } from '../voucher-errors';
 import type { IssueDto } from './dto/issue.dto';
 import { VoucherFactory } from './voucher.factory';
 import { IssueResult, toVoucherView } from './voucher.view';
-import { IssuingTemplate, templateFound, violates, VouchersStore } from './vouchers.store';
+import { IssuingTemplate, templateFound, VouchersStore } from './vouchers.store';
 
 @Injectable()
 export class IssueService {

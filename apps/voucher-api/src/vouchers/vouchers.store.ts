@@ -294,12 +294,6 @@ function holderPage(userId: string, limit: number, offset: number) {
 /** A voucher in the holder's wallet, as holderPage reads it. */
 export type HolderVoucherRow = Omit<RowOf<ReturnType<typeof holderPage>>, 'total'>;
 
-/** A unique or check violation of the given constraint, as pg raises it (every use case runs on Database). */
-export function violates(error: unknown, constraint: string): boolean {
-  const { code, constraint: violated } = (error ?? {}) as { code?: string; constraint?: string };
-  return (code === '23505' || code === '23514') && violated === constraint;
-}
-
 /**
  * The owner of `vouchers`: finding a voucher by credential, verifying, issuing (its checks and the
  * insert), revoking, and the state moves of a reversal. A live code (not redeemed or expired) is
