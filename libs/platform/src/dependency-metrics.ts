@@ -1,16 +1,7 @@
 import type Redis from 'ioredis';
 import { Gauge, type Registry } from 'prom-client';
-import type { DataSource } from 'typeorm';
 import type { CoordinationBackend } from './config';
-import { databaseOf } from './sql';
-
-/** The part of pg's Pool the gauges read. */
-interface PgPool {
-  totalCount: number;
-  idleCount: number;
-  waitingCount: number;
-  options: { max: number };
-}
+import type { Database } from './database-pool';
 
 const PING_TIMEOUT_MS = 2000;
 
@@ -28,7 +19,7 @@ function withTimeout<T>(work: Promise<T>): Promise<T> {
  * measured between scrapes.
  */
 export class DependencyMetrics {
-  constructor(registry: Registry, dataSource: DataSource, backend: CoordinationBackend, redis?: Redis) {
+  constructor(registry: Registry, database: Database, backend: CoordinationBackend, redis?: Redis) {
     const up = new Gauge({
       name: 'app_dependency_up',
       help: 'Whether the dependency answered this process at the last scrape (1) or not (0)',
@@ -43,22 +34,20 @@ export class DependencyMetrics {
             return 0;
           }
         };
-        up.set({ dependency: 'postgres' }, await answers(() => dataSource.query('SELECT 1')));
+        up.set({ dependency: 'postgres' }, await answers(() => database.query('SELECT 1')));
         if (backend === 'redis') up.set({ dependency: 'redis' }, redis ? await answers(() => redis.ping()) : 0);
       },
     });
-    const pool = (): PgPool | undefined => databaseOf(dataSource)?.pool;
     const connections = new Gauge({
       name: 'app_db_pool_connections',
       help: "Connections of this process's database pool: open, idle, and requests waiting for one",
       labelNames: ['state'],
       registers: [registry],
       collect: () => {
-        const current = pool();
-        if (!current) return;
-        connections.set({ state: 'open' }, current.totalCount);
-        connections.set({ state: 'idle' }, current.idleCount);
-        connections.set({ state: 'waiting' }, current.waitingCount);
+        const { totalCount, idleCount, waitingCount } = database.pool;
+        connections.set({ state: 'open' }, totalCount);
+        connections.set({ state: 'idle' }, idleCount);
+        connections.set({ state: 'waiting' }, waitingCount);
       },
     });
     const max = new Gauge({
@@ -66,8 +55,7 @@ export class DependencyMetrics {
       help: "The size of this process's database pool (DB_POOL_SIZE)",
       registers: [registry],
       collect: () => {
-        const current = pool();
-        if (current) max.set(current.options.max);
+        max.set(database.pool.options.max ?? 0);
       },
     });
   }

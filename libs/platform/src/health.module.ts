@@ -5,14 +5,13 @@ import {
   HealthIndicatorFunction,
   HealthIndicatorResult,
   TerminusModule,
-  TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
 import type { Response } from 'express';
 import type Redis from 'ioredis';
 import { Gauge, type Registry } from 'prom-client';
-import { DataSource } from 'typeorm';
 import type { BuildInfo } from './build-info';
 import type { CoordinationBackend } from './config';
+import { Database } from './database-pool';
 import { DependencyMetrics } from './dependency-metrics';
 import { METRICS_REGISTRY } from './metrics.module';
 import { REDIS } from './redis';
@@ -38,6 +37,30 @@ class RedisHealthIndicator {
   }
 }
 
+/** Whether the process's own pool gets an answer from PostgreSQL within the probe's time. */
+@Injectable()
+class DatabaseHealthIndicator {
+  constructor(private readonly database: Database) {}
+
+  async ping(key: string, timeoutMs: number): Promise<HealthIndicatorResult> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.database.query('SELECT 1'),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`timeout of ${timeoutMs}ms exceeded`)), timeoutMs);
+        }),
+      ]);
+      return { [key]: { status: 'up' } };
+    } catch (error) {
+      const result = { [key]: { status: 'down', message: (error as Error).message } } as HealthIndicatorResult;
+      throw new HealthCheckError('database unreachable', result);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
 /**
  * Liveness says the process runs, and which release it runs (version and commit); readiness says it
  * can serve: its warm-up has finished (a `warm_up` entry is down until then), the database answers and
@@ -53,7 +76,7 @@ class HealthController {
 
   constructor(
     private readonly health: HealthCheckService,
-    db: TypeOrmHealthIndicator,
+    db: DatabaseHealthIndicator,
     redis: RedisHealthIndicator,
     @Inject(HEALTH_BACKEND) backend: CoordinationBackend,
     warmUp: WarmUpGate,
@@ -63,7 +86,7 @@ class HealthController {
     this.checks = [
       () => warmUp.check('warm_up'),
       () => ({ coordination: { status: 'up', backend } }),
-      () => db.pingCheck('database', { timeout: 2000 }),
+      () => db.ping('database', 2000),
       ...(backend === 'redis' ? [() => redis.ping('redis')] : []),
     ];
   }
@@ -96,6 +119,7 @@ export class HealthModule {
       imports: [TerminusModule.forRoot({ errorLogStyle: 'json', logger: false })],
       controllers: [HealthController],
       providers: [
+        DatabaseHealthIndicator,
         RedisHealthIndicator,
         { provide: HEALTH_BACKEND, useValue: backend },
         { provide: BUILD_INFO, useValue: build },
@@ -118,9 +142,9 @@ export class HealthModule {
         // The same questions as readiness, asked on each scrape, for the alerts (see docs/operations.md).
         {
           provide: DependencyMetrics,
-          inject: [METRICS_REGISTRY, DataSource, { token: REDIS, optional: true }],
-          useFactory: (registry: Registry, dataSource: DataSource, redis?: Redis) =>
-            new DependencyMetrics(registry, dataSource, backend, redis),
+          inject: [METRICS_REGISTRY, Database, { token: REDIS, optional: true }],
+          useFactory: (registry: Registry, database: Database, redis?: Redis) =>
+            new DependencyMetrics(registry, database, backend, redis),
         },
       ],
       exports: [WarmUpGate],

@@ -3,10 +3,9 @@ import { HealthCheckError, HealthIndicatorResult } from '@nestjs/terminus';
 import type { AddressInfo } from 'node:net';
 import { isWarmUpRequest, WARM_UP_HEADER, WARM_UP_MARK } from '@app/telemetry';
 import type Redis from 'ioredis';
-import { DataSource } from 'typeorm';
 import type { ServiceConfig } from './config';
 import { REDIS } from './redis';
-import { databaseOf } from './sql';
+import { Database } from './database-pool';
 
 /**
  * A representative request of a hot route, sent by the app to itself before it reports ready. It
@@ -73,22 +72,15 @@ export class WarmUpGate {
   }
 }
 
-interface PgPool {
-  totalCount: number;
-  connect(): Promise<{ query(sql: string): Promise<unknown>; release(): void }>;
-}
-
 /** Checks out `count` connections at once (so the pool opens that many) and runs a trivial statement on each. */
-async function openPool(dataSource: DataSource, count: number): Promise<number> {
-  const pool: PgPool | undefined = databaseOf(dataSource)?.pool;
-  if (!pool) return 0;
-  const clients = await Promise.all(Array.from({ length: count }, () => pool.connect()));
+async function openPool(database: Database, count: number): Promise<number> {
+  const clients = await Promise.all(Array.from({ length: count }, () => database.pool.connect()));
   try {
     await Promise.all(clients.map((client) => client.query('SELECT 1')));
   } finally {
     for (const client of clients) client.release();
   }
-  return pool.totalCount;
+  return database.pool.totalCount;
 }
 
 function optional<T>(app: INestApplication, token: string | symbol | (new (...args: never[]) => T)): T | undefined {
@@ -152,9 +144,8 @@ export async function warmUpApp(app: INestApplication, config: ServiceConfig): P
   const abort = new AbortController();
   const report: WarmUpReport = { requests: 0, statuses: {}, durationMs: 0, poolConnections: 0, timedOut: false };
   const work = (async () => {
-    const dataSource = optional<DataSource>(app, DataSource);
-    if (dataSource)
-      report.poolConnections = await openPool(dataSource, Math.min(config.DB_POOL_MIN, config.DB_POOL_SIZE));
+    const database = optional<Database>(app, Database);
+    if (database) report.poolConnections = await openPool(database, Math.min(config.DB_POOL_MIN, config.DB_POOL_SIZE));
     if (config.COORDINATION_BACKEND === 'redis') await optional<Redis>(app, REDIS)?.ping();
     for (const token of gate.plan.queues ?? []) {
       const queue = optional<{ waitUntilReady(): Promise<unknown>; count(): Promise<number> }>(app, token);
