@@ -55,11 +55,6 @@ const OWNERS: Record<string, string> = {
 /** Reads that span tables of several owners: each lives with the rule it enforces. Writes never do. */
 const CROSS_TABLE: AllowedUse[] = [
   {
-    at: `${BOT_API}chats/chats.store.ts#botsInChatJson`,
-    tables: ['bots', 'bot_delivery_settings'],
-    reason: "the available bots among a chat's active members, read by the statement that reserves a message",
-  },
-  {
     at: `${BOT_API}chats/chats.store.ts#activeBotMembers`,
     tables: ['bots', 'bot_delivery_settings'],
     reason:
