@@ -55,11 +55,6 @@ const OWNERS: Record<string, string> = {
 /** Reads that span tables of several owners: each lives with the rule it enforces. Writes never do. */
 const CROSS_TABLE: AllowedUse[] = [
   {
-    at: `${BOT_API}chats/chats.store.ts#botsInChatJson`,
-    tables: ['bots', 'bot_delivery_settings'],
-    reason: "the available bots among a chat's active members, read by the statement that reserves a message",
-  },
-  {
     at: `${BOT_API}chats/chats.store.ts#activeBotMembers`,
     tables: ['bots', 'bot_delivery_settings'],
     reason:
@@ -128,11 +123,6 @@ const CROSS_TABLE: AllowedUse[] = [
     reason: "a person's message, write step: written only while the sender is still an active member",
   },
   {
-    at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#insertDeliveriesSql`,
-    tables: ['bot_delivery_settings'],
-    reason: 'a delivery is created only for a bot in webhook mode, as the statement that creates it reads it',
-  },
-  {
     at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#insertDeliveries`,
     tables: ['bot_delivery_settings'],
     reason: 'a delivery is created only for a bot in webhook mode, as the statement that creates it reads it',
@@ -175,22 +165,17 @@ const CROSS_TABLE: AllowedUse[] = [
     reason: "platform staff see each delivery with its bot's name and owner from the statement that lists it",
   })),
   {
-    at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#redrivableDeadLettersSql`,
+    at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#redrivableDeadLetters`,
     tables: ['bots', 'bot_delivery_settings'],
     reason: 'a redrive takes only dead letters of bots that can receive them (webhook mode, available)',
   },
-  ...['redrivableDeadLetters', 'autoRedrivableDeadLetters'].map((fragment) => ({
-    at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#${fragment}`,
-    tables: ['bots', 'bot_delivery_settings'],
-    reason: 'the builders of the two text relations above, with the same reads',
-  })),
   {
     at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#RESTART_FOR_STAFF`,
     tables: ['bot_delivery_settings'],
     reason: 'a staff redelivery restarts a delivery only while its bot is in webhook mode, checked as it restarts',
   },
   {
-    at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#autoRedrivableDeadLettersSql`,
+    at: `${DELIVERY_SIDE}webhook-deliveries.store.ts#autoRedrivableDeadLetters`,
     tables: ['bots', 'bot_delivery_settings'],
     reason:
       'an automatic redrive takes dead letters only while their bot has auto_redeliver_dead_letters on and can receive them',

@@ -120,7 +120,7 @@ describeEachBackend('traces of a message, its deliveries and a redrive', (backen
       (s) => s.some((span) => span.service === 'bot-dispatcher' && span.kind === CONSUMER),
       (s) => s.some((span) => span.service === 'bot-api' && span.kind === SERVER),
       (s) => s.some((span) => span.service === 'bot-api' && span.kind === PRODUCER),
-      (s) => s.some((span) => isStatement(span) && /INSERT INTO webhook_deliveries/i.test(statementOf(span))),
+      (s) => s.some((span) => isStatement(span) && /INSERT INTO "?webhook_deliveries"?/i.test(statementOf(span))),
     );
     const request = spans.find((s) => s.service === 'bot-api' && s.kind === SERVER)!;
     expect(request).toBeDefined();
@@ -128,7 +128,7 @@ describeEachBackend('traces of a message, its deliveries and a redrive', (backen
     expect(spans.filter((s) => !s.parentSpanId)).toEqual([request]);
     // The statement that writes the message, its Update and the outbox row, inside the request.
     const write = spans.find(
-      (s) => s.service === 'bot-api' && isStatement(s) && /INSERT INTO webhook_deliveries/i.test(statementOf(s)),
+      (s) => s.service === 'bot-api' && isStatement(s) && /INSERT INTO "?webhook_deliveries"?/i.test(statementOf(s)),
     );
     expect(write).toBeDefined();
     expect(ancestorsOf(spans, write!)).toContain(request);

@@ -15,8 +15,9 @@ export * from './entities/webhook-delivery.entity';
 export * from './entities/webhook-delivery-attempt.entity';
 export * from './host-resolver';
 export * from './delivery-domain';
-export * from './bot-database/bot-availability';
-export { botDeliverySetting, botDeliverySettingSql } from './bot-database/bot-delivery-settings.store';
+export { botAvailable, isBotAvailable } from './bot-database/bot-availability';
+export type { BotAvailability } from './bot-database/bot-availability';
+export { botDeliverySetting } from './bot-database/bot-delivery-settings.store';
 export type {
   BotRowSetting,
   WebhookSecretsRow,
@@ -34,16 +35,8 @@ export type {
   SkipReason,
   WebhookFormat,
 } from './bot-database/due-delivery';
-export { composedStatement } from './bot-database/composed-statement';
-export type { ComposedStatement, Placeholders } from './bot-database/composed-statement';
 export type { PendingUpdateRow, UpdateColumns } from './bot-database/updates.store';
-export {
-  NO_UPDATES,
-  OUTBOX_WRITTEN,
-  OUTBOX_WRITTEN_COLUMNS,
-  outboxWriteSql,
-  withOutboxWritten,
-} from './bot-database/update-outbox';
+export { NO_UPDATES, withOutboxWritten } from './bot-database/update-outbox';
 export type { WrittenUpdateRow } from './bot-database/update-outbox';
 export type {
   BotDeliveryCounts,
@@ -54,11 +47,6 @@ export type {
 } from './bot-database/staff-delivery.store';
 export { DELIVERY_ERROR_CLASSES } from './bot-database/delivery-error-class';
 export type { DeliveryErrorClass } from './bot-database/delivery-error-class';
-export {
-  autoRedrivableDeadLetters,
-  autoRedrivableDeadLettersSql,
-  redrivableDeadLetters,
-  redrivableDeadLettersSql,
-} from './bot-database/webhook-deliveries.store';
+export { autoRedrivableDeadLetters, redrivableDeadLetters } from './bot-database/webhook-deliveries.store';
 export type { RedriveFilter } from './bot-database/webhook-deliveries.store';
 export type { TelegramAliasKind } from './bot-database/telegram-aliases.store';

@@ -12,22 +12,18 @@ const ROOT = resolve(__dirname, '../../..');
 
 /** The SQL fragment builders the library exports, and the only app files that may splice each one. */
 const FRAGMENT_USERS: Record<string, string[]> = {
-  // A message is written with its Updates and their deliveries in one statement (the hot path).
-  outboxWriteSql: ['apps/bot-api/src/messages/messages.store.ts'],
-  OUTBOX_WRITTEN: ['apps/bot-api/src/messages/messages.store.ts'],
-  OUTBOX_WRITTEN_COLUMNS: ['apps/bot-api/src/messages/messages.store.ts'],
+  // A message is written with its Updates and their deliveries in one statement (the hot path); the
+  // dispatcher's delivery-store test writes a gated outbox with it too.
+  withOutboxWritten: [
+    'apps/bot-api/src/messages/messages.store.ts',
+    'apps/bot-dispatcher/test/delivery-store.e2e-spec.ts',
+  ],
   // A redrive job takes its dead letters in the statement that counts them into the job.
-  redrivableDeadLettersSql: ['apps/bot-api/src/staff-deliveries/redrive-jobs.store.ts'],
-  autoRedrivableDeadLettersSql: ['apps/bot-api/src/staff-deliveries/redrive-jobs.store.ts'],
-  // The bot's own row shows its delivery settings, read with it.
-  botDeliverySettingSql: ['apps/bot-api/src/bots/entities/bot.entity.ts'],
-  // "A bot is available" is one rule, in the statements that pick the bots of a chat.
-  botAvailableSql: ['apps/bot-api/src/bots/bots.store.ts', 'apps/bot-api/src/chats/chats.store.ts'],
-  // The typed builders of the same fragments, for the statements that move to Kysely.
-  withOutboxWritten: ['apps/bot-api/src/messages/messages.store.ts'],
   redrivableDeadLetters: ['apps/bot-api/src/staff-deliveries/redrive-jobs.store.ts'],
   autoRedrivableDeadLetters: ['apps/bot-api/src/staff-deliveries/redrive-jobs.store.ts'],
+  // The bot's own row shows its delivery settings, read with it.
   botDeliverySetting: ['apps/bot-api/src/bots/entities/bot.entity.ts', 'apps/bot-api/src/bots/bots.store.ts'],
+  // "A bot is available" is one rule, in the statements that pick the bots of a chat.
   botAvailable: ['apps/bot-api/src/bots/bots.store.ts', 'apps/bot-api/src/chats/chats.store.ts'],
 };
 

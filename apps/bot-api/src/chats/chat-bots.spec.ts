@@ -4,7 +4,7 @@ import { createTestDatabase, TestDatabase, testDatabaseSettings } from '@app/tes
 import { sql } from 'kysely';
 import { Pool } from 'pg';
 import { botMigrations } from '../database/migrations';
-import { botsInChatJson, chatBotsJson, ChatsStore } from './chats.store';
+import { chatBotsJson, ChatsStore, toChatBot } from './chats.store';
 
 const A = 'a'.repeat(24);
 const B = 'b'.repeat(24);
@@ -67,10 +67,10 @@ describe("the available bots among a chat's active members", () => {
     ]);
   });
 
-  it('read as one JSON array by the typed subquery, the same rows as its text form', async () => {
+  it('read as one JSON array by the typed subquery, the same bots as botsInChat', async () => {
     const typed = await executeFirst(database, db.selectNoFrom(chatBotsJson(sql.val(chatId)).as('bots')));
-    const { rows } = await database.query<{ bots: unknown }>(`SELECT ${botsInChatJson('$1::uuid')} AS bots`, [chatId]);
-    expect(typed!.bots).toEqual(rows[0].bots);
+    const bots = await store().botsInChat(database, chatId);
+    expect((typed?.bots ?? []).map(toChatBot)).toEqual(bots);
     expect((typed?.bots ?? []).map((bot) => bot.id)).toEqual([A, B]);
   });
 

@@ -140,12 +140,12 @@ update "chat_join_requests"
   returning "id";
 
 -- botsInChat
--- values: ["11111111-1111-4111-8111-111111111111","active"]
+-- values: ["11111111-1111-4111-8111-111111111111"]
 select "b"."id", "b"."scopes", "s"."allowed_updates", "b"."username", "b"."system_user_id", "cm"."rank"
   from "chat_members" as "cm"
   inner join "bots" as "b" on "b"."system_user_id" = "cm"."user_id"
   inner join "bot_delivery_settings" as "s" on "s"."bot_id" = "b"."id"
-  where "cm"."chat_id" = $1 and "cm"."state" = $2 and "b"."review_status" = 'approved' and "b"."status" = 'enabled'
+  where "cm"."chat_id" = $1 and "cm"."state" = 'active' and "b"."review_status" = 'approved' and "b"."status" = 'enabled'
   order by "b"."id";
 
 -- botOfUser

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { botAvailableSql } from '@app/bot-delivery';
 import { db, type BotDeliverySettings, type Bots, type ChatMembers } from '@app/bot-schema';
 import { Database, execute, executeAll, executeFirst, isUuid, SqlTarget } from '@app/platform';
 import { sql, type Expression, type Selectable } from 'kysely';
@@ -44,23 +43,13 @@ export function toChatBot(row: ChatBotRow): ChatBot {
 }
 
 /**
- * SQL expression: the ChatBotRow objects (a JSON array) of the available bots that are active members
- * of the chat `chatIdSql`, for statements that read them together with other rows. The text form, for
- * statements not yet built on the typed compiler; `chatBotsJson` is the same expression typed.
- */
-export function botsInChatJson(chatIdSql: string): string {
-  return `(SELECT coalesce(json_agg(json_build_object('id', b.id, 'scopes', b.scopes,
-            'allowed_updates', s.allowed_updates, 'username', b.username, 'system_user_id', b.system_user_id,
-            'rank', cm.rank) ORDER BY b.id), '[]'::json)
-       FROM chat_members cm JOIN bots b ON b.system_user_id = cm.user_id JOIN bot_delivery_settings s ON s.bot_id = b.id
-      WHERE cm.chat_id = ${chatIdSql} AND cm.state = 'active' AND ${botAvailableSql('b')})`;
-}
-
-/**
  * "A bot is available" (isBotAvailable of @app/bot-delivery): approved and enabled, as literals in the
  * statement, like botAvailableSql writes them.
  */
 const AVAILABLE = { review_status: sql.lit('approved' as const), status: sql.lit('enabled' as const) };
+
+/** A literal, so that a prepared statement's generic plan can use the partial index on active members. */
+const ACTIVE_MEMBER = sql.lit('active' as const);
 
 /** The available bots that are active members of the chat `chatId`, with their delivery settings. */
 function activeBotMembers(chatId: Expression<string> | string) {
@@ -69,7 +58,7 @@ function activeBotMembers(chatId: Expression<string> | string) {
     .innerJoin('bots as b', 'b.system_user_id', 'cm.user_id')
     .innerJoin('bot_delivery_settings as s', 's.bot_id', 'b.id')
     .where('cm.chat_id', '=', chatId)
-    .where('cm.state', '=', 'active')
+    .where('cm.state', '=', ACTIVE_MEMBER)
     .where('b.review_status', '=', AVAILABLE.review_status)
     .where('b.status', '=', AVAILABLE.status);
 }

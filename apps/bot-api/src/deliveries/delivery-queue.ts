@@ -1,9 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { addDeliverJobs, DeliverJobData, WEBHOOK_QUEUE } from '@app/bot-delivery';
 import type { Queue } from 'bullmq';
-import { DataSource } from 'typeorm';
 import { AfterCommit, CommitScope } from '../database/after-commit';
 
 /**
@@ -16,15 +14,12 @@ export class DeliveryQueue {
   private readonly logger = new Logger(DeliveryQueue.name);
   private readonly afterCommit: AfterCommit<DeliverJobData>;
 
-  constructor(
-    @InjectDataSource() dataSource: DataSource,
-    @InjectQueue(WEBHOOK_QUEUE) private readonly queue: Queue<DeliverJobData>,
-  ) {
-    this.afterCommit = new AfterCommit(dataSource, (jobs) => void this.enqueue(jobs));
+  constructor(@InjectQueue(WEBHOOK_QUEUE) private readonly queue: Queue<DeliverJobData>) {
+    this.afterCommit = new AfterCommit((jobs) => void this.enqueue(jobs));
     queue.on('error', (error: Error) => this.logger.warn(`webhook queue: ${error.message}`));
   }
 
-  /** Adds the jobs once the manager's transaction commits (at once when there is none). */
+  /** Adds the jobs once the transaction commits (at once on the Database). */
   enqueueAfterCommit(on: CommitScope, jobs: DeliverJobData[]): void {
     this.afterCommit.add(on, jobs);
   }

@@ -42,11 +42,13 @@ with "member" as (select "c"."id", "c"."type", "c"."title", "u"."name", "u"."use
 -- reserveAsMember
 -- prepared as bot_api_message_reserve_as_member
 -- values: ["user-1",41,"11111111-1111-4111-8111-111111111111"]
-select "c"."type", "c"."title", "u"."name", "u"."username", "u"."is_bot", "u"."is_virtual", r.id IS NOT NULL as "reply_found", "r"."sender_id" as "reply_to_sender_id", nextval(pg_get_serial_sequence('messages', 'id')) as "id", now() as "created_at", (SELECT coalesce(json_agg(json_build_object('id', b.id, 'scopes', b.scopes,
+select "c"."type", "c"."title", "u"."name", "u"."username", "u"."is_bot", "u"."is_virtual", r.id IS NOT NULL as "reply_found", "r"."sender_id" as "reply_to_sender_id", nextval(pg_get_serial_sequence('messages', 'id')) as "id", now() as "created_at", (select coalesce(json_agg(json_build_object('id', b.id, 'scopes', b.scopes,
             'allowed_updates', s.allowed_updates, 'username', b.username, 'system_user_id', b.system_user_id,
-            'rank', cm.rank) ORDER BY b.id), '[]'::json)
-       FROM chat_members cm JOIN bots b ON b.system_user_id = cm.user_id JOIN bot_delivery_settings s ON s.bot_id = b.id
-      WHERE cm.chat_id = c.id AND cm.state = 'active' AND b.review_status = 'approved' AND b.status = 'enabled') as "bots"
+            'rank', cm.rank) ORDER BY b.id), '[]'::json) as "bots"
+  from "chat_members" as "cm"
+  inner join "bots" as "b" on "b"."system_user_id" = "cm"."user_id"
+  inner join "bot_delivery_settings" as "s" on "s"."bot_id" = "b"."id"
+  where "cm"."chat_id" = "c"."id" and "cm"."state" = 'active' and "b"."review_status" = 'approved' and "b"."status" = 'enabled') as "bots"
   from "chats" as "c"
   inner join "chat_members" as "cm" on "cm"."chat_id" = "c"."id" and "cm"."user_id" = $1 and "cm"."state" = 'active'
   inner join "users" as "u" on "u"."id" = "cm"."user_id"
@@ -55,39 +57,32 @@ select "c"."type", "c"."title", "u"."name", "u"."username", "u"."is_bot", "u"."i
 
 -- insertReserved
 -- prepared as bot_api_message_insert_reserved
--- values: [42,"11111111-1111-4111-8111-111111111111","user-1","text","hello",null,null,"[]","{}",null,"[]","[]","5d41402a-bc4b-2a76-b971-9d911017c592","2026-01-01T00:00:00.000Z",[],[],[],[]]
-WITH message AS (
-     INSERT INTO messages (id, chat_id, sender_id, kind, text, file_id, reply_to_message_id, mentions, metadata,
-                           reply_markup, entities, detected_entities, detected_text_md5, created_at)
-     OVERRIDING SYSTEM VALUE
-     SELECT $1::bigint, $2::uuid, $3::varchar, $4::varchar, $5::text,
-            $6::uuid, $7::bigint, $8::jsonb, $9::jsonb,
-            $10::jsonb, $11::jsonb, $12::jsonb,
-            $13::uuid, $14::timestamptz
-      WHERE EXISTS (SELECT 1 FROM chat_members
-                     WHERE chat_id = $2::uuid AND user_id = $3::varchar AND state = 'active')
-     RETURNING id
-   ), update_input AS (
-     SELECT * FROM unnest($15::uuid[], $16::varchar[], $17::varchar[],
-                          $18::jsonb[])
-         AS t(update_id, bot_id, type, payload)
-      WHERE EXISTS (SELECT 1 FROM message)
-   ), written_updates AS (
-     INSERT INTO updates (update_id, bot_id, type, payload)
-     SELECT update_id, bot_id, type, payload FROM update_input
-     ON CONFLICT (update_id) DO NOTHING
-     RETURNING update_seq, update_id, bot_id, type, payload
-   ), delivered AS (
-     INSERT INTO webhook_deliveries (bot_id, update_seq, update_id, update_type, payload)
-     SELECT u.bot_id, u.update_seq, u.update_id, u.type, u.payload
-       FROM written_updates u JOIN bot_delivery_settings s ON s.bot_id = u.bot_id AND s.delivery_mode = 'webhook'
-      ORDER BY u.update_seq
-     ON CONFLICT (update_id) DO NOTHING
-     RETURNING id, update_id, series, bot_id
-   )
-   SELECT EXISTS (SELECT 1 FROM message) AS message_written, w.update_seq, w.update_id, w.bot_id, w.type, d.id AS delivery_id
-     FROM (SELECT 1) one
-     LEFT JOIN (written_updates w LEFT JOIN delivered d ON d.update_id = w.update_id) ON true;
+-- values: [42,"11111111-1111-4111-8111-111111111111","user-1","text","hello",null,null,"[]","{}",null,"[]","[]","5d41402a-bc4b-2a76-b971-9d911017c592","2026-01-01T00:00:00.000Z","11111111-1111-4111-8111-111111111111","user-1",[],[],[],[]]
+with "message" as (insert into "messages" ("id", "chat_id", "sender_id", "kind", "text", "file_id", "reply_to_message_id", "mentions", "metadata", "reply_markup", "entities", "detected_entities", "detected_text_md5", "created_at") OVERRIDING SYSTEM VALUE (select $1::bigint as "id", $2::uuid as "chat_id", $3::varchar as "sender_id", $4::varchar as "kind", $5::text as "text", $6::uuid as "file_id", $7::bigint as "reply_to_message_id", $8::jsonb as "mentions", $9::jsonb as "metadata", $10::jsonb as "reply_markup", $11::jsonb as "entities", $12::jsonb as "detected_entities", $13::uuid as "detected_text_md5", $14::timestamptz as "created_at"
+  where exists (select 1 as "one"
+  from "chat_members"
+  where "chat_id" = $15::uuid and "user_id" = $16::varchar and "state" = 'active'))
+  returning "id"), "update_input" as (select *
+  from unnest($17::uuid[], $18::varchar[], $19::varchar[],
+                          $20::jsonb[]) as t(update_id, bot_id, type, payload)
+  where exists (select 1 as "one"
+  from "message" as "gate")), "written_updates" as (insert into "updates" ("update_id", "bot_id", "type", "payload")
+  select "i"."update_id", "i"."bot_id", "i"."type", "i"."payload"
+  from "update_input" as "i"
+  on conflict ("update_id") do nothing
+  returning "update_seq", "update_id", "bot_id", "type", "payload"), "delivered" as (insert into "webhook_deliveries" ("bot_id", "update_seq", "update_id", "update_type", "payload")
+  select "u"."bot_id", "u"."update_seq", "u"."update_id", "u"."type", "u"."payload"
+  from "written_updates" as "u"
+  inner join "bot_delivery_settings" as "s" on "s"."bot_id" = "u"."bot_id" and "s"."delivery_mode" = 'webhook'
+  order by "u"."update_seq"
+  on conflict ("update_id") do nothing
+  returning "id", "update_id", "series", "bot_id")
+  select exists (select 1 as "one"
+  from "message") as "message_written", "o"."update_seq", "o"."update_id", "o"."bot_id", "o"."type", "o"."delivery_id"
+  from (SELECT 1) as "one"
+  left join (select "w"."update_seq", "w"."update_id", "w"."bot_id", "w"."type", "d"."id" as "delivery_id"
+  from "written_updates" as "w"
+  left join "delivered" as "d" on "d"."update_id" = "w"."update_id") as "o" on true;
 
 -- findById
 -- values: ["42"]

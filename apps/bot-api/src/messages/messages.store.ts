@@ -1,17 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { db, prepared, type Messages } from '@app/bot-schema';
-import { Database, execute, executeAll, executeFirst, isUuid, runNamed, SqlTarget } from '@app/platform';
-import {
-  composedStatement,
-  NO_UPDATES,
-  OUTBOX_WRITTEN,
-  OUTBOX_WRITTEN_COLUMNS,
-  outboxWriteSql,
-  UpdateColumns,
-  WrittenUpdateRow,
-} from '@app/bot-delivery';
+import { Database, execute, executeAll, executeFirst, isUuid, SqlTarget } from '@app/platform';
+import { NO_UPDATES, UpdateColumns, withOutboxWritten, WrittenUpdateRow } from '@app/bot-delivery';
 import { sql, type Selectable } from 'kysely';
-import { botsInChatJson, ChatBot, ChatBotRow, toChatBot } from '../chats/chats.store';
+import { chatBotsJson, ChatBot, toChatBot } from '../chats/chats.store';
 import type { Person } from '../users/person';
 import { Message, MessageKind, MessageMetadata } from './entities/message.entity';
 import { ChatRef } from '../chats/chat-view';
@@ -172,7 +164,7 @@ const RESERVE_AS_MEMBER = prepared(
         'r.sender_id as reply_to_sender_id',
         sql<string>`nextval(pg_get_serial_sequence('messages', 'id'))`.as('id'),
         sql<Date>`now()`.as('created_at'),
-        sql<ChatBotRow[]>`${sql.raw(botsInChatJson('c.id'))}`.as('bots'),
+        chatBotsJson(sql.ref('c.id')).$asScalar().$notNull().as('bots'),
       ])
       .where('c.id', '=', p.chatId),
 );
@@ -181,27 +173,83 @@ const RESERVE_AS_MEMBER = prepared(
  * Step two: the message under its reserved id with all its Updates and outbox rows, in one statement
  * (so one transaction), written only while the sender is still an active member of the chat.
  */
-const INSERT_RESERVED = composedStatement<MessageColumns & { id: number; created_at: Date } & UpdateColumns>(
+const INSERT_RESERVED = prepared(
   'bot_api_message_insert_reserved',
-  (p) => `WITH message AS (
-     INSERT INTO messages (id, chat_id, sender_id, kind, text, file_id, reply_to_message_id, mentions, metadata,
-                           reply_markup, entities, detected_entities, detected_text_md5, created_at)
-     OVERRIDING SYSTEM VALUE
-     SELECT ${p.id}::bigint, ${p.chat_id}::uuid, ${p.sender_id}::varchar, ${p.kind}::varchar, ${p.text}::text,
-            ${p.file_id}::uuid, ${p.reply_to_message_id}::bigint, ${p.mentions}::jsonb, ${p.metadata}::jsonb,
-            ${p.reply_markup}::jsonb, ${p.entities}::jsonb, ${p.detected_entities}::jsonb,
-            ${p.detected_text_md5}::uuid, ${p.created_at}::timestamptz
-      WHERE EXISTS (SELECT 1 FROM chat_members
-                     WHERE chat_id = ${p.chat_id}::uuid AND user_id = ${p.sender_id}::varchar AND state = 'active')
-     RETURNING id
-   ), ${outboxWriteSql(p, 'message')}
-   SELECT EXISTS (SELECT 1 FROM message) AS message_written, ${OUTBOX_WRITTEN_COLUMNS}
-     FROM (SELECT 1) one
-     LEFT JOIN (${OUTBOX_WRITTEN}) ON true`,
+  (db, p: MessageColumns & { id: number; created_at: Date } & UpdateColumns) =>
+    withOutboxWritten(
+      db.with('message', (db) =>
+        db
+          .insertInto('messages')
+          .columns([
+            'id',
+            'chat_id',
+            'sender_id',
+            'kind',
+            'text',
+            'file_id',
+            'reply_to_message_id',
+            'mentions',
+            'metadata',
+            'reply_markup',
+            'entities',
+            'detected_entities',
+            'detected_text_md5',
+            'created_at',
+          ])
+          .expression(
+            // The id was drawn by RESERVE_AS_MEMBER from the identity's own sequence.
+            sql`OVERRIDING SYSTEM VALUE ${db
+              .selectNoFrom([
+                sql<string>`${p.id}::bigint`.as('id'),
+                sql<string>`${p.chat_id}::uuid`.as('chat_id'),
+                sql<string>`${p.sender_id}::varchar`.as('sender_id'),
+                sql<string>`${p.kind}::varchar`.as('kind'),
+                sql<string | null>`${p.text}::text`.as('text'),
+                sql<string | null>`${p.file_id}::uuid`.as('file_id'),
+                sql<string | null>`${p.reply_to_message_id}::bigint`.as('reply_to_message_id'),
+                sql<unknown>`${p.mentions}::jsonb`.as('mentions'),
+                sql<unknown>`${p.metadata}::jsonb`.as('metadata'),
+                sql<unknown>`${p.reply_markup}::jsonb`.as('reply_markup'),
+                sql<unknown>`${p.entities}::jsonb`.as('entities'),
+                sql<unknown>`${p.detected_entities}::jsonb`.as('detected_entities'),
+                sql<string | null>`${p.detected_text_md5}::uuid`.as('detected_text_md5'),
+                sql<Date>`${p.created_at}::timestamptz`.as('created_at'),
+              ])
+              .where((eb) =>
+                eb.exists(
+                  eb
+                    .selectFrom('chat_members')
+                    .select(sql.lit(1).as('one'))
+                    .where('chat_id', '=', sql<string>`${p.chat_id}::uuid`)
+                    .where('user_id', '=', sql<string>`${p.sender_id}::varchar`)
+                    .where('state', '=', ACTIVE),
+                ),
+              )}`,
+          )
+          .returning('id'),
+      ),
+      p,
+      'message',
+    )
+      .selectFrom(sql<{ one: number }>`(SELECT 1)`.as('one'))
+      .leftJoin(
+        (eb) =>
+          eb
+            .selectFrom('written_updates as w')
+            .leftJoin('delivered as d', 'd.update_id', 'w.update_id')
+            .select(['w.update_seq', 'w.update_id', 'w.bot_id', 'w.type', 'd.id as delivery_id'])
+            .as('o'),
+        (join) => join.onTrue(),
+      )
+      .select((eb) => [
+        eb.exists(eb.selectFrom('message').select(sql.lit(1).as('one'))).as('message_written'),
+        'o.update_seq',
+        'o.update_id',
+        'o.bot_id',
+        'o.type',
+        'o.delivery_id',
+      ]),
 );
-
-/** What INSERT_RESERVED answers: whether the message was written, and each Update it wrote. */
-type InsertedReservedRow = WrittenUpdateRow & { message_written: boolean };
 
 /**
  * Messages below an id whose entities are still to be detected, newest first (the ones read most are
@@ -398,18 +446,14 @@ export class MessagesStore {
     message: Message,
     updates: UpdateColumns | null,
   ): Promise<WrittenUpdateRow[] | null> {
-    const { rows } = await runNamed<InsertedReservedRow>(
-      on,
-      INSERT_RESERVED,
-      INSERT_RESERVED.values({
-        id: message.id,
-        created_at: message.createdAt,
-        ...messageColumns(message),
-        ...(updates ?? NO_UPDATES),
-      }),
-    );
+    const rows = await INSERT_RESERVED.all(on, {
+      id: message.id,
+      created_at: message.createdAt,
+      ...messageColumns(message),
+      ...(updates ?? NO_UPDATES),
+    });
     if (!rows[0]?.message_written) return null;
-    return rows.filter((row) => row.update_id !== null);
+    return rows.filter((row): row is WrittenUpdateRow & typeof row => row.update_id !== null);
   }
 
   /** The message with this id in any chat, deleted or not; null for an id that is no message's. */

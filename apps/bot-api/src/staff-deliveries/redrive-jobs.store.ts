@@ -1,12 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { db, prepared, type DeliveryRedriveJobs } from '@app/bot-schema';
-import {
-  autoRedrivableDeadLettersSql,
-  composedStatement,
-  redrivableDeadLettersSql,
-  RedriveFilter,
-} from '@app/bot-delivery';
-import { Database, execute, executeAll, executeFirst, RowOf, runNamed, SqlTarget } from '@app/platform';
+import { autoRedrivableDeadLetters, redrivableDeadLetters, RedriveFilter } from '@app/bot-delivery';
+import { Database, execute, executeAll, executeFirst, RowOf, SqlTarget } from '@app/platform';
 import { sql, type Selectable } from 'kysely';
 
 export type RedriveJobStatus = 'running' | 'completed' | 'cancelled';
@@ -93,32 +88,37 @@ function nextItems(jobId: string, perBot: number) {
 
 export type NextItem = RowOf<ReturnType<typeof nextItems>>;
 
-/** The columns of the job row a TAKE statement returns, as its text names them. */
-const JOB_COLUMNS_SQL = JOB_COLUMNS.join(', ');
-
-/*
- * A job's items are the delivery library's redrivable dead letters, taken in the statement that counts
- * them into the job (one snapshot, so the total is exact); the library's fragments name their
- * parameters, which these statements bind by name.
+/**
+ * Takes the dead letters `redrivable` selects into the job and counts them into its total, in one
+ * statement (one snapshot, so the total is exact).
  */
-const TAKE_REDRIVABLE = composedStatement<RedriveFilter & { jobId: string }>(
-  'delivery_redrive_jobs_take',
-  (p) => `WITH taken AS (
-     INSERT INTO delivery_redrive_items (job_id, delivery_id, bot_id, update_seq)
-     SELECT ${p.jobId}::uuid, r.delivery_id, r.bot_id, r.update_seq FROM ${redrivableDeadLettersSql(p)} r
-     RETURNING 1)
-   UPDATE delivery_redrive_jobs SET total = (SELECT count(*) FROM taken) WHERE id = ${p.jobId}::uuid
-   RETURNING ${JOB_COLUMNS_SQL}`,
+function takeInto(jobId: string, redrivable: ReturnType<typeof redrivableDeadLetters>) {
+  return db
+    .with('taken', (db) =>
+      db
+        .insertInto('delivery_redrive_items')
+        .columns(['job_id', 'delivery_id', 'bot_id', 'update_seq'])
+        .expression(
+          db
+            .selectFrom(redrivable.as('r'))
+            .select([sql<string>`${jobId}::uuid`.as('job_id'), 'r.delivery_id', 'r.bot_id', 'r.update_seq']),
+        )
+        .returning(sql.lit(1).as('one')),
+    )
+    .updateTable('delivery_redrive_jobs')
+    .set((eb) => ({ total: eb.selectFrom('taken').select(sql<number>`count(*)`.as('count')) }))
+    .where('id', '=', sql<string>`${jobId}::uuid`)
+    .returning(JOB_COLUMNS)
+    .$castTo<RedriveJobRow>();
+}
+
+/* A job's items are the delivery library's redrivable dead letters, taken in the statement that counts them into the job. */
+const TAKE_REDRIVABLE = prepared('delivery_redrive_jobs_take', (_db, p: RedriveFilter & { jobId: string }) =>
+  takeInto(p.jobId, redrivableDeadLetters(p)),
 );
 
-const TAKE_AUTO_REDRIVABLE = composedStatement<{ botId: string; jobId: string }>(
-  'delivery_redrive_jobs_take_auto',
-  (p) => `WITH taken AS (
-     INSERT INTO delivery_redrive_items (job_id, delivery_id, bot_id, update_seq)
-     SELECT ${p.jobId}::uuid, r.delivery_id, r.bot_id, r.update_seq FROM ${autoRedrivableDeadLettersSql(p)} r
-     RETURNING 1)
-   UPDATE delivery_redrive_jobs SET total = (SELECT count(*) FROM taken) WHERE id = ${p.jobId}::uuid
-   RETURNING ${JOB_COLUMNS_SQL}`,
+const TAKE_AUTO_REDRIVABLE = prepared('delivery_redrive_jobs_take_auto', (_db, p: { botId: string; jobId: string }) =>
+  takeInto(p.jobId, autoRedrivableDeadLetters(p)),
 );
 
 /** Redrive jobs and the dead letters each one took: the only SQL on those two tables. */
@@ -142,12 +142,7 @@ export class RedriveJobsStore {
         .returning(JOB_COLUMNS)
         .$castTo<RedriveJobRow>(),
     );
-    const { rows } = await runNamed<RedriveJobRow>(
-      on,
-      TAKE_REDRIVABLE,
-      TAKE_REDRIVABLE.values({ ...filter, jobId: job!.id }),
-    );
-    return rows[0];
+    return (await TAKE_REDRIVABLE.first(on, { ...filter, jobId: job!.id }))!;
   }
 
   /**
@@ -180,9 +175,7 @@ export class RedriveJobsStore {
         .$castTo<RedriveJobRow>(),
     );
     if (!job) return { busy: true };
-    const {
-      rows: [updated],
-    } = await runNamed<RedriveJobRow>(on, TAKE_AUTO_REDRIVABLE, TAKE_AUTO_REDRIVABLE.values({ botId, jobId: job.id }));
+    const updated = (await TAKE_AUTO_REDRIVABLE.first(on, { botId, jobId: job.id }))!;
     if (updated.total > 0) return { job: updated, busy: false };
     await execute(on, db.deleteFrom('delivery_redrive_jobs').where('id', '=', job.id));
     return { busy: false };

@@ -1,7 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { CHANNEL_BUS, type ChannelBus } from '@app/platform';
-import { DataSource } from 'typeorm';
 import { AfterCommit, CommitScope } from '../database/after-commit';
 
 /** Carries the id of a bot that has a new Update. */
@@ -18,11 +16,8 @@ export const POLLS_CHANNEL = 'bot-updates:polls';
 export class UpdateNotifier {
   private readonly afterCommit: AfterCommit<string>;
 
-  constructor(
-    @InjectDataSource() dataSource: DataSource,
-    @Inject(CHANNEL_BUS) private readonly bus: ChannelBus,
-  ) {
-    this.afterCommit = new AfterCommit(dataSource, (botIds) => this.publish(new Set(botIds)));
+  constructor(@Inject(CHANNEL_BUS) private readonly bus: ChannelBus) {
+    this.afterCommit = new AfterCommit((botIds) => this.publish(new Set(botIds)));
   }
 
   notifyAfterCommit(on: CommitScope, botId: string): void {

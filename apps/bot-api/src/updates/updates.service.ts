@@ -58,7 +58,7 @@ export class UpdatesService {
   }
 
   /**
-   * After a statement built with `outboxWriteSql` (@app/bot-delivery's Update outbox) wrote these rows: the bots' pollers are woken and
+   * After a statement built with `withOutboxWritten` (@app/bot-delivery's Update outbox) wrote these rows: the bots' pollers are woken and
    * the deliveries queued once `on`'s transaction commits (at once when it has none).
    */
   written(on: CommitScope, rows: readonly WrittenUpdateRow[]): Map<string, EmittedUpdate> {

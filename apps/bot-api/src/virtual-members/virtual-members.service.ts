@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { Database, PageQuery, pageAnswer, pageWindow, SqlTarget } from '@app/platform';
-import { DataSource } from 'typeorm';
 import { BotErrors } from '../bot-errors';
 import { BotsStore } from '../bots/bots.store';
 import type { Bot } from '../bots/entities/bot.entity';
@@ -36,7 +34,6 @@ import { VirtualMembersStore } from './virtual-members.store';
 @Injectable()
 export class VirtualMembersService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly database: Database,
     private readonly store: VirtualMembersStore,
     private readonly audit: VirtualMemberAuditStore,
@@ -106,13 +103,12 @@ export class VirtualMembersService {
    */
   async send(bot: Bot, dto: SendAsVirtualMemberDto): Promise<MessageView> {
     if (!bot.scopes.includes(SEND_SCOPE)) throw BotErrors.error('FORBIDDEN', `The bot lacks the scope ${SEND_SCOPE}`);
-    // Stays on TypeORM until MessageEventsService.posted accepts a Database transaction.
-    return this.dataSource.transaction(async (manager) => {
-      const chat = await this.admittedGroup(manager, bot, dto.chat_id);
-      const member = await this.store.find(manager, dto.virtual_member_id, chat.id, bot.id);
+    return this.database.transaction(async (tx) => {
+      const chat = await this.admittedGroup(tx, bot, dto.chat_id);
+      const member = await this.store.find(tx, dto.virtual_member_id, chat.id, bot.id);
       if (!member) throw BotErrors.notFound('Virtual member');
       await this.quotas.consume(bot);
-      const reserved = await this.messages.reserveAsMember(manager, chat.id, member.user_id, null);
+      const reserved = await this.messages.reserveAsMember(tx, chat.id, member.user_id, null);
       const message: Message = {
         id: reserved.id,
         chatId: chat.id,
@@ -131,12 +127,12 @@ export class VirtualMembersService {
       // The bot that speaks as the member does not receive its own words back.
       const others = { ...reserved, bots: reserved.bots.filter((other) => other.id !== bot.id) };
       const written = await this.messages.insertReserved(
-        manager,
+        tx,
         message,
         this.events.messagePostedUpdates(others, message, null),
       );
-      this.events.posted(manager, written);
-      await this.audit.record(manager, {
+      this.events.posted(tx, written);
+      await this.audit.record(tx, {
         botId: bot.id,
         action: 'send',
         outcome: 'succeeded',

@@ -19,11 +19,6 @@ export interface WebhookSettings {
 /** The settings a bot's own row shows (bot-api's `Bot`), read with it. */
 export type BotRowSetting = 'delivery_mode' | 'allowed_updates' | 'auto_redeliver_dead_letters' | 'updated_at';
 
-/** SQL expression: one setting of the `bots` row named `bot`, for the statement that loads the row. */
-export function botDeliverySettingSql(bot: string, setting: BotRowSetting): string {
-  return `SELECT s.${setting} FROM bot_delivery_settings s WHERE s.bot_id = ${bot}.id`;
-}
-
 /**
  * Per bot, what a batch of attempts showed: the latest error of the batch, its 410 Gone answers, whether
  * another answer came, the largest Retry-After and whether a delivery succeeded.

@@ -1,33 +1,14 @@
 import { prepared, type BotDB } from '@app/bot-schema';
 import { RowOf, SqlTarget } from '@app/platform';
 import { QueryCreator, sql } from 'kysely';
-import type { Placeholders } from './composed-statement';
-import { UpdateColumns, updatesWriteSql, withWrittenUpdates, WrittenUpdatesCtes } from './updates.store';
-import { insertDeliveries, insertDeliveriesSql, UpdateToDeliver } from './webhook-deliveries.store';
+import { UpdateColumns, withWrittenUpdates, WrittenUpdatesCtes } from './updates.store';
+import { insertDeliveries, UpdateToDeliver } from './webhook-deliveries.store';
 
 /*
  * The Update outbox: each Update is written in its event's transaction together with its delivery when
  * its bot is in webhook mode. It composes the two tables' fragments, so neither store imports the other
  * (the deliveries store imports the Updates store for the confirmation a success writes).
  */
-
-/**
- * CTEs writing the Updates given as UpdateColumns parameters and the deliveries of those whose bot is
- * in webhook mode, ending in `written_updates` and `delivered`; select OUTBOX_WRITTEN_COLUMNS from
- * them. With `gate`, nothing is written unless that CTE has a row (a message statement gates its
- * Updates on the message it writes).
- */
-export function outboxWriteSql(p: Placeholders<UpdateColumns>, gate?: string): string {
-  return `${updatesWriteSql(p, gate)}, delivered AS (
-     ${insertDeliveriesSql('written_updates')}
-   )`;
-}
-
-/** What a statement built with `outboxWriteSql` selects per Update written. */
-export const OUTBOX_WRITTEN_COLUMNS = `w.update_seq, w.update_id, w.bot_id, w.type, d.id AS delivery_id`;
-
-/** The relation to select OUTBOX_WRITTEN_COLUMNS from. */
-export const OUTBOX_WRITTEN = `written_updates w LEFT JOIN delivered d ON d.update_id = w.update_id`;
 
 /** No Updates: what a statement that may write them binds when an event has none. */
 export const NO_UPDATES: Readonly<UpdateColumns> = Object.freeze({
@@ -39,7 +20,7 @@ export const NO_UPDATES: Readonly<UpdateColumns> = Object.freeze({
 
 /**
  * The CTEs of withWrittenUpdates and `delivered`, the deliveries of the Updates whose bot is in webhook
- * mode: outboxWriteSql as a builder (select from `written_updates` left joined with `delivered`).
+ * mode (select from `written_updates` left joined with `delivered`).
  */
 export function withOutboxWritten<DB extends BotDB>(
   qb: QueryCreator<DB>,

@@ -1,7 +1,6 @@
 import { db, prepared, type BotDB, type Updates } from '@app/bot-schema';
 import { Database, execute, RowOf, SqlTarget } from '@app/platform';
 import { QueryCreator, Selectable, sql } from 'kysely';
-import type { Placeholders } from './composed-statement';
 
 /** The Updates of one or more events as parallel arrays, one element per Update. */
 export interface UpdateColumns {
@@ -13,27 +12,8 @@ export interface UpdateColumns {
 }
 
 /**
- * CTEs writing the Updates given as the parameters of UpdateColumns, ending in `written_updates`
- * (update_seq, update_id, bot_id, type, payload of each row written). With `gate`, nothing is written
- * unless that CTE has a row. The outbox (update-outbox.ts) writes their deliveries in the same statement.
- */
-export function updatesWriteSql(p: Placeholders<UpdateColumns>, gate?: string): string {
-  return `update_input AS (
-     SELECT * FROM unnest(${p.update_ids}::uuid[], ${p.update_bot_ids}::varchar[], ${p.update_types}::varchar[],
-                          ${p.update_payloads}::jsonb[])
-         AS t(update_id, bot_id, type, payload)
-      ${gate ? `WHERE EXISTS (SELECT 1 FROM ${gate})` : ''}
-   ), written_updates AS (
-     INSERT INTO updates (update_id, bot_id, type, payload)
-     SELECT update_id, bot_id, type, payload FROM update_input
-     ON CONFLICT (update_id) DO NOTHING
-     RETURNING update_seq, update_id, bot_id, type, payload
-   )`;
-}
-
-/**
  * The CTEs `update_input` and `written_updates` (update_seq, update_id, bot_id, type, payload of each
- * row written): updatesWriteSql as a builder, added to the caller's CTEs. With `gate`, the name of one
+ * row written), added to the caller's CTEs. With `gate`, the name of one
  * of those, nothing is written unless it has a row. The outbox (update-outbox.ts) writes their
  * deliveries in the same statement.
  */
@@ -157,7 +137,7 @@ export type PendingUpdateRow<Payload> = Omit<RowOf<typeof PENDING_UPDATES>, 'pay
 /**
  * The statements on `updates` that read and confirm them: getUpdates' backlog, and the confirmation of
  * Updates, which bot-dispatcher runs too when a webhook delivery succeeds. They are written with their
- * deliveries by the outbox (update-outbox.ts), from `updatesWriteSql`.
+ * deliveries by the outbox (update-outbox.ts), from `withWrittenUpdates`.
  */
 export class UpdatesStore {
   constructor(private readonly database: Database) {}

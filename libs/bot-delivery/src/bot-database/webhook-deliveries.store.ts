@@ -2,10 +2,9 @@ import { db, prepared, type BotDB } from '@app/bot-schema';
 import { RowOf } from '@app/platform';
 import type { Updates, WebhookDeliveries } from '@app/bot-schema';
 import { AliasedExpression, Expression, ExpressionBuilder, Selectable, sql } from 'kysely';
-import { botAvailable, botAvailableSql } from './bot-availability';
+import { botAvailable } from './bot-availability';
 import { BotOutcome, recordBotOutcomes } from './bot-delivery-settings.store';
-import type { Placeholders } from './composed-statement';
-import { DeliveryErrorClass, errorClass, errorClassSql } from './delivery-error-class';
+import { DeliveryErrorClass, errorClass } from './delivery-error-class';
 import { acknowledgeUpdates } from './updates.store';
 import { logAttempts, RecordedAttempt } from './webhook-delivery-attempts.store';
 
@@ -58,20 +57,6 @@ export function insertDeliveries(updates: AliasedExpression<UpdateToDeliver, 'u'
     )
     .onConflict((oc) => oc.column('update_id').doNothing())
     .returning(['id', 'update_id', 'series', 'bot_id']);
-}
-
-/**
- * insertDeliveries as text, for statements still written as text (bot-api's message statements splice
- * it through outboxWriteSql): `updates` is a relation (a CTE or a parenthesised query) with the
- * columns bot_id, update_seq, update_id, type and payload.
- */
-export function insertDeliveriesSql(updates: string): string {
-  return `INSERT INTO webhook_deliveries (bot_id, update_seq, update_id, update_type, payload)
-     SELECT u.bot_id, u.update_seq, u.update_id, u.type, u.payload
-       FROM ${updates} u JOIN bot_delivery_settings s ON s.bot_id = u.bot_id AND s.delivery_mode = 'webhook'
-      ORDER BY u.update_seq
-     ON CONFLICT (update_id) DO NOTHING
-     RETURNING id, update_id, series, bot_id`;
 }
 
 /** A delivery just created or restarted: what its first job needs. */
@@ -510,9 +495,6 @@ export const selectDelivery = () =>
  * When a delivery last changed state: when it became a dead letter, else its last attempt or
  * redelivery. The staff list is ordered and windowed by it.
  */
-export const eventAtSql = (d: string): string => `COALESCE(${d}.dead_letter_at, ${d}.updated_at)`;
-
-/** eventAtSql of the delivery row `d`, as an expression. */
 export const eventAt = (d: string) =>
   sql<Date>`COALESCE(${sql.ref(`${d}.dead_letter_at`)}, ${sql.ref(`${d}.updated_at`)})`;
 
@@ -656,23 +638,7 @@ export interface RedriveFilter {
  * What a bulk redelivery takes: dead letters matching the filter whose bot can receive them (webhook
  * mode, available), as a relation of (delivery_id, bot_id, update_seq). The dry run counts exactly this
  * relation and a redrive job snapshots it (bot-api's redrive-jobs store, in its own statement), so the
- * dry run's count is the job's total. The filter's placeholders are named by the splicing statement.
- */
-export function redrivableDeadLettersSql(p: Placeholders<RedriveFilter>): string {
-  return `(SELECT d.id AS delivery_id, d.bot_id, d.update_seq
-     FROM webhook_deliveries d
-     JOIN bots b ON b.id = d.bot_id
-     JOIN bot_delivery_settings s ON s.bot_id = d.bot_id
-    WHERE d.status = 'dead_letter' AND s.delivery_mode = 'webhook' AND s.webhook_url IS NOT NULL
-      AND ${botAvailableSql('b')}
-      AND (${p.botId}::varchar IS NULL OR d.bot_id = ${p.botId}::varchar)
-      AND (${p.since}::timestamptz IS NULL OR ${eventAtSql('d')} >= ${p.since}::timestamptz)
-      AND (${p.until}::timestamptz IS NULL OR ${eventAtSql('d')} < ${p.until}::timestamptz)
-      AND (${p.errorClass}::varchar IS NULL OR ${errorClassSql('d')} = ${p.errorClass}::varchar))`;
-}
-
-/**
- * redrivableDeadLettersSql as a builder: select from it `.as(...)`, or insert what it selects. The filter
+ * dry run's count is the job's total. Select from it `.as(...)`, or insert what it selects. The filter
  * is bound as `$n IS NULL OR ...` pairs, so a prepared statement has one text for every filter.
  */
 export function redrivableDeadLetters(p: RedriveFilter) {
@@ -740,19 +706,8 @@ export const RESTART_FOR_STAFF = (deliveryIds: string[], statuses: DeliveryStatu
  * What an automatic redrive of the bot takes: its dead letters whose current series was not itself
  * started automatically (each dead letter is redelivered automatically once; one that fails again
  * waits for a person), while the bot still has the switch on and can receive them. A relation of
- * (delivery_id, bot_id, update_seq), spliced like redrivableDeadLettersSql.
+ * (delivery_id, bot_id, update_seq), used like redrivableDeadLetters.
  */
-export function autoRedrivableDeadLettersSql(p: Placeholders<{ botId: string }>): string {
-  return `(SELECT d.id AS delivery_id, d.bot_id, d.update_seq
-     FROM webhook_deliveries d
-     JOIN bots b ON b.id = d.bot_id
-     JOIN bot_delivery_settings s ON s.bot_id = d.bot_id
-    WHERE d.bot_id = ${p.botId} AND d.status = 'dead_letter' AND d."trigger" <> 'auto'
-      AND s.auto_redeliver_dead_letters AND s.delivery_mode = 'webhook' AND s.webhook_url IS NOT NULL
-      AND s.webhook_paused_at IS NULL AND ${botAvailableSql('b')})`;
-}
-
-/** autoRedrivableDeadLettersSql as a builder, used like redrivableDeadLetters. */
 export function autoRedrivableDeadLetters(p: { botId: string }) {
   return db
     .selectFrom('webhook_deliveries as d')
