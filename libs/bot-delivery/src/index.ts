@@ -17,9 +17,7 @@ export * from './host-resolver';
 export * from './delivery-domain';
 export { botAvailable, isBotAvailable } from './bot-database/bot-availability';
 export type { BotAvailability } from './bot-database/bot-availability';
-export { botDeliverySetting } from './bot-database/bot-delivery-settings.store';
 export type {
-  BotRowSetting,
   WebhookSecretsRow,
   WebhookSettings,
   WebhookSettingsRow,

@@ -21,8 +21,6 @@ const FRAGMENT_USERS: Record<string, string[]> = {
   // A redrive job takes its dead letters in the statement that counts them into the job.
   redrivableDeadLetters: ['apps/bot-api/src/staff-deliveries/redrive-jobs.store.ts'],
   autoRedrivableDeadLetters: ['apps/bot-api/src/staff-deliveries/redrive-jobs.store.ts'],
-  // The bot's own row shows its delivery settings, read with it.
-  botDeliverySetting: ['apps/bot-api/src/bots/entities/bot.entity.ts', 'apps/bot-api/src/bots/bots.store.ts'],
   // "A bot is available" is one rule, in the statements that pick the bots of a chat.
   botAvailable: ['apps/bot-api/src/bots/bots.store.ts', 'apps/bot-api/src/chats/chats.store.ts'],
 };

@@ -256,7 +256,7 @@ update "bots"
 select "b"."id", "b"."owner_id" as "ownerId", "b"."name", "b"."username", "b"."description", "b"."short_description" as "shortDescription", "b"."avatar", "b"."scopes", "b"."review_status" as "reviewStatus", "b"."rejection_reason" as "rejectionReason", "b"."reviewed_by" as "reviewedBy", "b"."reviewed_at" as "reviewedAt", "b"."status", "b"."system_user_id" as "systemUserId", "b"."supports_inline_queries" as "supportsInlineQueries", "b"."friend_request_mode" as "friendRequestMode", "b"."virtual_members_enabled" as "virtualMembersEnabled", "b"."token_prefix" as "tokenPrefix", "b"."token_issued_at" as "tokenIssuedAt", "b"."token_revoked_at" as "tokenRevokedAt", "b"."one_time_token_expires_at" as "oneTimeTokenExpiresAt", "b"."created_at" as "createdAt", "b"."updated_at" as "updatedAt", "s"."delivery_mode" as "deliveryMode", "s"."allowed_updates" as "allowedUpdates", "s"."auto_redeliver_dead_letters" as "autoRedeliverDeadLetters", "s"."updated_at" as "deliveryUpdatedAt", "b"."rate_limits" as "rateLimits"
   from "bots" as "b"
   left join "bot_delivery_settings" as "s" on "s"."bot_id" = "b"."id"
-  where lower(b.username) = lower($1) and "b"."review_status" = 'approved' and "b"."status" = 'enabled';
+  where lower(b.username) = lower($1) and b.review_status = 'approved' AND b.status = 'enabled';
 
 -- virtualMembersEnabled
 -- values: ["0123456789abcdef01234567"]

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database, execute, executeAll, executeFirst, RowOf, SqlTarget } from '@app/platform';
+import { botAvailable } from '@app/bot-delivery';
 import { db, prepared, type Bots, type JsonObject } from '@app/bot-schema';
 import { Compilable, NotNull, RawBuilder, sql, Updateable } from 'kysely';
 import type { BotRateLimits, FriendRequestMode, ReviewStatus } from './entities/bot.entity';
@@ -534,15 +535,14 @@ export class BotsStore {
 
   /**
    * The available bot with this @username (any case), for inline queries; null when there is none.
-   * "Available" is @app/bot-delivery's rule (isBotAvailable / botAvailableSql): approved and enabled.
+   * "Available" is @app/bot-delivery's one rule (botAvailable): approved and enabled.
    */
   async availableByUsername(on: SqlTarget, username: string): Promise<Bot | null> {
     const bot = await executeFirst(
       on,
       selectBots()
         .where(sql<string>`lower(b.username)`, '=', sql<string>`lower(${username})`)
-        .where('b.review_status', '=', sql.lit('approved'))
-        .where('b.status', '=', sql.lit('enabled')),
+        .where(botAvailable('b')),
     );
     return bot ?? null;
   }

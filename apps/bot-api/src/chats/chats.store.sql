@@ -145,7 +145,7 @@ select "b"."id", "b"."scopes", "s"."allowed_updates", "b"."username", "b"."syste
   from "chat_members" as "cm"
   inner join "bots" as "b" on "b"."system_user_id" = "cm"."user_id"
   inner join "bot_delivery_settings" as "s" on "s"."bot_id" = "b"."id"
-  where "cm"."chat_id" = $1 and "cm"."state" = 'active' and "b"."review_status" = 'approved' and "b"."status" = 'enabled'
+  where "cm"."chat_id" = $1 and "cm"."state" = 'active' and b.review_status = 'approved' AND b.status = 'enabled'
   order by "b"."id";
 
 -- botOfUser
@@ -154,4 +154,4 @@ select "b"."id", "b"."scopes", "s"."allowed_updates", "b"."username", "b"."syste
   from "bots" as "b"
   inner join "bot_delivery_settings" as "s" on "s"."bot_id" = "b"."id"
   left join "chat_members" as "cm" on "cm"."user_id" = "b"."system_user_id" and "cm"."chat_id" = $1
-  where "b"."system_user_id" = $2 and "b"."review_status" = 'approved' and "b"."status" = 'enabled';
+  where "b"."system_user_id" = $2 and b.review_status = 'approved' AND b.status = 'enabled';

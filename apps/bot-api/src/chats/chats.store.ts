@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { botAvailable } from '@app/bot-delivery';
 import { db, type BotDeliverySettings, type Bots, type ChatMembers } from '@app/bot-schema';
 import { Database, execute, executeAll, executeFirst, isUuid, SqlTarget } from '@app/platform';
 import { sql, type Expression, type Selectable } from 'kysely';
@@ -42,25 +43,21 @@ export function toChatBot(row: ChatBotRow): ChatBot {
   };
 }
 
-/**
- * "A bot is available" (isBotAvailable of @app/bot-delivery): approved and enabled, as literals in the
- * statement, like botAvailableSql writes them.
- */
-const AVAILABLE = { review_status: sql.lit('approved' as const), status: sql.lit('enabled' as const) };
-
 /** A literal, so that a prepared statement's generic plan can use the partial index on active members. */
 const ACTIVE_MEMBER = sql.lit('active' as const);
 
 /** The available bots that are active members of the chat `chatId`, with their delivery settings. */
 function activeBotMembers(chatId: Expression<string> | string) {
-  return db
-    .selectFrom('chat_members as cm')
-    .innerJoin('bots as b', 'b.system_user_id', 'cm.user_id')
-    .innerJoin('bot_delivery_settings as s', 's.bot_id', 'b.id')
-    .where('cm.chat_id', '=', chatId)
-    .where('cm.state', '=', ACTIVE_MEMBER)
-    .where('b.review_status', '=', AVAILABLE.review_status)
-    .where('b.status', '=', AVAILABLE.status);
+  return (
+    db
+      .selectFrom('chat_members as cm')
+      .innerJoin('bots as b', 'b.system_user_id', 'cm.user_id')
+      .innerJoin('bot_delivery_settings as s', 's.bot_id', 'b.id')
+      .where('cm.chat_id', '=', chatId)
+      .where('cm.state', '=', ACTIVE_MEMBER)
+      // "A bot is available" is @app/bot-delivery's one rule, written as literals a generic plan can use.
+      .where(botAvailable('b'))
+  );
 }
 
 /**
@@ -418,8 +415,7 @@ export class ChatsStore {
         ])
         .$narrowType<{ system_user_id: string }>()
         .where('b.system_user_id', '=', userId)
-        .where('b.review_status', '=', AVAILABLE.review_status)
-        .where('b.status', '=', AVAILABLE.status),
+        .where(botAvailable('b')),
     );
     return row ? toChatBot(row) : null;
   }

@@ -48,7 +48,7 @@ select "c"."type", "c"."title", "u"."name", "u"."username", "u"."is_bot", "u"."i
   from "chat_members" as "cm"
   inner join "bots" as "b" on "b"."system_user_id" = "cm"."user_id"
   inner join "bot_delivery_settings" as "s" on "s"."bot_id" = "b"."id"
-  where "cm"."chat_id" = "c"."id" and "cm"."state" = 'active' and "b"."review_status" = 'approved' and "b"."status" = 'enabled') as "bots"
+  where "cm"."chat_id" = "c"."id" and "cm"."state" = 'active' and b.review_status = 'approved' AND b.status = 'enabled') as "bots"
   from "chats" as "c"
   inner join "chat_members" as "cm" on "cm"."chat_id" = "c"."id" and "cm"."user_id" = $1 and "cm"."state" = 'active'
   inner join "users" as "u" on "u"."id" = "cm"."user_id"

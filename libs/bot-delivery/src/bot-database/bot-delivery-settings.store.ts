@@ -1,6 +1,6 @@
 import { db, prepared, type BotDeliverySettings } from '@app/bot-schema';
 import { Database, execute, executeAll, executeFirst, RowOf, SqlTarget } from '@app/platform';
-import { AliasedExpression, Expression, Selectable, sql } from 'kysely';
+import { AliasedExpression, Selectable, sql } from 'kysely';
 
 /** What setWebhook stores; `allowedUpdates` undefined keeps the bot's list. */
 export interface WebhookSettings {
@@ -16,9 +16,6 @@ export interface WebhookSettings {
   format?: Selectable<BotDeliverySettings>['webhook_format'];
 }
 
-/** The settings a bot's own row shows (bot-api's `Bot`), read with it. */
-export type BotRowSetting = 'delivery_mode' | 'allowed_updates' | 'auto_redeliver_dead_letters' | 'updated_at';
-
 /**
  * Per bot, what a batch of attempts showed: the latest error of the batch, its 410 Gone answers, whether
  * another answer came, the largest Retry-After and whether a delivery succeeded.
@@ -30,14 +27,6 @@ export interface BotOutcome {
   other_answer: boolean;
   retry_after_ms: number | null;
   succeeded: boolean;
-}
-
-/** botDeliverySettingSql as a builder: one setting of the bot whose id is `botId`, a scalar subquery. */
-export function botDeliverySetting<S extends BotRowSetting>(botId: Expression<string>, setting: S) {
-  return db
-    .selectFrom('bot_delivery_settings as s')
-    .select(`s.${setting}` as `s.${S}`)
-    .where('s.bot_id', '=', botId);
 }
 
 /**
