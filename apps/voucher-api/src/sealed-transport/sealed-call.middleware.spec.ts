@@ -16,6 +16,8 @@ let seen: Record<string, unknown> = {};
 type Closed = { method: string; originalUrl: string; headers: IncomingHttpHeaders };
 let onClose: ((closed: Closed) => void) | undefined;
 const nextClose = () => new Promise<Closed>((resolve) => (onClose = resolve));
+/** The method and path a layer mounted before the middleware sees as the answer leaves. */
+let leaving: { method: string; originalUrl: string } | undefined;
 /** Called when the logical route holds a call that asked it to hang (its body is {"hang":true}). */
 let onHang: (() => void) | undefined;
 
@@ -36,6 +38,11 @@ describe('SealedCallMiddleware', () => {
     app = express();
     app.set('trust proxy', true);
     app.use((req: Request, res: Response, next: NextFunction) => {
+      const end = res.end.bind(res) as (...args: unknown[]) => Response;
+      res.end = ((...args: unknown[]) => {
+        leaving = { method: req.method, originalUrl: req.originalUrl };
+        return end(...args);
+      }) as Response['end'];
       res.on('close', () => onClose?.({ method: req.method, originalUrl: req.originalUrl, headers: req.headers }));
       next();
     });
@@ -88,10 +95,14 @@ describe('SealedCallMiddleware', () => {
         'idempotency-key': 'key-1',
         'content-type': 'application/json',
         'content-length': '7',
+        // The outer headers that hold no secret stay with the logical call.
+        'x-forwarded-for': '10.0.0.1',
       }),
     });
     expect((seen.headers as Record<string, string>)['transfer-encoding']).toBeUndefined();
     expect(res.status).toBe(200);
+    // A layer mounted before the middleware sees the sealed route as the answer leaves.
+    expect(leaving).toEqual({ method: 'POST', originalUrl: '/sealed' });
     expect(res.headers['content-type']).toBe('application/jose');
     expect(res.headers['x-logical']).toBeUndefined();
     const opened = JSON.parse(Buffer.from((await compactDecrypt(res.text, answer.privateKey)).plaintext).toString());
