@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-// The security targets, a few minutes together; formatting (about 1,600 mutants) runs on demand.
+// The security targets, a few minutes together; formatting and sealed-transport (most of an hour each) run on demand.
 const CI_TARGETS = ['auth', 'bot-delivery'];
 
 const all = readdirSync(join(root, 'stryker'))

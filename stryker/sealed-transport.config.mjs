@@ -12,11 +12,10 @@ export default mutationTarget({
     'apps/voucher-api/src/sealed-transport/sealed-call.admission.ts',
     'apps/voucher-api/src/sealed-transport/sealed-call.middleware.ts:44-114',
   ],
-  // test-vector.spec.ts reads docs/, which the sandbox does not copy; seal-cipher.spec.ts opens seals itself.
-  testMatch: [
-    '<rootDir>/src/sealed-transport/seal-cipher.spec.ts',
-    '<rootDir>/src/sealed-transport/sealed-transport.service.spec.ts',
-    '<rootDir>/src/sealed-transport/sealed-transport.guard.spec.ts',
-    '<rootDir>/src/sealed-transport/sealed-call.middleware.spec.ts',
-  ],
+  // The specs of src/sealed-transport as one test file, which loads the libraries once per mutant.
+  testMatch: ['<rootDir>/test/sealed-mutation-suite.ts'],
+  // The few helpers of @app/testing they use, without the rest of its barrel.
+  moduleNameMapper: { '^@app/testing$': '<rootDir>/test/sealed-mutation-testing.ts' },
+  // test-vector.spec.ts reads the documented vector.
+  ignorePatterns: ['!docs/sealed-transport.md'],
 });

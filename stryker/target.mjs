@@ -13,8 +13,10 @@ export const BREAK_BELOW = 90;
  * @param {string[]} target.mutate       the files (and line ranges) mutated
  * @param {string[]} [target.testMatch]  narrows the project's tests to those that reach the code
  * @param {string[]} [target.roots]      where Jest looks for tests, when they sit in more than the project's folder
+ * @param {string[]} [target.ignorePatterns] more of the repository the sandbox copies (`!docs/x.md`), when tests read it
+ * @param {Record<string, string>} [target.moduleNameMapper] modules the run maps elsewhere, ahead of the preset's
  */
-export function mutationTarget({ name, jestConfig, mutate, testMatch, roots }) {
+export function mutationTarget({ name, jestConfig, mutate, testMatch, roots, ignorePatterns = [], moduleNameMapper }) {
   const reports = `reports/mutation/${name}`;
   return {
     $schema: '../node_modules/@stryker-mutator/core/schema/stryker-schema.json',
@@ -26,7 +28,11 @@ export function mutationTarget({ name, jestConfig, mutate, testMatch, roots }) {
     jest: {
       projectType: 'custom',
       configFile: jestConfig,
-      config: { ...(testMatch ? { testMatch } : {}), ...(roots ? { roots } : {}) },
+      config: {
+        ...(testMatch ? { testMatch } : {}),
+        ...(roots ? { roots } : {}),
+        ...(moduleNameMapper ? { moduleNameMapper } : {}),
+      },
     },
     reporters: ['clear-text', 'progress', 'html', 'json'],
     htmlReporter: { fileName: `${reports}/index.html` },
@@ -38,6 +44,18 @@ export function mutationTarget({ name, jestConfig, mutate, testMatch, roots }) {
     tempDirName: `.stryker-tmp/${name}`,
     cleanTempDir: 'always',
     // The sandbox copies only what the tests import; the rest of the repository is left where it is.
-    ignorePatterns: ['**', '!libs/**', '!apps/**', '!scripts/**', '!jest.preset.js', '!jest.config.ts', '!tsconfig*.json', '!package.json', 'apps/*/dist/**', '**/.data/**'],
+    ignorePatterns: [
+      '**',
+      '!libs/**',
+      '!apps/**',
+      '!scripts/**',
+      '!jest.preset.js',
+      '!jest.config.ts',
+      '!tsconfig*.json',
+      '!package.json',
+      'apps/*/dist/**',
+      '**/.data/**',
+      ...ignorePatterns,
+    ],
   };
 }

@@ -52,7 +52,10 @@ describe('SealCipher.open', () => {
 
   it('refuses a protected header that is not base64url JSON', async () => {
     const error = await refusal(() => cipher.open(`${b64('not json')}.b.c.d.e`));
-    expect([error.code, error.message]).toEqual(['SEALED_REQUEST_MALFORMED', 'The protected header is not base64url JSON']);
+    expect([error.code, error.message]).toEqual([
+      'SEALED_REQUEST_MALFORMED',
+      'The protected header is not base64url JSON',
+    ]);
   });
 
   it.each([
@@ -75,7 +78,10 @@ describe('SealCipher.open', () => {
     const error = await refusal(() =>
       cipher.open(`${b64({ alg: 'ECDH-ES+A256KW', enc: 'A256GCM', ...header })}.b.c.d.e`),
     );
-    expect([error.code, error.message]).toEqual(['SEALED_KEY_UNKNOWN', `kid must name a key of ${DEV_SEALING_KEY.kid}`]);
+    expect([error.code, error.message]).toEqual([
+      'SEALED_KEY_UNKNOWN',
+      `kid must name a key of ${DEV_SEALING_KEY.kid}`,
+    ]);
   });
 
   it.each([
@@ -85,7 +91,10 @@ describe('SealCipher.open', () => {
     const error = await refusal(() =>
       cipher.open(`${b64({ alg: 'ECDH-ES+A256KW', enc: 'A256GCM', kid: DEV_SEALING_KEY.kid, ...header })}.b.c.d.e`),
     );
-    expect([error.code, error.message]).toEqual(['SEALED_REQUEST_MALFORMED', 'zip and crit are not accepted in a sealed call']);
+    expect([error.code, error.message]).toEqual([
+      'SEALED_REQUEST_MALFORMED',
+      'zip and crit are not accepted in a sealed call',
+    ]);
   });
 
   it('answers one unreadable refusal for a tampered ciphertext', async () => {
@@ -96,7 +105,8 @@ describe('SealCipher.open', () => {
 });
 
 describe('SealCipher.answerKey', () => {
-  const ecKey = async (crv: string) => exportJWK((await generateKeyPair('ECDH-ES', { crv, extractable: true })).publicKey);
+  const ecKey = async (crv: string) =>
+    exportJWK((await generateKeyPair('ECDH-ES', { crv, extractable: true })).publicKey);
   const x25519 = () => generateKeyPairSync('x25519').publicKey.export({ format: 'jwk' }) as JWK;
 
   it.each(['P-256', 'P-384', 'P-521'])('takes a public %s key and seals an answer the caller opens', async (crv) => {
@@ -109,7 +119,9 @@ describe('SealCipher.answerKey', () => {
   });
 
   it('takes an X25519 key and the public members a JWK may carry', async () => {
-    expect(() => cipher.answerKey({ ...x25519(), kid: 'k', use: 'enc', alg: 'ECDH-ES+A256KW', key_ops: [], ext: true })).not.toThrow();
+    expect(() =>
+      cipher.answerKey({ ...x25519(), kid: 'k', use: 'enc', alg: 'ECDH-ES+A256KW', key_ops: [], ext: true }),
+    ).not.toThrow();
   });
 
   it('takes an EC coordinate one leading zero octet short', async () => {
@@ -156,9 +168,24 @@ describe('SealCipher.answerKey', () => {
     ]);
   });
 
+  it.each([
+    ['starts', `=${'A'.repeat(42)}`],
+    ['ends', `${'A'.repeat(42)}=`],
+  ])('refuses a coordinate of the right length that %s with a character outside base64url', async (_where, x) => {
+    const error = await refusal(async () => cipher.answerKey({ ...(await ecKey('P-256')), x }));
+    expect(error.message).toBe('response_key x must be the 32 octets of a P-256 coordinate, base64url without padding');
+  });
+
+  it('takes a coordinate of a single octet as well formed, and refuses it as no point of its curve', async () => {
+    const error = await refusal(async () => cipher.answerKey({ ...(await ecKey('P-256')), x: 'AQ' }));
+    expect(error.code).toBe('SEALED_ANSWER_KEY_UNUSABLE');
+  });
+
   it('refuses an X25519 key shorter than 32 octets', async () => {
     const error = await refusal(() => cipher.answerKey({ ...x25519(), x: 'A'.repeat(42) }));
-    expect(error.message).toBe('response_key x must be the 32 octets of a X25519 coordinate, base64url without padding');
+    expect(error.message).toBe(
+      'response_key x must be the 32 octets of a X25519 coordinate, base64url without padding',
+    );
   });
 
   it('refuses a point that is not on its curve', async () => {
@@ -168,7 +195,9 @@ describe('SealCipher.answerKey', () => {
   });
 
   it('refuses an X25519 point of small order: no shared secret', async () => {
-    const error = await refusal(() => cipher.answerKey({ kty: 'OKP', crv: 'X25519', x: Buffer.alloc(32).toString('base64url') }));
+    const error = await refusal(() =>
+      cipher.answerKey({ kty: 'OKP', crv: 'X25519', x: Buffer.alloc(32).toString('base64url') }),
+    );
     expect([error.code, error.message]).toEqual([
       'SEALED_ANSWER_KEY_UNUSABLE',
       'response_key gives no shared secret in a key agreement (a point of small order)',

@@ -45,6 +45,14 @@ describe('detection at the edges of each rule', () => {
     expect(found('@b.cd a@.cd')).toEqual([]);
   });
 
+  it('counts A and Z as the letters a hashtag needs, as a and z', () => {
+    expect(found('#A1 #Z1 #a1 #z1')).toEqual(['hashtag:#A1', 'hashtag:#Z1', 'hashtag:#a1', 'hashtag:#z1']);
+  });
+
+  it('starts entities after any white space of JavaScript, the spaces U+2000 to U+200A included', () => {
+    for (const space of ['\u2000', '\u2005', '\u200a']) expect(found(`x${space}@alice`)).toEqual(['mention:@alice']);
+  });
+
   it('takes hashtags with at least one letter of any script, digits and _ besides', () => {
     expect(found('#123 #_1 #a1 #ж #٣ #٣ж #𝐀 #a-b #a.')).toEqual([
       'hashtag:#a1',
@@ -100,6 +108,19 @@ describe('detectedEntitiesOf and withDetectedEntities', () => {
       { type: 'bot_command', offset: 0, length: 2 },
       { type: 'bot_command', offset: 6, length: 2 },
       { type: 'bot_command', offset: 9, length: 2 },
+    ]);
+  });
+
+  it.each(['mention', 'hashtag', 'bot_command', 'url', 'email'] as const)(
+    'takes a given %s as opaque: nothing is detected inside it',
+    (type) => {
+      expect(detectedEntitiesOf('see @alice', [{ type, offset: 4, length: 6 }])).toEqual([]);
+    },
+  );
+
+  it('keeps a detected entity that an opaque one starts right after', () => {
+    expect(detectedEntitiesOf('@alice x', [{ type: 'code', offset: 6, length: 2 }])).toEqual([
+      { type: 'mention', offset: 0, length: 6 },
     ]);
   });
 

@@ -85,6 +85,7 @@ type First = (code: number) => boolean;
 
 /** `/start`, `/start@some_bot`. */
 const scanCommand: Scan = (text, at) => {
+  // Stryker disable next-line ConditionalExpression: SCANS's first-character check has let only `/` through.
   if (text.charCodeAt(at) !== 0x2f) return null;
   const nameEnd = nameRunEnd(text, at + 1, 32);
   const name = nameEnd - at - 1;
@@ -99,6 +100,7 @@ const scanCommand: Scan = (text, at) => {
 
 /** `@username`. */
 const scanMention: Scan = (text, at) => {
+  // Stryker disable next-line ConditionalExpression: SCANS's first-character check has let only `@` through.
   if (text.charCodeAt(at) !== 0x40) return null;
   const end = nameRunEnd(text, at + 1, 32);
   const length = end - at - 1;
@@ -112,6 +114,7 @@ const scanMention: Scan = (text, at) => {
 const scanEmail: Scan = (text, at) => {
   let localEnd = at;
   while (localEnd < text.length && is(text.charCodeAt(localEnd), LOCAL_PART)) localEnd += 1;
+  // Stryker disable next-line ConditionalExpression: SCANS lets a scan start only on a local-part character, so localEnd > at.
   if (localEnd === at || text.charCodeAt(localEnd) !== 0x40) return null;
   const domainStart = localEnd + 1;
   let domainEnd = domainStart;
@@ -149,6 +152,7 @@ function matchesAt(pattern: RegExp, text: string, at: number): boolean {
 
 /** `#tag`: letters, digits and `_` of any script, at least one letter. */
 const scanHashtag: Scan = (text, at) => {
+  // Stryker disable next-line ConditionalExpression: SCANS's first-character check has let only `#` through.
   if (text.charCodeAt(at) !== 0x23) return null;
   let end = at + 1;
   let letter = false;
@@ -193,6 +197,8 @@ const scanUrl: Scan = (text, at) => {
   return { end, next };
 };
 
+// The first-character checks only save work: each scanner checks its first character again.
+// Stryker disable ConditionalExpression
 const SCANS: Array<[MessageEntity['type'], First, Scan]> = [
   ['bot_command', (code) => code === 0x2f, scanCommand],
   ['email', (code) => is(code, LOCAL_PART), scanEmail],
@@ -201,6 +207,7 @@ const SCANS: Array<[MessageEntity['type'], First, Scan]> = [
   // h, f, t in either case
   ['url', (code) => (code | 0x20) === 0x68 || (code | 0x20) === 0x66 || (code | 0x20) === 0x74, scanUrl],
 ];
+// Stryker restore ConditionalExpression
 
 /** Every entity one scanner finds, in text order; none overlaps another. */
 function scanAll(text: string, type: MessageEntity['type'], first: First, scan: Scan): MessageEntity[] {
@@ -256,6 +263,7 @@ export function detectedEntitiesOf(text: string | null, formatting: readonly Mes
   if (!text) return [];
   const opaque = sortEntities(formatting.filter((entity) => OPAQUE.has(entity.type)));
   const found = detectEntities(text);
+  // Stryker disable next-line ConditionalExpression: a shortcut; with nothing opaque the loop below keeps all it found.
   if (opaque.length === 0) return found;
   // Both in text order: one pass, carrying the furthest end of the opaque entities begun so far.
   const outside: MessageEntity[] = [];
@@ -277,7 +285,9 @@ export function withDetectedEntities(
   formatting: readonly MessageEntity[],
   detected: readonly MessageEntity[] | null,
 ): MessageEntity[] {
+  // Stryker disable next-line ConditionalExpression: a shortcut; the merge below copies the formatting alone too.
   if (!detected || detected.length === 0) return [...formatting];
+  // Stryker disable next-line ConditionalExpression: a shortcut; the merge below copies the detected alone too.
   if (formatting.length === 0) return [...detected];
   // Both are in the order of sortEntities already: merged in one pass, as a page of long texts has many.
   const merged: MessageEntity[] = [];

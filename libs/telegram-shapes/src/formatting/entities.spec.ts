@@ -1,6 +1,7 @@
 import {
   byteOffset,
   compareEntities,
+  EntityParseError,
   MessageEntity,
   normalizeEntities,
   normalizeUrl,
@@ -16,6 +17,8 @@ describe('normalizeUrl', () => {
     expect(normalizeUrl('HTTP://Example.com')).toBe('HTTP://Example.com');
     expect(normalizeUrl('ftp://files.example.com/x')).toBe('ftp://files.example.com/x');
     expect(normalizeUrl('example.com/path')).toBe('http://example.com/path');
+    // A colon further on is no scheme: only one that starts the link is.
+    expect(normalizeUrl('example.com/a:b')).toBe('http://example.com/a:b');
     expect(normalizeUrl('  https://example.com  ')).toBe('https://example.com');
     expect(normalizeUrl('tg://resolve?domain=news')).toBe('tg://resolve?domain=news');
     expect(normalizeUrl('TG://user?id=1')).toBe('TG://user?id=1');
@@ -76,6 +79,22 @@ describe('entity order and normalisation', () => {
     ]);
   });
 
+  it('drops an empty entity that nothing contains', () => {
+    expect(normalizeEntities([e('bold', 3, 0), e('italic', 0, 2)])).toEqual([e('italic', 0, 2)]);
+  });
+
+  it('keeps a lone code entity of one character at the start: nothing else contains it', () => {
+    expect(normalizeEntities([e('code', 0, 1), e('bold', 1, 1)])).toEqual([e('code', 0, 1), e('bold', 1, 1)]);
+  });
+
+  it('judges an entity by the code that reaches furthest, not by a shorter one that starts with it', () => {
+    expect(normalizeEntities([e('code', 0, 2), e('code', 0, 5), e('bold', 3, 1)])).toEqual([e('code', 0, 5)]);
+  });
+
+  it('takes two code entities over one span as each inside the other: neither is kept', () => {
+    expect(normalizeEntities([e('code', 0, 5), e('code', 0, 5), e('bold', 6, 1)])).toEqual([e('bold', 6, 1)]);
+  });
+
   it('does not nest quotes: a quote inside another is dropped, one beside it kept', () => {
     expect(
       normalizeEntities([
@@ -108,6 +127,12 @@ describe('trimFormatted', () => {
       text: 'ab cd',
       entities: [e('bold', 0, 2), e('italic', 3, 2)],
     });
+  });
+});
+
+describe('EntityParseError', () => {
+  it('names itself, so that callers and logs tell it from other errors', () => {
+    expect(new EntityParseError('x')).toMatchObject({ name: 'EntityParseError', message: 'x' });
   });
 });
 

@@ -11,6 +11,10 @@ describe('parseHtml character references', () => {
     expect(text('&lt &amp')).toBe('&lt &amp');
   });
 
+  it('reads a reference only where its ampersand stands, not one a few characters on', () => {
+    expect(text('&x &lt;')).toBe('&x <');
+  });
+
   it('reads decimal and hexadecimal references of every Unicode scalar value, up to 8 digits', () => {
     expect(text('&#65;&#x42;&#X43;&#x1F600;')).toBe('ABC😀');
     expect(text('&#1;')).toBe('\u0001');
@@ -82,6 +86,36 @@ describe('parseHtml tags', () => {
     expect(parseHtml('<code class="language-js">x</code>').entities).toEqual([{ type: 'code', offset: 0, length: 1 }]);
     expect(parseHtml('<pre><code class="lang-js">x</code></pre>').entities).toEqual([
       { type: 'pre', offset: 0, length: 1 },
+    ]);
+  });
+
+  it('reads a self-closing start tag as the tag it opens', () => {
+    expect(parseHtml('a<b/>x</b>')).toEqual({ text: 'ax', entities: [{ type: 'bold', offset: 1, length: 1 }] });
+  });
+
+  it('takes a language only from a class that is language-… and nothing else, on one line', () => {
+    for (const cls of ['xlanguage-js', 'language-js\nx']) {
+      expect(parseHtml(`<pre><code class="${cls}">x</code></pre>`).entities).toEqual([
+        { type: 'pre', offset: 0, length: 1 },
+      ]);
+    }
+  });
+
+  it('makes only a blockquote expandable: the attribute means nothing on another tag', () => {
+    expect(parseHtml('<b expandable>x</b>').entities).toEqual([{ type: 'bold', offset: 0, length: 1 }]);
+  });
+
+  it('gives only a pre the code that spans it: bold over the same span keeps the code', () => {
+    expect(parseHtml('<b><code>x</code></b>').entities).toEqual([
+      { type: 'code', offset: 0, length: 1 },
+      { type: 'bold', offset: 0, length: 1 },
+    ]);
+  });
+
+  it('gives a pre the language of the first code written over its span, the other code kept', () => {
+    expect(parseHtml('<pre><code class="language-a"><code class="language-b">x</code></code></pre>').entities).toEqual([
+      { type: 'code', offset: 0, length: 1 },
+      { type: 'pre', offset: 0, length: 1, language: 'b' },
     ]);
   });
 

@@ -100,6 +100,22 @@ describe('parseMarkdownV2', () => {
     expect(parseMarkdownV2('```\r\n\ncode```').text).toBe('\ncode');
   });
 
+  it('closes a pre only at three backticks, and a code at one, going on right after it', () => {
+    expect(parseMarkdownV2('```\na`b```')).toEqual({ text: 'a`b', entities: [{ type: 'pre', offset: 0, length: 3 }] });
+    expect(parseMarkdownV2('x`a`bc')).toEqual({ text: 'xabc', entities: [{ type: 'code', offset: 1, length: 1 }] });
+  });
+
+  it('takes no language from a pre whose fence closes on its first line', () => {
+    expect(parseMarkdownV2('```js```')).toEqual({ text: 'js', entities: [{ type: 'pre', offset: 0, length: 2 }] });
+  });
+
+  it('drops one line break after the language, and keeps a second', () => {
+    expect(parseMarkdownV2('a```js\n\nx```')).toEqual({
+      text: 'a\nx',
+      entities: [{ type: 'pre', offset: 1, length: 2, language: 'js' }],
+    });
+  });
+
   it('reads a link URL with its own escapes, and a link without one as its text', () => {
     expect(parseMarkdownV2('[a](http://x.org/\\)\\\\b)')).toEqual({
       text: 'a',

@@ -35,6 +35,24 @@ describe('parseMarkdown (legacy Markdown)', () => {
     expect(parseMarkdown('```a\n\nb```y').text).toBe('\nby');
   });
 
+  it('names no language when the first line holds white space, and keeps its line break', () => {
+    expect(parseMarkdown('x``` y\nz```')).toEqual({
+      text: 'x y\nz',
+      entities: [{ type: 'pre', offset: 1, length: 4 }],
+    });
+    expect(parseMarkdown('x```a b\nc```')).toEqual({
+      text: 'xa b\nc',
+      entities: [{ type: 'pre', offset: 1, length: 5 }],
+    });
+  });
+
+  it('looks for the end of a link after its opening bracket: a ] before it is text', () => {
+    expect(parseMarkdown('][a](http://b.com)')).toEqual({
+      text: ']a',
+      entities: [{ type: 'text_link', offset: 1, length: 1, url: 'http://b.com' }],
+    });
+  });
+
   it('reads links, and keeps the text of a link it cannot follow or that names a user', () => {
     expect(parseMarkdown('see [docs](example.com/a) now')).toEqual({
       text: 'see docs now',

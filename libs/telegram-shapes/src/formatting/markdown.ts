@@ -26,6 +26,7 @@ export function parseMarkdown(input: string): FormattedText {
       new EntityParseError(`Can't find end of the entity starting at byte offset ${byteOffset(input, i)}`);
     if (input.startsWith('```', i)) {
       const end = input.indexOf('```', i + 3);
+      // Stryker disable next-line EqualityOperator: indexOf from a position past 0 never finds 0.
       if (end < 0) throw unclosed();
       const { language, text } = preBody(input.slice(i + 3, end));
       entities.push({ type: 'pre', offset: out.length, length: text.length, ...(language ? { language } : {}) });
@@ -35,12 +36,15 @@ export function parseMarkdown(input: string): FormattedText {
     }
     if (c === '[') {
       const close = input.indexOf(']', i + 1);
+      // Stryker disable next-line EqualityOperator: indexOf from a position past 0 never finds 0.
       if (close < 0) throw unclosed();
       const text = input.slice(i + 1, close);
       let next = close + 1;
       let url: string | null = null;
       if (input[next] === '(') {
+        // Stryker disable next-line ArithmeticOperator: the two characters before next + 1 are `](`, neither a `)`.
         const end = input.indexOf(')', next + 1);
+        // Stryker disable next-line EqualityOperator: indexOf from a position past 0 never finds 0.
         if (end < 0) throw unclosed();
         url = normalizeUrl(input.slice(next + 1, end));
         next = end + 1;
@@ -52,6 +56,7 @@ export function parseMarkdown(input: string): FormattedText {
       continue;
     }
     const end = input.indexOf(c, i + 1);
+    // Stryker disable next-line EqualityOperator: indexOf from a position past 0 never finds 0.
     if (end < 0) throw unclosed();
     const text = input.slice(i + 1, end);
     entities.push({
