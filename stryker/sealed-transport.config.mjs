@@ -15,7 +15,7 @@ export default mutationTarget({
   // The specs of src/sealed-transport as one test file, which loads the libraries once per mutant.
   testMatch: ['<rootDir>/test/sealed-mutation-suite.ts'],
   // The few helpers of @app/testing they use, without the rest of its barrel.
-  moduleNameMapper: { '^@app/testing$': '<rootDir>/test/sealed-mutation-testing.ts' },
+  moduleNameMapper: { '^@app/testing$': '<rootDir>/../../libs/testing/src/database-helpers.ts' },
   // test-vector.spec.ts reads the documented vector.
   ignorePatterns: ['!docs/sealed-transport.md'],
 });
