@@ -24,6 +24,22 @@ export interface NewMessage {
   replyMarkup?: ReplyMarkup | null;
 }
 
+/** The columns a message is written with, by both writes (the reserved one adds its id and time). */
+const MESSAGE_COLUMNS = [
+  'chat_id',
+  'sender_id',
+  'kind',
+  'text',
+  'file_id',
+  'reply_to_message_id',
+  'mentions',
+  'metadata',
+  'reply_markup',
+  'entities',
+  'detected_entities',
+  'detected_text_md5',
+] as const;
+
 /** A literal in the SQL, as before: a prepared statement's generic plan uses the partial index on active members only for a literal. */
 const ACTIVE = sql.lit('active' as const);
 
@@ -84,20 +100,7 @@ const INSERT_AS_MEMBER = prepared('bot_api_message_insert_as_member', (db, p: Me
     .with('written', (db) =>
       db
         .insertInto('messages')
-        .columns([
-          'chat_id',
-          'sender_id',
-          'kind',
-          'text',
-          'file_id',
-          'reply_to_message_id',
-          'mentions',
-          'metadata',
-          'reply_markup',
-          'entities',
-          'detected_entities',
-          'detected_text_md5',
-        ])
+        .columns([...MESSAGE_COLUMNS])
         .expression((eb) =>
           eb
             .selectFrom(['member', 'reply'])
@@ -180,22 +183,7 @@ const INSERT_RESERVED = prepared(
       db.with('message', (db) =>
         db
           .insertInto('messages')
-          .columns([
-            'id',
-            'chat_id',
-            'sender_id',
-            'kind',
-            'text',
-            'file_id',
-            'reply_to_message_id',
-            'mentions',
-            'metadata',
-            'reply_markup',
-            'entities',
-            'detected_entities',
-            'detected_text_md5',
-            'created_at',
-          ])
+          .columns(['id', ...MESSAGE_COLUMNS, 'created_at'])
           .expression(
             // The id was drawn by RESERVE_AS_MEMBER from the identity's own sequence.
             sql`OVERRIDING SYSTEM VALUE ${db
