@@ -91,9 +91,12 @@ export function redisCpuMicros(): number {
   return (ticks * 1_000_000) / CLOCK_TICKS_PER_SECOND;
 }
 
-/** The current WAL position of the server, as text (an LSN). */
+/**
+ * The server's current WAL insert position, as text (an LSN): where the next record goes, which
+ * `pg_current_wal_lsn()` (the position written out so far) trails by whatever sits in the WAL buffers.
+ */
 export async function walLsn(db: Client): Promise<string> {
-  return (await db.query<{ lsn: string }>(`SELECT pg_current_wal_lsn()::text AS lsn`)).rows[0].lsn;
+  return (await db.query<{ lsn: string }>(`SELECT pg_current_wal_insert_lsn()::text AS lsn`)).rows[0].lsn;
 }
 
 /** WAL bytes written by the whole server between two LSNs. */
