@@ -159,6 +159,11 @@ function costTable(message?: UnitCost, redeem?: UnitCost): string {
         cell(message, 'statements', name, 1),
         cell(redeem, 'statements', name, 1),
       ]),
+    [
+      "PostgreSQL backends of the run's database that closed in the window (CPU not counted)",
+      message ? String(message.backendsClosed) : '—',
+      redeem ? String(redeem.backendsClosed) : '—',
+    ],
     ['WAL bytes (whole server)', micros(message?.walBytes), micros(redeem?.walBytes)],
     ["table + index growth, bytes (the run's database)", micros(message?.growthBytes), micros(redeem?.growthBytes)],
     [

@@ -34,6 +34,8 @@ export interface UnitCost {
   cpuMicros: Array<[string, number]>;
   /** Statements per unit each app ran, BEGIN and COMMIT included. */
   statements: Array<[string, number]>;
+  /** Backends of the run's database that disconnected in the window: their CPU is missing from its figure. */
+  backendsClosed: number;
   walBytes: number;
   /** Table and index bytes the run's database grew by, per unit, and the tables that grew most. */
   growthBytes: number;
@@ -84,12 +86,10 @@ export async function measureWindow(
       machineBusyPercent,
       cpuMicros: [
         ...meters.map((meter, i): [string, number] => [meter.name, perUnit(cpuAfter[i] - cpuBefore[i])]),
-        [
-          `PostgreSQL backends of the run's database${backends.lost > 0 ? ` (${backends.lost} closed, not counted)` : ''}`,
-          perUnit(backends.micros),
-        ],
+        ["PostgreSQL backends of the run's database", perUnit(backends.micros)],
       ],
       statements: statements.map(([name, count]) => [name, units > 0 ? count : NaN]),
+      backendsClosed: backends.lost,
       walBytes: perUnit(await walBytesBetween(db, lsnBefore, lsnAfter)),
       growthBytes: perUnit(grew.total),
       growthTables: grew.tables.slice(0, 4).map(([name, bytes]) => [name, perUnit(bytes)]),
