@@ -1,6 +1,6 @@
 /**
  * npm run bench -- [--only redeem,sealed-redeem,issue,verify,send,intake,drain,latency,wakeup,statements,growth,fresh,
- *                          formatting,hostile-read,unnamed-statements]
+ *                          formatting,hostile-read,unnamed-statements,cost]
  *                  [--duration <s>] [--skip-growth] [--no-build] [--drain-updates <n>] [--backend redis|postgres]
  *                  [--tracing <ratio>] [--driver autocannon|wrk] [--rate <n>] [--find-rate]
  *
@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { benchFreshApps } from './bots/fresh';
+import { runCost } from './cost/section';
 import { benchParsers } from './formatting/parsers';
 import { botProbeRequests, runBotPaths, startBotSection, BotSection } from './bots/section';
 import { runGrowth } from './growth/section';
@@ -55,6 +56,7 @@ const ALL_PATHS = [
   'formatting',
   'hostile-read',
   'unnamed-statements',
+  'cost',
 ];
 
 function options() {
@@ -155,14 +157,14 @@ async function main(): Promise<void> {
     const probeOrGrowth = needs('statements', 'growth');
 
     let vouchers: VoucherSection | undefined;
-    if (needs('issue', 'verify', 'redeem', 'sealed-redeem', 'unnamed-statements') || probeOrGrowth) {
+    if (needs('issue', 'verify', 'redeem', 'sealed-redeem', 'unnamed-statements', 'cost') || probeOrGrowth) {
       console.log('voucher-api: preparing data through the public API…');
       vouchers = await startVoucherSection(settings);
       started.push(vouchers.app);
       await runVoucherPaths(vouchers, settings, report, selected, durationSeconds, driver);
     }
     let bots: BotSection | undefined;
-    const botPaths = ['send', 'intake', 'drain', 'latency', 'find-rate', 'wakeup', 'fresh', 'hostile-read'];
+    const botPaths = ['send', 'intake', 'drain', 'latency', 'find-rate', 'wakeup', 'fresh', 'hostile-read', 'cost'];
     if (needs(...botPaths, 'unnamed-statements') || probeOrGrowth) {
       console.log('bot-api: preparing bots and chats through the public API…');
       bots = await startBotSection(settings, receiver);
@@ -232,6 +234,11 @@ async function main(): Promise<void> {
     if (selected('fresh') && bots) {
       console.log('bot-api and bot-dispatcher: fresh processes, measured from readiness…');
       await benchFreshApps(bots, settings, receiver, report, (process) => started.push(process));
+    }
+    if (selected('cost')) {
+      console.log('cost per message and per redeem: the apps behind counting proxies…');
+      const track = (process: BenchProcess) => started.push(process);
+      await runCost({ settings, receiver, report, durationSeconds, track }, { bots, vouchers });
     }
     report.section(
       'Machine',

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
-import { HIGH_RATE_TARGETS, SteadyRateTargets } from '../lib/backend';
+import { HIGH_RATE_TARGETS, SteadyRateTargets, StreamTargets } from '../lib/backend';
 import { quantile } from '../lib/load';
 import { BenchProcess, cpuMicros, machineBusyPercentSince, machineCpuTicks } from '../lib/processes';
 import type { WebhookReceiver } from '../lib/receiver';
@@ -130,20 +130,22 @@ export async function openLoopStream(
   };
 }
 
-/** Within POST and webhook p99 targets, none lost, no POST failed. */
-export function withinTargets(figures: StreamFigures, targets: { postP99Ms: number; webhookP99Ms?: number }): boolean {
+/** Within POST and webhook p99 targets and the machine's busy share, none lost, no POST failed. */
+export function withinTargets(figures: StreamFigures, targets: StreamTargets): boolean {
   const webhookOk = targets.webhookP99Ms === undefined || figures.webhookP99 <= targets.webhookP99Ms;
-  return figures.postP99 <= targets.postP99Ms && webhookOk && figures.lost === 0 && figures.failed === 0;
+  const busyOk = targets.maxBusyPercent === undefined || figures.machineBusyPercent <= targets.maxBusyPercent;
+  return figures.postP99 <= targets.postP99Ms && webhookOk && busyOk && figures.lost === 0 && figures.failed === 0;
 }
 
-/** A row of the table for a stream; `webhookP99Ms` absent: the webhook p99 is shown without a target. */
-export function streamRow(
-  path: string,
-  figures: StreamFigures,
-  targets: { postP99Ms: number; webhookP99Ms?: number },
-  extra = '',
-): Row {
+/**
+ * A row of the table for a stream; `webhookP99Ms` absent: the webhook p99 is shown without a target;
+ * `maxBusyPercent` set: the machine's busy share is held to it, and the row says whether it met them all.
+ */
+export function streamRow(path: string, figures: StreamFigures, targets: StreamTargets, extra = ''): Row {
   const webhookTarget = targets.webhookP99Ms === undefined ? '' : ` (≤ ${targets.webhookP99Ms})`;
+  const busyTarget = targets.maxBusyPercent === undefined ? '' : ` (≤ ${targets.maxBusyPercent})`;
+  const verdict =
+    targets.maxBusyPercent === undefined ? '' : withinTargets(figures, targets) ? '; targets met' : '; MISSED';
   return {
     path,
     perSecond: figures.perSecond,
@@ -153,8 +155,8 @@ export function streamRow(
     note:
       `POST p99 ${figures.postP99.toFixed(1)} ms (≤ ${targets.postP99Ms}); webhook p50 ${figures.webhookP50.toFixed(1)} ms, ` +
       `p99 ${figures.webhookP99.toFixed(1)} ms${webhookTarget}; lost ${figures.lost} of ${figures.ok}; ` +
-      `machine ${figures.machineBusyPercent.toFixed(0)} % busy` +
-      `${figures.failed > 0 ? `; ${figures.failed} POSTs failed` : ''}${extra}`,
+      `machine ${figures.machineBusyPercent.toFixed(0)} % busy${busyTarget}` +
+      `${figures.failed > 0 ? `; ${figures.failed} POSTs failed` : ''}${verdict}${extra}`,
   };
 }
 
