@@ -3,6 +3,7 @@
  *                          formatting,hostile-read,unnamed-statements,cost]
  *                  [--duration <s>] [--skip-growth] [--no-build] [--drain-updates <n>] [--backend redis|postgres]
  *                  [--tracing <ratio>] [--driver autocannon|wrk] [--rate <n>] [--find-rate]
+ *                  [--growth-updates <small>,<large>] [--growth-deliveries <small>,<large>] [--skip-voucher-growth]
  *
  * Builds and starts voucher-api, bot-api and bot-dispatcher from their production build on their own
  * databases and, in the Redis mode, their own Redis prefix (`--backend postgres`: the PostgreSQL-only
@@ -19,7 +20,7 @@ import { benchFreshApps } from './bots/fresh';
 import { runCost } from './cost/section';
 import { benchParsers } from './formatting/parsers';
 import { botProbeRequests, runBotPaths, startBotSection, BotSection } from './bots/section';
-import { runGrowth } from './growth/section';
+import { DEFAULT_GROWTH_SIZES, GrowthSizes, runGrowth } from './growth/section';
 import { BenchBackend, deleteRunKeys, describeBackend, parseBackend } from './lib/backend';
 import { BENCH_DATABASES, dropDatabase, PG, recreateDatabase } from './lib/db';
 import { parseDriver } from './lib/load';
@@ -40,6 +41,17 @@ import {
 } from './voucher/section';
 
 const RUN_LIMIT_MINUTES = 30;
+/** Bulk rows seeded per minute, at the least, on a busy 2-core box: growth sizes beyond the defaults add their time to the bound. */
+const SEEDED_ROWS_PER_MINUTE = 400_000;
+
+/** The bound of the whole run: the usual one, plus the seeding of growth sizes larger than the defaults. */
+function runLimitMinutes(growth: GrowthSizes | undefined): number {
+  if (!growth) return RUN_LIMIT_MINUTES;
+  const extra =
+    Math.max(0, growth.updates[1] - DEFAULT_GROWTH_SIZES.updates[1]) +
+    Math.max(0, growth.deliveries[1] - DEFAULT_GROWTH_SIZES.deliveries[1]);
+  return RUN_LIMIT_MINUTES + Math.ceil(extra / SEEDED_ROWS_PER_MINUTE);
+}
 const ALL_PATHS = [
   'issue',
   'verify',
@@ -59,6 +71,15 @@ const ALL_PATHS = [
   'cost',
 ];
 
+/** `<small>,<large>`: two row counts, the second larger. */
+function parseSizes(flag: string, value: string | undefined): [number, number] | undefined {
+  if (value === undefined) return undefined;
+  const sizes = value.split(',').map((n) => Number(n.trim().replace(/_/g, '')));
+  if (sizes.length !== 2 || !sizes.every((n) => Number.isInteger(n) && n >= 1) || sizes[0] >= sizes[1])
+    throw new Error(`${flag} takes two row counts, the smaller first: 100000,10000000`);
+  return [sizes[0], sizes[1]];
+}
+
 function options() {
   const { values } = parseArgs({
     options: {
@@ -72,6 +93,9 @@ function options() {
       driver: { type: 'string', default: 'autocannon' },
       rate: { type: 'string' },
       'find-rate': { type: 'boolean', default: false },
+      'growth-updates': { type: 'string' },
+      'growth-deliveries': { type: 'string' },
+      'skip-voucher-growth': { type: 'boolean', default: false },
     },
   });
   const only = values.only ? values.only.split(',').map((p) => p.trim()) : ALL_PATHS;
@@ -93,7 +117,13 @@ function options() {
   const rate = values.rate === undefined ? undefined : Number(values.rate);
   if (rate !== undefined && !(Number.isInteger(rate) && rate >= 1))
     throw new Error('--rate must be a whole number of messages per second, at least 1');
+  const growth: GrowthSizes = {
+    updates: parseSizes('--growth-updates', values['growth-updates']) ?? DEFAULT_GROWTH_SIZES.updates,
+    deliveries: parseSizes('--growth-deliveries', values['growth-deliveries']) ?? DEFAULT_GROWTH_SIZES.deliveries,
+    vouchers: !values['skip-voucher-growth'],
+  };
   return {
+    growth,
     driver: parseDriver(values.driver ?? 'autocannon'),
     rate,
     tracing,
@@ -106,7 +136,7 @@ function options() {
 }
 
 async function main(): Promise<void> {
-  const { selected, durationSeconds, drainUpdates, build, backend, tracing, driver, rate } = options();
+  const { selected, durationSeconds, drainUpdates, build, backend, tracing, driver, rate, growth } = options();
   const settings: StackSettings = {
     secrets: throwAwaySecrets(),
     backend,
@@ -130,10 +160,11 @@ async function main(): Promise<void> {
   };
   stopAllOnExit(cleanup);
   // Every wait of the bench is bounded; this is the bound of the whole run.
+  const runLimit = runLimitMinutes(selected('growth') ? growth : undefined);
   const watchdog = setTimeout(() => {
-    console.error(`the bench did not finish within ${RUN_LIMIT_MINUTES} minutes; stopping`);
+    console.error(`the bench did not finish within ${runLimit} minutes; stopping`);
     void cleanup().finally(() => process.exit(1));
-  }, RUN_LIMIT_MINUTES * 60_000);
+  }, runLimit * 60_000);
   watchdog.unref();
 
   const report = new Report();
@@ -197,7 +228,8 @@ async function main(): Promise<void> {
       );
     }
 
-    if (selected('growth') && vouchers && bots) await runGrowth(vouchers, bots, settings, report, durationSeconds);
+    if (selected('growth') && vouchers && bots)
+      await runGrowth(vouchers, bots, settings, report, durationSeconds, receiver, growth);
 
     const rss: string[][] = [];
     if (vouchers) rss.push(['voucher-api', vouchers.idleRssMb.toFixed(0), rssMb(vouchers.app.pid).toFixed(0)]);

@@ -4,15 +4,34 @@ import { probeInstanceEnv, StackSettings, startApp } from '../lib/stack';
 import { botProbeRequests, BotSection } from '../bots/section';
 import { explainStatements, probeStatements, ProbeRequests } from '../probe';
 import { voucherProbeRequests, voucherSupply, VoucherSection } from '../voucher/section';
+import { APP_CHANNEL } from '../bots/section';
+import type { WebhookReceiver } from '../lib/receiver';
+import { dispatcherEnv } from '../lib/stack';
 import { botGrowth, GrowthRow, growthTable, voucherGrowth } from './run';
+
+/** The sizes of the growth runs (`--growth-updates`, `--growth-deliveries`, `--skip-voucher-growth`). */
+export interface GrowthSizes {
+  /** Waiting Updates across all bots: getUpdates, the intake and the drain are measured at each. */
+  updates: [number, number];
+  /** Rows of the delivery log: the deliveries console is measured at each. */
+  deliveries: [number, number];
+  /** Redeem and verify at 100 k and 1 M vouchers too. */
+  vouchers: boolean;
+}
+
+export const DEFAULT_GROWTH_SIZES: GrowthSizes = {
+  updates: [10_000, 100_000],
+  deliveries: [100_000, 1_000_000],
+  vouchers: true,
+};
 
 function only(requests: ProbeRequests, names: string[]): ProbeRequests {
   return (app) => requests(app).filter((request) => names.includes(request.name));
 }
 
 /**
- * Throughput of redeem, verify, getUpdates and the deliveries console at two table sizes (10× apart),
- * and EXPLAIN (ANALYZE, BUFFERS) of what one request of each runs at the larger size.
+ * Throughput and CPU per request of redeem, verify (unless left out), getUpdates, the intake, the drain
+ * and the deliveries console at two table sizes, and EXPLAIN (ANALYZE, BUFFERS) of what one request of each runs at the larger size.
  */
 export async function runGrowth(
   vouchers: VoucherSection,
@@ -20,6 +39,8 @@ export async function runGrowth(
   settings: StackSettings,
   report: Report,
   durationSeconds: number,
+  receiver: WebhookReceiver,
+  sizes: GrowthSizes = DEFAULT_GROWTH_SIZES,
 ): Promise<void> {
   console.log('growth: seeding bulk rows and measuring at two sizes…');
   // Redeem needs a fresh voucher per request, issued beforehand; half the duration keeps that supply
@@ -27,8 +48,6 @@ export async function runGrowth(
   // duration: on a 2-core box a 5 s window moved their ratio by up to 0.2 between runs.
   const growthSeconds = Math.max(3, Math.round(durationSeconds / 2));
   const botGrowthSeconds = Math.max(3, durationSeconds);
-  const rate = vouchers.redeemRate ?? 500;
-  const supply = await voucherSupply(vouchers, Math.ceil(2 * rate * growthSeconds * 1.2), 3 * durationSeconds);
   const explains: string[] = [];
   /** The statements of a request are captured again at the larger size: some depend on the data. */
   const explainAtLargeSize =
@@ -45,29 +64,33 @@ export async function runGrowth(
       }
     };
   const rows: GrowthRow[] = [];
-  const voucherDb = await connect(BENCH_DATABASES.voucher);
-  try {
-    rows.push(
-      ...(await voucherGrowth(
-        vouchers.app,
-        vouchers.world,
-        voucherDb,
-        { vouchers: supply, used: vouchers.used },
-        [100_000, 1_000_000],
-        growthSeconds,
-        async () => {
-          const held = await voucherSupply(vouchers, 5, 30);
-          await explainAtLargeSize(
-            BENCH_DATABASES.voucher,
-            'voucher-api',
-            only(voucherProbeRequests(vouchers, held), ['redeem', 'verify']),
-            ['vouchers', 'redemptions', 'idempotency_keys', 'app_tokens'],
-          )();
-        },
-      )),
-    );
-  } finally {
-    await voucherDb.end();
+  if (sizes.vouchers) {
+    const rate = vouchers.redeemRate ?? 500;
+    const supply = await voucherSupply(vouchers, Math.ceil(2 * rate * growthSeconds * 1.2), 3 * durationSeconds);
+    const voucherDb = await connect(BENCH_DATABASES.voucher);
+    try {
+      rows.push(
+        ...(await voucherGrowth(
+          vouchers.app,
+          vouchers.world,
+          voucherDb,
+          { vouchers: supply, used: vouchers.used },
+          [100_000, 1_000_000],
+          growthSeconds,
+          async () => {
+            const held = await voucherSupply(vouchers, 5, 30);
+            await explainAtLargeSize(
+              BENCH_DATABASES.voucher,
+              'voucher-api',
+              only(voucherProbeRequests(vouchers, held), ['redeem', 'verify']),
+              ['vouchers', 'redemptions', 'idempotency_keys', 'app_tokens'],
+            )();
+          },
+        )),
+      );
+    } finally {
+      await voucherDb.end();
+    }
   }
   const botDb = await connect(BENCH_DATABASES.bot);
   try {
@@ -76,7 +99,7 @@ export async function runGrowth(
         bots.app,
         bots.world,
         botDb,
-        { updates: [10_000, 100_000], deliveries: [100_000, 1_000_000] },
+        { updates: sizes.updates, deliveries: sizes.deliveries },
         botGrowthSeconds,
         explainAtLargeSize(
           BENCH_DATABASES.bot,
@@ -84,6 +107,14 @@ export async function runGrowth(
           only(botProbeRequests(bots), ['getUpdates', 'deliveries console']),
           ['updates', 'webhook_deliveries', 'messages'],
         ),
+        // A dispatcher left running by the drain path would take the intake's deliveries as they come.
+        bots.dispatcher
+          ? undefined
+          : {
+              receiver,
+              channel: APP_CHANNEL,
+              startDispatcher: () => startApp('bot-dispatcher', dispatcherEnv(settings, receiver.caFile)),
+            },
       )),
     );
   } finally {

@@ -78,17 +78,36 @@ async function fillerBots(db: Client, howMany: number): Promise<void> {
 
 const FILLER_BOTS = 200;
 
+/**
+ * At most this many rows per INSERT … SELECT: 10 M rows in one statement hold one transaction (and its
+ * WAL) for minutes with no sign of progress; a few large statements cost no more in total.
+ */
+const SEED_CHUNK = 2_000_000;
+
+/** Runs `insert` over consecutive ranges of generate_series numbers, 1 to `missing`, at most SEED_CHUNK each. */
+async function inChunks(missing: number, insert: (from: number, to: number) => Promise<void>): Promise<void> {
+  for (let from = 1; from <= missing; from += SEED_CHUNK) {
+    const to = Math.min(missing, from + SEED_CHUNK - 1);
+    await insert(from, to);
+    if (missing > SEED_CHUNK) console.log(`    ${to.toLocaleString('en')} / ${missing.toLocaleString('en')} rows`);
+  }
+}
+
 /** Unacknowledged Updates spread over filler bots, up to `total` waiting Updates across all bots. */
 export async function seedWaitingUpdates(db: Client, total: number): Promise<number> {
   await fillerBots(db, FILLER_BOTS);
   const missing = total - (await count(db, `SELECT count(*) FROM updates WHERE NOT acknowledged`));
   if (missing <= 0) return 0;
-  await db.query(
-    `INSERT INTO updates (update_id, bot_id, type, payload)
-     SELECT gen_random_uuid(), lpad(to_hex(1 + g % $1), 24, 'f'), 'message',
-            jsonb_build_object('type', 'message', 'message', jsonb_build_object('text', 'filler ' || g))
-       FROM generate_series(1, $2::int) AS g`,
-    [FILLER_BOTS, missing],
+  await inChunks(missing, (from, to) =>
+    db
+      .query(
+        `INSERT INTO updates (update_id, bot_id, type, payload)
+         SELECT gen_random_uuid(), lpad(to_hex(1 + g % $1), 24, 'f'), 'message',
+                jsonb_build_object('type', 'message', 'message', jsonb_build_object('text', 'filler ' || g))
+           FROM generate_series($2::int, $3::int) AS g`,
+        [FILLER_BOTS, from, to],
+      )
+      .then(() => undefined),
   );
   await settle(db, 'updates');
   return missing;
@@ -103,18 +122,22 @@ export async function seedDeliveries(db: Client, botId: string, total: number): 
   const missing = total - (await count(db, `SELECT count(*) FROM webhook_deliveries`));
   if (missing <= 0) return 0;
   const base = await count(db, `SELECT coalesce(max(update_seq), 0) AS count FROM webhook_deliveries`);
-  await db.query(
-    `INSERT INTO webhook_deliveries (bot_id, update_seq, update_id, update_type, payload, status, attempts,
-                                     succeeded_at, dead_letter_at, created_at, updated_at)
-     SELECT CASE WHEN g % 10 = 0 THEN $1 ELSE lpad(to_hex(1 + g % $2), 24, 'f') END,
-            $3::bigint + g, gen_random_uuid(), 'message',
-            jsonb_build_object('type', 'message', 'message', jsonb_build_object('text', 'filler ' || g)),
-            CASE WHEN g % 50 = 0 THEN 'dead_letter' ELSE 'succeeded' END, 1,
-            CASE WHEN g % 50 = 0 THEN NULL ELSE now() END,
-            CASE WHEN g % 50 = 0 THEN now() ELSE NULL END,
-            now() - (g % 100000) * interval '1 second', now()
-       FROM generate_series(1, $4::int) AS g`,
-    [botId, FILLER_BOTS, base, missing],
+  await inChunks(missing, (from, to) =>
+    db
+      .query(
+        `INSERT INTO webhook_deliveries (bot_id, update_seq, update_id, update_type, payload, status, attempts,
+                                         succeeded_at, dead_letter_at, created_at, updated_at)
+         SELECT CASE WHEN g % 10 = 0 THEN $1 ELSE lpad(to_hex(1 + g % $2), 24, 'f') END,
+                $3::bigint + g, gen_random_uuid(), 'message',
+                jsonb_build_object('type', 'message', 'message', jsonb_build_object('text', 'filler ' || g)),
+                CASE WHEN g % 50 = 0 THEN 'dead_letter' ELSE 'succeeded' END, 1,
+                CASE WHEN g % 50 = 0 THEN NULL ELSE now() END,
+                CASE WHEN g % 50 = 0 THEN now() ELSE NULL END,
+                now() - (g % 100000) * interval '1 second', now()
+           FROM generate_series($4::int, $5::int) AS g`,
+        [botId, FILLER_BOTS, base, from, to],
+      )
+      .then(() => undefined),
   );
   await settle(db, 'webhook_deliveries');
   return missing;
