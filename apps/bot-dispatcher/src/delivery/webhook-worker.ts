@@ -8,7 +8,6 @@ import {
   WEBHOOK_JOBS,
   WEBHOOK_QUEUE,
 } from '@app/bot-delivery';
-import { workerWaitOptions } from '@app/coordination';
 import type { Job } from 'bullmq';
 import { DispatcherConfig } from '../config/dispatcher.config';
 import { DeliveryProcessor } from './delivery.processor';
@@ -53,7 +52,6 @@ export class WebhookWorker extends WorkerHost implements OnApplicationBootstrap 
     Object.assign(worker.opts, {
       lockDuration: this.config.WEBHOOK_JOB_LOCK_MS,
       stalledInterval: this.config.WEBHOOK_JOB_LOCK_MS,
-      ...workerWaitOptions(this.config.coordinationBackend),
     });
     worker.on('error', (error: Error) => this.logger.warn(`webhook worker: ${error.message}`));
     worker.on('failed', (job, error) => {
