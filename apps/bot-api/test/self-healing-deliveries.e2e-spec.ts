@@ -45,6 +45,8 @@ describeEachBackend('self-healing dead letters', (backend) => {
     ctx = await startBotApp({
       WEBHOOK_ALLOW_PRIVATE: 'true',
       REDRIVE_STEP_MS: String(STEP_MS),
+      // The tick that turns a recovery into a job, as often as a step in both modes.
+      REDRIVE_TICK_MS: String(STEP_MS),
       COORDINATION_BACKEND: backend,
     });
     db = ctx.app.get(DataSource);

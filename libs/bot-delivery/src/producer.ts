@@ -2,7 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import type { DynamicModule } from '@nestjs/common';
 import { COORDINATION, CoordinationSettings, queueClientOptions, QueueRole } from '@app/coordination';
 import type { Queue } from 'bullmq';
-import { DeliverJobData, deliverJobOptions, WEBHOOK_DEFAULT_JOB_OPTIONS, WEBHOOK_JOBS, WEBHOOK_QUEUE } from './queue';
+import { DeliverJobData, deliverJobOptions, WEBHOOK_JOBS, WEBHOOK_QUEUE, webhookJobRetention } from './queue';
 
 /**
  * The webhook queue as a BullMQ queue of the app, on the process's coordination backend. bot-api adds
@@ -16,7 +16,7 @@ export function registerWebhookQueue(role: QueueRole): DynamicModule {
     inject: [COORDINATION],
     useFactory: (settings: CoordinationSettings) => ({
       ...queueClientOptions(settings, role, `${settings.connectionName}-webhook-queue`),
-      defaultJobOptions: WEBHOOK_DEFAULT_JOB_OPTIONS,
+      defaultJobOptions: webhookJobRetention(settings.backend),
     }),
   });
 }

@@ -1,4 +1,4 @@
-import { deliverJobId, deliverJobOptions, deliveryBackoff, RetryLaterError } from './queue';
+import { deliverJobId, deliverJobOptions, deliveryBackoff, RetryLaterError, webhookJobRetention } from './queue';
 
 describe('webhook queue contract', () => {
   it('derives one job id per delivery and series, without the ":" BullMQ refuses', () => {
@@ -7,15 +7,21 @@ describe('webhook queue contract', () => {
     expect(id).not.toContain(':');
   });
 
-  it('gives a job the attempts left of its series and bounded retention of finished jobs', () => {
+  it('gives a job the attempts left of its series', () => {
     expect(deliverJobOptions({ deliveryId: 'd', series: 1, priorAttempts: 0 })).toMatchObject({
       jobId: 'delivery-d-s1',
       attempts: 5,
-      removeOnComplete: { count: 1000 },
-      removeOnFail: { count: 5000 },
     });
     expect(deliverJobOptions({ deliveryId: 'd', series: 1, priorAttempts: 3 }).attempts).toBe(2);
     expect(deliverJobOptions({ deliveryId: 'd', series: 1, priorAttempts: 9 }).attempts).toBe(1);
+  });
+
+  it('keeps a bounded trace of finished jobs on Redis, and deletes a completed job as it completes on PostgreSQL', () => {
+    expect(webhookJobRetention('redis')).toMatchObject({
+      removeOnComplete: { count: 1000 },
+      removeOnFail: { count: 5000 },
+    });
+    expect(webhookJobRetention('postgres')).toMatchObject({ removeOnComplete: true, removeOnFail: { count: 5000 } });
   });
 
   it('takes the retry delay from the failed attempt', () => {

@@ -1,3 +1,4 @@
+import type { CoordinationBackend } from '@app/platform';
 import type { DefaultJobOptions, JobsOptions } from 'bullmq';
 
 /** The one queue between bot-api (producer) and bot-dispatcher (consumer). */
@@ -49,6 +50,21 @@ export const WEBHOOK_DEFAULT_JOB_OPTIONS: DefaultJobOptions = {
   removeOnFail: { count: 5000, age: 7 * 24 * 3600 },
 };
 
+/**
+ * The retention of the queue's finished jobs on each backend, set as the queue's default job options.
+ * On Redis a completed job stays as a trace (the last 1 000 of the past hour); trimming to that count
+ * is one sorted-set command. BullMQ's PostgreSQL backend trims to a count with a DELETE that reads every
+ * kept job of the queue, on every completion: about a thousand rows per delivery, the largest part of
+ * the drain's database work. There a completed job is deleted as it completes. Nothing relies on the
+ * trace: a delivery's outcome is its row, and the sweeper replaces a finished job of an open row anyway.
+ */
+export function webhookJobRetention(backend: CoordinationBackend): DefaultJobOptions {
+  return backend === 'postgres'
+    ? { ...WEBHOOK_DEFAULT_JOB_OPTIONS, removeOnComplete: true }
+    : WEBHOOK_DEFAULT_JOB_OPTIONS;
+}
+
+/** A job's own options; its retention is the queue's default (webhookJobRetention). */
 export function deliverJobOptions(data: DeliverJobData, delayMs = 0): JobsOptions {
   return {
     jobId: deliverJobId(data.deliveryId, data.series),
@@ -56,7 +72,6 @@ export function deliverJobOptions(data: DeliverJobData, delayMs = 0): JobsOption
     // The processor decides each delay from the delivery's own attempt count (see RetryLaterError).
     backoff: { type: 'delivery-schedule' },
     delay: delayMs,
-    ...WEBHOOK_DEFAULT_JOB_OPTIONS,
   };
 }
 

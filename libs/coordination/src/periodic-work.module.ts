@@ -1,7 +1,10 @@
 import { BullModule, InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
-import { DynamicModule, Logger, Module, OnApplicationBootstrap, OnModuleDestroy, Type } from '@nestjs/common';
+import { DynamicModule, Inject, Logger, Module, OnApplicationBootstrap, OnModuleDestroy, Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Job, Queue } from 'bullmq';
+import type { CoordinationSettings } from './coordination-settings';
+import { COORDINATION } from './coordination.module';
+import { workerWaitOptions } from './queue-connection';
 
 /** Work the cluster runs every so often: a purge, a sweep. */
 export interface PeriodicTask {
@@ -49,6 +52,7 @@ export class PeriodicWorkModule {
       constructor(
         private readonly moduleRef: ModuleRef,
         @InjectQueue(options.queue) private readonly queue: Queue,
+        @Inject(COORDINATION) private readonly coordination: CoordinationSettings,
       ) {
         super();
       }
@@ -65,6 +69,7 @@ export class PeriodicWorkModule {
           reassertMs,
         );
         this.reassert.unref();
+        Object.assign(this.worker.opts, workerWaitOptions(this.coordination.backend));
         this.worker.on('error', (error: Error) => this.logger.warn(`worker: ${error.message}`));
         void this.worker.run().catch((error: Error) => this.logger.error(`worker stopped: ${error.message}`));
       }

@@ -70,3 +70,21 @@ export function queueClientOptions(settings: CoordinationSettings, role: QueueRo
     ...queueTelemetry(),
   };
 }
+
+/**
+ * How long an idle worker of scheduled work waits for a job before it looks again, in seconds
+ * (BullMQ's `drainDelay`). On Redis BullMQ's 5 s: each look is one blocking command. On PostgreSQL
+ * each look is four statements (claim, the no-job signal, the waiting-job check, the next delayed job),
+ * and the wait is a `LISTEN` that every add and every scheduler change in any process ends at once,
+ * timed to end at the next delayed job it knows of; the look only guards a notification that was lost,
+ * which BullMQ also covers by listening again whenever it rebuilds its listening connection.
+ * Set on the periodic work's workers only, whose jobs come from schedulers and whose looks were most of
+ * an idle app's statements. The redrive and webhook workers keep the 5 s: their jobs come back through
+ * the delayed set (steps, retries, deferrals) under load, and a longer wait there is not measured.
+ */
+const POSTGRES_IDLE_WAIT_SECONDS = 60;
+
+/** The options of a worker of scheduled work (see POSTGRES_IDLE_WAIT_SECONDS). */
+export function workerWaitOptions(backend: CoordinationBackend): { drainDelay?: number } {
+  return backend === 'postgres' ? { drainDelay: POSTGRES_IDLE_WAIT_SECONDS } : {};
+}

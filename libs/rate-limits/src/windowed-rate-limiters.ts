@@ -46,7 +46,7 @@ export class WindowedRateLimiters<E extends string> {
 
   /**
    * `consume` of this counter and `peek` of another, started together: on Redis the client's
-   * auto-pipelining sends both in one write, on PostgreSQL they run on two pooled connections at once.
+   * auto-pipelining sends both in one write, on PostgreSQL the store runs both in one statement.
    */
   consumeAndPeek<F extends string>(
     endpoint: E,

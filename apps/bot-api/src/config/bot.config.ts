@@ -124,11 +124,22 @@ export class BotConfig extends AccountAuthConfig {
   @Min(1)
   REDRIVE_RATE_PER_BOT = 10;
 
-  /** How often a redrive job takes a step (and how often the redrive tick runs, once per cluster). */
+  /** How often a redrive job takes a step (and, in the Redis mode, how often the redrive tick runs). */
   @Type(() => Number)
   @IsInt()
   @Min(50)
   REDRIVE_STEP_MS = 1000;
+
+  /**
+   * How often the redrive tick runs, once per cluster: it starts the automatic redrives of recovered
+   * bots and queues a running redrive job whose queue job is gone. 0: REDRIVE_STEP_MS in the Redis mode;
+   * in the PostgreSQL-only mode, where each run is about eight statements, at least 30 s
+   * (docs/operations.md, "Choosing a mode").
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  REDRIVE_TICK_MS = 0;
 
   /** A redrive job whose worker stopped renewing its queue lock this long ago (a crashed instance) is taken over. */
   @Type(() => Number)

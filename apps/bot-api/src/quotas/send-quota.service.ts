@@ -34,9 +34,10 @@ export function quotaHeaders(state: QuotaState): Record<string, string> {
  * Per-bot send quotas in the rate-limit store (fixed windows of a second, a minute and a day), with
  * its in-memory insurance while the store is unreachable. The counter key does not depend on the
  * limit, so changing a bot's rate_limits applies to the running window at once. The three windows
- * are counted together (on Redis the client pipelines them into one round trip); a refused send
- * counts only in the first window that refuses it and gives its points back to every other, so only
- * sends that go through count against the longer windows (as when the windows were asked in turn).
+ * are counted together (on Redis the client pipelines them into one round trip, on PostgreSQL the
+ * store counts them in one statement); a refused send counts only in the first window that refuses it
+ * and gives its points back to every other (a second statement, on refusals only), so only sends that
+ * go through count against the longer windows (as when the windows were asked in turn).
  */
 @Injectable()
 export class SendQuotaService {

@@ -17,7 +17,24 @@ const RUNNING_PER_TICK = 500;
 export const OWN_ENQUEUE_GRACE_MS = 5000;
 
 /**
- * Every REDRIVE_STEP_MS, once per cluster: starts the automatic redrive jobs of bots whose receiver
+ * In the PostgreSQL-only mode a run of the tick is a queue job (claimed, its scheduler advanced,
+ * finished, the worker's next wait) plus its own two reads: about eight statements, which every
+ * second were nearly all that an idle bot-api ran. There the tick runs at least this seldom by
+ * default; staff redrive jobs are queued by their own request and do not wait for it.
+ */
+export const POSTGRES_REDRIVE_TICK_MS = 30_000;
+
+export function redriveTickMs(
+  config: Pick<BotConfig, 'REDRIVE_TICK_MS' | 'REDRIVE_STEP_MS' | 'coordinationBackend'>,
+): number {
+  if (config.REDRIVE_TICK_MS > 0) return config.REDRIVE_TICK_MS;
+  return config.coordinationBackend === 'postgres'
+    ? Math.max(config.REDRIVE_STEP_MS, POSTGRES_REDRIVE_TICK_MS)
+    : config.REDRIVE_STEP_MS;
+}
+
+/**
+ * Every REDRIVE_TICK_MS (see redriveTickMs), once per cluster: starts the automatic redrive jobs of bots whose receiver
  * recovered (self-healing dead letters), and queues every running redrive job that has no BullMQ job
  * (past OWN_ENQUEUE_GRACE_MS).
  * A replica with REDRIVE_WORKER_ENABLED=false does not schedule it.
@@ -32,7 +49,7 @@ export class RedriveTick implements PeriodicTask {
     private readonly queue: RedriveQueue,
     config: BotConfig,
   ) {
-    this.everyMs = config.REDRIVE_WORKER_ENABLED ? config.REDRIVE_STEP_MS : 0;
+    this.everyMs = config.REDRIVE_WORKER_ENABLED ? redriveTickMs(config) : 0;
   }
 
   async run(): Promise<void> {

@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { RATE_LIMIT_TABLE } from './postgres-rate-limit-store';
+import { RATE_LIMIT_TABLE } from './rate-limits.store';
 
 /**
  * The migration of a service that creates the counters table of the PostgreSQL-only mode, in the
