@@ -139,7 +139,15 @@ export async function benchVerifyAndRedeem(
     path: '/verify',
     driver,
   });
-  run.report.add(rowFromLoad('verify', verify, verifyBaseline, describeFailures(verify)));
+  const verifyFair = await verifyLoad(baseline.port, BASELINE_APP_TOKEN, baselineQr, run.durationSeconds, {
+    serverPid: baseline.pid,
+    path: '/fair/verify',
+    driver,
+  });
+  run.report.add({
+    ...rowFromLoad('verify', verify, verifyBaseline, describeFailures(verify)),
+    fairBaselinePerSecond: verifyFair.perSecond,
+  });
   // The same requests to a route that does nothing: the ratio no Nest route can pass on this machine.
   const floorLoad = await verifyLoad(floor.port, BASELINE_APP_TOKEN, baselineQr, run.durationSeconds, {
     serverPid: floor.pid,
@@ -155,16 +163,33 @@ export async function benchVerifyAndRedeem(
     path: '/redeem',
     driver,
   });
+  // The fair redeem has vouchers of its own, the second half of the baseline's.
+  const redeemFair = await redeemLoad(
+    baseline.port,
+    BASELINE_APP_TOKEN,
+    Array.from({ length: baseline.vouchers }, (_, i) => baselineQrToken(baseline.vouchers + i)),
+    run.durationSeconds,
+    { serverPid: baseline.pid, path: '/fair/redeem', driver },
+  );
   const redeem = await redeemLoad(app.port, world.appToken, qr, run.durationSeconds, { serverPid: app.pid, driver });
   for (const voucher of vouchers.slice(0, redeem.consumed)) used.add(voucher.id);
   const notes = [describeFailures(redeem)];
   if (redeem.seconds < run.durationSeconds - 1) notes.push(`ran out of vouchers after ${redeem.seconds.toFixed(1)} s`);
   if (redeemBaseline.seconds < run.durationSeconds - 1) notes.push('baseline ran out of vouchers');
-  run.report.add(rowFromLoad('redeem', redeem, redeemBaseline, notes.filter(Boolean).join('; ')));
+  if (redeemFair.seconds < run.durationSeconds - 1) notes.push('fair baseline ran out of vouchers');
+  const fairFailures = [describeFailures(verifyFair), describeFailures(redeemFair)].filter(Boolean);
+  if (fairFailures.length > 0) notes.push(`fair baseline: ${fairFailures.join(', ')}`);
+  run.report.add({
+    ...rowFromLoad('redeem', redeem, redeemBaseline, notes.filter(Boolean).join('; ')),
+    fairBaselinePerSecond: redeemFair.perSecond,
+  });
   run.report.section(
     'redeem baseline',
     `baseline CPU ${redeemBaseline.cpuMicrosPerRequest?.toFixed(0)} µs/req, p50 ${redeemBaseline.p50.toFixed(1)} ms, p99 ${redeemBaseline.p99.toFixed(1)} ms; ` +
-      `verify baseline CPU ${verifyBaseline.cpuMicrosPerRequest?.toFixed(0)} µs/req`,
+      `verify baseline CPU ${verifyBaseline.cpuMicrosPerRequest?.toFixed(0)} µs/req; ` +
+      `fair baseline (validation, rate-limit count, log line, histogram): redeem ${redeemFair.perSecond.toFixed(0)} req/s, ` +
+      `CPU ${redeemFair.cpuMicrosPerRequest?.toFixed(0)} µs/req, verify ${verifyFair.perSecond.toFixed(0)} req/s, ` +
+      `CPU ${verifyFair.cpuMicrosPerRequest?.toFixed(0)} µs/req`,
   );
   return redeem;
 }
