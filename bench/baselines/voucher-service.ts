@@ -10,14 +10,27 @@
  *   5. redemption INSERT … RETURNING
  *   6. idempotency key completion: the stored response, in the same transaction
  * POST /verify runs statements 1 and 3 (no transaction: it only reads).
+ *
+ * `/fair/verify` and `/fair/redeem` are the same with the work the specification requires on every
+ * call besides the statements (see voucher-fair.ts): the body validated with unknown fields refused,
+ * the call counted in the mode's rate-limit store, one pino log line and one histogram observation.
  */
 import { createServer, IncomingMessage } from 'node:http';
 import { createHash } from 'node:crypto';
 import { Pool, PoolClient } from 'pg';
 import { BASELINE_LOOKUP_KEY, qrTokenHash, tokenHash } from './schema';
 import { baselinePool, readBody, sendJson } from './plumbing';
+import { fairLimiter, FairFailure, fairObserver, validateRedeem, validateVerify } from './voucher-fair';
 
 const pool = baselinePool();
+const limiter = fairLimiter(process.env, pool);
+const observe = fairObserver();
+
+/** What a fair route adds around the plain one: its body check and its count, by the token's id. */
+interface FairChecks {
+  validate(body: unknown): void;
+  endpoint: string;
+}
 
 const SQL = {
   token: {
@@ -71,8 +84,9 @@ async function caller(db: Pool | PoolClient, req: IncomingMessage, permission: s
   return rows[0] as { id: string; application_id: string };
 }
 
-async function redeem(req: IncomingMessage, raw: Buffer): Promise<unknown> {
+async function redeem(req: IncomingMessage, raw: Buffer, fair?: FairChecks): Promise<unknown> {
   const body = JSON.parse(raw.toString('utf8'));
+  fair?.validate(body);
   const key = String(req.headers['idempotency-key'] ?? '');
   if (!key || body?.credential?.type !== 'qr_token') throw new Failure(400, 'VALIDATION_ERROR');
   const db = await pool.connect();
@@ -80,6 +94,7 @@ async function redeem(req: IncomingMessage, raw: Buffer): Promise<unknown> {
     await db.query('BEGIN');
     try {
       const token = await caller(db, req, 'vouchers:redeem');
+      if (fair) await limiter.consume(fair.endpoint, token.id);
       const fingerprint = createHash('sha256').update(raw).digest('hex');
       const claimed = await db.query({ ...SQL.claim, values: [token.application_id, key, fingerprint] });
       if (claimed.rowCount === 0) throw new Failure(409, 'IDEMPOTENCY_KEY_IN_USE');
@@ -112,10 +127,12 @@ async function redeem(req: IncomingMessage, raw: Buffer): Promise<unknown> {
   }
 }
 
-async function verify(req: IncomingMessage, raw: Buffer): Promise<unknown> {
+async function verify(req: IncomingMessage, raw: Buffer, fair?: FairChecks): Promise<unknown> {
   const body = JSON.parse(raw.toString('utf8'));
+  fair?.validate(body);
   if (body?.credential?.type !== 'qr_token') throw new Failure(400, 'VALIDATION_ERROR');
   const token = await caller(pool, req, 'vouchers:verify');
+  if (fair) await limiter.consume(fair.endpoint, token.id);
   const found = await pool.query({
     ...SQL.voucher,
     values: [token.application_id, qrTokenHash(BASELINE_LOOKUP_KEY, body.credential.value)],
@@ -127,23 +144,43 @@ async function verify(req: IncomingMessage, raw: Buffer): Promise<unknown> {
   return { success: true, code: 200, message: 'ok', data: { voucher, redeemable } };
 }
 
-const routes: Record<string, { status: number; handle: (req: IncomingMessage, raw: Buffer) => Promise<unknown> }> = {
+interface Route {
+  status: number;
+  handle: (req: IncomingMessage, raw: Buffer) => Promise<unknown>;
+  /** The fair routes log a line and observe the histogram once answered. */
+  fair?: boolean;
+}
+
+const routes: Record<string, Route> = {
   'POST /redeem': { status: 201, handle: redeem },
   'POST /verify': { status: 200, handle: verify },
+  'POST /fair/redeem': {
+    status: 201,
+    handle: (req, raw) => redeem(req, raw, { validate: validateRedeem, endpoint: 'redeem' }),
+    fair: true,
+  },
+  'POST /fair/verify': {
+    status: 200,
+    handle: (req, raw) => verify(req, raw, { validate: validateVerify, endpoint: 'verify' }),
+    fair: true,
+  },
 };
 
 createServer((req, res) => {
   if (req.url === '/ready') return sendJson(res, 200, { ready: true });
-  const route = routes[`${req.method} ${req.url}`];
+  const key = `${req.method} ${req.url}`;
+  const route = routes[key];
   if (!route) return sendJson(res, 404, { success: false, code: 'NOT_FOUND' });
+  const startedAt = process.hrtime.bigint();
+  if (route.fair) res.once('finish', () => observe(req, res, key, startedAt));
   readBody(req)
     .then((raw) => route.handle(req, raw))
     .then((result) => sendJson(res, route.status, result))
     .catch((error: Error) => {
-      const status = error instanceof Failure ? error.status : 500;
-      sendJson(res, status, {
+      const known = error instanceof Failure || error instanceof FairFailure;
+      sendJson(res, known ? error.status : 500, {
         success: false,
-        code: error instanceof Failure ? error.code : 'INTERNAL',
+        code: known ? error.code : 'INTERNAL',
         message: error.message,
       });
     });

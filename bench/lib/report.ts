@@ -7,6 +7,8 @@ export interface Row {
   p99?: number;
   cpuMicros?: number | null;
   baselinePerSecond?: number;
+  /** req/s of the fair baseline (the hand-written path doing the per-call work the specification requires). */
+  fairBaselinePerSecond?: number;
   /** Overrides the computed ratio (e.g. one template / many templates). */
   ratio?: number;
   note?: string;
@@ -40,10 +42,18 @@ export function formatTable(headers: string[], rows: string[][]): string {
   return [line(headers), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
 }
 
-/** The one results table: path, req/s, p50, p99, server CPU µs per request, baseline req/s, ratio. */
+function fairRatioOf(row: Row): string {
+  if (!row.perSecond || !row.fairBaselinePerSecond) return '—';
+  return `${(row.perSecond / row.fairBaselinePerSecond).toFixed(2)}×`;
+}
+
+/**
+ * The one results table: path, req/s, p50, p99, server CPU µs per request, baseline req/s, ratio, and
+ * where a path has one the ratio to its fair baseline.
+ */
 export function resultsTable(rows: Row[]): string {
   return formatTable(
-    ['path', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'baseline req/s', 'ratio', 'note'],
+    ['path', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'baseline req/s', 'ratio', 'fair ratio', 'note'],
     rows.map((row) => [
       row.path,
       num(row.perSecond),
@@ -52,6 +62,7 @@ export function resultsTable(rows: Row[]): string {
       num(row.cpuMicros),
       num(row.baselinePerSecond),
       ratioOf(row),
+      fairRatioOf(row),
       row.note ?? '',
     ]),
   );

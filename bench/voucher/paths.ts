@@ -118,7 +118,8 @@ export function verifyLoad(
 
 /**
  * Verify then redeem, each against its baseline in the same run, and the framework floor against the
- * verify baseline; redeemed vouchers join `used`. Answers the redeem's figures, the baseline of the
+ * verify baseline; then the fair baseline's verify and redeem (the `fair ratio`), after the app's loads
+ * so that those meet the same sequence as before the fair baseline existed; redeemed vouchers join `used`. Answers the redeem's figures, the baseline of the
  * sealed redeem.
  */
 export async function benchVerifyAndRedeem(
@@ -139,16 +140,12 @@ export async function benchVerifyAndRedeem(
     path: '/verify',
     driver,
   });
-  run.report.add(rowFromLoad('verify', verify, verifyBaseline, describeFailures(verify)));
   // The same requests to a route that does nothing: the ratio no Nest route can pass on this machine.
   const floorLoad = await verifyLoad(floor.port, BASELINE_APP_TOKEN, baselineQr, run.durationSeconds, {
     serverPid: floor.pid,
     path: '/verify',
     driver,
   });
-  run.report.add(
-    rowFromLoad('framework floor: an empty Nest route', floorLoad, verifyBaseline, 'baseline = verify baseline'),
-  );
 
   const redeemBaseline = await redeemLoad(baseline.port, BASELINE_APP_TOKEN, baselineQr, run.durationSeconds, {
     serverPid: baseline.pid,
@@ -157,14 +154,44 @@ export async function benchVerifyAndRedeem(
   });
   const redeem = await redeemLoad(app.port, world.appToken, qr, run.durationSeconds, { serverPid: app.pid, driver });
   for (const voucher of vouchers.slice(0, redeem.consumed)) used.add(voucher.id);
+  // The fair baseline runs last, so the app's paths meet the same sequence of loads as before it existed.
+  const verifyFair = await verifyLoad(baseline.port, BASELINE_APP_TOKEN, baselineQr, run.durationSeconds, {
+    serverPid: baseline.pid,
+    path: '/fair/verify',
+    driver,
+  });
+  // The fair redeem has vouchers of its own, the second half of the baseline's.
+  const redeemFair = await redeemLoad(
+    baseline.port,
+    BASELINE_APP_TOKEN,
+    Array.from({ length: baseline.vouchers }, (_, i) => baselineQrToken(baseline.vouchers + i)),
+    run.durationSeconds,
+    { serverPid: baseline.pid, path: '/fair/redeem', driver },
+  );
+  run.report.add({
+    ...rowFromLoad('verify', verify, verifyBaseline, describeFailures(verify)),
+    fairBaselinePerSecond: verifyFair.perSecond,
+  });
+  run.report.add(
+    rowFromLoad('framework floor: an empty Nest route', floorLoad, verifyBaseline, 'baseline = verify baseline'),
+  );
   const notes = [describeFailures(redeem)];
   if (redeem.seconds < run.durationSeconds - 1) notes.push(`ran out of vouchers after ${redeem.seconds.toFixed(1)} s`);
   if (redeemBaseline.seconds < run.durationSeconds - 1) notes.push('baseline ran out of vouchers');
-  run.report.add(rowFromLoad('redeem', redeem, redeemBaseline, notes.filter(Boolean).join('; ')));
+  if (redeemFair.seconds < run.durationSeconds - 1) notes.push('fair baseline ran out of vouchers');
+  const fairFailures = [describeFailures(verifyFair), describeFailures(redeemFair)].filter(Boolean);
+  if (fairFailures.length > 0) notes.push(`fair baseline: ${fairFailures.join(', ')}`);
+  run.report.add({
+    ...rowFromLoad('redeem', redeem, redeemBaseline, notes.filter(Boolean).join('; ')),
+    fairBaselinePerSecond: redeemFair.perSecond,
+  });
   run.report.section(
     'redeem baseline',
     `baseline CPU ${redeemBaseline.cpuMicrosPerRequest?.toFixed(0)} µs/req, p50 ${redeemBaseline.p50.toFixed(1)} ms, p99 ${redeemBaseline.p99.toFixed(1)} ms; ` +
-      `verify baseline CPU ${verifyBaseline.cpuMicrosPerRequest?.toFixed(0)} µs/req`,
+      `verify baseline CPU ${verifyBaseline.cpuMicrosPerRequest?.toFixed(0)} µs/req; ` +
+      `fair baseline (validation, rate-limit count, log line, histogram): redeem ${redeemFair.perSecond.toFixed(0)} req/s, ` +
+      `CPU ${redeemFair.cpuMicrosPerRequest?.toFixed(0)} µs/req, verify ${verifyFair.perSecond.toFixed(0)} req/s, ` +
+      `CPU ${verifyFair.cpuMicrosPerRequest?.toFixed(0)} µs/req`,
   );
   return redeem;
 }

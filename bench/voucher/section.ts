@@ -1,10 +1,11 @@
 import { BASELINE_SCHEMA, seedVoucherBaseline } from '../baselines/schema';
+import { FAIR_RATE_LIMIT_TABLE } from '../baselines/voucher-fair';
 import { Accounts, apiClient } from '../lib/api';
 import type { LoadDriver } from '../lib/load';
 import { BENCH_DATABASES, withClient } from '../lib/db';
 import { BenchProcess, freePort, httpReady, rssMb, scriptArgs, startProcess } from '../lib/processes';
 import type { Report } from '../lib/report';
-import { baselineDbEnv, StackSettings, startApp, voucherEnv } from '../lib/stack';
+import { baselineDbEnv, coordinationEnv, StackSettings, startApp, voucherEnv } from '../lib/stack';
 import { ProbedRequest } from '../probe';
 import { benchIssue, benchVerifyAndRedeem, issueMore, VoucherRun } from './paths';
 import { benchSealedRedeem } from './sealed';
@@ -52,17 +53,26 @@ export async function voucherSupply(
   return vouchers;
 }
 
-/** node:http + pg only: the redeem and verify baseline uses no queue, so it runs the same in both modes. */
-export async function startVoucherBaseline(vouchers: number) {
+/** The fair baseline's counters sit under the run's prefix, apart from the apps' and the other baselines'. */
+const VOUCHER_BASELINE_KEY_PREFIX = 'voucher-baseline:';
+
+/**
+ * node:http + pg: the redeem and verify baseline uses no queue. Its plain routes run the same in both
+ * modes; its fair routes count calls in the mode's store (Redis, or a table of the baseline database).
+ * `vouchers` are seeded for each of the two redeem runs: the plain one redeems baselineQrToken(0 …
+ * vouchers − 1), the fair one the next `vouchers`.
+ */
+export async function startVoucherBaseline(vouchers: number, settings: StackSettings) {
   await withClient(BENCH_DATABASES.baseline, async (db) => {
     await db.query(`DROP SCHEMA public CASCADE; CREATE SCHEMA public;`);
     await db.query(BASELINE_SCHEMA);
-    await seedVoucherBaseline(db, vouchers);
+    await db.query(FAIR_RATE_LIMIT_TABLE);
+    await seedVoucherBaseline(db, 2 * vouchers);
   });
   return startProcess({
     name: 'redeem baseline',
     args: scriptArgs('bench/baselines/voucher-service.ts'),
-    env: baselineDbEnv(),
+    env: { ...baselineDbEnv(), ...coordinationEnv(settings, VOUCHER_BASELINE_KEY_PREFIX) },
     port: await freePort(),
     ready: httpReady('/ready'),
   });
@@ -96,7 +106,7 @@ export async function runVoucherPaths(
   const vouchers = await voucherSupply(section, Math.max(2000, 1500 * durationSeconds), 3 * durationSeconds);
   // The baseline gets more vouchers than it can redeem in the time, so it never runs dry.
   const baselineVouchers = Math.max(20_000, 4000 * durationSeconds);
-  const baseline = await startVoucherBaseline(baselineVouchers);
+  const baseline = await startVoucherBaseline(baselineVouchers, settings);
   const floor = await startFrameworkFloor();
   let plainRedeem;
   try {

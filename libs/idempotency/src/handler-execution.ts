@@ -1,33 +1,45 @@
-import type { CallHandler } from '@nestjs/common';
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { Observable } from 'rxjs';
-
 /*
  * Whether a route's handler began to run. Nest runs an interceptor before the pipes (the
  * ValidationPipe among them), so a failure the interceptor sees may come from validation, before the
  * handler ran, and such a request must save nothing under its key. The handler itself says when it
- * starts: `MarksHandlerStart` wraps it and flips the flag the interceptor set up around `next.handle()`
- * (Nest binds the handler's run to the async context of that call).
+ * starts: `MarksHandlerStart` wraps it and, when it is called, marks every argument that carries the
+ * request's execution: the `IdempotentCall` of `@IdempotencyKey()`, a service's wrapper of it, or the
+ * request itself (`@Req()`), which holds the call the interceptor made.
+ * Nest calls the handler only once every pipe has passed. The mark travels with the argument rather
+ * than through an AsyncLocalStorage: entering one turns on promise hooks for the whole process, a cost
+ * every promise of every request paid from then on.
  */
 
-export interface HandlerExecution {
-  started: boolean;
+/** The method an argument implements to learn that the handler it was passed to has started. */
+export const HANDLER_STARTED = Symbol('idempotency:handler-started');
+
+export interface HandlerStartMark {
+  [HANDLER_STARTED](): void;
 }
 
-const current = new AsyncLocalStorage<HandlerExecution>();
+/** Where the interceptor leaves a request's call (see `idempotentCallOf`). */
+export const REQUEST_CALL = 'idempotentCall';
 
-/** The handler's observable, run under `execution`, which flips to started when the handler is called. */
-export function handledUnder(execution: HandlerExecution, next: CallHandler): Observable<unknown> {
-  return current.run(execution, () => next.handle());
+function carriesMark(value: unknown): value is HandlerStartMark {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Partial<HandlerStartMark>)[HANDLER_STARTED] === 'function'
+  );
 }
 
-/** Method decorator: the handler marks the execution it runs under as started when it is called. */
+/** Method decorator: the handler marks the arguments that carry its execution as started when it is called. */
 export function MarksHandlerStart(): MethodDecorator {
   return (_target, _key, descriptor: PropertyDescriptor) => {
     const handler = descriptor.value as (...args: unknown[]) => unknown;
     const marked = function (this: unknown, ...args: unknown[]): unknown {
-      const execution = current.getStore();
-      if (execution) execution.started = true;
+      for (const arg of args) {
+        if (carriesMark(arg)) arg[HANDLER_STARTED]();
+        else if (typeof arg === 'object' && arg !== null) {
+          const call = (arg as Record<string, unknown>)[REQUEST_CALL];
+          if (carriesMark(call)) call[HANDLER_STARTED]();
+        }
+      }
       return handler.apply(this, args);
     };
     Object.defineProperty(marked, 'name', { value: handler.name });

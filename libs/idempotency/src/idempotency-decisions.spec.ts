@@ -46,13 +46,17 @@ describe('requestFingerprint', () => {
   });
 
   it('tells apart bodies, and takes a missing body as an empty one', () => {
-    expect(requestFingerprint('POST', '/orders', body)).not.toBe(requestFingerprint('POST', '/orders', Buffer.from('{}')));
-    expect(requestFingerprint('POST', '/orders', undefined)).toBe(requestFingerprint('POST', '/orders', Buffer.alloc(0)));
+    expect(requestFingerprint('POST', '/orders', body)).not.toBe(
+      requestFingerprint('POST', '/orders', Buffer.from('{}')),
+    );
+    expect(requestFingerprint('POST', '/orders', undefined)).toBe(
+      requestFingerprint('POST', '/orders', Buffer.alloc(0)),
+    );
   });
 });
 
 describe('routeOf', () => {
-  it("names a route by its method and pattern, so /orders/1 and /orders/2 are one route", () => {
+  it('names a route by its method and pattern, so /orders/1 and /orders/2 are one route', () => {
     expect(routeOf('POST', '/orders/:id', '/orders/1')).toBe('POST /orders/:id');
   });
 
@@ -71,12 +75,15 @@ describe('keyOfRequest', () => {
     expect(isAbsentKey(0)).toBe(false);
   });
 
-  it.each([undefined, null, ''])('refuses a missing key (%p) on a required-key route with 400 naming the key', (raw) => {
-    const error = refusal(() => keyOfRequest(raw, true, 'idempotencyKey'));
-    expect(error.status).toBe(400);
-    expect(error.message).toBe('idempotencyKey is required');
-    expect(error.details).toEqual([{ field: 'idempotencyKey', problem: 'is required' }]);
-  });
+  it.each([undefined, null, ''])(
+    'refuses a missing key (%p) on a required-key route with 400 naming the key',
+    (raw) => {
+      const error = refusal(() => keyOfRequest(raw, true, 'idempotencyKey'));
+      expect(error.status).toBe(400);
+      expect(error.message).toBe('idempotencyKey is required');
+      expect(error.details).toEqual([{ field: 'idempotencyKey', problem: 'is required' }]);
+    },
+  );
 
   it.each([undefined, null, ''])('runs an optional-key route without a key (%p)', (raw) => {
     expect(keyOfRequest(raw, false, 'Idempotency-Key')).toBeUndefined();
@@ -195,7 +202,10 @@ describe('ensureClaimHeld', () => {
     expect(() => ensureClaimHeld(1)).not.toThrow();
   });
 
-  it.each([0, 2, null, undefined])('rolls back when the completing write hit %p rows: the claim was taken over', (rows) => {
-    expect(() => ensureClaimHeld(rows)).toThrow('idempotency claim was lost');
-  });
+  it.each([0, 2, null, undefined])(
+    'rolls back when the completing write hit %p rows: the claim was taken over',
+    (rows) => {
+      expect(() => ensureClaimHeld(rows)).toThrow('idempotency claim was lost');
+    },
+  );
 });

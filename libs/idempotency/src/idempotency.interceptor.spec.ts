@@ -132,7 +132,9 @@ describe('IdempotencyInterceptor', () => {
       const req = fakeRequest({ key: 'optional-1', body: { item: 'keyed' } });
       const { value } = await send(orders.optional, req);
       expect(value).toBeInstanceOf(RenderedBody);
-      expect(await stored('optional-1')).toEqual([{ route: 'POST /orders', status: 'completed', response_status: 201 }]);
+      expect(await stored('optional-1')).toEqual([
+        { route: 'POST /orders', status: 'completed', response_status: 201 },
+      ]);
     });
 
     it('reads the key where the route says, and names it so in a refusal', async () => {
@@ -184,15 +186,23 @@ describe('IdempotencyInterceptor', () => {
     });
 
     it('stores a deterministic 4xx with its headers and replays it as a rendered error', async () => {
-      const first = await send(orders.create, fakeRequest({ key: 'conflict-1', body: { item: 'c', outcome: 'conflict' } }));
+      const first = await send(
+        orders.create,
+        fakeRequest({ key: 'conflict-1', body: { item: 'c', outcome: 'conflict' } }),
+      );
       const rendered = first.error as RenderedErrorResponse;
       expect(rendered).toBeInstanceOf(RenderedErrorResponse);
       expect(rendered.status).toBe(409);
       expect(rendered.headers).toEqual({ 'X-Why': 'stock' });
       expect(JSON.parse(rendered.body).error.code).toBe('SOLD_OUT');
-      expect(await stored('conflict-1')).toEqual([{ route: 'POST /orders', status: 'completed', response_status: 409 }]);
+      expect(await stored('conflict-1')).toEqual([
+        { route: 'POST /orders', status: 'completed', response_status: 409 },
+      ]);
 
-      const again = await send(orders.create, fakeRequest({ key: 'conflict-1', body: { item: 'c', outcome: 'conflict' } }));
+      const again = await send(
+        orders.create,
+        fakeRequest({ key: 'conflict-1', body: { item: 'c', outcome: 'conflict' } }),
+      );
       const replayed = again.error as RenderedErrorResponse;
       expect([replayed.status, replayed.body]).toEqual([409, rendered.body]);
       expect(replayed.headers).toEqual({ [REPLAY_HEADER]: 'true' });
@@ -214,15 +224,18 @@ describe('IdempotencyInterceptor', () => {
     it.each([
       ['a 429', 'busy', 429],
       ['a 5xx', 'boom', 500],
-    ] as const)('releases the key on %s and passes the error on, so a retry runs again', async (_what, outcome, status) => {
-      const req = () => fakeRequest({ key: `release-${outcome}`, body: { item: 'x', outcome } });
-      const first = await send(orders.create, req());
-      expect(first.error).not.toBeInstanceOf(RenderedErrorResponse);
-      if (status === 429) expect((first.error as ApiError).status).toBe(429);
-      expect(await stored(`release-${outcome}`)).toEqual([]);
-      await send(orders.create, req());
-      expect(runs).toBe(2);
-    });
+    ] as const)(
+      'releases the key on %s and passes the error on, so a retry runs again',
+      async (_what, outcome, status) => {
+        const req = () => fakeRequest({ key: `release-${outcome}`, body: { item: 'x', outcome } });
+        const first = await send(orders.create, req());
+        expect(first.error).not.toBeInstanceOf(RenderedErrorResponse);
+        if (status === 429) expect((first.error as ApiError).status).toBe(429);
+        expect(await stored(`release-${outcome}`)).toEqual([]);
+        await send(orders.create, req());
+        expect(runs).toBe(2);
+      },
+    );
 
     it('saves nothing for a request refused before its handler ran: a corrected retry with the key runs', async () => {
       const invalid = ApiError.badRequest('Validation failed: item: must be a string');
@@ -239,7 +252,10 @@ describe('IdempotencyInterceptor', () => {
 
     it('refuses a handler that answers without completing its key, and frees the key', async () => {
       for (const outcome of ['incomplete', 'plain'] as const) {
-        const { error } = await send(orders.create, fakeRequest({ key: `forgot-${outcome}`, body: { item: 'f', outcome } }));
+        const { error } = await send(
+          orders.create,
+          fakeRequest({ key: `forgot-${outcome}`, body: { item: 'f', outcome } }),
+        );
         expect((error as Error).message).toBe(
           'idempotent route POST /orders returned without completing its key inside its transaction',
         );
@@ -262,14 +278,19 @@ describe('IdempotencyInterceptor', () => {
       const req = () => fakeRequest({ key: 'tx-conflict', body: { item: 'c', outcome: 'conflict' } });
       const first = await send(orders.inTransaction, req());
       expect((first.error as RenderedErrorResponse).status).toBe(409);
-      expect(await stored('tx-conflict')).toEqual([{ route: 'POST /orders', status: 'completed', response_status: 409 }]);
+      expect(await stored('tx-conflict')).toEqual([
+        { route: 'POST /orders', status: 'completed', response_status: 409 },
+      ]);
       const again = await send(orders.inTransaction, req());
       expect((again.error as RenderedErrorResponse).body).toBe((first.error as RenderedErrorResponse).body);
       expect(again.res.headers[REPLAY_HEADER]).toBe('true');
     });
 
     it('records nothing for a 5xx', async () => {
-      const { error } = await send(orders.inTransaction, fakeRequest({ key: 'tx-boom', body: { item: 'b', outcome: 'boom' } }));
+      const { error } = await send(
+        orders.inTransaction,
+        fakeRequest({ key: 'tx-boom', body: { item: 'b', outcome: 'boom' } }),
+      );
       expect((error as Error).message).toBe('boom');
       expect(await stored('tx-boom')).toEqual([]);
     });
@@ -283,7 +304,9 @@ describe('IdempotencyInterceptor', () => {
       );
       const { error } = await send(orders.inTransaction, fakeRequest({ key: 'tx-running' }));
       expect((error as ApiError).code).toBe('IDEMPOTENCY_KEY_IN_USE');
-      expect(await stored('tx-running')).toEqual([{ route: 'POST /orders', status: 'in_progress', response_status: null }]);
+      expect(await stored('tx-running')).toEqual([
+        { route: 'POST /orders', status: 'in_progress', response_status: null },
+      ]);
     });
 
     describe('a request refused before its handler ran', () => {
@@ -299,7 +322,11 @@ describe('IdempotencyInterceptor', () => {
 
       it("answers 409 REUSED when the key is another request's", async () => {
         await send(orders.inTransaction, fakeRequest({ key: 'tx-other', body: { item: 'one' } }));
-        const { error } = await send(orders.inTransaction, fakeRequest({ key: 'tx-other', body: { item: 'two' } }), refuse);
+        const { error } = await send(
+          orders.inTransaction,
+          fakeRequest({ key: 'tx-other', body: { item: 'two' } }),
+          refuse,
+        );
         expect((error as ApiError).code).toBe('IDEMPOTENCY_KEY_REUSED');
       });
 
@@ -313,11 +340,18 @@ describe('IdempotencyInterceptor', () => {
   });
 
   describe('IdempotentCall', () => {
-    const target = (key: string): IdempotencyTarget => ({ scope: 'tenant-a', key, route: 'POST /orders', fingerprint: FINGERPRINT });
+    const target = (key: string): IdempotencyTarget => ({
+      scope: 'tenant-a',
+      key,
+      route: 'POST /orders',
+      fingerprint: FINGERPRINT,
+    });
     const render = (data: unknown) => JSON.stringify({ data });
     const callFor = (key: string) => new IdempotentCall(harness.store, target(key), undefined, 201, render);
     const stored = (key: string) =>
-      harness.dataSource.query(`SELECT status, response_status, response_body FROM idempotency_keys WHERE key = $1`, [key]);
+      harness.dataSource.query(`SELECT status, response_status, response_body FROM idempotency_keys WHERE key = $1`, [
+        key,
+      ]);
 
     it('begins, completes and renders the answer it stores, inside one transaction', async () => {
       const call = callFor('call-1');
@@ -335,7 +369,9 @@ describe('IdempotencyInterceptor', () => {
       });
       expect(answer).toEqual(new RenderedBody('{"data":{"n":1}}'));
       expect(call.completed).toBe(true);
-      expect(await stored('call-1')).toEqual([{ status: 'completed', response_status: 201, response_body: '{"data":{"n":1}}' }]);
+      expect(await stored('call-1')).toEqual([
+        { status: 'completed', response_status: 201, response_body: '{"data":{"n":1}}' },
+      ]);
     });
 
     it('turns a completed key into an IdempotentReplay and marks the request turned away', async () => {
@@ -348,7 +384,13 @@ describe('IdempotencyInterceptor', () => {
     });
 
     it('marks the request turned away when the key is refused', async () => {
-      const call = new IdempotentCall(harness.store, { ...target('call-1'), fingerprint: 'e'.repeat(64) }, undefined, 201, render);
+      const call = new IdempotentCall(
+        harness.store,
+        { ...target('call-1'), fingerprint: 'e'.repeat(64) },
+        undefined,
+        201,
+        render,
+      );
       await expect(harness.dataSource.transaction((manager) => call.begin(manager))).rejects.toMatchObject({
         code: 'IDEMPOTENCY_KEY_REUSED',
       });
@@ -365,7 +407,9 @@ describe('IdempotencyInterceptor', () => {
         await call.complete(manager, 'done');
       });
       expect(call.claim).toBe(outcome.claim);
-      expect(await stored('up-front')).toEqual([{ status: 'completed', response_status: 200, response_body: '{"data":"done"}' }]);
+      expect(await stored('up-front')).toEqual([
+        { status: 'completed', response_status: 200, response_body: '{"data":"done"}' },
+      ]);
       expect(() => call.claimParameters()).toThrow('the key of this route is claimed before its handler runs');
     });
 
@@ -388,7 +432,9 @@ describe('IdempotencyInterceptor', () => {
             .select(['held', claimedKey.as('claimed')]),
         ))!;
         await call.claimed(manager, row.held, row.claimed);
-        await expect(call.claimed(manager, row.held, row.claimed)).rejects.toThrow('claimed() without claimParameters()');
+        await expect(call.claimed(manager, row.held, row.claimed)).rejects.toThrow(
+          'claimed() without claimParameters()',
+        );
         await call.complete(manager, 'folded');
       });
       expect(await stored('folded-1')).toHaveLength(1);
@@ -424,7 +470,10 @@ describe('IdempotencyInterceptor', () => {
 
     it('documents an optional key with the route hint first', () => {
       expect(headers(Routes.prototype.hinted)).toEqual([
-        expect.objectContaining({ required: false, description: `A new key each time. ${IDEMPOTENCY_KEY_DESCRIPTION}` }),
+        expect.objectContaining({
+          required: false,
+          description: `A new key each time. ${IDEMPOTENCY_KEY_DESCRIPTION}`,
+        }),
       ]);
     });
 
@@ -434,9 +483,13 @@ describe('IdempotencyInterceptor', () => {
 
     it('says what the key is, how long it lives and what a reuse answers', () => {
       expect(IDEMPOTENCY_KEY_DESCRIPTION).toContain('1–255 printable ASCII characters (space to `~`). Keys are ');
-      expect(IDEMPOTENCY_KEY_DESCRIPTION).toContain('scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry');
-      expect(IDEMPOTENCY_KEY_DESCRIPTION).toContain('`Idempotent-Replayed: true`; the same key with another body or on');
-      expect(IDEMPOTENCY_KEY_DESCRIPTION).toContain("gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request");
+      expect(IDEMPOTENCY_KEY_DESCRIPTION).toContain(
+        'scoped to the caller and kept 24 hours (IDEMPOTENCY_TTL_MS). A retry',
+      );
+      expect(IDEMPOTENCY_KEY_DESCRIPTION).toContain(
+        '`Idempotent-Replayed: true`; the same key with another body or on',
+      );
+      expect(IDEMPOTENCY_KEY_DESCRIPTION).toContain('gets 409 `IDEMPOTENCY_KEY_REUSED`, and while the first request');
     });
   });
 
@@ -460,7 +513,8 @@ describe('IdempotencyInterceptor', () => {
   });
 
   describe('carriesIdempotencyKey', () => {
-    const req = (key?: string) => ({ headers: key === undefined ? {} : { 'idempotency-key': key } }) as unknown as Request;
+    const req = (key?: string) =>
+      ({ headers: key === undefined ? {} : { 'idempotency-key': key } }) as unknown as Request;
 
     it('tells whether a request sends a key, an empty one counting as none', () => {
       expect(carriesIdempotencyKey(req('k'))).toBe(true);

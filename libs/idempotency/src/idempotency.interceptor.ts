@@ -33,7 +33,7 @@ import {
   scopeOf,
 } from './idempotency-decisions';
 import { IdempotencyStore, Replay } from './idempotency.store';
-import { HandlerExecution, handledUnder, MarksHandlerStart } from './handler-execution';
+import { MarksHandlerStart, REQUEST_CALL } from './handler-execution';
 import { IdempotentCall, IdempotentReplay } from './idempotent-call';
 import type { IdempotencyTarget } from './idempotency-target';
 
@@ -58,7 +58,7 @@ export interface IdempotentOptions {
 const OPTIONS_KEY = 'idempotency:options';
 export const REPLAY_HEADER = 'Idempotent-Replayed';
 
-type RequestWithCall = Request & { rawBody?: Buffer; idempotentCall?: IdempotentCall };
+type RequestWithCall = Request & { rawBody?: Buffer; [REQUEST_CALL]?: IdempotentCall };
 
 /** What the API documents say about the header; the interceptor and the store enforce exactly this. */
 export const IDEMPOTENCY_KEY_DESCRIPTION =
@@ -72,11 +72,7 @@ export const IDEMPOTENCY_KEY_DESCRIPTION =
  * documented by its DTO). The use case must finish with `IdempotentCall.complete` in its transaction.
  */
 export function Idempotent(options: IdempotentOptions = { required: true }) {
-  const decorators = [
-    MarksHandlerStart(),
-    SetMetadata(OPTIONS_KEY, options),
-    UseInterceptors(IdempotencyInterceptor),
-  ];
+  const decorators = [MarksHandlerStart(), SetMetadata(OPTIONS_KEY, options), UseInterceptors(IdempotencyInterceptor)];
   if (!options.keyFrom) {
     decorators.push(
       ApiHeader({
@@ -129,7 +125,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
     const scope = scopeOf(tenantOf(req));
     const route = routeOf(req.method, req.route?.path as string | undefined, req.path);
-    const target: IdempotencyTarget = { scope, key, route, fingerprint: requestFingerprint(req.method, req.path, req.rawBody) };
+    const target: IdempotencyTarget = {
+      scope,
+      key,
+      route,
+      fingerprint: requestFingerprint(req.method, req.path, req.rawBody),
+    };
     const status = routeStatus(context);
     const render = (data: unknown) => this.style.success(req, status, data);
 
@@ -149,9 +150,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   }
 
   private handleClaimed(call: IdempotentCall, req: Request, res: Response, next: CallHandler): Observable<unknown> {
-    // Stryker disable next-line ObjectLiteral: an execution without the flag reads as not started all the same
-    const execution: HandlerExecution = { started: false };
-    return handledUnder(execution, next).pipe(
+    return next.handle().pipe(
       mergeMap(async (result) => {
         if (!call.completed || !(result instanceof RenderedBody)) {
           throw new Error(
@@ -164,7 +163,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         if (error instanceof IdempotentReplay) return of(this.replay(error.replay, res));
         // Stryker disable next-line ConditionalExpression: recording a turned-away request's 409 finds the same 409 (it holds no claim)
         if (call.turnedAway) throw error;
-        return from(this.settleFailure(call, execution.started, req, res, error));
+        return from(this.settleFailure(call, call.handlerStarted, req, res, error));
       }),
     );
   }

@@ -31,7 +31,12 @@ describe('IdempotencyInterceptor when another request with the key gets in first
   const orders = new Orders();
 
   it('answers with the stored answer of the request that completed, not its own failure', async () => {
-    const { value, error, res } = await through(harness.interceptor, orders, orders.raced, fakeRequest({ key: 'race-1' }));
+    const { value, error, res } = await through(
+      harness.interceptor,
+      orders,
+      orders.raced,
+      fakeRequest({ key: 'race-1' }),
+    );
     expect(error).toBeUndefined();
     expect(JSON.parse((value as RenderedBody).body).data).toEqual({ item: 'first' });
     expect(res.headers[REPLAY_HEADER]).toBe('true');

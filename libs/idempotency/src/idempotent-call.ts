@@ -2,6 +2,7 @@ import { RenderedBody } from '@app/envelope';
 import type { SqlTarget } from '@app/platform';
 import type { Claim, ClaimOutcome, ClaimValues, IdempotencyStore, Replay } from './idempotency.store';
 import type { IdempotencyTarget } from './idempotency-target';
+import { HANDLER_STARTED, HandlerStartMark } from './handler-execution';
 
 /** Thrown out of the use case's transaction when the key already holds a completed answer. */
 export class IdempotentReplay extends Error {
@@ -16,8 +17,9 @@ export class IdempotentReplay extends Error {
  * its transaction and `complete` as the last, so that the business rows and the stored response commit
  * together or not at all. When the route claims before the handler runs, `begin` has nothing left to do.
  */
-export class IdempotentCall {
+export class IdempotentCall implements HandlerStartMark {
   private done = false;
+  private started = false;
   private refused = false;
   private held: Claim | undefined;
   private pending: ClaimValues | undefined;
@@ -41,6 +43,15 @@ export class IdempotentCall {
 
   get completed(): boolean {
     return this.done;
+  }
+
+  /** Whether the route's handler was called with this call (see MarksHandlerStart): every pipe had passed. */
+  get handlerStarted(): boolean {
+    return this.started;
+  }
+
+  [HANDLER_STARTED](): void {
+    this.started = true;
   }
 
   /** The claim this request holds, if it got one. */

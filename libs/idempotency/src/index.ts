@@ -7,3 +7,4 @@ export * from './idempotency.store';
 export * from './idempotent-call';
 export type { IdempotencyTarget } from './idempotency-target';
 export { requestFingerprint } from './idempotency-decisions';
+export { HANDLER_STARTED, type HandlerStartMark } from './handler-execution';

@@ -1,4 +1,4 @@
-import { nestedDeeperThan } from './json-body';
+import { limitInBytes, nestedDeeperThan } from './json-body';
 
 describe('nestedDeeperThan', () => {
   const nest = (levels: number): unknown => {
@@ -15,5 +15,20 @@ describe('nestedDeeperThan', () => {
 
   it('answers for a value nested a hundred thousand levels without overflowing the stack', () => {
     expect(nestedDeeperThan(nest(100_000), 32)).toBe(true);
+  });
+});
+
+describe('limitInBytes', () => {
+  it('reads the limit as body-parser does, in binary units and in any letter case', () => {
+    expect(limitInBytes('1mb')).toBe(1024 * 1024);
+    expect(limitInBytes('100KB')).toBe(100 * 1024);
+    expect(limitInBytes('1.5kb')).toBe(1536);
+    expect(limitInBytes('2048')).toBe(2048);
+    expect(limitInBytes(' 10 b ')).toBe(10);
+  });
+
+  it('answers undefined for a spelling it does not know, so the body goes through body-parser', () => {
+    expect(limitInBytes('1 megabyte')).toBeUndefined();
+    expect(limitInBytes('-5kb')).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 import { applyDecorators, createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { RenderedBody } from '@app/envelope';
-import { Idempotent, idempotentCallOf, IdempotentCall } from '@app/idempotency';
+import { HANDLER_STARTED, HandlerStartMark, Idempotent, idempotentCallOf, IdempotentCall } from '@app/idempotency';
 import type { SqlTarget } from '@app/platform';
 import type { Request } from 'express';
 import { BotErrorDoc } from '../bot-errors';
@@ -18,13 +18,18 @@ import {
  * commit together or not at all; a request without the header gets no `IdempotentSend` and runs
  * exactly as before, without a statement more.
  */
-export class IdempotentSend {
+export class IdempotentSend implements HandlerStartMark {
   private answer: RenderedBody | undefined;
 
   constructor(
     private readonly call: IdempotentCall,
     private readonly countQuota: DeferredQuota | undefined,
   ) {}
+
+  /** Handed to the handler in place of the call, so it carries the handler's start to it. */
+  [HANDLER_STARTED](): void {
+    this.call[HANDLER_STARTED]();
+  }
 
   /**
    * Claims the key (409 `IDEMPOTENCY_KEY_IN_USE` while another request with it runs, 409
