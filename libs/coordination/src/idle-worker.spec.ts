@@ -4,6 +4,7 @@ import {
   deleteRedisKeys,
   describeEachBackend,
   TestDatabase,
+  testDatabaseSettings,
   testRedisPrefix,
   waitUntil,
 } from '@app/testing';
@@ -21,14 +22,7 @@ describeEachBackend('an idle worker', (backend: CoordinationBackend) => {
 
   beforeAll(async () => {
     database = await createEmptyDatabase('idleworker');
-    const db = {
-      host: process.env.DB_HOST ?? '127.0.0.1',
-      port: Number(process.env.DB_PORT ?? 5432),
-      user: process.env.DB_USER ?? 'postgres',
-      password: process.env.DB_PASSWORD ?? '',
-      database: database.name,
-      poolSize: 2,
-    };
+    const db = testDatabaseSettings(database.name, 2);
     settings = {
       backend,
       redisUrl: REDIS_URL,

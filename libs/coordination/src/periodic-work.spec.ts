@@ -5,6 +5,7 @@ import {
   createEmptyDatabase,
   describeEachBackend,
   TestDatabase,
+  testDatabaseSettings,
   testRedisPrefix,
   quietPeriod,
   deleteRedisKeys,
@@ -44,14 +45,7 @@ describeEachBackend('periodic work', (backend: CoordinationBackend) => {
   let database: TestDatabase;
   let prefix: string;
   const replicas: TestingModule[] = [];
-  const databaseSettings = () => ({
-    host: process.env.DB_HOST ?? '127.0.0.1',
-    port: Number(process.env.DB_PORT ?? 5432),
-    user: process.env.DB_USER ?? 'postgres',
-    password: process.env.DB_PASSWORD ?? '',
-    database: database.name,
-    poolSize: 2,
-  });
+  const databaseSettings = () => testDatabaseSettings(database.name, 2);
 
   async function startReplica(name: string, tasks: Record<string, Type<PeriodicTask>>): Promise<TestingModule> {
     const settings: CoordinationSettings = {
