@@ -31,7 +31,7 @@ import { formatTable, Report } from './lib/report';
 import { probeInstanceEnv, StackSettings, startApp, throwAwaySecrets, traceApps } from './lib/stack';
 import { startTraceSink } from './lib/trace-sink';
 import { benchPreparedStatements } from './prepared-statements';
-import { probeStatements, ProbeResult, statementReport } from './probe';
+import { IDLE_WINDOW_MS, probeStatements, ProbeResult, statementReport } from './probe';
 import {
   runVoucherPaths,
   startVoucherSection,
@@ -212,14 +212,18 @@ async function main(): Promise<void> {
     if (probeOrGrowth && vouchers && bots) {
       console.log('counting SQL statements per request through the counting proxy…');
       const held = await voucherSupply(vouchers, 10, 30);
+      // Only the statement counts report the idle window; growth probes the requests alone.
+      const idleMs = selected('statements') ? IDLE_WINDOW_MS : 0;
       probes.push(
         ...(await probeStatements(
           (dbPort) => startApp('voucher-api', probeInstanceEnv('voucher-api', settings, dbPort)),
           voucherProbeRequests(vouchers, held),
+          idleMs,
         )),
         ...(await probeStatements(
           (dbPort) => startApp('bot-api', probeInstanceEnv('bot-api', settings, dbPort)),
           botProbeRequests(bots),
+          idleMs,
         )),
       );
       report.section(

@@ -4,8 +4,13 @@ import { BenchProcess, sleep } from './lib/processes';
 import { CapturedStatement, SqlCounter, startSqlCounter } from './lib/sql-counter';
 import { formatTable } from './lib/report';
 
-/** Longer than the shortest periodic background step of an app (bot-api's redrive worker: 1 s). */
-const IDLE_WINDOW_MS = 3000;
+/**
+ * The idle window of the statement counts: as long as the longest periodic step of an idle app (a
+ * PostgreSQL-only worker's look once a minute, message-detection backfill every minute), so its rate
+ * is an average over every kind of step, read in slices of the target's 3 s.
+ */
+export const IDLE_WINDOW_MS = 60_000;
+const IDLE_SLICE_MS = 3000;
 
 /** One request the probe makes twice: once to warm up (prepared statements, caches), once counted. */
 export interface ProbedRequest {
@@ -20,15 +25,19 @@ export interface ProbeResult {
   name: string;
   statements: CapturedStatement[];
   parses: number;
+  /** Idle windows only: the statements of each 3 s slice, in order. */
+  slices?: number[];
 }
 
 /**
  * Runs a second instance of an app whose database connection goes through the counting proxy and
- * counts, for a single request on that otherwise idle instance, the statements it runs.
+ * counts, for a single request on that otherwise idle instance, the statements it runs; then, for
+ * `idleMs` (0: not at all), what the instance runs on its own.
  */
 export async function probeStatements(
   start: (dbPort: number) => Promise<BenchProcess>,
   requests: ProbeRequests,
+  idleMs = 0,
 ): Promise<ProbeResult[]> {
   const counter: SqlCounter = await startSqlCounter({ host: PG.host, port: PG.port });
   const app = await start(counter.port);
@@ -43,20 +52,38 @@ export async function probeStatements(
       await sleep(500);
       results.push({ name: request.name, statements: counter.statements(), parses: counter.parses() });
     }
-    // Whatever the instance runs on its own (timers, workers) would land in some request's count: an idle
-    // window longer than any periodic step there must count nothing.
-    counter.reset();
-    await sleep(IDLE_WINDOW_MS);
-    results.push({
-      name: `${app.name}, idle ${IDLE_WINDOW_MS / 1000} s`,
-      statements: counter.statements(),
-      parses: counter.parses(),
-    });
+    // Whatever the instance runs on its own (timers, workers) would land in some request's count too.
+    if (idleMs > 0) results.push(await idleWindow(counter, `${app.name}, idle ${idleMs / 1000} s`, idleMs));
   } finally {
     await app.stop();
     await counter.close();
   }
   return results;
+}
+
+/** The statements of an idle instance over `ms`, taken slice by slice (no await between a read and its reset). */
+async function idleWindow(counter: SqlCounter, name: string, ms: number): Promise<ProbeResult> {
+  const statements: CapturedStatement[] = [];
+  const slices: number[] = [];
+  let parses = 0;
+  counter.reset();
+  for (let elapsed = 0; elapsed < ms; elapsed += IDLE_SLICE_MS) {
+    await sleep(IDLE_SLICE_MS);
+    const slice = counter.statements();
+    parses += counter.parses();
+    counter.reset();
+    statements.push(...slice);
+    slices.push(slice.length);
+  }
+  return { name, statements, parses, slices };
+}
+
+/** An idle window's count: the total, and per 3 s slice the average and the worst. */
+function countOf(result: ProbeResult): string {
+  const slices = result.slices;
+  if (!slices || slices.length === 0) return String(result.statements.length);
+  const average = result.statements.length / slices.length;
+  return `${result.statements.length}; per 3 s: ${average.toFixed(1)} average, ${Math.max(...slices)} worst`;
 }
 
 function shorten(text: string): string {
@@ -69,13 +96,15 @@ export function statementReport(results: ProbeResult[]): string {
     ['request', 'statements (Q + E)', 'of which BEGIN/COMMIT', 'parses (P)'],
     results.map((r) => [
       r.name,
-      String(r.statements.length),
+      countOf(r),
       String(r.statements.filter((s) => /^(BEGIN|COMMIT|ROLLBACK|START TRANSACTION)/i.test(s.text.trim())).length),
       String(r.parses),
     ]),
   );
   const detail = results.map(
-    (r) => `${r.name}:\n${r.statements.map((s, i) => `  ${String(i + 1).padStart(2)}. ${shorten(s.text)}`).join('\n')}`,
+    (r) =>
+      `${r.name}:${r.slices ? ` (per 3 s slice: ${r.slices.join(' ')})` : ''}\n` +
+      r.statements.map((s, i) => `  ${String(i + 1).padStart(2)}. ${shorten(s.text)}`).join('\n'),
   );
   return [table, '', ...detail].join('\n');
 }

@@ -126,12 +126,19 @@ export function dispatcherEnv(settings: StackSettings, caFile: string): Record<s
   };
 }
 
+/** The counting instances' own Redis namespace under the run's prefix (deleted with the run's keys). */
+const PROBE_KEY_PREFIX = 'probe:';
+
 /**
  * The statement-counting instance of an app (bench/probe.ts): its database connection goes through the
  * counting proxy at `dbPort`, and it runs no background work that would land inside a counted request.
  * bot-api's staff redrive worker claims leases once per REDRIVE_STEP_MS whether or not a job runs; on the
  * counting instance that statement would be charged to whichever request was being counted. The
  * instance that carries the load keeps the worker on, as production does.
+ * In the Redis mode the instance has a key prefix of its own, as a separate deployment would: its
+ * periodic-work worker takes only the jobs its own schedulers make, never the loaded instance's (whose
+ * redrive tick runs every REDRIVE_STEP_MS there). In the PostgreSQL-only mode the queues live in the
+ * run's database, which both instances share: there it stays a replica of the loaded instance's cluster.
  */
 export function probeInstanceEnv(
   name: 'voucher-api' | 'bot-api',
@@ -139,7 +146,7 @@ export function probeInstanceEnv(
   dbPort: number,
 ): Record<string, string> {
   const base = name === 'voucher-api' ? voucherEnv(settings) : { ...botEnv(settings), REDRIVE_WORKER_ENABLED: 'false' };
-  return { ...base, DB_PORT: String(dbPort), MIGRATIONS_RUN: 'false' };
+  return { ...base, ...coordinationEnv(settings, PROBE_KEY_PREFIX), DB_PORT: String(dbPort), MIGRATIONS_RUN: 'false' };
 }
 
 type AppName = 'voucher-api' | 'bot-api' | 'bot-dispatcher';

@@ -38,7 +38,9 @@ const KEEP_RUNS = { removeOnComplete: { count: 50 }, removeOnFail: { count: 50 }
  * Schedulers of names the app no longer has are removed, so a renamed task does not run twice.
  * Each replica re-asserts the schedulers now and then: a backend that lost its data (a Redis restarted
  * without persistence) would otherwise stop every periodic task, the outbox sweep included, until the
- * next deploy.
+ * next deploy. It reads them and writes only when one is missing, differs or is no longer the app's:
+ * every upsert wakes every waiting worker of the queue (on PostgreSQL a look of four statements each),
+ * which, every minute on every replica, was most of what an idle app ran.
  */
 @Module({})
 export class PeriodicWorkModule {
@@ -65,7 +67,7 @@ export class PeriodicWorkModule {
         const intervals = [...this.tasks.values()].map((task) => task.everyMs).filter((ms) => ms > 0);
         const reassertMs = Math.min(REASSERT_MAX_MS, Math.max(REASSERT_MIN_MS, 10 * Math.min(...intervals)));
         this.reassert = setInterval(
-          () => void this.schedule().catch((error: Error) => this.logger.warn(`schedulers: ${error.message}`)),
+          () => void this.restore().catch((error: Error) => this.logger.warn(`schedulers: ${error.message}`)),
           reassertMs,
         );
         this.reassert.unref();
@@ -87,6 +89,19 @@ export class PeriodicWorkModule {
           this.logger.warn(`${job.name} failed, runs again at its next interval: ${(error as Error).message}`);
           throw error;
         }
+      }
+
+      /** Schedules again only if the backend's schedulers are not this replica's (see the class comment). */
+      private async restore(): Promise<void> {
+        const present = new Map<string, number>();
+        for (const scheduler of await this.queue.getJobSchedulers()) {
+          present.set(scheduler.id ?? scheduler.key, Number(scheduler.every));
+        }
+        const scheduled = [...this.tasks].filter(([, task]) => task.everyMs > 0);
+        const inPlace =
+          scheduled.every(([name, task]) => present.get(name) === task.everyMs) &&
+          [...present.keys()].every((id) => this.tasks.has(id));
+        if (!inPlace) await this.schedule();
       }
 
       private async schedule(): Promise<void> {

@@ -1,5 +1,7 @@
+import { getQueueToken } from '@nestjs/bullmq';
 import { Injectable, Module, Type } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';
+import type { Queue } from 'bullmq';
 import type { CoordinationBackend } from '@app/platform';
 import {
   createEmptyDatabase,
@@ -18,6 +20,8 @@ import { prepareQueueSchema } from './queue-schema';
 import { GatedSweep } from '../test/gated-sweep';
 
 const EVERY_MS = 250;
+/** How often a replica re-asserts the schedulers with tasks this frequent (its lower bound). */
+const REASSERT_MS = 5000;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Every run of the task, by any replica: when it ran and which replica ran it. */
@@ -104,6 +108,22 @@ describeEachBackend('periodic work', (backend: CoordinationBackend) => {
     await quietPeriod(EVERY_MS * 3, 'a task the new deploy no longer has never runs again');
     expect(runs.length).toBe(seen);
   });
+
+  it('re-asserts no scheduler that is in place, and puts back one the backend lost', async () => {
+    for (const replica of replicas.splice(0)) await replica.close();
+    const replica = await startReplica('e', { count: CountingTask });
+    const queue = replica.get<Queue>(getQueueToken('test-periodic'), { strict: false });
+    await waitUntil(() => runs.length > 0, 'the first run', 15_000);
+    // Every upsert wakes every waiting worker of the queue; one that changes nothing is pure cost.
+    const upserts = jest.spyOn(queue, 'upsertJobScheduler');
+    await quietPeriod(REASSERT_MS + 1000, 'a re-assert passes while every scheduler is in place');
+    expect(upserts).not.toHaveBeenCalled();
+
+    await queue.removeJobScheduler('count');
+    const lost = runs.length;
+    await waitUntil(() => runs.length > lost + 1, 'runs again after its scheduler was lost', REASSERT_MS * 3);
+    expect(upserts).toHaveBeenCalled();
+  }, 30_000);
 
   it('lets a direct call made during a scheduled run of a sweep share that run, not start a second pass', async () => {
     for (const replica of replicas.splice(0)) await replica.close();

@@ -72,19 +72,21 @@ export function queueClientOptions(settings: CoordinationSettings, role: QueueRo
 }
 
 /**
- * How long an idle worker of scheduled work waits for a job before it looks again, in seconds
- * (BullMQ's `drainDelay`). On Redis BullMQ's 5 s: each look is one blocking command. On PostgreSQL
- * each look is four statements (claim, the no-job signal, the waiting-job check, the next delayed job),
- * and the wait is a `LISTEN` that every add and every scheduler change in any process ends at once,
- * timed to end at the next delayed job it knows of; the look only guards a notification that was lost,
- * which BullMQ also covers by listening again whenever it rebuilds its listening connection.
- * Set on the periodic work's workers only, whose jobs come from schedulers and whose looks were most of
- * an idle app's statements. The redrive and webhook workers keep the 5 s: their jobs come back through
- * the delayed set (steps, retries, deferrals) under load, and a longer wait there is not measured.
+ * How long an idle worker waits for a job before it looks again, in seconds (BullMQ's `drainDelay`).
+ * On Redis BullMQ's 5 s: each look is one blocking command. On PostgreSQL each look is four statements
+ * (claim, the no-job signal, the waiting-job check, the next delayed job), and the wait is a `LISTEN`
+ * that ends at once on every `NOTIFY` of the queue: BullMQ's PostgreSQL functions notify on every add
+ * (delayed or not), every move to the delayed set (a retry's backoff, a step or a deferral that calls
+ * `moveToDelayed`), every promotion, changed delay, stalled job moved back and scheduler change, in
+ * whichever process. Each wait is also timed to end at the next delayed job it reads when it starts,
+ * so a delayed job is taken at its due time whichever process delayed it, and the look only guards a
+ * notification that was lost, which BullMQ also covers by listening again whenever it rebuilds its
+ * listening connection. Set on every worker of the apps: the periodic work's, the redrive worker's
+ * and the webhook worker's.
  */
 const POSTGRES_IDLE_WAIT_SECONDS = 60;
 
-/** The options of a worker of scheduled work (see POSTGRES_IDLE_WAIT_SECONDS). */
+/** The wait options of a worker (see POSTGRES_IDLE_WAIT_SECONDS); on Redis BullMQ's own. */
 export function workerWaitOptions(backend: CoordinationBackend): { drainDelay?: number } {
   return backend === 'postgres' ? { drainDelay: POSTGRES_IDLE_WAIT_SECONDS } : {};
 }

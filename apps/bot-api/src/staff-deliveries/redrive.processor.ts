@@ -1,6 +1,7 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { deliverJobFor, DeliveryDomain } from '@app/bot-delivery';
+import { workerWaitOptions } from '@app/coordination';
 import { Database } from '@app/platform';
 import { DelayedError, Job } from 'bullmq';
 import { BotConfig } from '../config/bot.config';
@@ -44,6 +45,7 @@ export class RedriveProcessor extends WorkerHost implements OnApplicationBootstr
     Object.assign(this.worker.opts, {
       lockDuration: this.config.REDRIVE_LEASE_MS,
       stalledInterval: Math.max(1000, Math.floor(this.config.REDRIVE_LEASE_MS / 2)),
+      ...workerWaitOptions(this.config.coordinationBackend),
     });
     this.worker.on('error', (error: Error) => this.logger.warn(`redrive worker: ${error.message}`));
     void this.worker.run().catch((error: Error) => this.logger.error(`redrive worker stopped: ${error.message}`));

@@ -8,6 +8,7 @@ import {
   WEBHOOK_JOBS,
   WEBHOOK_QUEUE,
 } from '@app/bot-delivery';
+import { workerWaitOptions } from '@app/coordination';
 import type { Job } from 'bullmq';
 import { DispatcherConfig } from '../config/dispatcher.config';
 import { DeliveryProcessor } from './delivery.processor';
@@ -18,8 +19,8 @@ import { createJobRouter } from './job-router';
  * closes the worker, which stops taking jobs and waits for the ones in flight, so an attempt is
  * recorded rather than cut off (the dispatcher's SHUTDOWN_TIMEOUT_MS exceeds the POST timeout).
  *
- * The worker is created with `autorun: false` because its concurrency and lock timings come from the
- * configuration, which a decorator cannot read: they are set here, before the first job is taken.
+ * The worker is created with `autorun: false` because its concurrency, lock timings and idle wait come
+ * from the configuration, which a decorator cannot read: they are set here, before the first job is taken.
  */
 @Processor(WEBHOOK_QUEUE, {
   autorun: false,
@@ -52,6 +53,7 @@ export class WebhookWorker extends WorkerHost implements OnApplicationBootstrap 
     Object.assign(worker.opts, {
       lockDuration: this.config.WEBHOOK_JOB_LOCK_MS,
       stalledInterval: this.config.WEBHOOK_JOB_LOCK_MS,
+      ...workerWaitOptions(this.config.coordinationBackend),
     });
     worker.on('error', (error: Error) => this.logger.warn(`webhook worker: ${error.message}`));
     worker.on('failed', (job, error) => {
