@@ -45,6 +45,18 @@ async function rowCounts(app: INestApplication): Promise<Record<string, number>>
   return counts;
 }
 
+/**
+ * Where each sequence of the service's database stands, but BullMQ's (see rowCounts): a value drawn
+ * and rolled back would leave a gap in message or Update ids.
+ */
+async function sequenceValues(app: INestApplication): Promise<Record<string, string | null>> {
+  const rows: Array<{ name: string; last_value: string | null }> = await app.get(DataSource).query(
+    `SELECT format('%I.%I', schemaname, sequencename) AS name, last_value FROM pg_sequences
+      WHERE schemaname NOT IN ('pg_catalog', 'information_schema', 'bullmq') ORDER BY 1`,
+  );
+  return Object.fromEntries(rows.map((row) => [row.name, row.last_value]));
+}
+
 /** The app's Redis keys, but BullMQ's (see rowCounts). */
 async function redisKeys(config: ServiceConfig): Promise<string[]> {
   if (config.coordinationBackend !== 'redis') return [];
@@ -107,6 +119,7 @@ export function describeWarmUp<C extends AccountAuthConfig & ServiceConfig>(opti
     const warmed = `${options.warmed} have been warmed${rehearsed}`;
     it(`answers readiness 503 until ${warmed}, then 200, and changes nothing`, async () => {
       const rowsBefore = await rowCounts(ctx.app);
+      const sequencesBefore = await sequenceValues(ctx.app);
       const keysBefore = await redisKeys(ctx.config);
       const jobsBefore = await queuedJobs(ctx.app);
       const warming = listenAndWarmUp(ctx.app, ctx.config);
@@ -129,6 +142,7 @@ export function describeWarmUp<C extends AccountAuthConfig & ServiceConfig>(opti
       expect(ready.body.info).toEqual(readinessInfo(backend));
       // Rate-limit windows among them: the made-up credentials counted against no caller.
       expect(await rowCounts(ctx.app)).toEqual(rowsBefore);
+      expect(await sequenceValues(ctx.app)).toEqual(sequencesBefore);
       expect(await redisKeys(ctx.config)).toEqual(keysBefore);
       expect(await queuedJobs(ctx.app)).toEqual(jobsBefore);
     });
