@@ -3,6 +3,7 @@ import { getQueueToken } from '@nestjs/bullmq';
 import { generateSecretToken } from '@app/auth';
 import { WEBHOOK_QUEUE } from '@app/bot-delivery';
 import type { WarmUpPlan } from '@app/platform';
+import { PostMessageRehearsal } from './messages/post-rehearsal';
 
 const base64url = (value: object | Buffer) =>
   (Buffer.isBuffer(value) ? value : Buffer.from(JSON.stringify(value))).toString('base64url');
@@ -18,7 +19,8 @@ function unsignedAccountJwt(): string {
  * sendMessage and a user's message, the hot routes, with credentials that name nobody: a bot token
  * drawn at random (looked up, not found: 401, and not counted against the loopback address, see
  * clientAddressOf) and an account JWT that fails its signature check (401). Nothing is written. The
- * webhook queue's producer connects too, which the first send would otherwise wait for.
+ * webhook queue's producer connects too, which the first send would otherwise wait for, and a user's
+ * message is rehearsed past the guard (PostMessageRehearsal), the part the requests cannot reach.
  */
 export function botWarmUp(): WarmUpPlan {
   const chatId = String(1_000_000_000 + Math.floor(Math.random() * 1_000_000_000));
@@ -38,5 +40,6 @@ export function botWarmUp(): WarmUpPlan {
       },
     ],
     queues: [getQueueToken(WEBHOOK_QUEUE)],
+    rehearsal: (app, tx) => app.get(PostMessageRehearsal, { strict: false }).run(tx),
   };
 }

@@ -10,5 +10,6 @@ describeWarmUp({
   schema: BotConfig,
   module: (config) => AppModule.forRoot(config),
   warmed: 'sendMessage and a user message',
+  rehearsed: 'a user message',
   warmedRoutes: ['/api/v1/bots/sendMessage', '/api/v1/bots/client/chats/:chatId/messages'],
 });

@@ -213,6 +213,16 @@ export class ServiceConfig {
   @Max(10000)
   WARM_UP_REQUESTS = 200;
 
+  /**
+   * Runs of the app's rehearsal of its hot use case during the warm-up (0: none), spread over the open
+   * pool connections; each runs in a transaction that is rolled back.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(10000)
+  WARM_UP_REHEARSALS = 100;
+
   /** A warm-up still running after this long is abandoned with a warning, and the process reports ready. */
   @Type(() => Number)
   @IsInt()

@@ -101,6 +101,24 @@ export class Database implements Session {
     return result;
   }
 
+  /**
+   * Runs `work` in a transaction that is always rolled back, and returns what it returned: its
+   * after-commit work never runs. For the warm-up, which runs a use case's statements on each pool
+   * connection (so PostgreSQL has planned them and loaded the tables' catalog entries) and must leave
+   * nothing behind, whatever the statements did.
+   */
+  async rehearse<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      return await work(new Transaction(client, this.preparedStatements));
+    } finally {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      client.release(broken);
+    }
+  }
+
   /** Runs one statement on the pool, outside any transaction. */
   query<R extends QueryResultRow>(text: string, values: unknown[] = []): Promise<QueryResult<R>> {
     return this.pool.query<R>(text, values);

@@ -5,7 +5,7 @@ import { isWarmUpRequest, WARM_UP_HEADER, WARM_UP_MARK } from '@app/telemetry';
 import type Redis from 'ioredis';
 import type { ServiceConfig } from './config';
 import { REDIS } from './redis';
-import { Database } from './database-pool';
+import { Database, Transaction } from './database-pool';
 
 /**
  * A representative request of a hot route, sent by the app to itself before it reports ready. It
@@ -20,15 +20,27 @@ export interface WarmUpRequest {
   body?: unknown;
 }
 
+/**
+ * The part of a hot use case past authentication, run by the app in-process: its body through the
+ * app's validation, its parsing and rendering, its statements in `tx` (rolled back afterwards, its
+ * after-commit work dropped). It must read and write only what it made up itself, so that it finds
+ * and changes nothing; it resolves when its success path ran to the end, and throws otherwise.
+ */
+export type WarmUpRehearsal = (app: INestApplication, tx: Transaction) => Promise<void>;
+
 /** What an app warms before it reports ready, beside its database pool and (Redis mode) Redis. */
 export interface WarmUpPlan {
   /** Sent round-robin until WARM_UP_REQUESTS have been sent. */
   requests?: WarmUpRequest[];
+  /** Run WARM_UP_REHEARSALS times, one at a time on each open pool connection, before the requests. */
+  rehearsal?: WarmUpRehearsal;
   /** Injection tokens of BullMQ queues whose connections are opened (one read each). */
   queues?: Array<string | symbol>;
 }
 
 export interface WarmUpReport {
+  /** Rehearsals of the hot use case that ran to the end (each rolled back). */
+  rehearsals: number;
   requests: number;
   /** Answers by status; `failed` counts requests that got no answer. */
   statuses: Record<string, number>;
@@ -83,6 +95,31 @@ async function openPool(database: Database, count: number): Promise<number> {
   return database.pool.totalCount;
 }
 
+/**
+ * Runs `total` rehearsals, as many at once as the pool has connections open, so that each of those
+ * connections plans the use case's statements (the pool hands out the connection released last, so
+ * fewer at once would warm the same few); each in a transaction rolled back.
+ */
+async function rehearse(
+  app: INestApplication,
+  database: Database,
+  rehearsal: WarmUpRehearsal,
+  total: number,
+  report: WarmUpReport,
+  signal: AbortSignal,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < total && !signal.aborted) {
+      next++;
+      await database.rehearse((tx) => rehearsal(app, tx));
+      report.rehearsals++;
+    }
+  };
+  const parallel = Math.max(1, Math.min(report.poolConnections, total));
+  await Promise.all(Array.from({ length: parallel }, worker));
+}
+
 function optional<T>(app: INestApplication, token: string | symbol | (new (...args: never[]) => T)): T | undefined {
   try {
     return app.get<T>(token as never, { strict: false });
@@ -127,8 +164,8 @@ async function sendRequests(
 /**
  * Runs the app's warm-up once it listens and then lets readiness pass: the pool's minimum of
  * connections opened (a statement on each), a Redis round trip in the Redis mode, the plan's queues
- * connected, then WARM_UP_REQUESTS of the plan's requests through the whole HTTP pipeline over
- * loopback. Bounded by WARM_UP_TIMEOUT_MS; a failed or late warm-up is logged as a warning and the
+ * connected, then WARM_UP_REHEARSALS runs of the plan's rehearsal (each rolled back), then
+ * WARM_UP_REQUESTS of the plan's requests through the whole HTTP pipeline over loopback. Bounded by WARM_UP_TIMEOUT_MS; a failed or late warm-up is logged as a warning and the
  * app reports ready anyway, as it did before warm-ups existed. Never throws.
  */
 export async function warmUpApp(app: INestApplication, config: ServiceConfig): Promise<WarmUpReport | undefined> {
@@ -142,7 +179,14 @@ export async function warmUpApp(app: INestApplication, config: ServiceConfig): P
   gate.begin();
   const startedAt = Date.now();
   const abort = new AbortController();
-  const report: WarmUpReport = { requests: 0, statuses: {}, durationMs: 0, poolConnections: 0, timedOut: false };
+  const report: WarmUpReport = {
+    rehearsals: 0,
+    requests: 0,
+    statuses: {},
+    durationMs: 0,
+    poolConnections: 0,
+    timedOut: false,
+  };
   const work = (async () => {
     const database = optional<Database>(app, Database);
     if (database) report.poolConnections = await openPool(database, Math.min(config.DB_POOL_MIN, config.DB_POOL_SIZE));
@@ -151,6 +195,10 @@ export async function warmUpApp(app: INestApplication, config: ServiceConfig): P
       const queue = optional<{ waitUntilReady(): Promise<unknown>; count(): Promise<number> }>(app, token);
       await queue?.waitUntilReady();
       await queue?.count();
+    }
+    const rehearsal = gate.plan.rehearsal;
+    if (rehearsal && database && config.WARM_UP_REHEARSALS > 0) {
+      await rehearse(app, database, rehearsal, config.WARM_UP_REHEARSALS, report, abort.signal);
     }
     const requests = gate.plan.requests ?? [];
     if (requests.length > 0 && config.WARM_UP_REQUESTS > 0) {
@@ -170,13 +218,17 @@ export async function warmUpApp(app: INestApplication, config: ServiceConfig): P
     }
   } catch (error) {
     failure = (error as Error).message;
+    // The rest of the rehearsals and requests would otherwise run on after readiness.
+    abort.abort();
   } finally {
     clearTimeout(timer);
   }
   report.durationMs = Date.now() - startedAt;
   report.requests = Object.values(report.statuses).reduce((sum, count) => sum + count, 0);
   const answers = Object.entries(report.statuses).map(([status, count]) => `${status}: ${count}`);
+  const rehearsed = gate.plan.rehearsal ? `${report.rehearsals} rehearsals, ` : '';
   const summary =
+    rehearsed +
     `${report.requests} requests${answers.length > 0 ? ` (${answers.join(', ')})` : ''} in ${report.durationMs} ms, ` +
     `${report.poolConnections} pool connections open`;
   // Logged before readiness passes, so the line precedes the first request a probe lets in.

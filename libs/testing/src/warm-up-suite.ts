@@ -4,7 +4,7 @@ import Redis from 'ioredis';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import type { AccountAuthConfig } from '@app/auth';
-import { isWarmUpRequest, listenAndWarmUp, ServiceConfig } from '@app/platform';
+import { isWarmUpRequest, listenAndWarmUp, ServiceConfig, WarmUpGate } from '@app/platform';
 import { describeEachBackend, readinessInfo } from './backends';
 import { freePort } from './service-process';
 import { ServiceTestAppOptions, ServiceTestContext, startServiceTestApp } from './service-test-app';
@@ -45,6 +45,18 @@ async function rowCounts(app: INestApplication): Promise<Record<string, number>>
   return counts;
 }
 
+/**
+ * Where each sequence of the service's database stands, but BullMQ's (see rowCounts): a value drawn
+ * and rolled back would leave a gap in message or Update ids.
+ */
+async function sequenceValues(app: INestApplication): Promise<Record<string, string | null>> {
+  const rows: Array<{ name: string; last_value: string | null }> = await app.get(DataSource).query(
+    `SELECT format('%I.%I', schemaname, sequencename) AS name, last_value FROM pg_sequences
+      WHERE schemaname NOT IN ('pg_catalog', 'information_schema', 'bullmq') ORDER BY 1`,
+  );
+  return Object.fromEntries(rows.map((row) => [row.name, row.last_value]));
+}
+
 /** The app's Redis keys, but BullMQ's (see rowCounts). */
 async function redisKeys(config: ServiceConfig): Promise<string[]> {
   if (config.coordinationBackend !== 'redis') return [];
@@ -57,6 +69,16 @@ async function redisKeys(config: ServiceConfig): Promise<string[]> {
   }
 }
 
+/** Jobs of the warm-up plan's queues by state: a queued job would be a webhook sent. */
+async function queuedJobs(app: INestApplication): Promise<Array<Record<string, number>>> {
+  const tokens = app.get(WarmUpGate, { strict: false }).plan.queues ?? [];
+  return Promise.all(
+    tokens.map((token) =>
+      app.get<{ getJobCounts(): Promise<Record<string, number>> }>(token as never, { strict: false }).getJobCounts(),
+    ),
+  );
+}
+
 export interface WarmUpSuiteOptions<C extends AccountAuthConfig> extends Omit<ServiceTestAppOptions<C>, 'env'> {
   /** The app's name in the suites' titles, e.g. `bot-api`. */
   name: string;
@@ -64,12 +86,15 @@ export interface WarmUpSuiteOptions<C extends AccountAuthConfig> extends Omit<Se
   warmed: string;
   /** Route patterns of the warmed requests, which the request metrics must not show. */
   warmedRoutes: string[];
+  /** What the plan's rehearsal runs past the guard to its answer, e.g. `a user message`; absent when it has none. */
+  rehearsed?: string;
 }
 
 /**
  * The warm-up's contract for an HTTP app, in each coordination mode: readiness answers 503 while the
- * warm-up runs and 200 after, the warm-up sends the configured number of requests, writes nothing and
- * stays out of the metrics; switched off, the app is ready as soon as it listens.
+ * warm-up runs and 200 after, the warm-up runs the configured number of rehearsals to the end of their
+ * success path and sends the configured number of requests, writes nothing, counts against no one,
+ * queues no job and stays out of the metrics; switched off, the app is ready as soon as it listens.
  */
 export function describeWarmUp<C extends AccountAuthConfig & ServiceConfig>(options: WarmUpSuiteOptions<C>): void {
   const start = async (env: Record<string, string>, door: ReturnType<typeof warmUpDoor>) => {
@@ -83,13 +108,20 @@ export function describeWarmUp<C extends AccountAuthConfig & ServiceConfig>(opti
     const door = warmUpDoor();
 
     beforeAll(async () => {
-      ctx = await start({ COORDINATION_BACKEND: backend, WARM_UP_REQUESTS: '12', DB_POOL_MIN: '3' }, door);
+      ctx = await start(
+        { COORDINATION_BACKEND: backend, WARM_UP_REQUESTS: '12', WARM_UP_REHEARSALS: '9', DB_POOL_MIN: '3' },
+        door,
+      );
     });
     afterAll(() => ctx.close());
 
-    it(`answers readiness 503 until ${options.warmed} have been warmed, then 200, and writes nothing`, async () => {
+    const rehearsed = options.rehearsed ? ` and ${options.rehearsed} rehearsed to its answer` : '';
+    const warmed = `${options.warmed} have been warmed${rehearsed}`;
+    it(`answers readiness 503 until ${warmed}, then 200, and changes nothing`, async () => {
       const rowsBefore = await rowCounts(ctx.app);
+      const sequencesBefore = await sequenceValues(ctx.app);
       const keysBefore = await redisKeys(ctx.config);
+      const jobsBefore = await queuedJobs(ctx.app);
       const warming = listenAndWarmUp(ctx.app, ctx.config);
       await eventually(() => expect(door.arrived).toBeGreaterThan(0));
 
@@ -100,7 +132,9 @@ export function describeWarmUp<C extends AccountAuthConfig & ServiceConfig>(opti
 
       door.open();
       const report = await warming;
-      expect(report).toMatchObject({ requests: 12, statuses: { '401': 12 }, timedOut: false });
+      // A rehearsal counts only once it reached the end of its success path.
+      const rehearsals = options.rehearsed ? 9 : 0;
+      expect(report).toMatchObject({ rehearsals, requests: 12, statuses: { '401': 12 }, timedOut: false });
       expect(report!.poolConnections).toBeGreaterThanOrEqual(3);
       expect(door.arrived).toBe(12);
 
@@ -108,7 +142,9 @@ export function describeWarmUp<C extends AccountAuthConfig & ServiceConfig>(opti
       expect(ready.body.info).toEqual(readinessInfo(backend));
       // Rate-limit windows among them: the made-up credentials counted against no caller.
       expect(await rowCounts(ctx.app)).toEqual(rowsBefore);
+      expect(await sequenceValues(ctx.app)).toEqual(sequencesBefore);
       expect(await redisKeys(ctx.config)).toEqual(keysBefore);
+      expect(await queuedJobs(ctx.app)).toEqual(jobsBefore);
     });
 
     it('leaves the warm-up out of the request metrics', async () => {

@@ -17,6 +17,7 @@ import { MessageReceiptsStore } from './message-receipts.store';
 import { MessageRenderer } from './message-renderer';
 import { MessagesService } from './messages.service';
 import { MessagesStore } from './messages.store';
+import { PostMessageRehearsal } from './post-rehearsal';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Message]), BotsModule, ChatsModule, FilesModule, UpdatesModule, UsersModule],
@@ -32,6 +33,7 @@ import { MessagesStore } from './messages.store';
     chatActionBoardProvider,
     ChatActionsService,
     MessageDetectionBackfill,
+    PostMessageRehearsal,
   ],
   exports: [MessagesStore, MessagesService, MessageRenderer, MessageEventsService, ChatActionsService],
 })
