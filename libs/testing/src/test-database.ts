@@ -19,6 +19,31 @@ function admin() {
   };
 }
 
+/** How long a drop waits for the connections a test has just closed to leave (far above their usual few ms). */
+const CLOSING_CONNECTIONS_GRACE_MS = 1000;
+
+/**
+ * Drops a test database once the connections its test closed have left. pg's `Pool.end()` resolves
+ * before its clients' sockets are closed: a `DROP … WITH (FORCE)` at once would terminate backends that
+ * are still on their way out, and a closing client reports that termination as an unhandled error in
+ * the test that owned it. Whatever is still connected after the grace (a connection the test left
+ * open) is terminated by the FORCE.
+ */
+async function dropTestDatabase(name: string): Promise<void> {
+  await withAdmin(async (admin) => {
+    const deadline = Date.now() + CLOSING_CONNECTIONS_GRACE_MS;
+    while (Date.now() < deadline) {
+      const { rows } = await admin.query<{ connected: number }>(
+        'SELECT count(*)::int AS connected FROM pg_stat_activity WHERE datname = $1',
+        [name],
+      );
+      if (rows[0].connected === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  });
+}
+
 /** The test PostgreSQL (DB_HOST, DB_PORT, …: the server itself, never a pooler) for `database`. */
 export function testDatabaseSettings(database: string, poolSize = 20): DatabaseSettings {
   return { ...admin(), database, poolSize };
@@ -98,7 +123,7 @@ export async function createTestDatabase(service: string, migrations: MigrationL
   });
   return {
     name,
-    drop: () => withAdmin(async (admin) => void (await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`))),
+    drop: () => dropTestDatabase(name),
   };
 }
 
@@ -108,7 +133,7 @@ export async function createEmptyDatabase(service: string): Promise<TestDatabase
   await withAdmin(async (admin) => void (await admin.query(`CREATE DATABASE "${name}"`)));
   return {
     name,
-    drop: () => withAdmin(async (admin) => void (await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`))),
+    drop: () => dropTestDatabase(name),
   };
 }
 
