@@ -34,7 +34,13 @@ interface Backend {
  */
 export class RoundRobinProxy {
   private readonly backends: Backend[] = [];
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  /**
+   * Keeps idle connections as a Service's clients do: no longer than the replica's `Keep-Alive:
+   * timeout=` hint allows. Node's agent applies that hint (less a second) only under a timeout of its
+   * own; without one an idle connection was reused just as the replica closed it (ECONNRESET, a 502
+   * that no rollout caused).
+   */
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 256, timeout: 60_000 });
   private turn = 0;
 
   private constructor(
