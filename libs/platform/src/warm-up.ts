@@ -165,8 +165,9 @@ async function sendRequests(
  * Runs the app's warm-up once it listens and then lets readiness pass: the pool's minimum of
  * connections opened (a statement on each), a Redis round trip in the Redis mode, the plan's queues
  * connected, then WARM_UP_REHEARSALS runs of the plan's rehearsal (each rolled back), then
- * WARM_UP_REQUESTS of the plan's requests through the whole HTTP pipeline over loopback. Bounded by WARM_UP_TIMEOUT_MS; a failed or late warm-up is logged as a warning and the
- * app reports ready anyway, as it did before warm-ups existed. Never throws.
+ * WARM_UP_REQUESTS of the plan's requests through the whole HTTP pipeline over loopback. Bounded by
+ * WARM_UP_TIMEOUT_MS; a failed or late warm-up is logged as a warning and the app reports ready
+ * anyway, as it did before warm-ups existed. Never throws.
  */
 export async function warmUpApp(app: INestApplication, config: ServiceConfig): Promise<WarmUpReport | undefined> {
   const logger = new Logger('WarmUp');
