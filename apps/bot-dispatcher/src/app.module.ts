@@ -12,6 +12,7 @@ import {
   readBuildInfo,
 } from '@app/platform';
 import { DispatcherConfig } from './config/dispatcher.config';
+import { AttemptDayBackfill } from './delivery/attempt-day-backfill';
 import { DeliveryLogPurge } from './delivery/delivery-log-purge';
 import { DeliveryModule } from './delivery/delivery.module';
 import { DeliverySweeper } from './delivery/delivery-sweeper';
@@ -39,7 +40,11 @@ export class AppModule {
         DeliveryModule,
         PeriodicWorkModule.forRoot({
           queue: 'bot-dispatcher-periodic',
-          tasks: { 'delivery-sweep': DeliverySweeper, 'delivery-log-purge': DeliveryLogPurge },
+          tasks: {
+            'delivery-sweep': DeliverySweeper,
+            'delivery-log-purge': DeliveryLogPurge,
+            'attempt-day-backfill': AttemptDayBackfill,
+          },
         }),
       ],
       providers: [{ provide: DispatcherConfig, useValue: config }],

@@ -181,6 +181,11 @@ export class DeliveryDomain {
     return this.deliveries.purgeFinished(retentionDays, batch);
   }
 
+  /** Up to `batch` attempts written without their delivery's created_at get it; returns how many. */
+  fillAttemptDeliveryDays(batch: number): Promise<number> {
+    return this.deliveries.fillAttemptDeliveryDays(batch);
+  }
+
   // Platform staff: every bot's deliveries, and redrives (staff and automatic).
 
   staffPage(

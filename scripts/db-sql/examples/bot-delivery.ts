@@ -77,6 +77,7 @@ export const STORE_EXAMPLES: readonly StoreExamples[] = [
       { method: 'overdue', run: (s) => s.overdue(60_000, 100) },
       { method: 'adoptOrphans', run: (s) => s.adoptOrphans(60_000, 100) },
       { method: 'purgeFinished', run: (s) => s.purgeFinished(30, 1000) },
+      { method: 'fillAttemptDeliveryDays', run: (s) => s.fillAttemptDeliveryDays(5000) },
     ],
   }),
   store<StaffDeliveryStore>({

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DeliveryDomain, registerWebhookQueue } from '@app/bot-delivery';
+import { AttemptDayBackfill } from './attempt-day-backfill';
 import { AttemptRecorder } from './attempt-recorder';
 import { DeliveryMetrics } from './delivery.metrics';
 import { DeliveryProcessor } from './delivery.processor';
@@ -18,7 +19,8 @@ import { WebhookWorker } from './webhook-worker';
     WebhookWorker,
     DeliverySweeper,
     DeliveryLogPurge,
+    AttemptDayBackfill,
   ],
-  exports: [DeliverySweeper, DeliveryLogPurge],
+  exports: [DeliverySweeper, DeliveryLogPurge, AttemptDayBackfill],
 })
 export class DeliveryModule {}

@@ -138,8 +138,8 @@ with "outcome" as (select *
                                    ELSE d.next_attempt_at END, "succeeded_at" = CASE WHEN o.status = 'succeeded' THEN now() END, "dead_letter_at" = CASE WHEN o.status = 'dead_letter' THEN now() END, "updated_at" = now()
   from "outcome" as "o"
   where "d"."id" = "o"."id" and "d"."series" = "o"."series" and "d"."attempts" = "o"."attempt" - 1 and "d"."status" in ('pending', 'retrying')
-  returning "o"."arrival", "d"."id", "d"."bot_id", "d"."update_seq", "o"."series", "o"."attempt", "o"."status", "o"."status_code", "o"."latency_ms", "o"."error", "o"."retry_after_ms", "d"."trigger"), "logged" as (insert into "webhook_delivery_attempts" ("delivery_id", "series", "trigger", "attempt", "status_code", "latency_ms", "error")
-  select "r"."id", "r"."series", "r"."trigger", "r"."attempt", "r"."status_code", "r"."latency_ms", "r"."error"
+  returning "o"."arrival", "d"."id", "d"."bot_id", "d"."update_seq", "o"."series", "o"."attempt", "o"."status", "o"."status_code", "o"."latency_ms", "o"."error", "o"."retry_after_ms", "d"."trigger", "d"."created_at" as "delivery_created_at"), "logged" as (insert into "webhook_delivery_attempts" ("delivery_id", "delivery_created_at", "series", "trigger", "attempt", "status_code", "latency_ms", "error")
+  select "r"."id", "r"."delivery_created_at", "r"."series", "r"."trigger", "r"."attempt", "r"."status_code", "r"."latency_ms", "r"."error"
   from "moved" as "r"), "confirmed" as (update "updates" as "u"
   set "acknowledged" = true
   from "moved" as "m"
@@ -205,3 +205,15 @@ delete
   from "webhook_deliveries"
   where "status" in ('succeeded', 'dead_letter') and "updated_at" < now() - make_interval(days => $1)
   limit $2);
+
+-- fillAttemptDeliveryDays
+-- values: [5000]
+update "webhook_delivery_attempts" as "a"
+  set "delivery_created_at" = "d"."created_at"
+  from "webhook_deliveries" as "d"
+  where "d"."id" = "a"."delivery_id" and "a"."id" in (select "id"
+  from "webhook_delivery_attempts"
+  where "delivery_created_at" is null
+  order by "id"
+  limit $1
+  for update skip locked);

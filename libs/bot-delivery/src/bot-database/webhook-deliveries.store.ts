@@ -253,6 +253,7 @@ export const RECORD_ATTEMPTS = prepared('bot_deliveries_record_attempts', (db, p
           'o.error',
           'o.retry_after_ms',
           'd.trigger',
+          'd.created_at as delivery_created_at',
         ]),
     )
     .with('logged', () => logAttempts(moved<RecordedAttempt>().as('r')))

@@ -1,5 +1,5 @@
 import { db, type WebhookDeliveryAttempts } from '@app/bot-schema';
-import type { AliasedExpression, Selectable } from 'kysely';
+import { sql, type AliasedExpression, type Selectable } from 'kysely';
 import { executeAll, SqlTarget } from '@app/platform';
 import { WebhookDeliveryAttempt } from '../entities/webhook-delivery-attempt.entity';
 
@@ -13,19 +13,59 @@ import { WebhookDeliveryAttempt } from '../entities/webhook-delivery-attempt.ent
 export type RecordedAttempt = Pick<
   Selectable<WebhookDeliveryAttempts>,
   'series' | 'trigger' | 'attempt' | 'status_code' | 'latency_ms' | 'error'
-> & { id: string };
+> & { id: string; delivery_created_at: Date };
 
 /** Logs one attempt row per row of `recorded`, a relation named `r`. */
 export function logAttempts(recorded: AliasedExpression<RecordedAttempt, 'r'>) {
   return db
     .insertInto('webhook_delivery_attempts')
-    .columns(['delivery_id', 'series', 'trigger', 'attempt', 'status_code', 'latency_ms', 'error'])
+    .columns([
+      'delivery_id',
+      'delivery_created_at',
+      'series',
+      'trigger',
+      'attempt',
+      'status_code',
+      'latency_ms',
+      'error',
+    ])
     .expression((eb) =>
       eb
         .selectFrom(recorded)
-        .select(['r.id', 'r.series', 'r.trigger', 'r.attempt', 'r.status_code', 'r.latency_ms', 'r.error']),
+        .select([
+          'r.id',
+          'r.delivery_created_at',
+          'r.series',
+          'r.trigger',
+          'r.attempt',
+          'r.status_code',
+          'r.latency_ms',
+          'r.error',
+        ]),
     );
 }
+
+/**
+ * Up to `limit` attempts written without their delivery's created_at (by release 1.0.0) get it, the
+ * oldest first: walks the partial index webhook_delivery_attempts_day_pending, which empties as they
+ * are filled. Rows another run holds are skipped, so two runs never wait on each other.
+ */
+export const FILL_DELIVERY_DAYS = (limit: number) =>
+  db
+    .updateTable('webhook_delivery_attempts as a')
+    .from('webhook_deliveries as d')
+    .set({ delivery_created_at: sql.ref('d.created_at') })
+    .whereRef('d.id', '=', 'a.delivery_id')
+    .where('a.id', 'in', (eb) =>
+      eb
+        .selectFrom('webhook_delivery_attempts')
+        .select('id')
+        .where('delivery_created_at', 'is', null)
+        .orderBy('id')
+        .limit(limit)
+        .forUpdate()
+        .skipLocked(),
+    );
 
 /** A delivery's attempts, oldest series and attempt first. */
 export async function attemptsOf(on: SqlTarget, deliveryId: string): Promise<WebhookDeliveryAttempt[]> {
@@ -42,6 +82,7 @@ export async function attemptsOf(on: SqlTarget, deliveryId: string): Promise<Web
     Object.assign(new WebhookDeliveryAttempt(), {
       id: row.id,
       deliveryId: row.delivery_id,
+      deliveryCreatedAt: row.delivery_created_at,
       series: row.series,
       trigger: row.trigger,
       attempt: row.attempt,

@@ -10,6 +10,10 @@ export class WebhookDeliveryAttempt {
   @Column({ name: 'delivery_id', type: 'uuid' })
   deliveryId: string;
 
+  /** Its delivery's created_at, the key both will be partitioned by; null on attempts of release 1.0.0. */
+  @Column({ name: 'delivery_created_at', type: 'timestamptz', nullable: true })
+  deliveryCreatedAt: Date | null;
+
   @Column({ type: 'integer' })
   series: number;
 

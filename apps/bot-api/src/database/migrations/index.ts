@@ -20,6 +20,8 @@ import { CreateBotDeliverySettings1796100000000 } from './1796100000000-CreateBo
 import { MessageDetectedEntities1796200000000 } from './1796200000000-MessageDetectedEntities';
 import { MessageDetectionPendingIndex1796200000001 } from './1796200000001-MessageDetectionPendingIndex';
 import { GeneratedBotUsernames1796300000000 } from './1796300000000-GeneratedBotUsernames';
+import { AttemptDeliveryCreatedAt1796400000000 } from './1796400000000-AttemptDeliveryCreatedAt';
+import { AttemptDeliveryDayPendingIndex1796400000001 } from './1796400000001-AttemptDeliveryDayPendingIndex';
 
 /** Every migration of the bot database, in order. New migrations are appended here. */
 export const botMigrations = [
@@ -45,4 +47,6 @@ export const botMigrations = [
   MessageDetectedEntities1796200000000,
   MessageDetectionPendingIndex1796200000001,
   GeneratedBotUsernames1796300000000,
+  AttemptDeliveryCreatedAt1796400000000,
+  AttemptDeliveryDayPendingIndex1796400000001,
 ];
