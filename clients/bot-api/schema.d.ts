@@ -3546,7 +3546,10 @@ export type components = {
             next_attempt_at: string | null;
             /** Format: date-time */
             succeeded_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Its Update's time: a delivery given to an earlier Update (setWebhook's backlog) carries that Update's
+             */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
@@ -3636,7 +3639,10 @@ export type components = {
             next_attempt_at: string | null;
             /** Format: date-time */
             succeeded_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Its Update's time: a delivery given to an earlier Update (setWebhook's backlog) carries that Update's
+             */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
@@ -3710,7 +3716,10 @@ export type components = {
             last_error: string | null;
             /** @description HTTP status of the last attempt */
             last_status_code: number | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Its Update's time: a delivery given to an earlier Update (setWebhook's backlog) carries that Update's
+             */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
@@ -3929,7 +3938,10 @@ export type components = {
             last_error: string | null;
             /** @description HTTP status of the last attempt */
             last_status_code: number | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Its Update's time: a delivery given to an earlier Update (setWebhook's backlog) carries that Update's
+             */
             created_at: string;
             /** Format: date-time */
             updated_at: string;

@@ -75,6 +75,34 @@ describe('message intake writes', () => {
     for (const update of updates) expect(dateOf.get(Number(update.message_id))).toBe(Number(update.date));
   });
 
+  it("records a message's Updates and delivery at the message's own time, and its edit's Update at the edit's", async () => {
+    const posted = await postAs('bob', groupId, { text: '/cmd dated' });
+    expect(posted.status).toBe(201);
+    const messageId = posted.body.data.message_id as number;
+    await request(ctx.app.getHttpServer())
+      .patch(`/api/v1/bots/client/chats/${groupId}/messages/${messageId}`)
+      .set('Authorization', `Bearer ${await ctx.jwt('bob')}`)
+      .send({ text: '/cmd dated again' })
+      .expect(200);
+
+    const rows: Array<{ type: string; at_message: boolean; after_message: boolean; delivery_same: boolean | null }> =
+      await db.query(
+        `SELECT u.type, u.created_at = m.created_at AS at_message, u.created_at > m.created_at AS after_message,
+                d.created_at = u.created_at AS delivery_same
+           FROM updates u
+           JOIN messages m ON m.id = (u.payload->'message'->>'message_id')::bigint
+           LEFT JOIN webhook_deliveries d ON d.update_id = u.update_id
+          WHERE m.id = $1 AND u.bot_id = $2
+          ORDER BY u.update_seq`,
+        [messageId, hooked.botId],
+      );
+    // The posted message's Update is the event its derived id names; an edit is a new event, at its own time.
+    expect(rows).toEqual([
+      { type: 'message', at_message: true, after_message: false, delivery_same: true },
+      { type: 'edited_message', at_message: false, after_message: true, delivery_same: true },
+    ]);
+  });
+
   it('writes nothing for a person who is not a member, and nothing for a reply to another chat', async () => {
     const before: Array<{ n: string }> = await db.query(`SELECT count(*) AS n FROM updates`);
     const outsider = await postAs('mallory', groupId, { text: '/sneak' });

@@ -309,6 +309,7 @@ describe('delivery store: attempts recorded in batches (real PostgreSQL)', () =>
         update_bot_ids: [botId],
         update_types: ['message'],
         update_payloads: ['{}'],
+        update_created_ats: [null],
       };
       const gated = db.with('gate', (qb) => qb.selectNoFrom(sql.lit(1).as('one')).where(sql.lit(gateOpen)));
       const statement = withOutboxWritten(gated, columns, 'gate')
@@ -326,6 +327,48 @@ describe('delivery store: attempts recorded in batches (real PostgreSQL)', () =>
       open.updateId,
     ]);
     expect(delivery).toEqual({ status: 'pending' });
+  });
+
+  /** Writes one Update through the outbox, as bot-api's intake does; returns the rows written. */
+  const writeUpdate = (botId: string, updateId: string, createdAt: string | null) =>
+    store.writeOutbox(pool, {
+      update_ids: [updateId],
+      update_bot_ids: [botId],
+      update_types: ['message'],
+      update_payloads: ['{}'],
+      update_created_ats: [createdAt],
+    });
+
+  it("writes an Update at its event's recorded time, its delivery at the Update's, and a repeat of the event not at all", async () => {
+    const botId = await webhookBot();
+    const updateId = randomUUID();
+    const [{ recorded }] = await dataSource.query(`SELECT (now() - interval '3 minutes')::text AS recorded`);
+    const recordedAt = new Date(recorded).toISOString();
+
+    const [written] = await writeUpdate(botId, updateId, recordedAt);
+    expect(written).toMatchObject({ update_id: updateId, delivery_id: expect.any(String) });
+    // The same event written again (a retry, a second instance) meets the first row, with no arbiter named.
+    expect(await writeUpdate(botId, updateId, recordedAt)).toEqual([]);
+
+    const rows = await dataSource.query(
+      `SELECT u.created_at AS update_at, d.created_at AS delivery_at
+         FROM updates u JOIN webhook_deliveries d USING (update_id) WHERE u.update_id = $1`,
+      [updateId],
+    );
+    expect(rows).toEqual([{ update_at: new Date(recordedAt), delivery_at: new Date(recordedAt) }]);
+  });
+
+  it('writes an Update without a recorded time at the time of the statement', async () => {
+    const botId = await webhookBot();
+    const updateId = randomUUID();
+    const [{ before }] = await dataSource.query(`SELECT now() AS before`);
+    await writeUpdate(botId, updateId, null);
+    const [{ created_at, after }] = await dataSource.query(
+      `SELECT created_at, now() AS after FROM updates WHERE update_id = $1`,
+      [updateId],
+    );
+    expect(created_at.getTime()).toBeGreaterThanOrEqual(before.getTime());
+    expect(created_at.getTime()).toBeLessThanOrEqual(after.getTime());
   });
 
   it("gives attempts written without their delivery's created_at (release 1.0.0) that time in batches, and leaves filled ones alone", async () => {

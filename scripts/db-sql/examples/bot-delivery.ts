@@ -19,6 +19,7 @@ const UPDATES = {
   update_bot_ids: [BOT],
   update_types: ['message'],
   update_payloads: ['{"message":{}}'],
+  update_created_ats: [null],
 };
 
 export const STORE_EXAMPLES: readonly StoreExamples[] = [

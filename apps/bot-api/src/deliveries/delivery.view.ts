@@ -53,7 +53,10 @@ export class DeliveryView {
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   succeeded_at: string | null;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({
+    format: 'date-time',
+    description: "Its Update's time: a delivery given to an earlier Update (setWebhook's backlog) carries that Update's",
+  })
   created_at: string;
 
   @ApiProperty({ format: 'date-time' })

@@ -67,7 +67,7 @@ export class MessageEventsService {
           );
     const type = updateTypeOf(message.kind);
     const payload = { message: messageView(message, chat, sender, file, fileUrl, replyTo) };
-    return bots.map((bot) => ({ bot, type, payload, messageId: message.id }));
+    return bots.map((bot) => ({ bot, type, payload, message: { id: message.id, createdAt: message.createdAt } }));
   }
 
   /**

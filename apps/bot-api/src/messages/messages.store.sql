@@ -57,25 +57,25 @@ select "c"."type", "c"."title", "u"."name", "u"."username", "u"."is_bot", "u"."i
 
 -- insertReserved
 -- prepared as bot_api_message_insert_reserved
--- values: [42,"11111111-1111-4111-8111-111111111111","user-1","text","hello",null,null,"[]","{}",null,"[]","[]","5d41402a-bc4b-2a76-b971-9d911017c592","2026-01-01T00:00:00.000Z","11111111-1111-4111-8111-111111111111","user-1",[],[],[],[]]
+-- values: [42,"11111111-1111-4111-8111-111111111111","user-1","text","hello",null,null,"[]","{}",null,"[]","[]","5d41402a-bc4b-2a76-b971-9d911017c592","2026-01-01T00:00:00.000Z","11111111-1111-4111-8111-111111111111","user-1",[],[],[],[],[]]
 with "message" as (insert into "messages" ("id", "chat_id", "sender_id", "kind", "text", "file_id", "reply_to_message_id", "mentions", "metadata", "reply_markup", "entities", "detected_entities", "detected_text_md5", "created_at") OVERRIDING SYSTEM VALUE (select $1::bigint as "id", $2::uuid as "chat_id", $3::varchar as "sender_id", $4::varchar as "kind", $5::text as "text", $6::uuid as "file_id", $7::bigint as "reply_to_message_id", $8::jsonb as "mentions", $9::jsonb as "metadata", $10::jsonb as "reply_markup", $11::jsonb as "entities", $12::jsonb as "detected_entities", $13::uuid as "detected_text_md5", $14::timestamptz as "created_at"
   where exists (select 1 as "one"
   from "chat_members"
   where "chat_id" = $15::uuid and "user_id" = $16::varchar and "state" = 'active'))
   returning "id"), "update_input" as (select *
   from unnest($17::uuid[], $18::varchar[], $19::varchar[],
-                          $20::jsonb[]) as t(update_id, bot_id, type, payload)
+                          $20::jsonb[], $21::timestamptz[]) as t(update_id, bot_id, type, payload, created_at)
   where exists (select 1 as "one"
-  from "message" as "gate")), "written_updates" as (insert into "updates" ("update_id", "bot_id", "type", "payload")
-  select "i"."update_id", "i"."bot_id", "i"."type", "i"."payload"
+  from "message" as "gate")), "written_updates" as (insert into "updates" ("update_id", "bot_id", "type", "payload", "created_at")
+  select "i"."update_id", "i"."bot_id", "i"."type", "i"."payload", coalesce("i"."created_at", now()) as "created_at"
   from "update_input" as "i"
-  on conflict ("update_id") do nothing
-  returning "update_seq", "update_id", "bot_id", "type", "payload"), "delivered" as (insert into "webhook_deliveries" ("bot_id", "update_seq", "update_id", "update_type", "payload")
-  select "u"."bot_id", "u"."update_seq", "u"."update_id", "u"."type", "u"."payload"
+  on conflict do nothing
+  returning "update_seq", "update_id", "bot_id", "type", "payload", "created_at"), "delivered" as (insert into "webhook_deliveries" ("bot_id", "update_seq", "update_id", "update_type", "payload", "created_at")
+  select "u"."bot_id", "u"."update_seq", "u"."update_id", "u"."type", "u"."payload", "u"."created_at"
   from "written_updates" as "u"
   inner join "bot_delivery_settings" as "s" on "s"."bot_id" = "u"."bot_id" and "s"."delivery_mode" = 'webhook'
   order by "u"."update_seq"
-  on conflict ("update_id") do nothing
+  on conflict do nothing
   returning "id", "update_id", "series", "bot_id")
   select exists (select 1 as "one"
   from "message") as "message_written", "o"."update_seq", "o"."update_id", "o"."bot_id", "o"."type", "o"."delivery_id"

@@ -12,8 +12,13 @@ export interface UpdateEvent {
   type: UpdateType;
   /** The members named for the type, e.g. `{ message: {...} }` or `{ friend_request: {...} }` (spec 6.2). */
   payload: UpdateMembers;
-  /** Required for message, photo, document, video, audio and location: it derives the update_id. */
-  messageId?: number;
+  /**
+   * The posted message a message, photo, document, video, audio or location Update is about (required
+   * for those types): its id derives the update_id and its recorded time is the Update's `created_at`,
+   * so the same event written twice is one row of one day (the key the delivery tables are to be
+   * partitioned by). Every other Update gets a random id and the time it is written.
+   */
+  message?: { id: number; createdAt: Date };
 }
 
 export interface EmittedUpdate {

@@ -46,13 +46,20 @@ export class UpdatesService {
       ({ bot, type }) => bot.scopes.includes(RECEIVE_SCOPE) && isSubscribed(bot.allowedUpdates, type),
     );
     if (wanted.length === 0) return null;
-    const columns: UpdateColumns = { update_ids: [], update_bot_ids: [], update_types: [], update_payloads: [] };
-    for (const { bot, type, payload, messageId } of wanted) {
-      const updateId = updateIdFor(bot.id, type, messageId);
+    const columns: UpdateColumns = {
+      update_ids: [],
+      update_bot_ids: [],
+      update_types: [],
+      update_payloads: [],
+      update_created_ats: [],
+    };
+    for (const { bot, type, payload, message } of wanted) {
+      const updateId = updateIdFor(bot.id, type, message?.id);
       columns.update_ids.push(updateId);
       columns.update_bot_ids.push(bot.id);
       columns.update_types.push(type);
       columns.update_payloads.push(JSON.stringify({ update_id: updateId, type, bot_id: bot.id, ...payload }));
+      columns.update_created_ats.push(message ? message.createdAt.toISOString() : null);
     }
     return columns;
   }

@@ -2,14 +2,14 @@
 
 -- deliverBacklog
 -- values: ["b0b0b0b0b0b0b0b0b0b0b0b0",24]
-insert into "webhook_deliveries" ("bot_id", "update_seq", "update_id", "update_type", "payload")
-  select "u"."bot_id", "u"."update_seq", "u"."update_id", "u"."type", "u"."payload"
+insert into "webhook_deliveries" ("bot_id", "update_seq", "update_id", "update_type", "payload", "created_at")
+  select "u"."bot_id", "u"."update_seq", "u"."update_id", "u"."type", "u"."payload", "u"."created_at"
   from (select *
   from "updates"
   where "bot_id" = $1 and not "acknowledged" and "created_at" > now() - make_interval(hours => $2)) as "u"
   inner join "bot_delivery_settings" as "s" on "s"."bot_id" = "u"."bot_id" and "s"."delivery_mode" = 'webhook'
   order by "u"."update_seq"
-  on conflict ("update_id") do nothing
+  on conflict do nothing
   returning "id", "update_id", "series", "bot_id";
 
 -- withdrawOpen
@@ -179,10 +179,10 @@ select "d"."id", "d"."series", "d"."attempts", "d"."bot_id"
 
 -- adoptOrphans
 -- values: [60000,100,100]
-insert into "webhook_deliveries" ("bot_id", "update_seq", "update_id", "update_type", "payload")
-  select "u"."bot_id", "u"."update_seq", "u"."update_id", "u"."type", "u"."payload"
-  from (select "u"."bot_id", "u"."update_seq", "u"."update_id", "u"."type", "u"."payload"
-  from "bot_delivery_settings" as "s" cross join lateral (select "u"."bot_id", "u"."update_seq", "u"."update_id", "u"."type", "u"."payload"
+insert into "webhook_deliveries" ("bot_id", "update_seq", "update_id", "update_type", "payload", "created_at")
+  select "u"."bot_id", "u"."update_seq", "u"."update_id", "u"."type", "u"."payload", "u"."created_at"
+  from (select "u"."bot_id", "u"."update_seq", "u"."update_id", "u"."type", "u"."payload", "u"."created_at"
+  from "bot_delivery_settings" as "s" cross join lateral (select "u"."bot_id", "u"."update_seq", "u"."update_id", "u"."type", "u"."payload", "u"."created_at"
   from "updates" as "u"
   where "u"."bot_id" = "s"."bot_id" and not "u"."acknowledged" and "u"."created_at" <= now() - make_interval(secs => $1::double precision / 1000) and not exists (select 1 as "one"
   from "webhook_deliveries" as "d"
@@ -194,7 +194,7 @@ insert into "webhook_deliveries" ("bot_id", "update_seq", "update_id", "update_t
   limit $3) as "u"
   inner join "bot_delivery_settings" as "s" on "s"."bot_id" = "u"."bot_id" and "s"."delivery_mode" = 'webhook'
   order by "u"."update_seq"
-  on conflict ("update_id") do nothing
+  on conflict do nothing
   returning "id", "update_id", "series", "bot_id";
 
 -- purgeFinished

@@ -2,19 +2,19 @@
 
 -- write
 -- prepared as bot_api_updates_write
--- values: [["22222222-2222-4222-8222-222222222222"],["b0b0b0b0b0b0b0b0b0b0b0b0"],["message"],["{\"message\":{}}"]]
+-- values: [["22222222-2222-4222-8222-222222222222"],["b0b0b0b0b0b0b0b0b0b0b0b0"],["message"],["{\"message\":{}}"],[null]]
 with "update_input" as (select *
   from unnest($1::uuid[], $2::varchar[], $3::varchar[],
-                          $4::jsonb[]) as t(update_id, bot_id, type, payload)), "written_updates" as (insert into "updates" ("update_id", "bot_id", "type", "payload")
-  select "i"."update_id", "i"."bot_id", "i"."type", "i"."payload"
+                          $4::jsonb[], $5::timestamptz[]) as t(update_id, bot_id, type, payload, created_at)), "written_updates" as (insert into "updates" ("update_id", "bot_id", "type", "payload", "created_at")
+  select "i"."update_id", "i"."bot_id", "i"."type", "i"."payload", coalesce("i"."created_at", now()) as "created_at"
   from "update_input" as "i"
-  on conflict ("update_id") do nothing
-  returning "update_seq", "update_id", "bot_id", "type", "payload"), "delivered" as (insert into "webhook_deliveries" ("bot_id", "update_seq", "update_id", "update_type", "payload")
-  select "u"."bot_id", "u"."update_seq", "u"."update_id", "u"."type", "u"."payload"
+  on conflict do nothing
+  returning "update_seq", "update_id", "bot_id", "type", "payload", "created_at"), "delivered" as (insert into "webhook_deliveries" ("bot_id", "update_seq", "update_id", "update_type", "payload", "created_at")
+  select "u"."bot_id", "u"."update_seq", "u"."update_id", "u"."type", "u"."payload", "u"."created_at"
   from "written_updates" as "u"
   inner join "bot_delivery_settings" as "s" on "s"."bot_id" = "u"."bot_id" and "s"."delivery_mode" = 'webhook'
   order by "u"."update_seq"
-  on conflict ("update_id") do nothing
+  on conflict do nothing
   returning "id", "update_id", "series", "bot_id")
   select "w"."update_seq", "w"."update_id", "w"."bot_id", "w"."type", "d"."id" as "delivery_id"
   from "written_updates" as "w"

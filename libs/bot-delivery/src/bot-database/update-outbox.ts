@@ -16,6 +16,7 @@ export const NO_UPDATES: Readonly<UpdateColumns> = Object.freeze({
   update_bot_ids: [],
   update_types: [],
   update_payloads: [],
+  update_created_ats: [],
 });
 
 /**

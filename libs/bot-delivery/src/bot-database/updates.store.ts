@@ -9,11 +9,16 @@ export interface UpdateColumns {
   update_types: string[];
   /** Each the Update as JSON text, without its update_seq. */
   update_payloads: string[];
+  /**
+   * Each the recorded time of the event a derived update_id names (ISO 8601), or null for the time the
+   * statement writes it: a repeat of the event then meets its first row within the same day.
+   */
+  update_created_ats: Array<string | null>;
 }
 
 /**
- * The CTEs `update_input` and `written_updates` (update_seq, update_id, bot_id, type, payload of each
- * row written), added to the caller's CTEs. With `gate`, the name of one
+ * The CTEs `update_input` and `written_updates` (update_seq, update_id, bot_id, type, payload,
+ * created_at of each row written), added to the caller's CTEs. With `gate`, the name of one
  * of those, nothing is written unless it has a row. The outbox (update-outbox.ts) writes their
  * deliveries in the same statement.
  */
@@ -28,7 +33,9 @@ export function withWrittenUpdates<DB extends BotDB>(
       db
         .selectFrom(
           sql<NewUpdate>`unnest(${p.update_ids}::uuid[], ${p.update_bot_ids}::varchar[], ${p.update_types}::varchar[],
-                          ${p.update_payloads}::jsonb[])`.as<'t'>(sql`t(update_id, bot_id, type, payload)`),
+                          ${p.update_payloads}::jsonb[], ${p.update_created_ats}::timestamptz[])`.as<'t'>(
+            sql`t(update_id, bot_id, type, payload, created_at)`,
+          ),
         )
         .selectAll()
         .$if(gate !== undefined, (qb) =>
@@ -38,14 +45,22 @@ export function withWrittenUpdates<DB extends BotDB>(
     .with('written_updates', () =>
       db
         .insertInto('updates')
-        .columns(['update_id', 'bot_id', 'type', 'payload'])
+        .columns(['update_id', 'bot_id', 'type', 'payload', 'created_at'])
         .expression((eb) =>
           eb
             .selectFrom(sql<NewUpdate>`${sql.table('update_input')}`.as('i'))
-            .select(['i.update_id', 'i.bot_id', 'i.type', 'i.payload']),
+            .select((eb) => [
+              'i.update_id',
+              'i.bot_id',
+              'i.type',
+              'i.payload',
+              eb.fn.coalesce('i.created_at', sql<Date>`now()`).as('created_at'),
+            ]),
         )
-        .onConflict((oc) => oc.column('update_id').doNothing())
-        .returning(['update_seq', 'update_id', 'bot_id', 'type', 'payload']),
+        // No arbiter named: today the unique update_id catches a repeat, and on the table partitioned by
+        // day the unique (update_id, created_at) will, where naming (update_id) would fail the statement.
+        .onConflict((oc) => oc.doNothing())
+        .returning(['update_seq', 'update_id', 'bot_id', 'type', 'payload', 'created_at']),
     );
   return written as unknown as QueryCreator<DB & WrittenUpdatesCtes>;
 }
@@ -53,11 +68,11 @@ export function withWrittenUpdates<DB extends BotDB>(
 /** The CTEs withWrittenUpdates adds: the Updates given, and those written (an update_id seen before is not). */
 export interface WrittenUpdatesCtes {
   update_input: NewUpdate;
-  written_updates: Pick<Selectable<Updates>, 'update_seq' | 'update_id' | 'bot_id' | 'type' | 'payload'>;
+  written_updates: Pick<Selectable<Updates>, 'update_seq' | 'update_id' | 'bot_id' | 'type' | 'payload' | 'created_at'>;
 }
 
-/** An Update as the statement that writes it takes it. */
-type NewUpdate = Pick<Selectable<Updates>, 'update_id' | 'bot_id' | 'type' | 'payload'>;
+/** An Update as the statement that writes it takes it: a null created_at is the time of writing. */
+type NewUpdate = Pick<Selectable<Updates>, 'update_id' | 'bot_id' | 'type' | 'payload'> & { created_at: Date | null };
 
 /**
  * The one way an Update is confirmed, however it reached the bot: getUpdates with an offset,

@@ -32,31 +32,38 @@ const OPEN = statusesIn('pending', 'retrying');
 // Creation
 
 /** The Update columns a delivery is created from. */
-export type UpdateToDeliver = Pick<Selectable<Updates>, 'bot_id' | 'update_seq' | 'update_id' | 'type' | 'payload'>;
+export type UpdateToDeliver = Pick<
+  Selectable<Updates>,
+  'bot_id' | 'update_seq' | 'update_id' | 'type' | 'payload' | 'created_at'
+>;
 
 /**
  * The one way a delivery is created: one per Update of a bot that is in webhook mode when the statement
  * runs, carrying its own copy of the Update (so a dead letter outlives the getUpdates retention), at
- * most one per update_id. `updates` is a relation named `u` with the columns of UpdateToDeliver.
+ * most one per update_id. `updates` is a relation named `u` with the columns of UpdateToDeliver. A
+ * delivery takes its Update's created_at, so both lie in the same day of their tables.
  * Reading the mode in the statement that writes the delivery means a bot switching modes concurrently
  * either gets the row or has its Update found by setWebhook's copy of the backlog (or, failing both,
  * by the sweeper's adoption of orphans).
  */
 export function insertDeliveries(updates: AliasedExpression<UpdateToDeliver, 'u'>) {
-  return db
-    .insertInto('webhook_deliveries')
-    .columns(['bot_id', 'update_seq', 'update_id', 'update_type', 'payload'])
-    .expression((eb) =>
-      eb
-        .selectFrom(updates)
-        .innerJoin('bot_delivery_settings as s', (join) =>
-          join.onRef('s.bot_id', '=', 'u.bot_id').on('s.delivery_mode', '=', sql.lit('webhook')),
-        )
-        .select(['u.bot_id', 'u.update_seq', 'u.update_id', 'u.type', 'u.payload'])
-        .orderBy('u.update_seq'),
-    )
-    .onConflict((oc) => oc.column('update_id').doNothing())
-    .returning(['id', 'update_id', 'series', 'bot_id']);
+  return (
+    db
+      .insertInto('webhook_deliveries')
+      .columns(['bot_id', 'update_seq', 'update_id', 'update_type', 'payload', 'created_at'])
+      .expression((eb) =>
+        eb
+          .selectFrom(updates)
+          .innerJoin('bot_delivery_settings as s', (join) =>
+            join.onRef('s.bot_id', '=', 'u.bot_id').on('s.delivery_mode', '=', sql.lit('webhook')),
+          )
+          .select(['u.bot_id', 'u.update_seq', 'u.update_id', 'u.type', 'u.payload', 'u.created_at'])
+          .orderBy('u.update_seq'),
+      )
+      // No arbiter named, as for the Updates (updates.store.ts): the unique update_id catches a repeat.
+      .onConflict((oc) => oc.doNothing())
+      .returning(['id', 'update_id', 'series', 'bot_id'])
+  );
 }
 
 /** A delivery just created or restarted: what its first job needs. */
@@ -90,7 +97,7 @@ export const ADOPT_ORPHANS = (graceMs: number, limit: number) =>
       .crossJoinLateral((eb) =>
         eb
           .selectFrom('updates as u')
-          .select(['u.bot_id', 'u.update_seq', 'u.update_id', 'u.type', 'u.payload'])
+          .select(['u.bot_id', 'u.update_seq', 'u.update_id', 'u.type', 'u.payload', 'u.created_at'])
           .whereRef('u.bot_id', '=', 's.bot_id')
           .where((eb) => eb.not(eb.ref('u.acknowledged')))
           .where('u.created_at', '<=', olderThanMs(graceMs))
@@ -108,7 +115,7 @@ export const ADOPT_ORPHANS = (graceMs: number, limit: number) =>
           .limit(limit)
           .as('u'),
       )
-      .select(['u.bot_id', 'u.update_seq', 'u.update_id', 'u.type', 'u.payload'])
+      .select(['u.bot_id', 'u.update_seq', 'u.update_id', 'u.type', 'u.payload', 'u.created_at'])
       .where('s.delivery_mode', '=', sql.lit('webhook'))
       .where('s.webhook_url', 'is not', null)
       .orderBy('u.update_seq')
