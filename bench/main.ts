@@ -4,6 +4,7 @@
  *                  [--duration <s>] [--skip-growth] [--no-build] [--drain-updates <n>] [--backend redis|postgres]
  *                  [--tracing <ratio>] [--driver autocannon|wrk] [--rate <n>] [--find-rate]
  *                  [--growth-updates <small>,<large>] [--growth-deliveries <small>,<large>] [--skip-voucher-growth]
+ *                  [--partitioned-delivery-tables]
  *
  * Builds and starts voucher-api, bot-api and bot-dispatcher from their production build on their own
  * databases and, in the Redis mode, their own Redis prefix (`--backend postgres`: the PostgreSQL-only
@@ -96,6 +97,7 @@ function options() {
       'growth-updates': { type: 'string' },
       'growth-deliveries': { type: 'string' },
       'skip-voucher-growth': { type: 'boolean', default: false },
+      'partitioned-delivery-tables': { type: 'boolean', default: false },
     },
   });
   const only = values.only ? values.only.split(',').map((p) => p.trim()) : ALL_PATHS;
@@ -132,14 +134,17 @@ function options() {
     drainUpdates,
     build: !values['no-build'],
     backend,
+    partitionedDeliveryTables: values['partitioned-delivery-tables'] ?? false,
   };
 }
 
 async function main(): Promise<void> {
-  const { selected, durationSeconds, drainUpdates, build, backend, tracing, driver, rate, growth } = options();
+  const { selected, durationSeconds, drainUpdates, build, backend, tracing, driver, rate, growth, ...schema } =
+    options();
   const settings: StackSettings = {
     secrets: throwAwaySecrets(),
     backend,
+    partitionedDeliveryTables: schema.partitionedDeliveryTables,
     redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     redisKeyPrefix: `bench:${randomUUID().slice(0, 8)}:`,
   };

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { partitionDeliveryTablesByDay } from '@app/testing';
 import { Queue } from 'bullmq';
 import { baselineQueueOptions, resetBaselineQueueSchema } from '../baselines/queue';
 import { BASELINE_SCHEMA, seedSendBaseline } from '../baselines/schema';
@@ -41,6 +42,13 @@ export interface BotSection {
 
 export async function startBotSection(settings: StackSettings, receiver: WebhookReceiver): Promise<BotSection> {
   const app = await startApp('bot-api', botEnv(settings));
+  if (settings.partitionedDeliveryTables) {
+    // The tables are empty until the world below writes; a month back covers the delivery log's seed.
+    await withClient(BENCH_DATABASES.bot, (db) =>
+      db.query(partitionDeliveryTablesByDay({ daysBack: 31, daysAhead: 2 })),
+    );
+    console.log('bot-api: updates, webhook_deliveries and webhook_delivery_attempts partitioned by day');
+  }
   const idleRssMb = rssMb(app.pid);
   const world = await prepareBotWorld(apiClient(app.port), new Accounts(settings.secrets.accountJwtSecret), {
     users: 50,

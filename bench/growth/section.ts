@@ -120,8 +120,9 @@ export async function runGrowth(
   } finally {
     await botDb.end();
   }
+  const layout = settings.partitionedDeliveryTables ? '; delivery tables partitioned by day' : '';
   report.section(
-    `Growth (${growthSeconds} s per voucher measurement, ${botGrowthSeconds} s per bot measurement; bulk rows seeded with SQL)`,
+    `Growth (${growthSeconds} s per voucher measurement, ${botGrowthSeconds} s per bot measurement; bulk rows seeded with SQL${layout})`,
     growthTable(rows),
   );
   report.section(

@@ -93,7 +93,10 @@ async function inChunks(missing: number, insert: (from: number, to: number) => P
   }
 }
 
-/** Unacknowledged Updates spread over filler bots, up to `total` waiting Updates across all bots. */
+/**
+ * Unacknowledged Updates spread over filler bots, up to `total` waiting Updates across all bots, written
+ * over the last 20 hours (within the getUpdates retention, across the days of a partitioned table).
+ */
 export async function seedWaitingUpdates(db: Client, total: number): Promise<number> {
   await fillerBots(db, FILLER_BOTS);
   const missing = total - (await count(db, `SELECT count(*) FROM updates WHERE NOT acknowledged`));
@@ -101,9 +104,10 @@ export async function seedWaitingUpdates(db: Client, total: number): Promise<num
   await inChunks(missing, (from, to) =>
     db
       .query(
-        `INSERT INTO updates (update_id, bot_id, type, payload)
+        `INSERT INTO updates (update_id, bot_id, type, payload, created_at)
          SELECT gen_random_uuid(), lpad(to_hex(1 + g % $1), 24, 'f'), 'message',
-                jsonb_build_object('type', 'message', 'message', jsonb_build_object('text', 'filler ' || g))
+                jsonb_build_object('type', 'message', 'message', jsonb_build_object('text', 'filler ' || g)),
+                now() - (g % 72000) * interval '1 second'
            FROM generate_series($2::int, $3::int) AS g`,
         [FILLER_BOTS, from, to],
       )
@@ -115,7 +119,8 @@ export async function seedWaitingUpdates(db: Client, total: number): Promise<num
 
 /**
  * Delivery rows up to `total`: a tenth for `botId` (the bot whose console is measured), the rest over
- * filler bots; mostly succeeded, every 50th a dead letter.
+ * filler bots; mostly succeeded, every 50th a dead letter; written over the 30 days of the delivery log's
+ * retention (one partition a day on a partitioned table).
  */
 export async function seedDeliveries(db: Client, botId: string, total: number): Promise<number> {
   await fillerBots(db, FILLER_BOTS);
@@ -133,7 +138,7 @@ export async function seedDeliveries(db: Client, botId: string, total: number): 
                 CASE WHEN g % 50 = 0 THEN 'dead_letter' ELSE 'succeeded' END, 1,
                 CASE WHEN g % 50 = 0 THEN NULL ELSE now() END,
                 CASE WHEN g % 50 = 0 THEN now() ELSE NULL END,
-                now() - (g % 100000) * interval '1 second', now()
+                now() - (g % 2592000) * interval '1 second', now()
            FROM generate_series($4::int, $5::int) AS g`,
         [botId, FILLER_BOTS, base, from, to],
       )

@@ -40,6 +40,11 @@ export interface StackSettings {
   /** Redis mode only: the server and the run's own key prefix. */
   redisUrl: string;
   redisKeyPrefix: string;
+  /**
+   * `--partitioned-delivery-tables`: bot-api's updates, deliveries and attempts are turned into the
+   * tables partitioned by day that the next release is to leave, before any row is written.
+   */
+  partitionedDeliveryTables?: boolean;
 }
 
 /**

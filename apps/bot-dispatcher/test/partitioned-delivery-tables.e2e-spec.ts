@@ -1,57 +1,16 @@
-import { createTestDatabase, TestDatabase, testDatabaseSettings, testDataSource } from '@app/testing';
+import {
+  createTestDatabase,
+  partitionDeliveryTablesByDay,
+  TestDatabase,
+  testDatabaseSettings,
+  testDataSource,
+} from '@app/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Database, poolConfig } from '@app/platform';
 import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { AttemptRecord, DeliveryDomain, DueDelivery, UpdateColumns } from '@app/bot-delivery';
 import { botMigrations } from './bot-schema';
-
-/**
- * The delivery tables as the release that partitions them is to leave them (docs/operations.md, "Growth
- * of the delivery tables"): by day of created_at, every unique key holding the partition key. Built here
- * on the empty tables of a fresh database; the release's own migration converts populated ones.
- */
-const PARTITION_BY_DAY = `
-  ALTER TABLE webhook_delivery_attempts RENAME TO attempts_flat;
-  ALTER TABLE webhook_deliveries RENAME TO deliveries_flat;
-  ALTER TABLE updates RENAME TO updates_flat;
-
-  CREATE TABLE updates (LIKE updates_flat INCLUDING DEFAULTS INCLUDING CONSTRAINTS)
-    PARTITION BY RANGE (created_at);
-  ALTER TABLE updates ADD PRIMARY KEY (update_seq, created_at), ADD UNIQUE (update_id, created_at),
-    ADD FOREIGN KEY (bot_id) REFERENCES bots (id) ON DELETE CASCADE;
-  CREATE INDEX ON updates (bot_id, update_seq) WHERE NOT acknowledged;
-  ALTER SEQUENCE updates_update_seq_seq OWNED BY updates.update_seq;
-
-  CREATE TABLE webhook_deliveries (LIKE deliveries_flat INCLUDING DEFAULTS INCLUDING CONSTRAINTS)
-    PARTITION BY RANGE (created_at);
-  ALTER TABLE webhook_deliveries ADD PRIMARY KEY (id, created_at), ADD UNIQUE (update_id, created_at),
-    ADD FOREIGN KEY (bot_id) REFERENCES bots (id) ON DELETE CASCADE;
-  CREATE INDEX ON webhook_deliveries (bot_id, update_seq DESC);
-
-  CREATE TABLE webhook_delivery_attempts
-    (LIKE attempts_flat INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING IDENTITY)
-    PARTITION BY RANGE (delivery_created_at);
-  ALTER TABLE webhook_delivery_attempts ALTER COLUMN delivery_created_at SET NOT NULL,
-    ADD PRIMARY KEY (id, delivery_created_at),
-    ADD UNIQUE (delivery_id, delivery_created_at, series, attempt),
-    ADD FOREIGN KEY (delivery_id, delivery_created_at) REFERENCES webhook_deliveries (id, created_at) ON DELETE CASCADE;
-
-  DROP TABLE attempts_flat, deliveries_flat, updates_flat;
-
-  DO $$
-  DECLARE
-    day date;
-  BEGIN
-    FOR day IN SELECT generate_series(current_date - 7, current_date + 2, interval '1 day')::date LOOP
-      EXECUTE format('CREATE TABLE %I PARTITION OF updates FOR VALUES FROM (%L) TO (%L)',
-                     'updates_' || to_char(day, 'YYYYMMDD'), day, day + 1);
-      EXECUTE format('CREATE TABLE %I PARTITION OF webhook_deliveries FOR VALUES FROM (%L) TO (%L)',
-                     'webhook_deliveries_' || to_char(day, 'YYYYMMDD'), day, day + 1);
-      EXECUTE format('CREATE TABLE %I PARTITION OF webhook_delivery_attempts FOR VALUES FROM (%L) TO (%L)',
-                     'webhook_delivery_attempts_' || to_char(day, 'YYYYMMDD'), day, day + 1);
-    END LOOP;
-  END $$;`;
 
 describe("the outbox and the attempt log on delivery tables partitioned by day (this release's statements, real PostgreSQL)", () => {
   let database: TestDatabase;
@@ -63,7 +22,7 @@ describe("the outbox and the attempt log on delivery tables partitioned by day (
     database = await createTestDatabase('bot', await botMigrations());
     dataSource = testDataSource(database.name);
     await dataSource.initialize();
-    await dataSource.query(PARTITION_BY_DAY);
+    await dataSource.query(partitionDeliveryTablesByDay({ daysBack: 7, daysAhead: 2 }));
     pool = new Database(new Pool(poolConfig(testDatabaseSettings(database.name, 4))));
     domain = new DeliveryDomain(pool);
   });
@@ -106,6 +65,24 @@ describe("the outbox and the attempt log on delivery tables partitioned by day (
     outcome,
     retryDelayMs: outcome === 'retrying' ? 60_000 : 0,
     result: { ok: outcome === 'succeeded', statusCode: outcome === 'succeeded' ? 200 : 502, latencyMs: 5, error: null },
+  });
+
+  it('is partitioned by day and keeps the indexes the scans use', async () => {
+    const indexes = await dataSource.query(
+      `SELECT tablename, indexname FROM pg_indexes
+        WHERE indexname IN ('updates_pending', 'webhook_deliveries_due', 'webhook_deliveries_bot')
+        ORDER BY indexname`,
+    );
+    expect(indexes).toEqual([
+      { tablename: 'updates', indexname: 'updates_pending' },
+      { tablename: 'webhook_deliveries', indexname: 'webhook_deliveries_bot' },
+      { tablename: 'webhook_deliveries', indexname: 'webhook_deliveries_due' },
+    ]);
+    const [{ partitioned }] = await dataSource.query(
+      `SELECT count(*)::int AS partitioned FROM pg_partitioned_table
+        WHERE partrelid IN ('updates'::regclass, 'webhook_deliveries'::regclass, 'webhook_delivery_attempts'::regclass)`,
+    );
+    expect(partitioned).toBe(3);
   });
 
   it('writes an Update and its delivery into the day of the event, and a repeat of the event into neither', async () => {

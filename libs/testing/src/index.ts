@@ -22,3 +22,4 @@ export * from './code-map';
 export * from './warm-up-suite';
 export * from './network-namespaces';
 export * from './release-reported';
+export * from './partitioned-delivery-tables';
