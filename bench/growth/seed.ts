@@ -138,7 +138,7 @@ export async function seedDeliveries(db: Client, botId: string, total: number): 
                 CASE WHEN g % 50 = 0 THEN 'dead_letter' ELSE 'succeeded' END, 1,
                 CASE WHEN g % 50 = 0 THEN NULL ELSE now() END,
                 CASE WHEN g % 50 = 0 THEN now() ELSE NULL END,
-                now() - (g % 2592000) * interval '1 second', now()
+                now() - (g % 30) * interval '1 day' - (g % 86400) * interval '1 second', now()
            FROM generate_series($4::int, $5::int) AS g`,
         [botId, FILLER_BOTS, base, from, to],
       )
