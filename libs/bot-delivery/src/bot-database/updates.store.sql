@@ -5,7 +5,7 @@
 -- values: ["b0b0b0b0b0b0b0b0b0b0b0b0",5,24,100]
 select "update_seq", "payload"
   from "updates"
-  where "bot_id" = $1 and not "acknowledged" and "update_seq" >= $2 and "created_at" > now() - make_interval(hours => $3)
+  where "bot_id" = $1 and not "acknowledged" and "update_seq" >= $2 and "created_at" > now() - make_interval(hours => $3) and "created_at" < now() + interval '1 hour'
   order by "update_seq"
   limit $4;
 

@@ -90,7 +90,11 @@ export function acknowledgeUpdates() {
 /** Created within the last `hours` hours: the getUpdates retention. */
 const withinHours = (hours: number) => sql<Date>`now() - make_interval(hours => ${hours})`;
 
-/** Walks updates_pending (bot_id, update_seq) WHERE NOT acknowledged: the bot's own backlog only. */
+/**
+ * Walks updates_pending (bot_id, update_seq) WHERE NOT acknowledged: the bot's own backlog only. The
+ * upper bound changes no answer (an Update a statement can see was recorded before it, never an hour
+ * after it started); on the table partitioned by day it keeps the days created ahead out of the scan.
+ */
 const PENDING_UPDATES = prepared(
   'bot_api_updates_pending',
   (db, p: { botId: string; offset: number; retentionHours: number; limit: number }) =>
@@ -101,6 +105,7 @@ const PENDING_UPDATES = prepared(
       .where((eb) => eb.not(eb.ref('acknowledged')))
       .where('update_seq', '>=', sql<string>`${p.offset}`)
       .where('created_at', '>', withinHours(p.retentionHours))
+      .where('created_at', '<', sql<Date>`now() + interval '1 hour'`)
       .orderBy('update_seq')
       .limit(p.limit),
 );
