@@ -43,9 +43,10 @@ export interface BotSection {
 export async function startBotSection(settings: StackSettings, receiver: WebhookReceiver): Promise<BotSection> {
   const app = await startApp('bot-api', botEnv(settings));
   if (settings.partitionedDeliveryTables) {
-    // The tables are empty until the world below writes; a month back covers the delivery log's seed.
+    // The tables are empty until the world below writes. The days production keeps: two of Updates
+    // (24 h retention), a month of the delivery log, and a week created ahead.
     await withClient(BENCH_DATABASES.bot, (db) =>
-      db.query(partitionDeliveryTablesByDay({ daysBack: 31, daysAhead: 2 })),
+      db.query(partitionDeliveryTablesByDay({ updatesDaysBack: 2, deliveriesDaysBack: 31, daysAhead: 7 })),
     );
     console.log('bot-api: updates, webhook_deliveries and webhook_delivery_attempts partitioned by day');
   }

@@ -22,7 +22,7 @@ describe("the outbox and the attempt log on delivery tables partitioned by day (
     database = await createTestDatabase('bot', await botMigrations());
     dataSource = testDataSource(database.name);
     await dataSource.initialize();
-    await dataSource.query(partitionDeliveryTablesByDay({ daysBack: 7, daysAhead: 2 }));
+    await dataSource.query(partitionDeliveryTablesByDay({ updatesDaysBack: 7, deliveriesDaysBack: 7, daysAhead: 2 }));
     pool = new Database(new Pool(poolConfig(testDatabaseSettings(database.name, 4))));
     domain = new DeliveryDomain(pool);
   });

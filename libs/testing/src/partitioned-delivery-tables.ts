@@ -3,11 +3,17 @@
  * of a freshly migrated bot database into the tables partitioned by day of created_at that the release
  * after the one adding `delivery_created_at` is to leave (docs/operations.md, "Growth of the delivery
  * tables"): every unique key holds the partition key, the attempts reference their delivery by
- * (id, created_at), and one partition per UTC day from `daysBack` days ago to `daysAhead` days ahead.
+ * (id, created_at), and one partition per UTC day from `updatesDaysBack` (the Updates) or
+ * `deliveriesDaysBack` (deliveries and attempts) days ago to `daysAhead` days ahead: the days the
+ * retentions keep and the days created ahead.
  * For the specs that run the statements on that shape and the bench's growth rows on it; the
  * release's own migration converts populated tables.
  */
-export function partitionDeliveryTablesByDay(days: { daysBack: number; daysAhead: number }): string {
+export function partitionDeliveryTablesByDay(days: {
+  updatesDaysBack: number;
+  deliveriesDaysBack: number;
+  daysAhead: number;
+}): string {
   return `
   ALTER TABLE webhook_delivery_attempts RENAME TO attempts_flat;
   ALTER TABLE webhook_deliveries RENAME TO deliveries_flat;
@@ -54,9 +60,13 @@ export function partitionDeliveryTablesByDay(days: { daysBack: number; daysAhead
   DECLARE
     day date;
   BEGIN
-    FOR day IN SELECT generate_series(current_date - ${days.daysBack}, current_date + ${days.daysAhead}, interval '1 day')::date LOOP
+    FOR day IN SELECT generate_series(current_date - ${days.updatesDaysBack}, current_date + ${days.daysAhead},
+                                      interval '1 day')::date LOOP
       EXECUTE format('CREATE TABLE %I PARTITION OF updates FOR VALUES FROM (%L) TO (%L)',
                      'updates_' || to_char(day, 'YYYYMMDD'), day, day + 1);
+    END LOOP;
+    FOR day IN SELECT generate_series(current_date - ${days.deliveriesDaysBack}, current_date + ${days.daysAhead},
+                                      interval '1 day')::date LOOP
       EXECUTE format('CREATE TABLE %I PARTITION OF webhook_deliveries FOR VALUES FROM (%L) TO (%L)',
                      'webhook_deliveries_' || to_char(day, 'YYYYMMDD'), day, day + 1);
       EXECUTE format('CREATE TABLE %I PARTITION OF webhook_delivery_attempts FOR VALUES FROM (%L) TO (%L)',
