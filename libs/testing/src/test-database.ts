@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+import { waitUntil } from './wait';
 import {
   dataSourceOptions,
   DatabaseSettings,
@@ -31,15 +32,15 @@ const CLOSING_CONNECTIONS_GRACE_MS = 1000;
  */
 async function dropTestDatabase(name: string): Promise<void> {
   await withAdmin(async (admin) => {
-    const deadline = Date.now() + CLOSING_CONNECTIONS_GRACE_MS;
-    while (Date.now() < deadline) {
+    const closed = async () => {
       const { rows } = await admin.query<{ connected: number }>(
         'SELECT count(*)::int AS connected FROM pg_stat_activity WHERE datname = $1',
         [name],
       );
-      if (rows[0].connected === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+      return rows[0].connected === 0;
+    };
+    // Past the grace the drop goes ahead anyway: the FORCE ends what is left.
+    await waitUntil(closed, `connections to ${name} closed`, CLOSING_CONNECTIONS_GRACE_MS).catch(() => undefined);
     await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   });
 }
