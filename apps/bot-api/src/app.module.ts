@@ -25,6 +25,7 @@ import { FilesModule } from './files/files.module';
 import { InternalFilesModule } from './files/internal-files.module';
 import { ChatsModule } from './chats/chats.module';
 import { MessagesModule } from './messages/messages.module';
+import { DeliveryPartitionsModule } from './delivery-partitions/delivery-partitions.module';
 import { InteractionModule } from './interaction/interaction.module';
 import { VirtualMembersModule } from './virtual-members/virtual-members.module';
 import { QuotasModule } from './quotas/quotas.module';
@@ -88,6 +89,7 @@ export class AppModule {
         InternalFilesModule,
         ChatsModule,
         MessagesModule,
+        DeliveryPartitionsModule,
         InteractionModule,
         VirtualMembersModule,
         QuotasModule,

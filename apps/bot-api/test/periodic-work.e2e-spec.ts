@@ -19,7 +19,6 @@ describeEachBackend('bot-api periodic work on two replicas', (backend) => {
 
   it('schedules every purge, sweep and tick once for the cluster and runs each scheduled run on one replica', async () => {
     await expectOneScheduledRunPerTask(ctx.app, 'bot-api-periodic', [
-      'updates-purge',
       'queries-purge',
       'one-time-token-purge',
       'file-upload-purge',
@@ -28,6 +27,7 @@ describeEachBackend('bot-api periodic work on two replicas', (backend) => {
       'file-retention-purge',
       'virtual-member-audit-purge',
       'message-detection-backfill',
+      'delivery-partitions',
     ]);
   });
 });

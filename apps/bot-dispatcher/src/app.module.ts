@@ -12,7 +12,6 @@ import {
   readBuildInfo,
 } from '@app/platform';
 import { DispatcherConfig } from './config/dispatcher.config';
-import { AttemptDayBackfill } from './delivery/attempt-day-backfill';
 import { DeliveryLogPurge } from './delivery/delivery-log-purge';
 import { DeliveryModule } from './delivery/delivery.module';
 import { DeliverySweeper } from './delivery/delivery-sweeper';
@@ -43,7 +42,6 @@ export class AppModule {
           tasks: {
             'delivery-sweep': DeliverySweeper,
             'delivery-log-purge': DeliveryLogPurge,
-            'attempt-day-backfill': AttemptDayBackfill,
           },
         }),
       ],

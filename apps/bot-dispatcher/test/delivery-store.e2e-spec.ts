@@ -371,31 +371,6 @@ describe('delivery store: attempts recorded in batches (real PostgreSQL)', () =>
     expect(created_at.getTime()).toBeLessThanOrEqual(after.getTime());
   });
 
-  it("gives attempts written without their delivery's created_at (release 1.0.0) that time in batches, and leaves filled ones alone", async () => {
-    const botId = await webhookBot();
-    const deliveries = await Promise.all([1, 2, 3].map(() => pendingDelivery(botId)));
-    await dataSource.query(
-      `UPDATE webhook_deliveries SET created_at = now() - make_interval(days => 3) WHERE id = ANY($1)`,
-      [deliveries.map((delivery) => delivery.id)],
-    );
-    // As 1.0.0 records an attempt: no delivery_created_at.
-    await dataSource.query(
-      `INSERT INTO webhook_delivery_attempts (delivery_id, series, trigger, attempt, status_code, latency_ms)
-       SELECT id, 1, 'first_attempt', 1, 502, 7 FROM webhook_deliveries WHERE id = ANY($1)`,
-      [deliveries.map((delivery) => delivery.id)],
-    );
-    const filledAt = `SELECT count(*) FILTER (WHERE a.delivery_created_at = d.created_at)::int AS filled,
-                             count(*) FILTER (WHERE a.delivery_created_at IS NULL)::int AS missing
-                        FROM webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
-                       WHERE d.bot_id = $1`;
-
-    expect(await store.fillAttemptDeliveryDays(2)).toBe(2);
-    expect(await dataSource.query(filledAt, [botId])).toEqual([{ filled: 2, missing: 1 }]);
-    expect(await store.fillAttemptDeliveryDays(2)).toBe(1);
-    expect(await store.fillAttemptDeliveryDays(2)).toBe(0);
-    expect(await dataSource.query(filledAt, [botId])).toEqual([{ filled: 3, missing: 0 }]);
-  });
-
   it("logs each attempt with its delivery's created_at, the day both are to be partitioned by", async () => {
     const botId = await webhookBot();
     const delivery = await pendingDelivery(botId);

@@ -36,11 +36,10 @@ describeEachBackend('bot-dispatcher periodic work on two replicas', (backend) =>
     await deleteRedisKeys(config.REDIS_URL, config.REDIS_KEY_PREFIX);
   });
 
-  it('schedules the outbox sweep, the delivery log purge and the attempt backfill once for the cluster, each run on one replica', async () => {
+  it('schedules the outbox sweep and the delivery log purge once for the cluster, each run on one replica', async () => {
     await expectOneScheduledRunPerTask(replicas[0], 'bot-dispatcher-periodic', [
       'delivery-sweep',
       'delivery-log-purge',
-      'attempt-day-backfill',
     ]);
   });
 });

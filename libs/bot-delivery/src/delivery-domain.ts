@@ -81,11 +81,6 @@ export class DeliveryDomain {
     return this.updates.acknowledgeAll(on, botId);
   }
 
-  /** Updates older than the retention are dropped, confirmed or not; returns how many. */
-  purgeUpdates(retentionHours: number): Promise<number> {
-    return this.updates.purgeOlderThan(retentionHours);
-  }
-
   // A bot's own deliveries (the developer's routes and the webhook switch).
 
   /** A bot just switched to webhook mode: a delivery for each Update it has not confirmed yet. */
@@ -179,11 +174,6 @@ export class DeliveryDomain {
   /** Finished deliveries older than the retention, at most `batch`; returns how many. */
   purgeFinished(retentionDays: number, batch: number): Promise<number> {
     return this.deliveries.purgeFinished(retentionDays, batch);
-  }
-
-  /** Up to `batch` attempts written without their delivery's created_at get it; returns how many. */
-  fillAttemptDeliveryDays(batch: number): Promise<number> {
-    return this.deliveries.fillAttemptDeliveryDays(batch);
   }
 
   // Platform staff: every bot's deliveries, and redrives (staff and automatic).

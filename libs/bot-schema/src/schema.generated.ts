@@ -340,7 +340,7 @@ export interface WebhookDeliveries {
 export interface WebhookDeliveryAttempts {
   attempt: number;
   created_at: Generated<Timestamp>;
-  delivery_created_at: Timestamp | null;
+  delivery_created_at: Timestamp;
   delivery_id: string;
   error: string | null;
   id: Generated<Int8>;

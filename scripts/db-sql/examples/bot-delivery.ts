@@ -36,7 +36,6 @@ export const STORE_EXAMPLES: readonly StoreExamples[] = [
       { method: 'acknowledgeBelow', run: (s) => s.acknowledgeBelow(BOT, 5) },
       { method: 'acknowledgeAllButLast', run: (s) => s.acknowledgeAllButLast(BOT, 1) },
       { method: 'acknowledgeAll', run: (s, tx) => s.acknowledgeAll(tx, BOT) },
-      { method: 'purgeOlderThan', run: (s) => s.purgeOlderThan(24) },
     ],
   }),
   store<DeliveryStore>({
@@ -78,7 +77,6 @@ export const STORE_EXAMPLES: readonly StoreExamples[] = [
       { method: 'overdue', run: (s) => s.overdue(60_000, 100) },
       { method: 'adoptOrphans', run: (s) => s.adoptOrphans(60_000, 100) },
       { method: 'purgeFinished', run: (s) => s.purgeFinished(30, 1000) },
-      { method: 'fillAttemptDeliveryDays', run: (s) => s.fillAttemptDeliveryDays(5000) },
     ],
   }),
   store<StaffDeliveryStore>({

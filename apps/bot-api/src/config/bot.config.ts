@@ -98,7 +98,7 @@ export class BotConfig extends AccountAuthConfig {
   @Min(60_000)
   IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
-  /** Unconfirmed Updates are kept this long for getUpdates, then purged. */
+  /** Unconfirmed Updates are kept this long for getUpdates, then dropped with their whole day (delivery-partitions). */
   @Type(() => Number)
   @IsInt()
   @Min(1)

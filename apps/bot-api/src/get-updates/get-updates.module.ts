@@ -4,13 +4,12 @@ import { DeliveriesModule } from '../deliveries/deliveries.module';
 import { UpdatesModule } from '../updates/updates.module';
 import { UpdatesController } from './get-updates.controller';
 import { PollingService } from './polling.service';
-import { UpdatesPurgeService } from './updates-purge.service';
 
 /** getUpdates: a bot reads its Updates from the outbox, waiting for new ones, and confirms them. */
 @Module({
   imports: [BotsModule, DeliveriesModule, UpdatesModule],
   controllers: [UpdatesController],
-  providers: [PollingService, UpdatesPurgeService],
+  providers: [PollingService],
   exports: [PollingService],
 })
 export class GetUpdatesModule {}

@@ -104,11 +104,6 @@ export class PollingService implements OnModuleInit, OnModuleDestroy {
     await this.delivery.acknowledgeAllButLast(bot.id, keep);
   }
 
-  /** Unconfirmed Updates older than the retention are dropped; returns how many. */
-  purgeExpired(): Promise<number> {
-    return this.delivery.purgeUpdates(this.config.UPDATES_RETENTION_HOURS);
-  }
-
   private assertCurrent(waiter: PollWaiter): void {
     if (waiter.superseded) {
       throw BotErrors.error('CONFLICT', 'Terminated by another getUpdates request of this bot');

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { DeliveryDomain, registerWebhookQueue } from '@app/bot-delivery';
-import { AttemptDayBackfill } from './attempt-day-backfill';
 import { AttemptRecorder } from './attempt-recorder';
 import { DeliveryMetrics } from './delivery.metrics';
 import { DeliveryProcessor } from './delivery.processor';
@@ -19,8 +18,7 @@ import { WebhookWorker } from './webhook-worker';
     WebhookWorker,
     DeliverySweeper,
     DeliveryLogPurge,
-    AttemptDayBackfill,
   ],
-  exports: [DeliverySweeper, DeliveryLogPurge, AttemptDayBackfill],
+  exports: [DeliverySweeper, DeliveryLogPurge],
 })
 export class DeliveryModule {}

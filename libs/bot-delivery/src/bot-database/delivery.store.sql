@@ -205,15 +205,3 @@ delete
   from "webhook_deliveries"
   where "status" in ('succeeded', 'dead_letter') and "updated_at" < now() - make_interval(days => $1)
   limit $2);
-
--- fillAttemptDeliveryDays
--- values: [5000]
-update "webhook_delivery_attempts" as "a"
-  set "delivery_created_at" = "d"."created_at"
-  from "webhook_deliveries" as "d"
-  where "d"."id" = "a"."delivery_id" and "a"."id" in (select "id"
-  from "webhook_delivery_attempts"
-  where "delivery_created_at" is null
-  order by "id"
-  limit $1
-  for update skip locked);

@@ -4,7 +4,7 @@ import { DeliveryStatus, WebhookDelivery, WEBHOOK_DELIVER_FAILED } from '../enti
 import { DeliverJobData, MAX_DELIVERY_ATTEMPTS } from '../queue';
 import { AttemptRecord, DueDelivery, dueOrSkipped, SkipReason } from './due-delivery';
 import { COUNT_WAITING_UPDATES } from './updates.store';
-import { attemptsOf, FILL_DELIVERY_DAYS } from './webhook-delivery-attempts.store';
+import { attemptsOf } from './webhook-delivery-attempts.store';
 import * as deliveries from './webhook-deliveries.store';
 import type { OpenedDelivery } from './webhook-deliveries.store';
 
@@ -166,12 +166,6 @@ export class DeliveryStore {
   /** Finished deliveries (succeeded, dead letters) older than the retention, at most `batch`; returns how many. */
   async purgeFinished(retentionDays: number, batch: number): Promise<number> {
     const { rowCount } = await execute(this.database, deliveries.PURGE_FINISHED(retentionDays, batch));
-    return rowCount ?? 0;
-  }
-
-  /** Up to `batch` attempts of release 1.0.0 get their delivery's created_at; returns how many. */
-  async fillAttemptDeliveryDays(batch: number): Promise<number> {
-    const { rowCount } = await execute(this.database, FILL_DELIVERY_DAYS(batch));
     return rowCount ?? 0;
   }
 }

@@ -33,9 +33,3 @@ update "updates" as "u"
 update "updates" as "u"
   set "acknowledged" = true
   where not "u"."acknowledged" and "u"."bot_id" = $1;
-
--- purgeOlderThan
--- values: [24]
-delete
-  from "updates"
-  where "created_at" < now() - make_interval(hours => $1);

@@ -187,13 +187,4 @@ export class UpdatesStore {
   async acknowledgeAll(on: SqlTarget, botId: string): Promise<void> {
     await execute(on, acknowledgeUpdates().where('u.bot_id', '=', botId));
   }
-
-  /** Updates older than the retention are dropped, confirmed or not; returns how many. */
-  async purgeOlderThan(retentionHours: number): Promise<number> {
-    const { rowCount } = await execute(
-      this.database,
-      db.deleteFrom('updates').where('created_at', '<', withinHours(retentionHours)),
-    );
-    return rowCount ?? 0;
-  }
 }

@@ -45,28 +45,6 @@ export function logAttempts(recorded: AliasedExpression<RecordedAttempt, 'r'>) {
     );
 }
 
-/**
- * Up to `limit` attempts written without their delivery's created_at (by release 1.0.0) get it, the
- * oldest first: walks the partial index webhook_delivery_attempts_day_pending, which empties as they
- * are filled. Rows another run holds are skipped, so two runs never wait on each other.
- */
-export const FILL_DELIVERY_DAYS = (limit: number) =>
-  db
-    .updateTable('webhook_delivery_attempts as a')
-    .from('webhook_deliveries as d')
-    .set({ delivery_created_at: sql.ref('d.created_at') })
-    .whereRef('d.id', '=', 'a.delivery_id')
-    .where('a.id', 'in', (eb) =>
-      eb
-        .selectFrom('webhook_delivery_attempts')
-        .select('id')
-        .where('delivery_created_at', 'is', null)
-        .orderBy('id')
-        .limit(limit)
-        .forUpdate()
-        .skipLocked(),
-    );
-
 /** A delivery's attempts, oldest series and attempt first. */
 export async function attemptsOf(on: SqlTarget, deliveryId: string): Promise<WebhookDeliveryAttempt[]> {
   const rows = await executeAll(

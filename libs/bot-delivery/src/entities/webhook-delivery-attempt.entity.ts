@@ -4,15 +4,16 @@ import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeor
 /** One POST of a delivery: its HTTP status (null when no response came), latency and error. */
 @Entity({ name: 'webhook_delivery_attempts' })
 export class WebhookDeliveryAttempt {
-  @PrimaryGeneratedColumn('identity', { type: 'bigint' })
+  /** From the sequence webhook_delivery_attempts_id_seq; unique with delivery_created_at, the partition key. */
+  @PrimaryGeneratedColumn('increment', { type: 'bigint' })
   id: string;
 
   @Column({ name: 'delivery_id', type: 'uuid' })
   deliveryId: string;
 
-  /** Its delivery's created_at, the key both will be partitioned by; null on attempts of release 1.0.0. */
-  @Column({ name: 'delivery_created_at', type: 'timestamptz', nullable: true })
-  deliveryCreatedAt: Date | null;
+  /** Its delivery's created_at: the day both are partitioned by, and half of the reference to it. */
+  @Column({ name: 'delivery_created_at', type: 'timestamptz' })
+  deliveryCreatedAt: Date;
 
   @Column({ type: 'integer' })
   series: number;

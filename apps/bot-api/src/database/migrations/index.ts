@@ -22,6 +22,7 @@ import { MessageDetectionPendingIndex1796200000001 } from './1796200000001-Messa
 import { GeneratedBotUsernames1796300000000 } from './1796300000000-GeneratedBotUsernames';
 import { AttemptDeliveryCreatedAt1796400000000 } from './1796400000000-AttemptDeliveryCreatedAt';
 import { AttemptDeliveryDayPendingIndex1796400000001 } from './1796400000001-AttemptDeliveryDayPendingIndex';
+import { PartitionDeliveryTables1796500000000 } from './1796500000000-PartitionDeliveryTables';
 
 /** Every migration of the bot database, in order. New migrations are appended here. */
 export const botMigrations = [
@@ -49,4 +50,5 @@ export const botMigrations = [
   GeneratedBotUsernames1796300000000,
   AttemptDeliveryCreatedAt1796400000000,
   AttemptDeliveryDayPendingIndex1796400000001,
+  PartitionDeliveryTables1796500000000,
 ];
