@@ -69,6 +69,29 @@ describe('deliveries console list', () => {
     expect(beyond.body.data).toMatchObject({ items: [], total: 7 });
   });
 
+  it('pages the newest day first and by sequence within a day, as the partitioned log is read', async () => {
+    const bot = await createApprovedBot(ctx, 'dev-1');
+    await seed(bot, 5);
+    // Sequences 4 and 5 of a day before (an Update's time is its event's): the day orders first.
+    await db.query(
+      `UPDATE webhook_deliveries SET created_at = now() - interval '2 days' WHERE bot_id = $1 AND update_seq >= 4`,
+      [bot.botId],
+    );
+    const all = await ok('dev-1', bot.botId);
+    const order = await seqs(
+      bot.botId,
+      all.body.data.items.map((d: { update_id: string }) => d.update_id),
+    );
+    expect(order).toEqual([3, 2, 1, 5, 4]);
+    const second = await ok('dev-1', bot.botId, '?page=2&pageSize=2');
+    expect(
+      await seqs(
+        bot.botId,
+        second.body.data.items.map((d: { update_id: string }) => d.update_id),
+      ),
+    ).toEqual([1, 5]);
+  });
+
   it('answers 404 for a bot of another developer and an empty page for a bot without deliveries', async () => {
     const bot = await createApprovedBot(ctx, 'dev-2');
     expect((await list('someone-else', bot.botId)).status).toBe(404);

@@ -4,8 +4,10 @@ import { DataSource } from 'typeorm';
 import { createEmptyDatabase, TestDatabase, testDatabaseSettings, testDataSource } from '@app/testing';
 import { poolConfig } from '@app/platform';
 import { botMigrations } from '../src/database/migrations';
+import { PartitionDeliveryTables1796500000000 } from '../src/database/migrations/1796500000000-PartitionDeliveryTables';
 
-const BEFORE = botMigrations.slice(0, -1);
+/** Release 1.1.0's migrations: everything before the partitioning. */
+const BEFORE = botMigrations.slice(0, botMigrations.indexOf(PartitionDeliveryTables1796500000000));
 const TABLES = ['updates', 'webhook_deliveries', 'webhook_delivery_attempts'];
 
 /** A bot database migrated to the release before, with `rows` Updates, deliveries and attempts of the last day. */
@@ -37,7 +39,7 @@ async function populatedDatabase(service: string, rows: number): Promise<{ datab
   }
 }
 
-/** Runs what is pending (the partitioning), as the migration Job does. */
+/** Runs what is pending (the partitioning and the console's index by day), as the migration Job does. */
 async function migrate(database: string): Promise<void> {
   const dataSource = testDataSource(database, botMigrations);
   await dataSource.initialize();

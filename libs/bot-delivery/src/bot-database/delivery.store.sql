@@ -54,7 +54,7 @@ select true as "owned", "d"."update_id", "d"."update_type", "d"."status", "d"."a
   left join lateral (select *
   from "webhook_deliveries"
   where "bot_id" = "b"."id" and ($1::varchar IS NULL OR status = $2::varchar)
-  order by "update_seq" desc
+  order by "created_at" desc, "update_seq" desc
   limit $3
   offset $4) as "d" on true
   where "b"."id" = $5 and "b"."owner_id" = $6;

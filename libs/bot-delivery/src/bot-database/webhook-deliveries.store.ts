@@ -352,7 +352,9 @@ export const PURGE_FINISHED = (retentionDays: number, batch: number) =>
 
 /**
  * A page of the delivery log of one of the caller's bots, newest first: no row when the bot is not
- * theirs, one row with only `owned` when the page is empty. Walks (bot_id, update_seq DESC).
+ * theirs, one row with only `owned` when the page is empty. Newest day first, by sequence within it
+ * (an Update's time follows its sequence but for writes in flight together): walks
+ * webhook_deliveries_bot_day through the days in order and stops at the page's limit.
  */
 export const DELIVERY_PAGE = prepared(
   'bot_api_deliveries_page',
@@ -366,6 +368,7 @@ export const DELIVERY_PAGE = prepared(
             .selectAll()
             .whereRef('bot_id', '=', 'b.id')
             .where(sql<boolean>`(${p.status}::varchar IS NULL OR status = ${p.status}::varchar)`)
+            .orderBy('created_at', 'desc')
             .orderBy('update_seq', 'desc')
             .limit(p.limit)
             .offset(p.offset)

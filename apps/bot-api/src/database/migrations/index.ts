@@ -23,6 +23,7 @@ import { GeneratedBotUsernames1796300000000 } from './1796300000000-GeneratedBot
 import { AttemptDeliveryCreatedAt1796400000000 } from './1796400000000-AttemptDeliveryCreatedAt';
 import { AttemptDeliveryDayPendingIndex1796400000001 } from './1796400000001-AttemptDeliveryDayPendingIndex';
 import { PartitionDeliveryTables1796500000000 } from './1796500000000-PartitionDeliveryTables';
+import { DeliveriesByBotAndDay1796500000001 } from './1796500000001-DeliveriesByBotAndDay';
 
 /** Every migration of the bot database, in order. New migrations are appended here. */
 export const botMigrations = [
@@ -51,4 +52,5 @@ export const botMigrations = [
   AttemptDeliveryCreatedAt1796400000000,
   AttemptDeliveryDayPendingIndex1796400000001,
   PartitionDeliveryTables1796500000000,
+  DeliveriesByBotAndDay1796500000001,
 ];
