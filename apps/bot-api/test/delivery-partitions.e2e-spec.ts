@@ -9,9 +9,9 @@ import {
   testDataSource,
 } from '@app/testing';
 import { Database, poolConfig } from '@app/platform';
+import { DeliveryDomain } from '@app/bot-delivery';
 import { botMigrations } from '../src/database/migrations';
 import { BotConfig } from '../src/config/bot.config';
-import { DeliveryPartitionsStore } from '../src/delivery-partitions/delivery-partitions.store';
 import { DeliveryPartitionsTask } from '../src/delivery-partitions/delivery-partitions-task';
 
 const day = (offset: number) => {
@@ -33,7 +33,7 @@ describe('the day partitions of the delivery tables (periodic work, real Postgre
     await dataSource.query(partitionDeliveryTablesByDay({ updatesDaysBack: 3, deliveriesDaysBack: 3, daysAhead: 1 }));
     pool = new Database(new Pool(poolConfig(testDatabaseSettings(database.name, 2))));
     task = new DeliveryPartitionsTask(
-      new DeliveryPartitionsStore(pool),
+      new DeliveryDomain(pool),
       Object.assign(new BotConfig(), { UPDATES_RETENTION_HOURS: 24 }),
     );
   });

@@ -9,6 +9,7 @@ import {
   WebhookSettings,
   WebhookSettingsRow,
 } from './bot-database/bot-delivery-settings.store';
+import { DeliveryDaysStore, LogDaysOutcome } from './bot-database/delivery-days.store';
 import { DeliveryStore, OpenedDelivery } from './bot-database/delivery.store';
 import type { AttemptRecord, DueDelivery, SkipReason } from './bot-database/due-delivery';
 import {
@@ -40,6 +41,7 @@ export class DeliveryDomain {
   private readonly staff: StaffDeliveryStore;
   private readonly settings: BotDeliverySettingsStore;
   private readonly telegramAliases: TelegramAliasesStore;
+  private readonly days: DeliveryDaysStore;
 
   constructor(database: Database) {
     this.updates = new UpdatesStore(database);
@@ -47,6 +49,7 @@ export class DeliveryDomain {
     this.staff = new StaffDeliveryStore(database);
     this.settings = new BotDeliverySettingsStore(database);
     this.telegramAliases = new TelegramAliasesStore(database);
+    this.days = new DeliveryDaysStore(database);
   }
 
   // The outbox: Updates written with their event, read and acknowledged by getUpdates.
@@ -171,9 +174,21 @@ export class DeliveryDomain {
     return this.deliveries.adoptOrphans(graceMs, limit);
   }
 
-  /** Finished deliveries older than the retention, at most `batch`; returns how many. */
-  purgeFinished(retentionDays: number, batch: number): Promise<number> {
-    return this.deliveries.purgeFinished(retentionDays, batch);
+  // The days of the delivery tables (periodic work): created ahead, dropped past their retention.
+
+  /** The days up to a week ahead that are missing, for the three tables; answers how many were made. */
+  createDaysAhead(): Promise<number> {
+    return this.days.createDaysAhead();
+  }
+
+  /** The days of Updates whose every Update is past the retention, dropped whole; answers their names. */
+  dropExpiredUpdateDays(retentionHours: number): Promise<string[]> {
+    return this.days.dropExpiredUpdateDays(retentionHours);
+  }
+
+  /** The days of the delivery log past the retention with no delivery changed within it, dropped whole. */
+  dropExpiredLogDays(retentionDays: number): Promise<LogDaysOutcome> {
+    return this.days.dropExpiredLogDays(retentionDays);
   }
 
   // Platform staff: every bot's deliveries, and redrives (staff and automatic).

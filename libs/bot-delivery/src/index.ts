@@ -24,6 +24,8 @@ export type {
 } from './bot-database/bot-delivery-settings.store';
 export { DEFAULT_GONE_PAUSE_AFTER } from './bot-database/delivery.store';
 export type { OpenedDelivery } from './bot-database/delivery.store';
+export { DAYS_AHEAD } from './bot-database/delivery-days.store';
+export type { LogDaysOutcome } from './bot-database/delivery-days.store';
 export { ATTEMPT_OUTCOMES, SKIP_REASONS } from './bot-database/due-delivery';
 export type {
   AttemptOutcome,

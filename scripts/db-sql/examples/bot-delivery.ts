@@ -76,7 +76,6 @@ export const STORE_EXAMPLES: readonly StoreExamples[] = [
       },
       { method: 'overdue', run: (s) => s.overdue(60_000, 100) },
       { method: 'adoptOrphans', run: (s) => s.adoptOrphans(60_000, 100) },
-      { method: 'purgeFinished', run: (s) => s.purgeFinished(30, 1000) },
     ],
   }),
   store<StaffDeliveryStore>({

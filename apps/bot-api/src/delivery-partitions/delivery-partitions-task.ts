@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { PeriodicTask } from '@app/coordination';
 import { BotConfig } from '../config/bot.config';
-import { DAYS_AHEAD, DeliveryPartitionsStore } from './delivery-partitions.store';
+import { DAYS_AHEAD, DeliveryDomain } from '@app/bot-delivery';
 
 /**
  * The day partitions of the delivery tables, once per cluster every hour (periodic work):
@@ -17,16 +17,16 @@ export class DeliveryPartitionsTask implements PeriodicTask {
   readonly everyMs = 3_600_000;
 
   constructor(
-    private readonly partitions: DeliveryPartitionsStore,
+    private readonly delivery: DeliveryDomain,
     private readonly config: BotConfig,
   ) {}
 
   /** One run; answers the partitions it created and the ones it dropped. */
   async run(): Promise<{ created: number; dropped: string[] }> {
-    const created = await this.partitions.createDaysAhead();
+    const created = await this.delivery.createDaysAhead();
     if (created > 0)
       this.logger.log(`created ${created} day partition(s) of the delivery tables, ${DAYS_AHEAD} days ahead`);
-    const dropped = await this.partitions.dropExpiredUpdateDays(this.config.UPDATES_RETENTION_HOURS);
+    const dropped = await this.delivery.dropExpiredUpdateDays(this.config.UPDATES_RETENTION_HOURS);
     if (dropped.length > 0) this.logger.log(`dropped the expired Updates of ${dropped.join(', ')}`);
     return { created, dropped };
   }

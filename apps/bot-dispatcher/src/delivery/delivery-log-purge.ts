@@ -1,13 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { PeriodicTask } from '@app/coordination';
-import { DeliveryDomain } from '@app/bot-delivery';
 import { DispatcherConfig } from '../config/dispatcher.config';
-
-const PURGE_BATCH = 5_000;
+import { DeliveryDomain, type LogDaysOutcome } from '@app/bot-delivery';
 
 /**
- * Keeps the delivery log bounded: finished deliveries older than DELIVERY_LOG_RETENTION_DAYS go, in
- * batches so no single DELETE holds locks for long. Hourly, once per cluster (periodic work).
+ * Keeps the delivery log bounded by DELIVERY_LOG_RETENTION_DAYS, hourly, once per cluster (periodic
+ * work): the days whose every delivery is older than the retention go whole, with their attempts, unless
+ * one of their deliveries changed within it (a redelivery, an attempt); such a day is looked at again
+ * the next hour. No DELETE runs over the log (docs/operations.md, "Growth of the delivery tables").
  */
 @Injectable()
 export class DeliveryLogPurge implements PeriodicTask {
@@ -19,21 +19,16 @@ export class DeliveryLogPurge implements PeriodicTask {
     private readonly delivery: DeliveryDomain,
   ) {}
 
-  run(): Promise<number> {
+  run(): Promise<LogDaysOutcome> {
     return this.purge();
   }
 
-  async purge(): Promise<number> {
-    let total = 0;
-    try {
-      for (;;) {
-        const deleted = await this.delivery.purgeFinished(this.config.DELIVERY_LOG_RETENTION_DAYS, PURGE_BATCH);
-        total += deleted;
-        if (deleted < PURGE_BATCH) return total;
-      }
-    } catch (error) {
-      this.logger.warn(`delivery log purge failed: ${(error as Error).message}`);
-      return total;
+  async purge(): Promise<LogDaysOutcome> {
+    const outcome = await this.delivery.dropExpiredLogDays(this.config.DELIVERY_LOG_RETENTION_DAYS);
+    if (outcome.dropped.length > 0) this.logger.log(`dropped the delivery log of ${outcome.dropped.join(', ')}`);
+    if (outcome.kept.length > 0) {
+      this.logger.log(`kept ${outcome.kept.join(', ')} past the retention: a delivery of theirs changed within it`);
     }
+    return outcome;
   }
 }

@@ -196,12 +196,3 @@ insert into "webhook_deliveries" ("bot_id", "update_seq", "update_id", "update_t
   order by "u"."update_seq"
   on conflict do nothing
   returning "id", "update_id", "series", "bot_id";
-
--- purgeFinished
--- values: [30,1000]
-delete
-  from "webhook_deliveries"
-  where "id" in (select "id"
-  from "webhook_deliveries"
-  where "status" in ('succeeded', 'dead_letter') and "updated_at" < now() - make_interval(days => $1)
-  limit $2);

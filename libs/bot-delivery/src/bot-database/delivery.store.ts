@@ -162,12 +162,6 @@ export class DeliveryStore {
   adoptOrphans(graceMs: number, limit: number): Promise<OpenedDelivery[]> {
     return executeAll(this.database, deliveries.ADOPT_ORPHANS(graceMs, limit));
   }
-
-  /** Finished deliveries (succeeded, dead letters) older than the retention, at most `batch`; returns how many. */
-  async purgeFinished(retentionDays: number, batch: number): Promise<number> {
-    const { rowCount } = await execute(this.database, deliveries.PURGE_FINISHED(retentionDays, batch));
-    return rowCount ?? 0;
-  }
 }
 
 /** Why a delivery became a dead letter, as the console and getWebhookInfo show it. */

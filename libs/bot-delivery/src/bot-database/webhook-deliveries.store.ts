@@ -337,17 +337,6 @@ export const OVERDUE = (graceMs: number, limit: number) =>
     .orderBy('d.next_attempt_at')
     .limit(limit);
 
-/** Finished deliveries (succeeded, dead letters) older than the retention, at most `batch` of them. */
-export const PURGE_FINISHED = (retentionDays: number, batch: number) =>
-  db.deleteFrom('webhook_deliveries').where('id', 'in', (eb) =>
-    eb
-      .selectFrom('webhook_deliveries')
-      .select('id')
-      .where('status', 'in', statusesIn('succeeded', 'dead_letter'))
-      .where('updated_at', '<', sql<Date>`now() - make_interval(days => ${retentionDays})`)
-      .limit(batch),
-  );
-
 // The developer's delivery log and webhook
 
 /**
