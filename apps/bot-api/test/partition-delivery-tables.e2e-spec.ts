@@ -207,6 +207,11 @@ describe('the migration that partitions the delivery tables by day (real Postgre
     await expect(migrate(database.name)).rejects.toThrow(/webhook_deliveries_legacy/);
     const [{ relkind }] = await blocker.query(`SELECT relkind FROM pg_class WHERE relname = 'updates'`);
     expect(relkind).toBe('p');
+    // The failed swap leaves no check behind that would refuse the deliveries written from the cutover on.
+    const checks = await blocker.query(
+      `SELECT conname FROM pg_constraint WHERE conrelid = 'webhook_deliveries'::regclass AND conname LIKE '%cutover'`,
+    );
+    expect(checks).toEqual([]);
     await blocker.query(`DROP TABLE webhook_deliveries_legacy`);
     await blocker.destroy();
 

@@ -42,8 +42,15 @@ export class PartitionDeliveryTables1796500000000 implements MigrationInterface 
         );
         await referenceDeliveriesByDay(queryRunner);
       }
-      const cutover = await cutoverOf(queryRunner, table);
-      await swap(queryRunner, table, cutover);
+      try {
+        await swap(queryRunner, table, await cutoverOf(queryRunner, table));
+      } catch (error) {
+        // Left in place, the check would refuse every write from the cutover on, until a run again.
+        await queryRunner
+          .query(`ALTER TABLE ${table.name} DROP CONSTRAINT IF EXISTS ${table.name}_before_cutover`)
+          .catch(() => undefined);
+        throw error;
+      }
     }
   }
 
