@@ -3,7 +3,9 @@ import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import {
   createTestDatabase,
+  partitionDay as day,
   partitionDeliveryTablesByDay,
+  partitionsOf,
   TestDatabase,
   testDatabaseSettings,
   testDataSource,
@@ -13,11 +15,6 @@ import { DeliveryDomain } from '@app/bot-delivery';
 import { botMigrations } from '../src/database/migrations';
 import { BotConfig } from '../src/config/bot.config';
 import { DeliveryPartitionsTask } from '../src/delivery-partitions/delivery-partitions-task';
-
-const day = (offset: number) => {
-  const at = new Date(Date.now() + offset * 86_400_000);
-  return at.toISOString().slice(0, 10).replaceAll('-', '');
-};
 
 describe('the day partitions of the delivery tables (periodic work, real PostgreSQL)', () => {
   let database: TestDatabase;
@@ -43,15 +40,6 @@ describe('the day partitions of the delivery tables (periodic work, real Postgre
     await database?.drop();
   });
 
-  const partitionsOf = async (parent: string): Promise<string[]> =>
-    (
-      await dataSource.query(
-        `SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-          WHERE i.inhparent = $1::regclass ORDER BY 1`,
-        [parent],
-      )
-    ).map((row: { relname: string }) => row.relname);
-
   it('drops whole the days of Updates whose every row is past the retention, and keeps the rest', async () => {
     const botId = randomBytes(12).toString('hex');
     await dataSource.query(`INSERT INTO bots (id, owner_id, name) VALUES ($1, 'owner', 'partitions')`, [botId]);
@@ -65,12 +53,12 @@ describe('the day partitions of the delivery tables (periodic work, real Postgre
     const { dropped } = await task.run();
 
     expect(dropped).toEqual([`updates_${day(-3)}`, `updates_${day(-2)}`]);
-    expect(await partitionsOf('updates')).not.toContain(`updates_${day(-2)}`);
-    expect(await partitionsOf('updates')).toContain(`updates_${day(-1)}`);
+    expect(await partitionsOf(dataSource, 'updates')).not.toContain(`updates_${day(-2)}`);
+    expect(await partitionsOf(dataSource, 'updates')).toContain(`updates_${day(-1)}`);
     const left = await dataSource.query(`SELECT (payload->>'hours')::int AS hours FROM updates ORDER BY 1`);
     expect(left).toEqual([{ hours: 0 }]);
     // The delivery log keeps its days: its retention is not the Updates'.
-    expect(await partitionsOf('webhook_deliveries')).toContain(`webhook_deliveries_${day(-3)}`);
+    expect(await partitionsOf(dataSource, 'webhook_deliveries')).toContain(`webhook_deliveries_${day(-3)}`);
     expect((await task.run()).dropped).toEqual([]);
   });
 
@@ -79,8 +67,8 @@ describe('the day partitions of the delivery tables (periodic work, real Postgre
 
     expect(created).toBe(3 * 6);
     for (const parent of ['updates', 'webhook_deliveries', 'webhook_delivery_attempts']) {
-      expect(await partitionsOf(parent)).toContain(`${parent}_${day(7)}`);
-      expect(await partitionsOf(parent)).not.toContain(`${parent}_${day(8)}`);
+      expect(await partitionsOf(dataSource, parent)).toContain(`${parent}_${day(7)}`);
+      expect(await partitionsOf(dataSource, parent)).not.toContain(`${parent}_${day(8)}`);
     }
     expect((await task.run()).created).toBe(0);
   });

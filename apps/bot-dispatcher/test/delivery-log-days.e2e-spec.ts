@@ -3,7 +3,9 @@ import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import {
   createTestDatabase,
+  partitionDay as day,
   partitionDeliveryTablesByDay,
+  partitionsOf,
   TestDatabase,
   testDatabaseSettings,
   testDataSource,
@@ -11,9 +13,6 @@ import {
 import { Database, poolConfig } from '@app/platform';
 import { DeliveryDomain } from '@app/bot-delivery';
 import { botMigrations } from './bot-schema';
-
-const day = (offset: number) =>
-  new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10).replaceAll('-', '');
 
 /** The retention of the delivery log by whole days, with their attempts (real PostgreSQL). */
 describe('the delivery log kept DELIVERY_LOG_RETENTION_DAYS by dropping whole days', () => {
@@ -57,15 +56,6 @@ describe('the delivery log kept DELIVERY_LOG_RETENTION_DAYS by dropping whole da
     return id;
   }
 
-  const partitionsOf = async (parent: string): Promise<string[]> =>
-    (
-      await dataSource.query(
-        `SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-          WHERE i.inhparent = $1::regclass ORDER BY 1`,
-        [parent],
-      )
-    ).map((row: { relname: string }) => row.relname);
-
   it('drops the days past the retention with their attempts, open deliveries nothing happened to included', async () => {
     const old = await delivery(35, 'succeeded');
     const stale = await delivery(33, 'pending');
@@ -77,9 +67,11 @@ describe('the delivery log kept DELIVERY_LOG_RETENTION_DAYS by dropping whole da
     expect(outcome.dropped).toContain(`webhook_deliveries_${day(-35)}`);
     expect(outcome.dropped).toContain(`webhook_deliveries_${day(-33)}`);
     expect(outcome.dropped).not.toContain(`webhook_deliveries_${day(-30)}`);
-    expect(await partitionsOf('webhook_deliveries')).not.toContain(`webhook_deliveries_${day(-31)}`);
-    expect(await partitionsOf('webhook_delivery_attempts')).not.toContain(`webhook_delivery_attempts_${day(-35)}`);
-    expect(await partitionsOf('webhook_deliveries')).toContain(`webhook_deliveries_${day(-30)}`);
+    expect(await partitionsOf(dataSource, 'webhook_deliveries')).not.toContain(`webhook_deliveries_${day(-31)}`);
+    expect(await partitionsOf(dataSource, 'webhook_delivery_attempts')).not.toContain(
+      `webhook_delivery_attempts_${day(-35)}`,
+    );
+    expect(await partitionsOf(dataSource, 'webhook_deliveries')).toContain(`webhook_deliveries_${day(-30)}`);
     const left = await dataSource.query(`SELECT id FROM webhook_deliveries WHERE id = ANY($1)`, [[old, stale, recent]]);
     expect(left).toEqual([{ id: recent }]);
     const attempts = await dataSource.query(`SELECT delivery_id FROM webhook_delivery_attempts`);
@@ -121,8 +113,10 @@ describe('the delivery log kept DELIVERY_LOG_RETENTION_DAYS by dropping whole da
       const outcome = await domain.dropExpiredLogDays(30);
 
       expect(outcome.kept).toEqual([partition]);
-      expect(await partitionsOf('webhook_deliveries')).toContain(partition);
-      expect(await partitionsOf('webhook_delivery_attempts')).toContain(`webhook_delivery_attempts_${day(-34)}`);
+      expect(await partitionsOf(dataSource, 'webhook_deliveries')).toContain(partition);
+      expect(await partitionsOf(dataSource, 'webhook_delivery_attempts')).toContain(
+        `webhook_delivery_attempts_${day(-34)}`,
+      );
       const [row] = await dataSource.query(
         `SELECT d.id, count(a.id)::int AS attempts FROM webhook_deliveries d
            JOIN webhook_delivery_attempts a ON a.delivery_id = d.id AND a.delivery_created_at = d.created_at

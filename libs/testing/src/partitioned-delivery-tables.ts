@@ -38,3 +38,21 @@ export function partitionDeliveryTablesByDay(days: {
     END LOOP;
   END $$;`;
 }
+
+/** The names of the partitions a partitioned table has now, sorted. */
+export async function partitionsOf(
+  on: { query(sql: string, parameters?: unknown[]): Promise<unknown> },
+  parent: string,
+) {
+  const rows = (await on.query(
+    `SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+      WHERE i.inhparent = $1::regclass ORDER BY 1`,
+    [parent],
+  )) as Array<{ relname: string }>;
+  return rows.map((row) => row.relname);
+}
+
+/** A day partition's suffix (YYYYMMDD, UTC) `offset` days from today. */
+export function partitionDay(offset: number): string {
+  return new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10).replaceAll('-', '');
+}
