@@ -62,10 +62,12 @@ describe('the day partitions of the delivery tables (periodic work, real Postgre
     expect((await task.run()).dropped).toEqual([]);
   });
 
-  it('creates a week of days ahead for the three tables, and nothing once they are there', async () => {
+  it('creates a week of days ahead for the three tables, and nothing once they are there, and says how many days are left', async () => {
+    expect(await new DeliveryDomain(pool).daysAheadCovered()).toBe(1);
     const { created } = await task.run();
 
     expect(created).toBe(3 * 6);
+    expect(await new DeliveryDomain(pool).daysAheadCovered()).toBe(7);
     for (const parent of ['updates', 'webhook_deliveries', 'webhook_delivery_attempts']) {
       expect(await partitionsOf(dataSource, parent)).toContain(`${parent}_${day(7)}`);
       expect(await partitionsOf(dataSource, parent)).not.toContain(`${parent}_${day(8)}`);

@@ -181,6 +181,11 @@ export class DeliveryDomain {
     return this.days.createDaysAhead();
   }
 
+  /** How many whole days after today every delivery table can take rows for (the least of the three). */
+  daysAheadCovered(): Promise<number> {
+    return this.days.daysAheadCovered();
+  }
+
   /** The days of Updates whose every Update is past the retention, dropped whole; answers their names. */
   dropExpiredUpdateDays(retentionHours: number): Promise<string[]> {
     return this.days.dropExpiredUpdateDays(retentionHours);

@@ -75,6 +75,22 @@ const IS_PARTITION_OF = (parent: string, partition: string) =>
 
 const FOREIGN_KEY_VIOLATION = '23503';
 
+/**
+ * How many whole days after today (UTC) every one of the three tables has its partition for: the least
+ * of the three; -1 when one has none for today.
+ */
+const DAYS_AHEAD_COVERED = () =>
+  rawStatement(sql<{ days: number }>`
+    SELECT min(covered)::int AS days
+      FROM (SELECT coalesce(max(upper)::date - (now() AT TIME ZONE 'UTC')::date - 1, -1) AS covered
+              FROM unnest(ARRAY['updates', 'webhook_deliveries', 'webhook_delivery_attempts']) AS t(parent)
+              LEFT JOIN LATERAL (
+                SELECT substring(pg_get_expr(c.relpartbound, c.oid) from 'TO \\(''([^'']+)''\\)')::timestamptz
+                         AT TIME ZONE 'UTC' AS upper
+                  FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+                 WHERE i.inhparent = t.parent::regclass) AS days ON true
+             GROUP BY t.parent) AS tables`);
+
 export interface LogDaysOutcome {
   dropped: string[];
   /** Days past the retention kept because a delivery of theirs changed within it. */
@@ -83,6 +99,10 @@ export interface LogDaysOutcome {
 
 export class DeliveryDaysStore {
   constructor(private readonly database: Database) {}
+
+  async daysAheadCovered(): Promise<number> {
+    return (await executeFirst(this.database, DAYS_AHEAD_COVERED()))?.days ?? -1;
+  }
 
   async createDaysAhead(): Promise<number> {
     const row = await executeFirst(this.database, CREATE_DAYS_AHEAD());
