@@ -1,5 +1,5 @@
 import { db, type WebhookDeliveryAttempts } from '@app/bot-schema';
-import { sql, type AliasedExpression, type Selectable } from 'kysely';
+import type { AliasedExpression, Selectable } from 'kysely';
 import { executeAll, SqlTarget } from '@app/platform';
 import { WebhookDeliveryAttempt } from '../entities/webhook-delivery-attempt.entity';
 
