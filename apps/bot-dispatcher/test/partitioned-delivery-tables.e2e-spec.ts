@@ -7,9 +7,9 @@ import {
 } from '@app/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Database, poolConfig } from '@app/platform';
-import { Pool } from 'pg';
+import { escapeLiteral, Pool, QueryConfig, QueryResult } from 'pg';
 import { DataSource } from 'typeorm';
-import { AttemptRecord, DeliveryDomain, DueDelivery, UpdateColumns } from '@app/bot-delivery';
+import { AttemptRecord, deliverJobFor, DeliveryDomain, DueDelivery, UpdateColumns } from '@app/bot-delivery';
 import { botMigrations } from './bot-schema';
 
 describe("the outbox and the attempt log on delivery tables partitioned by day (this release's statements, real PostgreSQL)", () => {
@@ -17,13 +17,21 @@ describe("the outbox and the attempt log on delivery tables partitioned by day (
   let dataSource: DataSource;
   let pool: Database;
   let domain: DeliveryDomain;
+  /** The last values of each named statement the pool ran, with its text: to ask PostgreSQL for its plan. */
+  const ran = new Map<string, { text: string; values: unknown[] }>();
 
   beforeAll(async () => {
     database = await createTestDatabase('bot', await botMigrations());
     dataSource = testDataSource(database.name);
     await dataSource.initialize();
     await dataSource.query(partitionDeliveryTablesByDay({ updatesDaysBack: 7, deliveriesDaysBack: 7, daysAhead: 2 }));
-    pool = new Database(new Pool(poolConfig(testDatabaseSettings(database.name, 4))));
+    const pg = new Pool(poolConfig(testDatabaseSettings(database.name, 4)));
+    const query = pg.query.bind(pg) as (config: QueryConfig) => Promise<QueryResult>;
+    pg.query = ((config: QueryConfig) => {
+      if (config.name) ran.set(config.name, { text: config.text, values: config.values ?? [] });
+      return query(config);
+    }) as typeof pg.query;
+    pool = new Database(pg);
     domain = new DeliveryDomain(pool);
   });
   afterAll(async () => {
@@ -66,6 +74,45 @@ describe("the outbox and the attempt log on delivery tables partitioned by day (
     retryDelayMs: outcome === 'retrying' ? 60_000 : 0,
     result: { ok: outcome === 'succeeded', statusCode: outcome === 'succeeded' ? 200 : 502, latencyMs: 5, error: null },
   });
+
+  /** A value as PostgreSQL reads it from text: an array as an array literal of quoted elements. */
+  const textOf = (value: unknown): string =>
+    Array.isArray(value)
+      ? `{${value.map((element) => `"${String(element).replace(/["\\]/g, '\\$&')}"`).join(',')}}`
+      : String(value);
+
+  /**
+   * The partitions of `table`, under the statement's alias `alias`, that the last run of the named
+   * statement reads with its values, in the generic plan a pooled connection settles on after a few
+   * runs: the days left after pruning at start.
+   */
+  async function partitionsRead(statement: string, table: string, alias: string): Promise<string[]> {
+    const { text, values } = ran.get(statement)!;
+    const runner = dataSource.createQueryRunner();
+    try {
+      await runner.query(`SET plan_cache_mode = force_generic_plan`);
+      await runner.query(`PREPARE planned AS ${text}`);
+      // EXECUTE takes no bound parameters: each value goes in as the literal pg would have sent.
+      const literals = values.map((value) => (value === null ? 'NULL' : escapeLiteral(textOf(value))));
+      const [{ 'QUERY PLAN': plan }] = await runner.query(
+        `EXPLAIN (FORMAT JSON) EXECUTE planned(${literals.join(', ')})`,
+      );
+      const scanned = new Set<string>();
+      type PlanNode = { 'Node Type': string; 'Relation Name'?: string; Alias?: string; Plans?: PlanNode[] };
+      const walk = (node: PlanNode) => {
+        const aliased = node.Alias === alias || node.Alias?.startsWith(`${alias}_`);
+        if (node['Node Type'].includes('Scan') && aliased && node['Relation Name']?.startsWith(`${table}_`)) {
+          scanned.add(node['Relation Name']);
+        }
+        for (const child of node.Plans ?? []) walk(child);
+      };
+      walk(plan[0].Plan);
+      return [...scanned].sort();
+    } finally {
+      await runner.query(`DEALLOCATE ALL`);
+      await runner.release();
+    }
+  }
 
   it('is partitioned by day and keeps the indexes the scans use', async () => {
     const indexes = await dataSource.query(
@@ -165,5 +212,48 @@ describe("the outbox and the attempt log on delivery tables partitioned by day (
     );
     expect(await domain.redeliver(pool, deliveryId)).toHaveLength(1);
     expect(await domain.deliveryOfUpdate(pool, botId, updateId)).toMatchObject({ status: 'pending', series: 2 });
+  });
+
+  it("reads a job's delivery from the delivery's day alone, and records its attempt", async () => {
+    const botId = await bot('webhook');
+    const updateId = randomUUID();
+    const [written] = await domain.writeOutbox(pool, updates(botId, [updateId], await daysAgo(3)));
+    const job = deliverJobFor({
+      id: written.delivery_id!,
+      series: 1,
+      bot_id: botId,
+      created_at: written.delivery_created_at!,
+    });
+    const day = written.delivery_created_at!.toISOString().slice(0, 10).replace(/-/g, '');
+
+    const [due] = await domain.loadDue([job]);
+    expect(due).toMatchObject({ id: written.delivery_id });
+    expect(await partitionsRead('bot_deliveries_load_many', 'webhook_deliveries', 'd')).toEqual([
+      `webhook_deliveries_${day}`,
+    ]);
+
+    expect(await domain.recordAttempts([attempt(due as DueDelivery, 'succeeded')])).toEqual([true]);
+    const [{ acknowledged }] = await dataSource.query(`SELECT acknowledged FROM updates WHERE update_id = $1`, [
+      updateId,
+    ]);
+    expect(acknowledged).toBe(true);
+  });
+
+  it('reads the delivery of a job from an older producer, which carries no day, from every day', async () => {
+    const botId = await bot('webhook');
+    const [written] = await domain.writeOutbox(pool, updates(botId, [randomUUID()], await daysAgo(5)));
+    const olderJob = { deliveryId: written.delivery_id!, series: 1, priorAttempts: 0, botId };
+
+    expect(await domain.loadDue([olderJob])).toEqual([expect.objectContaining({ id: written.delivery_id })]);
+    const days = await partitionsRead('bot_deliveries_load_many', 'webhook_deliveries', 'd');
+    expect(days.length).toBeGreaterThan(7);
+  });
+
+  it("finds nothing for a job whose day is not its delivery's: the day bounds the look-up", async () => {
+    const botId = await bot('webhook');
+    const [written] = await domain.writeOutbox(pool, updates(botId, [randomUUID()], await daysAgo(2)));
+    const elsewhere = { deliveryId: written.delivery_id!, series: 1, priorAttempts: 0, createdAt: await daysAgo(5) };
+
+    expect(await domain.loadDue([elsewhere])).toEqual(['gone']);
   });
 });

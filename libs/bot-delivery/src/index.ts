@@ -36,7 +36,7 @@ export type {
   WebhookFormat,
 } from './bot-database/due-delivery';
 export type { PendingUpdateRow, UpdateColumns } from './bot-database/updates.store';
-export { NO_UPDATES, withOutboxWritten } from './bot-database/update-outbox';
+export { NO_UPDATES, withOutboxWritten, WRITTEN_UPDATE_COLUMNS } from './bot-database/update-outbox';
 export type { WrittenUpdateRow } from './bot-database/update-outbox';
 export type {
   BotDeliveryCounts,

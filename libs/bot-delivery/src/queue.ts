@@ -27,12 +27,24 @@ export interface DeliverJobData {
    * the delivery first. Absent in jobs of an older producer, which are loaded as before.
    */
   botId?: string;
+  /**
+   * When the delivery was made (ISO 8601): the day partition it lies in, so the dispatcher reads it from
+   * that day alone. Absent in jobs of an older producer, which are read from every day.
+   */
+  createdAt?: string;
 }
 
-/** A delivery row as a job: its series, the attempts of that series already made and its bot. */
-export function deliverJobFor(row: { id: string; series: number; attempts?: number; bot_id?: string }): DeliverJobData {
+/** A delivery row as a job: its series, the attempts of that series already made, its bot and its day. */
+export function deliverJobFor(row: {
+  id: string;
+  series: number;
+  attempts?: number;
+  bot_id?: string;
+  created_at?: Date;
+}): DeliverJobData {
   const job: DeliverJobData = { deliveryId: row.id, series: Number(row.series), priorAttempts: row.attempts ?? 0 };
   if (row.bot_id) job.botId = row.bot_id;
+  if (row.created_at) job.createdAt = row.created_at.toISOString();
   return job;
 }
 

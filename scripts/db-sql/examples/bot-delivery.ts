@@ -10,6 +10,7 @@ const BOT = 'b0b0b0b0b0b0b0b0b0b0b0b0';
 const OWNER = 'owner-1';
 const DELIVERY = '11111111-1111-4111-8111-111111111111';
 const UPDATE = '22222222-2222-4222-8222-222222222222';
+const CREATED_AT = '2026-01-01T12:00:00.000Z';
 const SINCE = '2026-01-01T00:00:00.000Z';
 const UNTIL = '2026-01-02T00:00:00.000Z';
 const FILTER = { status: 'dead_letter', botId: BOT, since: SINCE, until: UNTIL, errorClass: 'timeout' } as const;
@@ -59,7 +60,8 @@ export const STORE_EXAMPLES: readonly StoreExamples[] = [
       { method: 'restartDeadLetters (all)', run: (s, tx) => s.restartDeadLetters(tx, BOT, null, null) },
       {
         method: 'loadMany',
-        run: (s) => s.loadMany([{ deliveryId: DELIVERY, series: 1, priorAttempts: 0, botId: BOT }]),
+        run: (s) =>
+          s.loadMany([{ deliveryId: DELIVERY, series: 1, priorAttempts: 0, botId: BOT, createdAt: CREATED_AT }]),
       },
       {
         method: 'recordMany',

@@ -76,11 +76,11 @@ with "message" as (insert into "messages" ("id", "chat_id", "sender_id", "kind",
   inner join "bot_delivery_settings" as "s" on "s"."bot_id" = "u"."bot_id" and "s"."delivery_mode" = 'webhook'
   order by "u"."update_seq"
   on conflict do nothing
-  returning "id", "update_id", "series", "bot_id")
+  returning "id", "update_id", "series", "bot_id", "created_at")
   select exists (select 1 as "one"
-  from "message") as "message_written", "o"."update_seq", "o"."update_id", "o"."bot_id", "o"."type", "o"."delivery_id"
+  from "message") as "message_written", "o"."update_seq", "o"."update_id", "o"."bot_id", "o"."type", "o"."delivery_id", "o"."delivery_created_at"
   from (SELECT 1) as "one"
-  left join (select "w"."update_seq", "w"."update_id", "w"."bot_id", "w"."type", "d"."id" as "delivery_id"
+  left join (select "w"."update_seq", "w"."update_id", "w"."bot_id", "w"."type", "d"."id" as "delivery_id", "d"."created_at" as "delivery_created_at"
   from "written_updates" as "w"
   left join "delivered" as "d" on "d"."update_id" = "w"."update_id") as "o" on true;
 

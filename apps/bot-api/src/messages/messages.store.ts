@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { db, prepared, type Messages } from '@app/bot-schema';
 import { Database, execute, executeAll, executeFirst, isUuid, SqlTarget } from '@app/platform';
-import { NO_UPDATES, UpdateColumns, withOutboxWritten, WrittenUpdateRow } from '@app/bot-delivery';
+import {
+  NO_UPDATES,
+  UpdateColumns,
+  withOutboxWritten,
+  WRITTEN_UPDATE_COLUMNS,
+  WrittenUpdateRow,
+} from '@app/bot-delivery';
 import { sql, type Selectable } from 'kysely';
 import { chatBotsJson, ChatBot, toChatBot } from '../chats/chats.store';
 import type { Person } from '../users/person';
@@ -225,7 +231,7 @@ const INSERT_RESERVED = prepared(
           eb
             .selectFrom('written_updates as w')
             .leftJoin('delivered as d', 'd.update_id', 'w.update_id')
-            .select(['w.update_seq', 'w.update_id', 'w.bot_id', 'w.type', 'd.id as delivery_id'])
+            .select(WRITTEN_UPDATE_COLUMNS)
             .as('o'),
         (join) => join.onTrue(),
       )
@@ -236,6 +242,7 @@ const INSERT_RESERVED = prepared(
         'o.bot_id',
         'o.type',
         'o.delivery_id',
+        'o.delivery_created_at',
       ]),
 );
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { WebhookOutbox } from '../deliveries/webhook-outbox';
+import { OutboxDelivery, WebhookOutbox } from '../deliveries/webhook-outbox';
 import { UpdateNotifier } from './update-notifier';
 import { UpdatesMetrics } from './updates.metrics';
 import { updateIdFor } from './update-id';
@@ -70,13 +70,14 @@ export class UpdatesService {
    */
   written(on: CommitScope, rows: readonly WrittenUpdateRow[]): Map<string, EmittedUpdate> {
     const emitted = new Map<string, EmittedUpdate>();
-    const deliveries: Array<{ id: string; botId: string }> = [];
+    const deliveries: OutboxDelivery[] = [];
     for (const row of rows) {
       emitted.set(row.bot_id, { updateSeq: Number(row.update_seq), updateId: row.update_id });
       // A bot in webhook mode has no getUpdates waiting (the call is refused while a webhook is set):
       // its Update goes to the dispatcher, and announcing it to pollers would only cost a message on the channel bus.
-      if (row.delivery_id !== null) deliveries.push({ id: row.delivery_id, botId: row.bot_id });
-      else this.notifier.notifyAfterCommit(on, row.bot_id);
+      if (row.delivery_id !== null) {
+        deliveries.push({ id: row.delivery_id, botId: row.bot_id, createdAt: row.delivery_created_at });
+      } else this.notifier.notifyAfterCommit(on, row.bot_id);
       this.metrics.written.inc({ type: row.type });
     }
     this.webhookOutbox.deliverAfterCommit(on, deliveries);

@@ -10,7 +10,7 @@ insert into "webhook_deliveries" ("bot_id", "update_seq", "update_id", "update_t
   inner join "bot_delivery_settings" as "s" on "s"."bot_id" = "u"."bot_id" and "s"."delivery_mode" = 'webhook'
   order by "u"."update_seq"
   on conflict do nothing
-  returning "id", "update_id", "series", "bot_id";
+  returning "id", "update_id", "series", "bot_id", "created_at";
 
 -- withdrawOpen
 -- values: ["b0b0b0b0b0b0b0b0b0b0b0b0"]
@@ -99,30 +99,30 @@ select *
 update "webhook_deliveries"
   set "status" = 'pending', "series" = "series" + $1, "trigger" = 'manual', "attempts" = $2, "next_attempt_at" = now(), "dead_letter_at" = $3, "succeeded_at" = $4, "last_error" = $5, "last_status_code" = $6, "updated_at" = now()
   where "id" = $7 and "status" in ('dead_letter', 'succeeded')
-  returning "id", "series", "bot_id";
+  returning "id", "series", "bot_id", "created_at";
 
 -- restartDeadLetters
 -- values: [1,0,null,null,null,null,"b0b0b0b0b0b0b0b0b0b0b0b0","2026-01-01T00:00:00.000Z","2026-01-02T00:00:00.000Z"]
 update "webhook_deliveries"
   set "status" = 'pending', "series" = "series" + $1, "trigger" = 'manual', "attempts" = $2, "next_attempt_at" = now(), "dead_letter_at" = $3, "succeeded_at" = $4, "last_error" = $5, "last_status_code" = $6, "updated_at" = now()
   where "bot_id" = $7 and "status" = 'dead_letter' and "dead_letter_at" >= $8::timestamptz and "dead_letter_at" < $9::timestamptz
-  returning "id", "series", "bot_id";
+  returning "id", "series", "bot_id", "created_at";
 
 -- restartDeadLetters (all)
 -- values: [1,0,null,null,null,null,"b0b0b0b0b0b0b0b0b0b0b0b0"]
 update "webhook_deliveries"
   set "status" = 'pending', "series" = "series" + $1, "trigger" = 'manual', "attempts" = $2, "next_attempt_at" = now(), "dead_letter_at" = $3, "succeeded_at" = $4, "last_error" = $5, "last_status_code" = $6, "updated_at" = now()
   where "bot_id" = $7 and "status" = 'dead_letter'
-  returning "id", "series", "bot_id";
+  returning "id", "series", "bot_id", "created_at";
 
 -- loadMany
 -- prepared as bot_deliveries_load_many
--- values: [["11111111-1111-4111-8111-111111111111"]]
+-- values: [["11111111-1111-4111-8111-111111111111"],"2026-01-01T11:59:59.000Z","2026-01-01T12:00:01.000Z"]
 select "d"."id", "d"."bot_id", "d"."update_id", "d"."update_seq", "d"."status", "d"."series", "d"."attempts", "d"."payload", "s"."delivery_mode", "s"."webhook_format", "s"."webhook_url", "s"."webhook_secret_ciphertext", "s"."webhook_allowed_ips", "s"."webhook_max_connections", (b.review_status = 'approved' AND b.status = 'enabled') as "available", CASE WHEN s.webhook_previous_secret_expires_at > now() THEN s.webhook_previous_secret_ciphertext END as "webhook_previous_secret_ciphertext", CASE WHEN s.webhook_not_before > now() THEN s.webhook_not_before END as "webhook_not_before", s.webhook_paused_at IS NOT NULL as "paused"
   from "webhook_deliveries" as "d"
   inner join "bots" as "b" on "b"."id" = "d"."bot_id"
   inner join "bot_delivery_settings" as "s" on "s"."bot_id" = "d"."bot_id"
-  where "d"."id" = any($1::uuid[]);
+  where "d"."id" = any($1::uuid[]) and "d"."created_at" >= $2::timestamptz and "d"."created_at" < $3::timestamptz;
 
 -- recordMany
 -- prepared as bot_deliveries_record_attempts
@@ -169,7 +169,7 @@ with "outcome" as (select *
 
 -- overdue
 -- values: [60000,100]
-select "d"."id", "d"."series", "d"."attempts", "d"."bot_id"
+select "d"."id", "d"."series", "d"."attempts", "d"."bot_id", "d"."created_at"
   from "webhook_deliveries" as "d"
   inner join "bots" as "b" on "b"."id" = "d"."bot_id"
   inner join "bot_delivery_settings" as "s" on "s"."bot_id" = "d"."bot_id"
@@ -195,4 +195,4 @@ insert into "webhook_deliveries" ("bot_id", "update_seq", "update_id", "update_t
   inner join "bot_delivery_settings" as "s" on "s"."bot_id" = "u"."bot_id" and "s"."delivery_mode" = 'webhook'
   order by "u"."update_seq"
   on conflict do nothing
-  returning "id", "update_id", "series", "bot_id";
+  returning "id", "update_id", "series", "bot_id", "created_at";

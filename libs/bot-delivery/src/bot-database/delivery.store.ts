@@ -2,6 +2,7 @@ import { Database, execute, executeAll, executeFirst, isUuid, RowOf, SqlTarget }
 import { WebhookDeliveryAttempt } from '../entities/webhook-delivery-attempt.entity';
 import { DeliveryStatus, WebhookDelivery, WEBHOOK_DELIVER_FAILED } from '../entities/webhook-delivery.entity';
 import { DeliverJobData, MAX_DELIVERY_ATTEMPTS } from '../queue';
+import { createdWithin } from './created-within';
 import { AttemptRecord, DueDelivery, dueOrSkipped, SkipReason } from './due-delivery';
 import { COUNT_WAITING_UPDATES } from './updates.store';
 import { attemptsOf } from './webhook-delivery-attempts.store';
@@ -114,7 +115,8 @@ export class DeliveryStore {
   async loadMany(jobs: readonly DeliverJobData[]): Promise<Array<DueDelivery | SkipReason>> {
     // A malformed id (a job not written by bot-api) must not fail the statement of the whole batch.
     const ids = [...new Set(jobs.map((job) => job.deliveryId).filter(isUuid))];
-    const rows = ids.length > 0 ? await deliveries.LOAD_DELIVERIES.all(this.database, { ids }) : [];
+    const days = createdWithin(jobs.map((job) => job.createdAt));
+    const rows = ids.length > 0 ? await deliveries.LOAD_DELIVERIES.all(this.database, { ids, ...days }) : [];
     const byId = new Map(rows.map((row) => [row.id, row]));
     return jobs.map((job) => dueOrSkipped(job, byId.get(job.deliveryId.toLowerCase())));
   }

@@ -123,4 +123,4 @@ update "webhook_deliveries" as "d"
   where "d"."id" = any($8::uuid[]) and "d"."status" = any($9::varchar[]) and exists (select 1 as "one"
   from "bot_delivery_settings" as "s"
   where "s"."bot_id" = "d"."bot_id" and "s"."delivery_mode" = 'webhook' and "s"."webhook_url" is not null)
-  returning "d"."id", "d"."series", "d"."bot_id";
+  returning "d"."id", "d"."series", "d"."bot_id", "d"."created_at";

@@ -15,7 +15,7 @@ with "update_input" as (select *
   inner join "bot_delivery_settings" as "s" on "s"."bot_id" = "u"."bot_id" and "s"."delivery_mode" = 'webhook'
   order by "u"."update_seq"
   on conflict do nothing
-  returning "id", "update_id", "series", "bot_id")
-  select "w"."update_seq", "w"."update_id", "w"."bot_id", "w"."type", "d"."id" as "delivery_id"
+  returning "id", "update_id", "series", "bot_id", "created_at")
+  select "w"."update_seq", "w"."update_id", "w"."bot_id", "w"."type", "d"."id" as "delivery_id", "d"."created_at" as "delivery_created_at"
   from "written_updates" as "w"
   left join "delivered" as "d" on "d"."update_id" = "w"."update_id";

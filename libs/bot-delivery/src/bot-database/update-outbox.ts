@@ -37,11 +37,24 @@ export function withOutboxWritten<DB extends BotDB>(
 /** A delivery the outbox wrote, by its Update. */
 type OpenedDeliveryOf = RowOf<ReturnType<typeof insertDeliveries>>;
 
+/**
+ * What the caller of an outbox statement reads of each Update written (`w`, from `written_updates`)
+ * and its delivery if any (`d`, from `delivered`, left joined): a WrittenUpdateRow.
+ */
+export const WRITTEN_UPDATE_COLUMNS = [
+  'w.update_seq',
+  'w.update_id',
+  'w.bot_id',
+  'w.type',
+  'd.id as delivery_id',
+  'd.created_at as delivery_created_at',
+] as const;
+
 const WRITE_UPDATES = prepared('bot_api_updates_write', (db, p: UpdateColumns) =>
   withOutboxWritten(db, p)
     .selectFrom('written_updates as w')
     .leftJoin('delivered as d', 'd.update_id', 'w.update_id')
-    .select(['w.update_seq', 'w.update_id', 'w.bot_id', 'w.type', 'd.id as delivery_id']),
+    .select(WRITTEN_UPDATE_COLUMNS),
 );
 
 /** One Update written, with its delivery when its bot is in webhook mode. */

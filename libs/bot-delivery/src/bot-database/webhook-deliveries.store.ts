@@ -62,12 +62,12 @@ export function insertDeliveries(updates: AliasedExpression<UpdateToDeliver, 'u'
       )
       // No arbiter named, as for the Updates (updates.store.ts): the unique update_id catches a repeat.
       .onConflict((oc) => oc.doNothing())
-      .returning(['id', 'update_id', 'series', 'bot_id'])
+      .returning(['id', 'update_id', 'series', 'bot_id', 'created_at'])
   );
 }
 
 /** A delivery just created or restarted: what its first job needs. */
-export type OpenedDelivery = Pick<Selectable<WebhookDeliveries>, 'id' | 'series' | 'bot_id'>;
+export type OpenedDelivery = Pick<Selectable<WebhookDeliveries>, 'id' | 'series' | 'bot_id' | 'created_at'>;
 
 /** Updates a bot switching to webhook mode has not confirmed yet, within the getUpdates retention. */
 export const DELIVER_BACKLOG = (botId: string, retentionHours: number) =>
@@ -125,6 +125,16 @@ export const ADOPT_ORPHANS = (graceMs: number, limit: number) =>
 
 // The dispatcher
 
+/**
+ * The days of a batch of deliveries, [since, until): the partitions of the delivery tables a statement
+ * on those deliveries reads. Bound as parameters, they prune the other days when the statement starts,
+ * in a generic plan as in a custom one; '-infinity' and 'infinity' read every day.
+ */
+export interface CreatedWithin {
+  since: string;
+  until: string;
+}
+
 /** The parameters of RECORD_ATTEMPTS: one element per attempt in each array, in the order of `arrivals`. */
 export interface AttemptColumns {
   /** The index of each attempt in the caller's batch, returned for those recorded. */
@@ -147,7 +157,7 @@ export interface AttemptColumns {
  * The deliveries of a batch of jobs with their bots' current webhook configuration: the previous secret
  * only while its rotation overlap lasts, the earliest next attempt a receiver asked for, the 410 pause.
  */
-export const LOAD_DELIVERIES = prepared('bot_deliveries_load_many', (db, p: { ids: string[] }) =>
+export const LOAD_DELIVERIES = prepared('bot_deliveries_load_many', (db, p: { ids: string[] } & CreatedWithin) =>
   db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('bots as b', 'b.id', 'd.bot_id')
@@ -176,7 +186,9 @@ export const LOAD_DELIVERIES = prepared('bot_deliveries_load_many', (db, p: { id
       sql<Date | null>`CASE WHEN s.webhook_not_before > now() THEN s.webhook_not_before END`.as('webhook_not_before'),
       sql<boolean>`s.webhook_paused_at IS NOT NULL`.as('paused'),
     ])
-    .where('d.id', '=', (eb) => eb.fn.any(sql<string[]>`${p.ids}::uuid[]`)),
+    .where('d.id', '=', (eb) => eb.fn.any(sql<string[]>`${p.ids}::uuid[]`))
+    .where('d.created_at', '>=', sql<Date>`${p.since}::timestamptz`)
+    .where('d.created_at', '<', sql<Date>`${p.until}::timestamptz`),
 );
 
 /** A row of the load statement: the delivery and its bot's delivery settings. */
@@ -327,7 +339,7 @@ export const OVERDUE = (graceMs: number, limit: number) =>
     .selectFrom('webhook_deliveries as d')
     .innerJoin('bots as b', 'b.id', 'd.bot_id')
     .innerJoin('bot_delivery_settings as s', 's.bot_id', 'd.bot_id')
-    .select(['d.id', 'd.series', 'd.attempts', 'd.bot_id'])
+    .select(['d.id', 'd.series', 'd.attempts', 'd.bot_id', 'd.created_at'])
     .where('d.status', 'in', OPEN)
     .where('d.next_attempt_at', '<=', olderThanMs(graceMs))
     .where('s.delivery_mode', '=', sql.lit('webhook'))
@@ -422,7 +434,7 @@ export const RESTART_FINISHED = (deliveryId: string) =>
     .set(restartSeries)
     .where('id', '=', deliveryId)
     .where('status', 'in', statusesIn('dead_letter', 'succeeded'))
-    .returning(['id', 'series', 'bot_id']);
+    .returning(['id', 'series', 'bot_id', 'created_at']);
 
 /** The dead letters of the bot, optionally within a dead_letter_at range [since, until). */
 export const RESTART_DEAD_LETTERS = (botId: string, since: string | null, until: string | null) =>
@@ -433,7 +445,7 @@ export const RESTART_DEAD_LETTERS = (botId: string, since: string | null, until:
     .where('status', '=', sql.lit('dead_letter'))
     .$if(since !== null, (qb) => qb.where('dead_letter_at', '>=', sql<Date>`${since}::timestamptz`))
     .$if(until !== null, (qb) => qb.where('dead_letter_at', '<', sql<Date>`${until}::timestamptz`))
-    .returning(['id', 'series', 'bot_id']);
+    .returning(['id', 'series', 'bot_id', 'created_at']);
 
 /** Open deliveries are withdrawn when their bot leaves webhook mode, so nothing is POSTed any more. */
 export const WITHDRAW_OPEN = (botId: string) =>
@@ -700,7 +712,7 @@ export const RESTART_FOR_STAFF = (deliveryIds: string[], statuses: DeliveryStatu
           .where('s.webhook_url', 'is not', null),
       ),
     )
-    .returning(['d.id', 'd.series', 'd.bot_id']);
+    .returning(['d.id', 'd.series', 'd.bot_id', 'd.created_at']);
 
 /**
  * What an automatic redrive of the bot takes: its dead letters whose current series was not itself
