@@ -83,8 +83,8 @@ describe("the outbox and the attempt log on delivery tables partitioned by day (
 
   /**
    * The partitions of `table`, under the statement's alias `alias`, that the last run of the named
-   * statement reads with its values, in the generic plan a pooled connection settles on after a few
-   * runs: the days left after pruning at start.
+   * statement reads with its values in a generic plan: the days left after pruning when it starts (a
+   * custom plan, which PostgreSQL may pick instead, prunes the same days while planning).
    */
   async function partitionsRead(statement: string, table: string, alias: string): Promise<string[]> {
     const { text, values } = ran.get(statement)!;

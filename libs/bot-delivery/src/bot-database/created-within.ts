@@ -10,15 +10,15 @@ export const EVERY_DAY: Readonly<CreatedWithin> = Object.freeze({ since: '-infin
 const MARGIN_MS = 1000;
 
 /**
- * The range of creation times that holds each of a batch's deliveries, from each one's created_at as
- * read from its row or carried by its job. An unknown time (null: a job of an older producer, or a time
- * that does not parse) widens the range to every day, as does an empty batch.
+ * The range of creation times that holds each of a batch's deliveries, from the created_at each job
+ * carries (ISO 8601). An unknown time (a job of an older producer carries none, or one that does not
+ * parse) widens the range to every day, as does an empty batch.
  */
-export function createdWithin(times: ReadonlyArray<Date | string | null | undefined>): CreatedWithin {
+export function createdWithin(times: ReadonlyArray<string | undefined>): CreatedWithin {
   let earliest = Infinity;
   let latest = -Infinity;
   for (const time of times) {
-    const ms = time === null || time === undefined ? NaN : new Date(time).getTime();
+    const ms = time === undefined ? NaN : new Date(time).getTime();
     if (Number.isNaN(ms)) return EVERY_DAY;
     if (ms < earliest) earliest = ms;
     if (ms > latest) latest = ms;
