@@ -30,13 +30,17 @@ function warmUpDoor() {
 
 /**
  * Rows of every table of the service's database (rate-limit windows included), but BullMQ's: the
- * periodic work's scheduler books its next run there on its own clock, warm-up or not.
+ * periodic work's scheduler books its next run there on its own clock, warm-up or not. A partitioned
+ * table counts as one, its days' rows together: the partition keeper adds a day when the date turns,
+ * and a run that crosses midnight must not read that as a change made by the warm-up.
  */
 async function rowCounts(app: INestApplication): Promise<Record<string, number>> {
   const dataSource = app.get(DataSource);
   const tables: Array<{ name: string }> = await dataSource.query(
-    `SELECT format('%I.%I', schemaname, tablename) AS name FROM pg_tables
-      WHERE schemaname NOT IN ('pg_catalog', 'information_schema', 'bullmq') ORDER BY 1`,
+    `SELECT format('%I.%I', n.nspname, c.relname) AS name
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition
+        AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast', 'bullmq') ORDER BY 1`,
   );
   const counts: Record<string, number> = {};
   for (const { name } of tables) {
