@@ -126,7 +126,7 @@ select "d"."id", "d"."bot_id", "d"."update_id", "d"."update_seq", "d"."status", 
 
 -- recordMany
 -- prepared as bot_deliveries_record_attempts
--- values: [[0],["11111111-1111-4111-8111-111111111111"],[1],[1],["retrying"],["HTTP 503"],[503],[60000],[120],["HTTP 503"],[30000],3,3]
+-- values: [[0],["11111111-1111-4111-8111-111111111111"],[1],[1],["retrying"],["HTTP 503"],[503],[60000],[120],["HTTP 503"],[30000],["11111111-1111-4111-8111-111111111111"],3,3]
 with "outcome" as (select *
   from unnest($1::int[], $2::uuid[], $3::int[], $4::int[],
                    $5::varchar[], $6::text[], $7::int[],
@@ -137,7 +137,7 @@ with "outcome" as (select *
                                    THEN now() + make_interval(secs => o.retry_delay_ms::double precision / 1000)
                                    ELSE d.next_attempt_at END, "succeeded_at" = CASE WHEN o.status = 'succeeded' THEN now() END, "dead_letter_at" = CASE WHEN o.status = 'dead_letter' THEN now() END, "updated_at" = now()
   from "outcome" as "o"
-  where "d"."id" = "o"."id" and "d"."series" = "o"."series" and "d"."attempts" = "o"."attempt" - 1 and "d"."status" in ('pending', 'retrying')
+  where "d"."id" = "o"."id" and "d"."id" = any($12::uuid[]) and "d"."series" = "o"."series" and "d"."attempts" = "o"."attempt" - 1 and "d"."status" in ('pending', 'retrying')
   returning "o"."arrival", "d"."id", "d"."bot_id", "d"."update_seq", "o"."series", "o"."attempt", "o"."status", "o"."status_code", "o"."latency_ms", "o"."error", "o"."retry_after_ms", "d"."trigger", "d"."created_at" as "delivery_created_at"), "logged" as (insert into "webhook_delivery_attempts" ("delivery_id", "delivery_created_at", "series", "trigger", "attempt", "status_code", "latency_ms", "error")
   select "r"."id", "r"."delivery_created_at", "r"."series", "r"."trigger", "r"."attempt", "r"."status_code", "r"."latency_ms", "r"."error"
   from "moved" as "r"), "confirmed" as (update "updates" as "u"
@@ -152,12 +152,12 @@ with "outcome" as (select *
   from "webhook_deliveries" as "x"
   where "x"."bot_id" = "s"."bot_id" and "x"."status" = 'dead_letter' and "x"."trigger" <> 'auto'))), "bot_state" as (update "bot_delivery_settings" as "s"
   set "webhook_last_error_at" = CASE WHEN p.error IS NULL THEN s.webhook_last_error_at ELSE now() END, "webhook_last_error_message" = CASE
-              WHEN NOT p.other_answer AND s.webhook_gone_streak + p.gone >= $12 THEN
+              WHEN NOT p.other_answer AND s.webhook_gone_streak + p.gone >= $13 THEN
                 format('webhook paused: %s consecutive deliveries were answered 410 Gone;
   set the webhook again to resume',
                        s.webhook_gone_streak + p.gone)
               WHEN p.error IS NULL THEN s.webhook_last_error_message
-              ELSE p.error END, "webhook_gone_streak" = CASE WHEN p.other_answer THEN 0 ELSE s.webhook_gone_streak + p.gone END, "webhook_paused_at" = CASE WHEN NOT p.other_answer AND s.webhook_gone_streak + p.gone >= $13 THEN coalesce(s.webhook_paused_at, now()) ELSE s.webhook_paused_at END, "webhook_not_before" = CASE WHEN p.retry_after_ms IS NULL THEN s.webhook_not_before
+              ELSE p.error END, "webhook_gone_streak" = CASE WHEN p.other_answer THEN 0 ELSE s.webhook_gone_streak + p.gone END, "webhook_paused_at" = CASE WHEN NOT p.other_answer AND s.webhook_gone_streak + p.gone >= $14 THEN coalesce(s.webhook_paused_at, now()) ELSE s.webhook_paused_at END, "webhook_not_before" = CASE WHEN p.retry_after_ms IS NULL THEN s.webhook_not_before
               ELSE greatest(s.webhook_not_before, now() + make_interval(secs => p.retry_after_ms::double precision / 1000))
               END, "webhook_recovered_at" = CASE WHEN r.bot_id IS NULL THEN s.webhook_recovered_at ELSE now() END
   from "per_bot" as "p"

@@ -256,6 +256,10 @@ export const RECORD_ATTEMPTS = prepared('bot_deliveries_record_attempts', (db, p
           updated_at: now,
         }))
         .whereRef('d.id', '=', 'o.id')
+        // The batch's ids once more, as a condition on the table itself: without it PostgreSQL may join
+        // the batch against every open delivery (a hash join over the open-status index), a cost that
+        // grows with the backlog, where this one reads the batch's rows by their primary key.
+        .where('d.id', '=', (eb) => eb.fn.any(sql<string[]>`${p.ids}::uuid[]`))
         .whereRef('d.series', '=', 'o.series')
         .where('d.attempts', '=', (eb) => eb('o.attempt', '-', sql.lit(1)))
         .where('d.status', 'in', OPEN)
