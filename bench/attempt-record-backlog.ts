@@ -8,26 +8,20 @@
  *
  *   npx ts-node --transpile-only -r tsconfig-paths/register bench/attempt-record-backlog.ts [perDay]
  */
-import { AttemptRecord, DeliverJobData, DeliveryDomain, DueDelivery } from '@app/bot-delivery';
+import { DeliveryDomain } from '@app/bot-delivery';
 import { Database, poolConfig } from '@app/platform';
 import { createTestDatabase, partitionDeliveryTablesByDay, testDatabaseSettings } from '@app/testing';
 import { Pool } from 'pg';
 import { botMigrations } from '../apps/bot-dispatcher/test/bot-schema';
+import { BENCH_BOT, insertWebhookBot, jobsFor, recordsThatMoveNothing } from './lib/delivery-batch';
 
-const BOT = 'b0b0b0b0b0b0b0b0b0b0b0b0';
 const BATCH = 5;
 const RUNS = 400;
 const HOUR_MS = 3_600_000;
 
 async function seed(pool: Pool, perDay: number, openHours: number): Promise<void> {
   await pool.query(partitionDeliveryTablesByDay({ updatesDaysBack: 2, deliveriesDaysBack: 31, daysAhead: 7 }));
-  await pool.query(
-    `WITH bot AS (INSERT INTO bots (id, owner_id, name, review_status, status)
-                  VALUES ($1, 'owner', 'backlog', 'approved', 'enabled') RETURNING id)
-     INSERT INTO bot_delivery_settings (bot_id, delivery_mode, webhook_url, webhook_secret_ciphertext)
-     SELECT id, 'webhook', 'https://hooks.example/', 'sealed' FROM bot`,
-    [BOT],
-  );
+  await insertWebhookBot(pool, 'backlog');
   const stepMs = 86_400_000 / perDay;
   await pool.query(
     `INSERT INTO webhook_deliveries (bot_id, update_seq, update_id, update_type, payload, status, created_at)
@@ -35,7 +29,7 @@ async function seed(pool: Pool, perDay: number, openHours: number): Promise<void
             CASE WHEN g * $2::float8 < $3::float8 THEN 'retrying' ELSE 'succeeded' END,
             now() - make_interval(secs => g * $2::float8 / 1000)
        FROM generate_series(1, floor((31 * 86400000::float8 - $4::float8) / $2::float8)::bigint) g`,
-    [BOT, stepMs, openHours * HOUR_MS, HOUR_MS],
+    [BENCH_BOT, stepMs, openHours * HOUR_MS, HOUR_MS],
   );
 }
 
@@ -58,20 +52,7 @@ async function timeRecord(pool: Pool, domain: DeliveryDomain): Promise<{ open: n
       [BATCH],
     )
   ).rows as Array<{ id: string; created_at: Date }>;
-  const jobs: DeliverJobData[] = rows.map((row) => ({
-    deliveryId: row.id,
-    series: 1,
-    priorAttempts: 0,
-    botId: BOT,
-    createdAt: row.created_at.toISOString(),
-  }));
-  const records = (await domain.loadDue(jobs)).map((due): AttemptRecord => ({
-    delivery: { id: (due as DueDelivery).id, series: 99 },
-    attempt: 1,
-    outcome: 'succeeded',
-    retryDelayMs: 0,
-    result: { ok: true, statusCode: 200, latencyMs: 5, error: null },
-  }));
+  const records = await recordsThatMoveNothing(domain, jobsFor(rows));
   const micros: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     const started = process.hrtime.bigint();

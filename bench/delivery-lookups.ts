@@ -7,32 +7,26 @@
  *
  *   npx ts-node --transpile-only -r tsconfig-paths/register bench/delivery-lookups.ts [rounds]
  */
-import { AttemptRecord, DeliverJobData, DeliveryDomain, DueDelivery } from '@app/bot-delivery';
+import { DeliveryDomain } from '@app/bot-delivery';
 import { Database, poolConfig } from '@app/platform';
 import { createTestDatabase, partitionDeliveryTablesByDay, testDatabaseSettings } from '@app/testing';
 import { Pool } from 'pg';
 import { botMigrations } from '../apps/bot-dispatcher/test/bot-schema';
+import { BENCH_BOT, insertWebhookBot, jobsFor, recordsThatMoveNothing } from './lib/delivery-batch';
 
-const BOT = 'b0b0b0b0b0b0b0b0b0b0b0b0';
 const BATCH = 5;
 /** Statements per turn; turns alternate the two kinds of job so a drift of the machine falls on both. */
 const PER_TURN = 250;
 
 async function seed(pool: Pool): Promise<void> {
   await pool.query(partitionDeliveryTablesByDay({ updatesDaysBack: 2, deliveriesDaysBack: 31, daysAhead: 7 }));
-  await pool.query(
-    `WITH bot AS (INSERT INTO bots (id, owner_id, name, review_status, status)
-                  VALUES ($1, 'owner', 'lookups', 'approved', 'enabled') RETURNING id)
-     INSERT INTO bot_delivery_settings (bot_id, delivery_mode, webhook_url, webhook_secret_ciphertext)
-     SELECT id, 'webhook', 'https://hooks.example/', 'sealed' FROM bot`,
-    [BOT],
-  );
+  await insertWebhookBot(pool, 'lookups');
   // A delivery every three minutes over the 31 days kept: about 15 000 rows, 480 a day.
   await pool.query(
     `INSERT INTO webhook_deliveries (bot_id, update_seq, update_id, update_type, payload, created_at)
      SELECT $1, g, gen_random_uuid(), 'message', '{}', now() - make_interval(mins => g)
        FROM generate_series(1, 31 * 1440 - 60, 3) g`,
-    [BOT],
+    [BENCH_BOT],
   );
   await pool.query('ANALYZE');
 }
@@ -57,22 +51,9 @@ async function main(): Promise<void> {
         [BATCH],
       )
     ).rows as Array<{ id: string; created_at: Date }>;
-    const withDay: DeliverJobData[] = rows.map((row) => ({
-      deliveryId: row.id,
-      series: 1,
-      priorAttempts: 0,
-      botId: BOT,
-      createdAt: row.created_at.toISOString(),
-    }));
+    const withDay = jobsFor(rows);
     const withoutDay = withDay.map(({ createdAt: _day, ...job }) => job);
-    // Attempts of a series no delivery has: the statement runs its plan and moves nothing.
-    const records = (await domain.loadDue(withDay)).map((due): AttemptRecord => ({
-      delivery: { id: (due as DueDelivery).id, series: 99 },
-      attempt: 1,
-      outcome: 'succeeded',
-      retryDelayMs: 0,
-      result: { ok: true, statusCode: 200, latencyMs: 5, error: null },
-    }));
+    const records = await recordsThatMoveNothing(domain, withDay);
     const micros = { withDay: [] as number[], withoutDay: [] as number[], record: [] as number[] };
     for (let turn = 0; turn < turns; turn++) {
       const order = turn % 2 === 0 ? (['withDay', 'withoutDay'] as const) : (['withoutDay', 'withDay'] as const);
