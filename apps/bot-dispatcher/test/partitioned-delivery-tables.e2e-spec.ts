@@ -144,10 +144,6 @@ describe("the outbox and the attempt log on delivery tables partitioned by day (
     const scans = scansOf(await genericPlan(statement, true), table, alias);
     const read = (scan: PlanNode) =>
       ((scan['Actual Rows'] ?? 0) + (scan['Rows Removed by Filter'] ?? 0)) * (scan['Actual Loops'] ?? 0);
-    console.log(
-      'READ',
-      scans.reduce((sum, scan) => sum + read(scan), 0),
-    );
     return scans.reduce((sum, scan) => sum + read(scan), 0);
   }
 

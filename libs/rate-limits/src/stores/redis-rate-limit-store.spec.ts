@@ -34,6 +34,7 @@ onRedis('RedisRateLimitStore', () => {
       limits: { verify: 3, failures: 5 },
       keyPrefix: 'rl',
     });
+    // The connection's own start-up commands (its ready check) are not the store's.
     await client.ping();
     sent.length = 0;
 
