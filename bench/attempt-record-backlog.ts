@@ -2,9 +2,9 @@
  * The dispatcher's attempt record against the open backlog: delivery tables partitioned by day as
  * production keeps them (31 days of the delivery log, 7 ahead), `perDay` deliveries a day, of which
  * those of the last hours are still open (a receiver that has been failing for that long), the rest
- * succeeded. Times the record of a batch of five of them, with the backlog of 1 hour and then of 12,
- * on one connection after ANALYZE, as autovacuum would leave the statistics. A statement whose cost
- * follows the backlog slows the drain of exactly the backlog it is meant to clear.
+ * succeeded. Times the record of a batch of five of them, with the backlog of 12 hours and then of 1,
+ * each on a connection of its own after ANALYZE, as autovacuum would leave the statistics. A statement
+ * whose cost follows the backlog slows the drain of exactly the backlog it is meant to clear.
  *
  *   npx ts-node --transpile-only -r tsconfig-paths/register bench/attempt-record-backlog.ts [perDay]
  */
